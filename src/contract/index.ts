@@ -1,0 +1,3 @@
+export * from './api.ts';
+export * from './common.ts';
+export * from './upstream.ts';

@@ -1,0 +1,56 @@
+import { serve } from '@hono/node-server';
+import { AccountDirectory, DEMO_KEYS, SALES_CONTACT } from './accounts.ts';
+import { createReferenceApp } from './app.ts';
+import type { ReferenceConfig } from './config.ts';
+import { openDatabase } from './data/database.ts';
+import { SqlitePropertyStore } from './data/sqlite-store.ts';
+import { createProgress } from './progress.ts';
+
+export { DEMO_KEYS, SALES_CONTACT } from './accounts.ts';
+export { createInProcessFetch, createReferenceApp } from './app.ts';
+export { type ReferenceConfig, readReferenceConfig } from './config.ts';
+export { DEFAULT_DIALECT, type Dialect, describeDialect, representativeDialects } from './dialect.ts';
+
+export interface RunningReference {
+  url: string;
+  records: number;
+  close(): Promise<void>;
+}
+
+/** Opens (building if needed) the dataset and serves the reference service on a loopback port. */
+export async function startReference(config: ReferenceConfig): Promise<RunningReference> {
+  const { db } = openDatabase({
+    records: config.records,
+    seed: config.seed,
+    dir: config.dataDir,
+    onProgress: createProgress(
+      `Building reference data (${config.records.toLocaleString('en-US')} properties)`,
+    ),
+  });
+  const store = new SqlitePropertyStore(db);
+  const app = createReferenceApp({
+    store,
+    dialect: config.dialect,
+    rateLimit: config.rateLimit,
+    faults: config.faults,
+    accounts: new AccountDirectory(),
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    url: `http://${config.host}:${port}`,
+    records: store.count(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          db.close();
+          resolve();
+        });
+      }),
+  };
+}
+
+export const demoInfo = { keys: DEMO_KEYS, salesContact: SALES_CONTACT };
