@@ -44,6 +44,11 @@ export class AccountDirectory {
     this.#byKeyHash.set(hashKey(key), account);
   }
 
+  /** Revokes a key: from now on it is unknown. */
+  revoke(key: string): void {
+    this.#byKeyHash.delete(hashKey(key));
+  }
+
   find(key: string): Account | undefined {
     return this.#byKeyHash.get(hashKey(key));
   }

@@ -26,6 +26,7 @@ export async function startReference(config: ReferenceConfig): Promise<RunningRe
     onProgress: createProgress(
       `Building reference data (${config.records.toLocaleString('en-US')} properties)`,
     ),
+    onIndexing: () => console.error('Indexing addresses for search and typo correction...'),
   });
   const store = new SqlitePropertyStore(db);
   const app = createReferenceApp({

@@ -1,0 +1,64 @@
+import { defineConfig, devices } from '@playwright/test';
+
+/**
+ * E2E against the real built app: `npm start`'s entry point with the embedded reference service. Playwright
+ * cannot download browsers here, so it drives the system Chromium (CHROMIUM_PATH overrides the path).
+ */
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const MAIN_PORT = Number(process.env.E2E_PORT ?? 4310);
+const LIMITED_PORT = MAIN_PORT + 1;
+
+const server = (port: number, env: Record<string, string>) => ({
+  command: 'node --import tsx src/main.ts',
+  url: `http://127.0.0.1:${port}/healthz`,
+  reuseExistingServer: false,
+  timeout: 180_000,
+  stdout: 'ignore' as const,
+  stderr: 'pipe' as const,
+  env: {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    REFERENCE_RECORDS: '20000',
+    REFERENCE_DATA_DIR: 'data',
+    LOG_LEVEL: 'warn',
+    ...env,
+  },
+});
+
+export default defineConfig({
+  testDir: 'e2e',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: Boolean(process.env.CI),
+  reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  use: {
+    ...devices['Desktop Chrome'],
+    baseURL: `http://127.0.0.1:${MAIN_PORT}`,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: chromiumPath,
+      args: [
+        '--no-sandbox',
+        '--headless',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    },
+  },
+  projects: [
+    { name: 'journeys', testIgnore: /rate-limit/ },
+    // Its own server with a tiny rate limit, so the limit is hit on purpose and nowhere else.
+    { name: 'rate-limit', testMatch: /rate-limit/, use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` } },
+  ],
+  webServer: [
+    server(MAIN_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
+    server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/15' }),
+  ],
+});

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import type { AuthPlacement } from './upstream/client.ts';
+
+/** The BFF's configuration, from the environment, validated once at start; every bad variable is listed. */
+
+const int = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return fallback;
+      const n = Number(s);
+      if (!Number.isInteger(n) || n < min || n > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}, got "${s}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const path = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      const p = s?.trim() || fallback;
+      if (!/^\/[A-Za-z0-9/_.-]*$/.test(p) || p.includes('..') || p.includes('//')) {
+        ctx.addIssue({ code: 'custom', message: `must be a plain path such as ${fallback}, got "${s}"` });
+        return z.NEVER;
+      }
+      return p;
+    });
+
+export function parseAuthPlacement(text: string | undefined): AuthPlacement {
+  const s = (text ?? '').trim();
+  if (s === '' || s === 'bearer') return { kind: 'bearer' };
+  const m = /^(header|query):([A-Za-z0-9_-]{1,64})$/.exec(s);
+  if (!m) throw new Error(`must be "bearer", "header:<Name>" or "query:<name>", got "${s}"`);
+  return { kind: m[1] as 'header' | 'query', name: m[2] as string };
+}
+
+const BffEnv = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: int(0, 65535, 8080),
+  PROPERTY_API_URL: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return undefined;
+      try {
+        const url = new URL(s);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+        if (url.username || url.password) throw new Error('credentials');
+        return url.toString();
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `must be an http(s) URL without credentials, got "${s}"` });
+        return z.NEVER;
+      }
+    }),
+  PROPERTY_API_AUTH: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      try {
+        return parseAuthPlacement(s);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  PROPERTY_ID_FIELD: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a field name such as property_id')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  PROPERTY_RESOLVE_PATH: path('/properties/resolve'),
+  PROPERTY_SEARCH_PATH: path('/properties/search'),
+  UPSTREAM_TIMEOUT_MS: int(100, 120_000, 8000),
+  UPSTREAM_RETRIES: int(0, 5, 2),
+  MAX_RATE_LIMIT_WAIT_S: int(0, 300, 20),
+  CACHE_TTL_S: int(0, 86_400, 300),
+  CACHE_MAX_ENTRIES: int(0, 1_000_000, 10_000),
+  SESSION_IDLE_MINUTES: int(1, 24 * 60, 30),
+  SESSION_MAX_HOURS: int(1, 24 * 30, 12),
+  SESSION_MAX_COUNT: int(1, 10_000_000, 10_000),
+  SALES_CONTACT: z.string().max(200).optional(),
+  TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0', ''])
+    .optional()
+    .transform((s) => s === 'true' || s === '1'),
+  CURSOR_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DIST_DIR: z.string().default('dist'),
+});
+
+export type BffConfig = ReturnType<typeof readBffConfig>;
+
+export function readBffConfig(env: Record<string, string | undefined>) {
+  const parsed = BffEnv.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    /** Undefined: start the embedded reference service and use it. */
+    upstreamUrl: e.PROPERTY_API_URL,
+    auth: e.PROPERTY_API_AUTH,
+    /** Whether PROPERTY_API_AUTH was given, or bearer is only the default. */
+    authExplicit: Boolean(env.PROPERTY_API_AUTH?.trim()),
+    idField: e.PROPERTY_ID_FIELD,
+    resolvePath: e.PROPERTY_RESOLVE_PATH,
+    searchPath: e.PROPERTY_SEARCH_PATH,
+    timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    retries: e.UPSTREAM_RETRIES,
+    maxRateLimitWaitMs: e.MAX_RATE_LIMIT_WAIT_S * 1000,
+    cacheTtlMs: e.CACHE_TTL_S * 1000,
+    cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+    sessionAbsoluteMs: e.SESSION_MAX_HOURS * 3_600_000,
+    sessionMaxCount: e.SESSION_MAX_COUNT,
+    salesContact: e.SALES_CONTACT?.trim() || null,
+    trustProxy: e.TRUST_PROXY,
+    cursorSecret: e.CURSOR_SECRET,
+    logLevel: e.LOG_LEVEL,
+    distDir: e.DIST_DIR,
+  };
+}

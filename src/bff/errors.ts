@@ -1,0 +1,34 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ApiErrorBody, ApiErrorCode, Candidate } from '../contract/index.ts';
+
+/** The one error type of the BFF API. Everything that goes wrong becomes one of these, in one place. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly extra: { candidates?: Candidate[]; resetAt?: string; retryAfterS?: number } = {},
+  ) {
+    super(message);
+  }
+}
+
+export function errorResponse(c: Context, err: ApiError): Response {
+  const body: ApiErrorBody = { error: { code: err.code, message: err.message } };
+  if (err.extra.candidates) body.error.candidates = err.extra.candidates;
+  if (err.extra.resetAt) body.error.resetAt = err.extra.resetAt;
+  if (err.extra.retryAfterS !== undefined) c.header('Retry-After', String(err.extra.retryAfterS));
+  c.header('Cache-Control', 'no-store');
+  return c.json(body, err.status);
+}
+
+/** Maps anything thrown to the API's error shape; unknown errors never leak their text. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const status = (err as { status?: number }).status;
+  if (status === 413) return new ApiError(413, 'payload_too_large', 'The request body is too large.');
+  if (err instanceof SyntaxError || status === 400)
+    return new ApiError(400, 'bad_request', 'The request is malformed.');
+  return new ApiError(500, 'internal', 'Something went wrong on our side. Please try again.');
+}

@@ -1,0 +1,295 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiErrorBody, ResolveResponse, SearchResponse } from '../contract/index.ts';
+import { type Dialect, describeDialect, representativeDialects } from '../reference/dialect.ts';
+import { createHarness } from './test-support/harness.ts';
+
+type Json = Record<string, any>;
+const body = async (res: Response) => (await res.json()) as Json;
+
+describe.each(representativeDialects().map((d) => [describeDialect(d), d] as [string, Dialect]))(
+  'against the reference in dialect %s',
+  (_name, dialect) => {
+    it('signs in, resolves, and reports the same record whatever the wire format', async () => {
+      const h = createHarness({ dialect });
+      expect((await h.signIn()).status).toBe(200);
+      const res = await h.resolve('1100 congress avenue, austin tx');
+      expect(res.status).toBe(200);
+      const parsed = ResolveResponse.parse(await res.json());
+      expect(parsed.property).toMatchObject({
+        address: '1100 Congress Ave, Austin, TX 78701',
+        source: 'Travis County Assessor',
+        sourceKind: 'assessor',
+        confidence: 'high',
+        lastVerified: '2026-10-20',
+      });
+      expect(parsed.property.id).toMatch(/^pi_/);
+      expect(parsed.property.attributes).toMatchObject({
+        city: 'Austin',
+        state: 'TX',
+        zip: '78701',
+        county: 'Travis County',
+      });
+      expect(parsed.rateLimit).toMatchObject({ limit: 60, remaining: 58 });
+      expect(Date.parse(parsed.rateLimit?.resetAt ?? '')).toBeGreaterThan(Date.now());
+    });
+
+    it('maps ambiguous, unknown and unit-less answers to stable codes', async () => {
+      const h = createHarness({ dialect });
+      await h.signIn();
+      const ambiguous = await h.resolve('100 Main St');
+      expect(ambiguous.status).toBe(409);
+      const a = ApiErrorBody.parse(await ambiguous.json());
+      expect(a.error.code).toBe('ambiguous');
+      if (dialect.errors !== 'text') expect(a.error.candidates?.length).toBeGreaterThan(1);
+      const unknown = await h.resolve('99999 Nowhere Rd, Austin, TX');
+      expect(unknown.status).toBe(404);
+      expect(ApiErrorBody.parse(await unknown.json()).error.code).toBe('not_found');
+    });
+
+    it('pages search results through its own signed cursor', async () => {
+      const h = createHarness({ dialect });
+      await h.signIn();
+      const first = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
+      expect(first.items).toHaveLength(20);
+      expect(first.nextCursor).toBeDefined();
+      const second = SearchResponse.parse(
+        await (
+          await h.call(`/api/properties/search?q=main&cursor=${encodeURIComponent(first.nextCursor ?? '')}`)
+        ).json(),
+      );
+      const ids = new Set(first.items.map((p) => p.id));
+      expect(second.items.some((p) => ids.has(p.id))).toBe(false);
+    });
+
+    it('with faults injected, every answer is right or an honest 502/504, never wrong data and never a 500', async () => {
+      const h = createHarness({
+        dialect,
+        faults: 'error=0.25,malformed=0.1,drop=0.05,seed=9',
+        sleep: async () => {},
+        rateLimit: { requests: 1000, seconds: 60 },
+      });
+      let signedIn = false;
+      for (let i = 0; i < 5 && !signedIn; i++) signedIn = (await h.signIn()).status === 200;
+      expect(signedIn).toBe(true);
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const res = await h.resolve(`1100 Congress Ave, Austin, TX ${i % 2 ? '78701' : ''}`);
+        statuses.push(res.status);
+        const json = await body(res);
+        if (res.status === 200) expect(json.property.source).toBe('Travis County Assessor');
+        else expect(['upstream_unavailable', 'upstream_invalid']).toContain(json.error.code);
+      }
+      // Retries hide most faults: most requests succeed.
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(20);
+      expect(statuses.every((s) => s === 200 || s === 502)).toBe(true);
+    });
+  },
+);
+
+describe('caching', () => {
+  it('answers a repeated resolve from cache: no upstream request, the rate-limit budget does not move', async () => {
+    const h = createHarness();
+    await h.signIn();
+    const first = await body(await h.resolve('1100 Congress Ave, Austin, TX'));
+    const requests = h.upstreamRequests.length;
+    const second = await body(await h.resolve('  1100 CONGRESS AVE,   austin, tx '));
+    expect(h.upstreamRequests.length).toBe(requests);
+    expect(second.property).toEqual(first.property);
+    expect(second.rateLimit.remaining).toBe(first.rateLimit.remaining);
+  });
+
+  it('shares one upstream call among identical concurrent requests', async () => {
+    const h = createHarness();
+    await h.signIn();
+    const before = h.upstreamRequests.length;
+    const all = await Promise.all(Array.from({ length: 8 }, () => h.resolve('233 S Wacker Dr, Chicago, IL')));
+    expect(all.every((r) => r.status === 200)).toBe(true);
+    expect(h.upstreamRequests.length - before).toBe(1);
+  });
+
+  it('keeps each account’s results apart', async () => {
+    const h = createHarness();
+    await h.signIn();
+    await h.resolve('1100 Congress Ave, Austin, TX');
+    const before = h.upstreamRequests.length;
+    await h.signIn('pi_demo_enterprise');
+    await h.resolve('1100 Congress Ave, Austin, TX');
+    expect(h.upstreamRequests.length - before).toBe(2); // auth/me + resolve: no cross-account hit
+  });
+});
+
+describe('rate limits', () => {
+  beforeEach(() =>
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'Date'],
+      now: new Date('2026-11-21T12:00:00Z'),
+    }),
+  );
+  afterEach(() => vi.useRealTimers());
+
+  it('waits for a near reset and retries, without the caller seeing the 429', async () => {
+    const h = createHarness({ rateLimit: { requests: 2, seconds: 10 } });
+    await h.signIn();
+    await h.resolve('1100 Congress Ave, Austin, TX');
+    const pending = h.resolve('233 S Wacker Dr, Chicago, IL');
+    let settled = false;
+    void pending.then(() => {
+      settled = true;
+    });
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(6_000);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect((await body(res)).property.address).toBe('233 S Wacker Dr, Chicago, IL 60606');
+  });
+
+  it('answers 429 at once with Retry-After and resetAt when the reset is far, sending nothing upstream', async () => {
+    const h = createHarness({ rateLimit: { requests: 2, seconds: 60 } });
+    await h.signIn();
+    await h.resolve('1100 Congress Ave, Austin, TX');
+    const before = h.upstreamRequests.length;
+    const res = await h.resolve('233 S Wacker Dr, Chicago, IL');
+    expect(res.status).toBe(429);
+    expect(h.upstreamRequests.length).toBe(before);
+    expect(res.headers.get('retry-after')).toBe('60');
+    const err = ApiErrorBody.parse(await res.json()).error;
+    expect(err.code).toBe('rate_limited');
+    expect(err.resetAt).toBe('2026-11-21T12:01:00.000Z');
+  });
+
+  it('reads a 429 it could not foresee (a storm) and retries after the reset', async () => {
+    const h = createHarness({ faults: 'storm=0.5,seed=1', rateLimit: { requests: 1000, seconds: 60 } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const p = h.signIn();
+      await vi.advanceTimersByTimeAsync(20_000);
+      statuses.push((await p).status);
+    }
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(3);
+  });
+});
+
+describe('bad input never causes a 5xx', () => {
+  it.each([
+    ['blank', '/api/properties/resolve?address=%20%20'],
+    ['missing', '/api/properties/resolve'],
+    ['huge', `/api/properties/resolve?address=${'a'.repeat(5000)}`],
+    ['control characters', '/api/properties/resolve?address=1%20Main%00St'],
+    ['invalid UTF-8', '/api/properties/resolve?address=%C3%28%FF'],
+    ['repeated', '/api/properties/resolve?address=a&address=b'],
+    ['forged cursor', '/api/properties/search?q=main&cursor=eyJ1IjoieCJ9.AAAA'],
+    ['search blank', '/api/properties/search?q='],
+  ])('%s -> 400 bad_request', async (_name, path) => {
+    const h = createHarness();
+    await h.signIn();
+    const res = await h.call(path);
+    expect(res.status).toBe(400);
+    expect(ApiErrorBody.parse(await res.json()).error.code).toBe('bad_request');
+  });
+
+  it('refuses a cursor issued for another query', async () => {
+    const h = createHarness();
+    await h.signIn();
+    const first = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
+    const res = await h.call(
+      `/api/properties/search?q=oak&cursor=${encodeURIComponent(first.nextCursor ?? '')}`,
+    );
+    expect(res.status).toBe(400);
+  });
+
+  it('requires a session for property data', async () => {
+    const h = createHarness();
+    const res = await h.resolve('1100 Congress Ave, Austin, TX');
+    expect(res.status).toBe(401);
+    expect(ApiErrorBody.parse(await res.json()).error.code).toBe('unauthenticated');
+  });
+});
+
+describe('an upstream that sends what we cannot rely on', () => {
+  const fakeUpstream = (record: unknown) =>
+    (async (input: string | URL | Request) => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      const headers = {
+        'content-type': 'application/json',
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '99',
+        'x-ratelimit-reset': '30',
+      };
+      if (url.pathname === '/auth/me')
+        return new Response(JSON.stringify({ account: { name: 'Fake', plan: 'enterprise' } }), { headers });
+      return new Response(JSON.stringify(record), { headers });
+    }) as typeof fetch;
+
+  it.each([
+    ['no confidence', { id: 'x1', source: 'County Assessor', last_verified: '2026-01-01' }],
+    [
+      'an unknown confidence',
+      { id: 'x1', source: 'County Assessor', confidence: 'certain', last_verified: '2026-01-01' },
+    ],
+    ['no source', { id: 'x1', confidence: 'high', last_verified: '2026-01-01' }],
+    ['an unreadable date', { id: 'x1', source: 'A', confidence: 'high', last_verified: 'last Tuesday' }],
+    ['no identifier', { source: 'A', confidence: 'high', last_verified: '2026-01-01' }],
+  ])('a record with %s is a 502 upstream_invalid, never shown as data', async (_name, record) => {
+    const h = createHarness({ fetch: fakeUpstream(record) });
+    await h.signIn();
+    const res = await h.resolve('1 Main St, Austin, TX');
+    expect(res.status).toBe(502);
+    expect(ApiErrorBody.parse(await res.json()).error.code).toBe('upstream_invalid');
+  });
+
+  it('reads an unknown provider’s shape: other id field, enveloped, epoch-ms dates, extra fields', async () => {
+    const h = createHarness({
+      upstream: { idField: 'ref' },
+      fetch: fakeUpstream({
+        result: {
+          ref: 'P-77',
+          formatted_address: '1 Main St, Austin, TX 78701',
+          source: 'Williamson County Appraisal District',
+          confidence: 'Medium',
+          last_verified: Date.parse('2025-02-03T10:00:00Z'),
+          flood_zone: 'X',
+          '<script>': 'no',
+        },
+      }),
+    });
+    await h.signIn();
+    const parsed = ResolveResponse.parse(await (await h.resolve('1 Main St, Austin, TX')).json());
+    expect(parsed.property).toMatchObject({
+      id: 'P-77',
+      confidence: 'medium',
+      lastVerified: '2025-02-03',
+      sourceKind: 'assessor',
+    });
+    expect(parsed.property.attributes.other).toEqual({ flood_zone: 'X' });
+    expect(parsed.rateLimit?.remaining).toBe(99);
+  });
+});
+
+describe('client disconnects', () => {
+  it('aborts the upstream call when the browser goes away', async () => {
+    let upstreamSignal: AbortSignal | undefined;
+    const h = createHarness({
+      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+        const url = new URL(input instanceof Request ? input.url : input);
+        if (url.pathname === '/auth/me')
+          return new Response(JSON.stringify({ name: 'A', plan: 'enterprise' }), {
+            headers: { 'content-type': 'application/json' },
+          });
+        upstreamSignal = init?.signal ?? undefined;
+        return new Promise<Response>((_r, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+        );
+      }) as typeof fetch,
+    });
+    await h.signIn();
+    const controller = new AbortController();
+    const pending = h
+      .call('/api/properties/resolve?address=1%20Main%20St', { signal: controller.signal })
+      .catch(() => null);
+    await new Promise((r) => setImmediate(r));
+    controller.abort();
+    await pending;
+    expect(upstreamSignal?.aborted).toBe(true);
+  });
+});

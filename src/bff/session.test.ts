@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import { AccountDirectory } from '../reference/accounts.ts';
+import { createHarness, PRO_KEY } from './test-support/harness.ts';
+
+describe('POST /api/session', () => {
+  it('signs in with an eligible key: account in the body, the key only on the server', async () => {
+    const h = createHarness();
+    const res = await h.signIn();
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ account: { name: 'Harbor & Vale Realty', plan: 'professional' } });
+    const cookie = res.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^proplens_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).not.toContain(PRO_KEY);
+  });
+
+  it('uses a __Host- Secure cookie and HSTS over HTTPS', async () => {
+    const h = createHarness();
+    const res = await h.app.request('https://proplens.test/api/session', {
+      method: 'POST',
+      headers: { 'X-Requested-With': 'proplens', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ apiKey: PRO_KEY }),
+    });
+    expect(res.headers.get('set-cookie')).toMatch(/^__Host-proplens_session=.*Secure/);
+    expect(res.headers.get('strict-transport-security')).toMatch(/max-age=/);
+  });
+
+  it.each([
+    ['an unknown key', 'pi_not_a_key', 401, 'invalid_key', /not accepted/],
+    [
+      'a starter-plan key',
+      'pi_demo_starter',
+      403,
+      'plan_not_eligible',
+      /professional or enterprise.*sales@property-intelligence\.example/,
+    ],
+  ])('refuses %s with a message saying what to do', async (_name, apiKey, status, code, message) => {
+    const h = createHarness();
+    const res = await h.signIn(apiKey);
+    expect(res.status).toBe(status);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe(code);
+    expect(body.error.message).toMatch(message);
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it.each([
+    ['no body', undefined, 400],
+    ['not JSON', 'apiKey=x', 400],
+    ['a blank key', JSON.stringify({ apiKey: '   ' }), 400],
+    ['a key with spaces', JSON.stringify({ apiKey: 'pi demo' }), 400],
+    ['an oversized body', JSON.stringify({ apiKey: 'x'.repeat(10_000) }), 413],
+  ])('answers %s with a 4xx, never a 5xx', async (_name, raw, status) => {
+    const h = createHarness();
+    const res = await h.call('/api/session', {
+      method: 'POST',
+      raw,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status).toBe(status);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      status === 413 ? 'payload_too_large' : 'bad_request',
+    );
+  });
+
+  it('answers 502 when the upstream cannot be reached and 504 when it is too slow', async () => {
+    const down = createHarness({
+      fetch: async () => Promise.reject(new TypeError('fetch failed')),
+      sleep: async () => {},
+    });
+    const res = await down.signIn();
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('upstream_unavailable');
+
+    const slow = createHarness({
+      upstream: { timeoutMs: 100 },
+      fetch: (_input, init) =>
+        new Promise((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+        ),
+    });
+    const res2 = await slow.signIn();
+    expect(res2.status).toBe(504);
+    expect(((await res2.json()) as { error: { code: string } }).error.code).toBe('upstream_timeout');
+  });
+});
+
+describe('GET and DELETE /api/session', () => {
+  it('keeps the session across requests and ends it on sign-out; the old id no longer works', async () => {
+    const h = createHarness();
+    await h.signIn();
+    const oldCookie = h.cookie;
+    expect((await h.call('/api/session')).status).toBe(200);
+    const out = await h.call('/api/session', { method: 'DELETE' });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    const again = await h.call('/api/session', { headers: { cookie: oldCookie } });
+    expect(again.status).toBe(401);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
+  });
+
+  it('gives a new session id on every sign-in and ends the previous one', async () => {
+    const h = createHarness();
+    await h.signIn();
+    const first = h.cookie;
+    await h.signIn();
+    expect(h.cookie).not.toBe(first);
+    expect((await h.call('/api/session', { headers: { cookie: first } })).status).toBe(401);
+  });
+
+  it('ends the session when the upstream stops accepting its key', async () => {
+    const accounts = new AccountDirectory();
+    accounts.add('pi_soon_revoked', { id: 'x', name: 'Revoked Co', plan: 'professional' });
+    const h = createHarness({ accounts });
+    await h.signIn('pi_soon_revoked');
+    accounts.revoke('pi_soon_revoked');
+    const res = await h.resolve('1100 Congress Ave, Austin, TX');
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
+    expect((await h.call('/api/session')).status).toBe(401);
+  });
+});
+
+describe('CSRF and hostile origins', () => {
+  it('refuses any /api request without X-Requested-With: proplens', async () => {
+    const h = createHarness();
+    const res = await h.app.request('/api/config');
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: { code: 'csrf', message: expect.any(String) } });
+  });
+
+  it.each([['https://evil.example'], ['null'], ['http://localhost.evil.example']])(
+    'refuses Origin %s',
+    async (origin) => {
+      const h = createHarness();
+      const res = await h.call('/api/session', {
+        method: 'POST',
+        body: { apiKey: PRO_KEY },
+        headers: { Origin: origin },
+      });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('csrf');
+    },
+  );
+
+  it('accepts its own origin, and refuses cross-site fetch metadata', async () => {
+    const h = createHarness();
+    expect(
+      (await h.call('/api/config', { headers: { Origin: 'http://localhost', Host: 'localhost' } })).status,
+    ).toBe(200);
+    expect((await h.call('/api/config', { headers: { 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(403);
+  });
+});
+
+describe('keys stay secret', () => {
+  it('never writes the key to a log line, a response body or a header', async () => {
+    const h = createHarness();
+    const bodies: string[] = [];
+    const headers: string[] = [];
+    const record = async (res: Response) => {
+      bodies.push(await res.text());
+      headers.push(JSON.stringify([...res.headers]));
+    };
+    await record(await h.signIn());
+    await record(await h.resolve('1100 Congress Ave, Austin, TX'));
+    await record(await h.call('/api/properties/search?q=main'));
+    await record(await h.signIn('pi_demo_starter'));
+    await record(await h.signIn('pi_wrong_key_123'));
+    expect(h.logs.length).toBeGreaterThan(3);
+    for (const text of [...h.logs, ...bodies, ...headers]) {
+      for (const key of [PRO_KEY, 'pi_demo_starter', 'pi_wrong_key_123']) expect(text).not.toContain(key);
+    }
+  });
+
+  it('redacts key-shaped fields should any code ever log them', async () => {
+    const h = createHarness();
+    const { createLogger } = await import('./logger.ts');
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (l: string) => void lines.push(l) });
+    logger.info({ apiKey: PRO_KEY, headers: { authorization: `Bearer ${PRO_KEY}` } }, 'oops');
+    expect(lines.join('')).not.toContain(PRO_KEY);
+    expect(h).toBeDefined();
+  });
+});
+
+describe('hardening', () => {
+  it('sets a strict CSP and security headers on every response', async () => {
+    const h = createHarness();
+    for (const res of [
+      await h.app.request('/healthz'),
+      await h.call('/api/config'),
+      await h.app.request('/api/nope'),
+    ]) {
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it.each([
+    ['PUT', '/api/session', 405],
+    ['PATCH', '/api/properties/resolve?address=x', 405],
+    ['GET', '/api/unknown', 404],
+  ])('answers %s %s with %i in the error shape', async (method, path, status) => {
+    const h = createHarness();
+    await h.signIn();
+    const res = await h.call(path, { method });
+    expect(res.status).toBe(status);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toMatch(
+      /method_not_allowed|not_found/,
+    );
+  });
+
+  it('reports health without a session, and readiness from the upstream', async () => {
+    expect((await createHarness().app.request('/healthz')).status).toBe(200);
+    expect((await createHarness().app.request('/readyz')).status).toBe(200);
+    const down = createHarness({ fetch: async () => Promise.reject(new TypeError('fetch failed')) });
+    expect((await down.app.request('/readyz')).status).toBe(503);
+  });
+});

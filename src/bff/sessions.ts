@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Account } from '../contract/index.ts';
+
+export interface Session {
+  /** The API key. It lives here, on the server, and nowhere else. */
+  apiKey: string;
+  /** sha256 of the key: the account's identity for caches and budgets, never the key itself. */
+  keyHash: string;
+  account: Account;
+  createdAt: number;
+  lastSeenAt: number;
+}
+
+/** Behind an interface: several replicas will share sessions through Redis. */
+export interface SessionStore {
+  create(session: Omit<Session, 'createdAt' | 'lastSeenAt'>): Promise<string>;
+  /** The live session, its idle clock reset; undefined when unknown or expired. */
+  get(id: string): Promise<Session | undefined>;
+  delete(id: string): Promise<void>;
+}
+
+export interface SessionLimits {
+  idleMs: number;
+  absoluteMs: number;
+  maxSessions: number;
+}
+
+export function hashKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex');
+}
+
+export function newSessionId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export class MemorySessionStore implements SessionStore {
+  readonly #sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly limits: SessionLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(data: Omit<Session, 'createdAt' | 'lastSeenAt'>): Promise<string> {
+    const id = newSessionId();
+    const now = this.now();
+    this.#sessions.set(id, { ...data, createdAt: now, lastSeenAt: now });
+    // Over the cap, the session idle longest goes first (Map order is last-use order, see get()).
+    while (this.#sessions.size > this.limits.maxSessions) {
+      this.#sessions.delete(this.#sessions.keys().next().value as string);
+    }
+    return id;
+  }
+
+  async get(id: string): Promise<Session | undefined> {
+    const s = this.#sessions.get(id);
+    if (!s) return undefined;
+    const now = this.now();
+    if (now - s.lastSeenAt > this.limits.idleMs || now - s.createdAt > this.limits.absoluteMs) {
+      this.#sessions.delete(id);
+      return undefined;
+    }
+    s.lastSeenAt = now;
+    this.#sessions.delete(id);
+    this.#sessions.set(id, s);
+    return s;
+  }
+
+  async delete(id: string): Promise<void> {
+    this.#sessions.delete(id);
+  }
+}

@@ -1,0 +1,136 @@
+import type { Hono } from 'hono';
+import { AccountDirectory } from '../../reference/accounts.ts';
+import { createInProcessFetch, createReferenceApp } from '../../reference/app.ts';
+import { DEFAULT_DIALECT, type Dialect } from '../../reference/dialect.ts';
+import { parseFaults } from '../../reference/faults.ts';
+import type { RateRule } from '../../reference/rate-limiter.ts';
+import { openTestStore } from '../../reference/test-support.ts';
+import { type CachedResult, createBffApp } from '../app.ts';
+import { MemoryCache } from '../cache.ts';
+import { createLogger } from '../logger.ts';
+import { MemoryRateBudget } from '../rate-budget.ts';
+import { MemorySessionStore } from '../sessions.ts';
+import { type AuthPlacement, UpstreamClient, type UpstreamConfig } from '../upstream/client.ts';
+
+export const PRO_KEY = 'pi_demo_professional';
+
+export function authFor(dialect: Dialect): AuthPlacement {
+  if (dialect.auth === 'header') return { kind: 'header', name: 'X-API-Key' };
+  if (dialect.auth === 'query') return { kind: 'query', name: 'api_key' };
+  return { kind: 'bearer' };
+}
+
+export interface HarnessOptions {
+  dialect?: Dialect;
+  faults?: string;
+  rateLimit?: RateRule;
+  upstream?: Partial<UpstreamConfig>;
+  /** Replaces the reference service: a fake upstream for shapes the reference never sends. */
+  fetch?: typeof fetch;
+  cacheTtlMs?: number;
+  /** Backoff and rate-limit waits; default: real (fake-timer driven) setTimeout. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  accounts?: AccountDirectory;
+}
+
+/**
+ * The BFF wired in-process to the real reference service (or a given fake), with a cookie jar and a log
+ * capture: tests talk to it the way the browser does.
+ */
+export function createHarness(options: HarnessOptions = {}) {
+  const dialect = options.dialect ?? DEFAULT_DIALECT;
+  const { store } = openTestStore();
+  const accounts = options.accounts ?? new AccountDirectory();
+  const reference = createReferenceApp({
+    store,
+    dialect,
+    faults: parseFaults(options.faults),
+    rateLimit: options.rateLimit,
+    accounts,
+    cursorSecret: 'reference-test-secret',
+    sleep: async () => {},
+  });
+  const upstreamRequests: URL[] = [];
+  const baseFetch = options.fetch ?? createInProcessFetch(reference);
+  const fetchUpstream = (async (input: string | URL | Request, init?: RequestInit) => {
+    upstreamRequests.push(new URL(input instanceof Request ? input.url : input));
+    return baseFetch(input, init);
+  }) as typeof fetch;
+  const logs: string[] = [];
+  const logger = createLogger('info', { write: (line: string) => void logs.push(line) });
+  const budget = new MemoryRateBudget();
+  const upstream = new UpstreamClient(
+    {
+      baseUrl: 'http://reference.test',
+      auth: authFor(dialect),
+      idField: undefined,
+      resolvePath: '/properties/resolve',
+      searchPath: '/properties/search',
+      timeoutMs: 5000,
+      retries: 2,
+      maxRateLimitWaitMs: 20_000,
+      salesContact: 'sales@property-intelligence.example',
+      ...options.upstream,
+    },
+    { fetch: fetchUpstream, budget, random: () => 0.5, ...(options.sleep ? { sleep: options.sleep } : {}) },
+  );
+  const app: Hono = createBffApp({
+    upstream,
+    sessions: new MemorySessionStore({ idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, maxSessions: 100 }),
+    cache: new MemoryCache<CachedResult>(options.cacheTtlMs ?? 300_000, 1000),
+    budget,
+    logger,
+    demoKeys: null,
+    salesContact: null,
+    sessionAbsoluteMs: 12 * 3_600_000,
+    trustProxy: false,
+    cursorSecret: 'bff-test-secret-bff-test-secret-0000',
+  }) as unknown as Hono;
+
+  let cookie = '';
+  const call = async (
+    path: string,
+    init: {
+      method?: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+      signal?: AbortSignal;
+      raw?: string;
+    } = {},
+  ) => {
+    const headers = new Headers({ 'X-Requested-With': 'proplens', ...init.headers });
+    if (init.body !== undefined && !headers.has('content-type'))
+      headers.set('Content-Type', 'application/json');
+    if (cookie && !headers.has('cookie')) headers.set('Cookie', cookie);
+    const res = await app.request(path, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
+      signal: init.signal,
+    });
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = /Max-Age=0/i.test(set) ? '' : (set.split(';')[0] as string);
+    return res;
+  };
+  const signIn = async (apiKey = PRO_KEY) => call('/api/session', { method: 'POST', body: { apiKey } });
+  const resolve = async (address: string) =>
+    call(`/api/properties/resolve?address=${encodeURIComponent(address)}`);
+
+  return {
+    app,
+    reference,
+    accounts,
+    call,
+    signIn,
+    resolve,
+    logs,
+    upstreamRequests,
+    budget,
+    get cookie() {
+      return cookie;
+    },
+    set cookie(v: string) {
+      cookie = v;
+    },
+  };
+}

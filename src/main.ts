@@ -1,0 +1,74 @@
+/**
+ * The composition root, and the only file that wires the parts together: the BFF, and, when no real
+ * upstream is configured, the embedded reference Property Intelligence Service in the same process.
+ * Every other file imports only its own area and src/contract (docs/decisions/001-composition-root.md).
+ */
+import { ensureBuilt } from '../scripts/ensure-built.ts';
+import { parseAuthPlacement, readBffConfig } from './bff/env.ts';
+import { startBff } from './bff/server.ts';
+import { DEMO_KEYS, readReferenceConfig, SALES_CONTACT, startReference } from './reference/index.ts';
+
+async function main() {
+  const config = readBffConfig(process.env);
+  let upstreamUrl = config.upstreamUrl;
+  let auth = config.auth;
+  let closeReference = async () => {};
+  const embedded = upstreamUrl === undefined;
+  if (upstreamUrl === undefined) {
+    const refConfig = readReferenceConfig({
+      ...process.env,
+      REFERENCE_PORT: '0',
+      REFERENCE_HOST: '127.0.0.1',
+    });
+    const ref = await startReference(refConfig);
+    upstreamUrl = ref.url;
+    closeReference = ref.close;
+    // Speak the embedded service's dialect unless told otherwise.
+    if (!config.authExplicit) {
+      auth = parseAuthPlacement(
+        refConfig.dialect.auth === 'bearer'
+          ? 'bearer'
+          : refConfig.dialect.auth === 'header'
+            ? 'header:X-API-Key'
+            : 'query:api_key',
+      );
+    }
+    console.log(
+      `Embedded reference service: ${ref.records.toLocaleString('en-US')} properties on ${ref.url}`,
+    );
+  }
+  ensureBuilt(config.distDir);
+  const bff = await startBff(config, {
+    upstreamUrl,
+    auth,
+    demoKeys: embedded ? [...DEMO_KEYS] : null,
+    salesContact: config.salesContact ?? (embedded ? SALES_CONTACT : null),
+  });
+  console.log(`\nPropLens is running at ${bff.url}\n`);
+  if (embedded) {
+    console.log('Demo API keys (embedded reference service; they open demo data only):');
+    for (const k of DEMO_KEYS) console.log(`  ${k.key.padEnd(22)} ${k.label}`);
+    console.log('\nTry an address such as "1100 Congress Ave, Austin, TX 78701" or "100 Main St".\n');
+  } else {
+    console.log(`Upstream: ${new URL(upstreamUrl).origin}`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing in-flight requests, then stopping.`);
+    // Never hang forever on a stuck connection.
+    setTimeout(() => process.exit(1), 10_000).unref();
+    await bff.close();
+    await closeReference();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: Error) => {
+  console.error(err.message);
+  process.exit(1);
+});

@@ -1,0 +1,53 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { Alert } from '../../components/ui/alert.tsx';
+import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
+import { KeyForm } from '../../features/auth/components/key-form.tsx';
+import { Logo, PageShell } from '../layouts.tsx';
+
+/** Only same-app paths: a crafted ?next= must not send a person to another site after sign-in. */
+export function safeNext(next: string | null): string {
+  if (!next?.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/search';
+  return next;
+}
+
+export function SignInRoute() {
+  const [params] = useSearchParams();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const session = useQuery(sessionQueryOptions());
+  const next = safeNext(params.get('next'));
+  const expired = (location.state as { expired?: boolean } | null)?.expired === true && params.has('next');
+
+  useEffect(() => {
+    document.title = 'Sign in · PropLens';
+  }, []);
+
+  if (session.data) return <Navigate to={next} replace />;
+
+  return (
+    <PageShell>
+      <div className="mx-auto max-w-md">
+        <div className="mb-6 text-center">
+          <Logo />
+          <h1 className="mt-4 text-2xl font-bold tracking-tight">Sign in to PropLens</h1>
+          <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
+            Resolve any US street address to a property record, and see at a glance whether it can be relied
+            on.
+          </p>
+        </div>
+        {expired ? (
+          <div className="mb-4">
+            <Alert tone="info" title="Your session has ended">
+              <p>Sign in again and you will be taken back to where you were.</p>
+            </Alert>
+          </div>
+        ) : null}
+        <div className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+          <KeyForm onSignedIn={() => navigate(next, { replace: true })} />
+        </div>
+      </div>
+    </PageShell>
+  );
+}

@@ -1,0 +1,24 @@
+import { queryOptions } from '@tanstack/react-query';
+import { type SessionResponse, SessionResponse as SessionSchema } from '../../../../contract/index.ts';
+import { ApiRequestError, apiFetch } from '../../../lib/api-client.ts';
+
+/** The signed-in account, or null when there is no session (a normal state, not an error). */
+export async function getSession(signal?: AbortSignal): Promise<SessionResponse | null> {
+  try {
+    return await apiFetch('/api/session', SessionSchema, { signal });
+  } catch (err) {
+    if (err instanceof ApiRequestError && err.code === 'unauthenticated') return null;
+    throw err;
+  }
+}
+
+export const sessionQueryKey = ['session'] as const;
+/** Set when a session ends while in use (not on a first visit), so the key screen can say so. */
+export const sessionEndedKey = ['session', 'ended'] as const;
+
+export const sessionQueryOptions = () =>
+  queryOptions({
+    queryKey: sessionQueryKey,
+    queryFn: ({ signal }) => getSession(signal),
+    staleTime: 5 * 60_000,
+  });

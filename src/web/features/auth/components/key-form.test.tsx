@@ -1,0 +1,139 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ProtectedLayout } from '../../../app/layouts.tsx';
+import { SignInRoute } from '../../../app/routes/sign-in.tsx';
+import { apiError, fakeApi, json, Probe, renderRoutes } from '../../../test/utils.tsx';
+
+const demoConfig = {
+  demoKeys: [
+    { key: 'pi_demo_professional', plan: 'professional', label: 'Professional plan (API access)' },
+    { key: 'pi_demo_starter', plan: 'starter', label: 'Starter plan (no API access)' },
+  ],
+  salesContact: 'sales@example.test',
+};
+const account = { account: { name: 'Harbor & Vale Realty', plan: 'professional' } };
+
+const routes = [
+  { path: '/sign-in', element: <SignInRoute /> },
+  { element: <ProtectedLayout />, children: [{ path: '/search', element: <Probe label="Search page" /> }] },
+];
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('the key screen', () => {
+  it('has a masked "API key" field with a show toggle and says where keys come from', async () => {
+    fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+    });
+    renderRoutes(routes, '/sign-in');
+    const field = await screen.findByLabelText('API key');
+    expect(field).toHaveAttribute('type', 'password');
+    expect(field).toHaveAttribute('autocomplete', 'off');
+    await userEvent.click(screen.getByRole('button', { name: 'Show key' }));
+    expect(field).toHaveAttribute('type', 'text');
+    await userEvent.click(screen.getByRole('button', { name: 'Hide key' }));
+    expect(field).toHaveAttribute('type', 'password');
+    expect(screen.getByText(/Developer → API keys/)).toBeInTheDocument();
+    expect(screen.getByText(/professional/)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Use demo key' })).not.toBeInTheDocument();
+  });
+
+  it('signs in and goes to the page asked for, sending the key once with the CSRF header', async () => {
+    const api = fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+      'POST /api/session': () => json(account),
+    });
+    renderRoutes(routes, '/sign-in?next=%2Fsearch%3Faddress%3D1');
+    await userEvent.type(await screen.findByLabelText('API key'), 'pi_real_key');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByText('Search page')).toBeInTheDocument();
+    expect(screen.getByText('Harbor & Vale Realty')).toBeInTheDocument();
+    const post = api.calls.find((c) => c.method === 'POST');
+    expect(post?.body).toEqual({ apiKey: 'pi_real_key' });
+    expect(post?.headers.get('X-Requested-With')).toBe('proplens');
+    expect(window.localStorage.length + window.sessionStorage.length).toBe(0);
+  });
+
+  it.each([
+    ['invalid_key', 401, 'That API key was not accepted', /whole key/],
+    [
+      'plan_not_eligible',
+      403,
+      'This account’s plan has no API access',
+      /professional or enterprise.*sales@example\.test/,
+    ],
+    ['upstream_unavailable', 502, 'The property service is not answering', /try again in a moment/],
+  ])('shows %s inline with what to do next, and keeps the key typed', async (code, status, title, detail) => {
+    fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+      'POST /api/session': () =>
+        apiError(
+          status,
+          code,
+          'API access needs a professional or enterprise plan. Contact sales@example.test to upgrade.',
+        ),
+    });
+    renderRoutes(routes, '/sign-in');
+    const field = await screen.findByLabelText('API key');
+    await userEvent.type(field, 'pi_some_key');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(title);
+    expect(alert).toHaveTextContent(detail);
+    expect(field).toHaveValue('pi_some_key');
+    expect(field).toHaveAttribute('aria-invalid', 'true');
+    expect(field).toHaveFocus();
+  });
+
+  it('asks for a key instead of sending a blank one', async () => {
+    const api = fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+    });
+    renderRoutes(routes, '/sign-in');
+    await userEvent.click(await screen.findByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Paste your API key first.');
+    expect(api.calls.some((c) => c.method === 'POST')).toBe(false);
+  });
+
+  it('offers demo keys only when the BFF says the upstream is the embedded reference', async () => {
+    fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json(demoConfig),
+    });
+    renderRoutes(routes, '/sign-in');
+    await userEvent.click(await screen.findByRole('button', { name: 'Use demo key' }));
+    expect(screen.getByLabelText('API key')).toHaveValue('pi_demo_professional');
+  });
+
+  it('sends a signed-out visitor of a protected page to sign in, then back', async () => {
+    fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+    });
+    const { router } = renderRoutes(routes, '/search?address=1%20Main');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/sign-in'));
+    expect(router.state.location.search).toBe(`?next=${encodeURIComponent('/search?address=1%20Main')}`);
+    expect(screen.queryByText('Your session has ended')).not.toBeInTheDocument();
+  });
+
+  it('signs out back to the key screen', async () => {
+    let signedIn = true;
+    fakeApi({
+      'GET /api/session': () => (signedIn ? json(account) : apiError(401, 'unauthenticated', 'No')),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+      'DELETE /api/session': () => {
+        signedIn = false;
+        return new Response(null, { status: 204 });
+      },
+    });
+    const { router } = renderRoutes(routes, '/search');
+    await userEvent.click(await screen.findByRole('button', { name: 'Sign out' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/sign-in'));
+    expect(await screen.findByLabelText('API key')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,54 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { render } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { createMemoryRouter, type RouteObject, RouterProvider } from 'react-router';
+import { vi } from 'vitest';
+import { createQueryClient } from '../app/query-client.ts';
+
+export type Handler = (req: { method: string; url: URL; body: unknown }) => Response | Promise<Response>;
+
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+export const apiError = (
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+) => json({ error: { code, message, ...extra } }, status);
+
+/**
+ * Fakes the network at the fetch level: `routes` maps "METHOD /path" to a handler. Every call is recorded,
+ * and a call to an unlisted route fails the test loudly.
+ */
+export function fakeApi(routes: Record<string, Handler>) {
+  const calls: { method: string; url: URL; body: unknown; headers: Headers }[] = [];
+  const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input), 'http://localhost');
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+    calls.push({ method, url, body, headers: new Headers(init?.headers) });
+    const handler = routes[`${method} ${url.pathname}`];
+    if (!handler) throw new Error(`Unexpected request ${method} ${url.pathname}`);
+    return handler({ method, url, body });
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  return { calls, fetchMock };
+}
+
+/** A fresh QueryClient (no shared cache between tests) and a memory router at `path`. */
+export function renderRoutes(routes: RouteObject[], path: string) {
+  const queryClient = createQueryClient();
+  queryClient.setDefaultOptions({ queries: { ...queryClient.getDefaultOptions().queries, retry: false } });
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const utils = render(
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>,
+  );
+  return { ...utils, router, queryClient };
+}
+
+export function Probe({ label }: { label: string }): ReactNode {
+  return <p>{label}</p>;
+}

@@ -1,0 +1,46 @@
+import tailwindcss from '@tailwindcss/vite';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vitest/config';
+
+// The BFF that `npm run dev` starts next to Vite.
+const bffPort = process.env.BFF_DEV_PORT ?? '8081';
+
+export default defineConfig({
+  plugins: [react(), tailwindcss()],
+  server: {
+    port: Number(process.env.PORT ?? 5173),
+    proxy: { '/api': `http://127.0.0.1:${bffPort}`, '/healthz': `http://127.0.0.1:${bffPort}` },
+  },
+  build: {
+    outDir: 'dist',
+    sourcemap: true,
+    // Budget: initial JS <= 120 KB gzipped (see `npm run bench`).
+    chunkSizeWarningLimit: 400,
+  },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'server',
+          environment: 'node',
+          include: [
+            'src/contract/**/*.test.ts',
+            'src/reference/**/*.test.ts',
+            'src/bff/**/*.test.ts',
+            'scripts/**/*.test.ts',
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'web',
+          environment: 'jsdom',
+          include: ['src/web/**/*.test.{ts,tsx}'],
+          setupFiles: ['src/web/test/setup.ts'],
+        },
+      },
+    ],
+  },
+});
