@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { Confidence, IsoDate, Plan } from './common.ts';
 
 /** The BFF's own API: the only thing the browser talks to. Stable whatever the upstream's dialect. */
@@ -29,9 +29,9 @@ export const ApiErrorBody = z.object({
   error: z.object({
     code: ApiErrorCode,
     message: z.string(),
-    candidates: z.array(Candidate).optional(),
+    candidates: z.optional(z.array(Candidate)),
     /** With rate_limited: when the upstream accepts requests again (ISO date-time). */
-    resetAt: z.string().optional(),
+    resetAt: z.optional(z.string()),
   }),
 });
 export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
@@ -39,7 +39,7 @@ export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
 export const Account = z.object({
   name: z.string(),
   /** null when the upstream confirmed the key but did not say which plan it is on. */
-  plan: Plan.nullable(),
+  plan: z.nullable(Plan),
 });
 export type Account = z.infer<typeof Account>;
 
@@ -49,10 +49,12 @@ export type SessionResponse = z.infer<typeof SessionResponse>;
 export const CreateSessionRequest = z.object({
   apiKey: z
     .string()
-    .trim()
-    .min(1, 'Paste your API key.')
-    .max(256, 'That is longer than any API key.')
-    .regex(/^[\x21-\x7e]+$/, 'An API key has no spaces or special characters.'),
+    .check(
+      z.trim(),
+      z.minLength(1, 'Paste your API key.'),
+      z.maxLength(256, 'That is longer than any API key.'),
+      z.regex(/^[\x21-\x7e]+$/, 'An API key has no spaces or special characters.'),
+    ),
 });
 
 export const DemoKey = z.object({ key: z.string(), plan: Plan, label: z.string() });
@@ -60,61 +62,60 @@ export type DemoKey = z.infer<typeof DemoKey>;
 
 export const AppConfig = z.object({
   /** Present only when the upstream is the embedded reference service: its demo keys are public. */
-  demoKeys: z.array(DemoKey).nullable(),
-  salesContact: z.string().nullable(),
+  demoKeys: z.nullable(z.array(DemoKey)),
+  salesContact: z.nullable(z.string()),
 });
 export type AppConfig = z.infer<typeof AppConfig>;
 
 export const RateLimit = z.object({
-  limit: z.number().int().nonnegative(),
-  remaining: z.number().int().nonnegative(),
+  limit: z.int().check(z.nonnegative()),
+  remaining: z.int().check(z.nonnegative()),
   resetAt: z.string(),
 });
 export type RateLimit = z.infer<typeof RateLimit>;
 
-const num = z.number().nullable().optional();
-export const PropertyAttributes = z
-  .object({
-    streetNumber: z.string().nullable().optional(),
-    streetName: z.string().nullable().optional(),
-    unit: z.string().nullable().optional(),
-    city: z.string().nullable().optional(),
-    state: z.string().nullable().optional(),
-    zip: z.string().nullable().optional(),
-    county: z.string().nullable().optional(),
-    parcelNumber: z.string().nullable().optional(),
-    propertyType: z.string().nullable().optional(),
-    yearBuilt: num,
-    livingAreaSqft: num,
-    lotSizeSqft: num,
-    bedrooms: num,
-    bathrooms: num,
-    assessedValue: num,
-    lastSaleDate: IsoDate.nullable().optional(),
-    lastSalePrice: num,
-    /** Fields the upstream sent that we do not know, as display strings. */
-    other: z.record(z.string(), z.string()).optional(),
-  })
-  .strict();
+const num = z.optional(z.nullable(z.number()));
+const text = z.optional(z.nullable(z.string()));
+export const PropertyAttributes = z.strictObject({
+  streetNumber: text,
+  streetName: text,
+  unit: text,
+  city: text,
+  state: text,
+  zip: text,
+  county: text,
+  parcelNumber: text,
+  propertyType: text,
+  yearBuilt: num,
+  livingAreaSqft: num,
+  lotSizeSqft: num,
+  bedrooms: num,
+  bathrooms: num,
+  assessedValue: num,
+  lastSaleDate: z.optional(z.nullable(IsoDate)),
+  lastSalePrice: num,
+  /** Fields the upstream sent that we do not know, as display strings. */
+  other: z.optional(z.record(z.string(), z.string())),
+});
 export type PropertyAttributes = z.infer<typeof PropertyAttributes>;
 
 export const Property = z.object({
   id: z.string(),
   address: z.string(),
   source: z.string(),
-  sourceKind: z.string().nullable(),
+  sourceKind: z.nullable(z.string()),
   confidence: Confidence,
   lastVerified: IsoDate,
   attributes: PropertyAttributes,
 });
 export type Property = z.infer<typeof Property>;
 
-export const ResolveResponse = z.object({ property: Property, rateLimit: RateLimit.nullable() });
+export const ResolveResponse = z.object({ property: Property, rateLimit: z.nullable(RateLimit) });
 export type ResolveResponse = z.infer<typeof ResolveResponse>;
 
 export const SearchResponse = z.object({
   items: z.array(Property),
-  nextCursor: z.string().optional(),
-  rateLimit: RateLimit.nullable(),
+  nextCursor: z.optional(z.string()),
+  rateLimit: z.nullable(RateLimit),
 });
 export type SearchResponse = z.infer<typeof SearchResponse>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { Confidence, IsoDate, Plan } from './common.ts';
 
 /**
@@ -7,11 +7,10 @@ import { Confidence, IsoDate, Plan } from './common.ts';
  * describe a real upstream: it parses tolerantly (see src/bff/upstream/parse.ts).
  */
 
-export const UpstreamAccount = z.object({
-  id: z.string(),
-  name: z.string(),
-  plan: Plan,
-});
+const described = <T extends z.ZodMiniType>(schema: T, text: string): T =>
+  schema.check(z.describe(text)) as T;
+
+export const UpstreamAccount = z.object({ id: z.string(), name: z.string(), plan: Plan });
 export type UpstreamAccount = z.infer<typeof UpstreamAccount>;
 
 export const SourceKind = z.enum(['assessor', 'recorder', 'revenue', 'mls', 'permits', 'survey']);
@@ -30,28 +29,28 @@ export type PropertyType = z.infer<typeof PropertyType>;
 
 export const UpstreamProperty = z.object({
   property_id: z.string(),
-  address: z.string().describe('One-line USPS-style formatted address.'),
+  address: described(z.string(), 'One-line USPS-style formatted address.'),
   street_number: z.string(),
   street_name: z.string(),
-  unit: z.string().nullable(),
+  unit: z.nullable(z.string()),
   city: z.string(),
-  state: z.string().length(2),
-  zip: z.string().regex(/^\d{5}$/),
+  state: z.string().check(z.length(2)),
+  zip: z.string().check(z.regex(/^\d{5}$/)),
   county: z.string(),
-  source: z.string().describe('The originating agency or system of the record.'),
+  source: described(z.string(), 'The originating agency or system of the record.'),
   source_kind: SourceKind,
-  confidence: Confidence,
-  last_verified: IsoDate,
+  confidence: described(Confidence, 'Reflects source quality and recency.'),
+  last_verified: described(IsoDate, 'When the record was last confirmed against its source.'),
   parcel_number: z.string(),
   property_type: PropertyType,
-  year_built: z.number().int().nullable(),
-  living_area_sqft: z.number().int().nullable(),
-  lot_size_sqft: z.number().int().nullable(),
-  bedrooms: z.number().int().nullable(),
-  bathrooms: z.number().nullable(),
-  assessed_value: z.number().int().nullable().describe('US dollars'),
-  last_sale_date: IsoDate.nullable(),
-  last_sale_price: z.number().int().nullable().describe('US dollars'),
+  year_built: z.nullable(z.int()),
+  living_area_sqft: z.nullable(z.int()),
+  lot_size_sqft: z.nullable(z.int()),
+  bedrooms: z.nullable(z.int()),
+  bathrooms: z.nullable(z.number()),
+  assessed_value: described(z.nullable(z.int()), 'US dollars'),
+  last_sale_date: z.nullable(IsoDate),
+  last_sale_price: described(z.nullable(z.int()), 'US dollars'),
 });
 export type UpstreamProperty = z.infer<typeof UpstreamProperty>;
 
@@ -60,7 +59,7 @@ export type UpstreamCandidate = z.infer<typeof UpstreamCandidate>;
 
 export const UpstreamSearchPage = z.object({
   data: z.array(UpstreamProperty),
-  next_cursor: z.string().optional().describe('Present when more results are available.'),
+  next_cursor: z.optional(described(z.string(), 'Present when more results are available.')),
 });
 
 export const UpstreamErrorCode = z.enum([
@@ -83,9 +82,9 @@ export const UpstreamError = z.object({
   error: z.object({
     code: UpstreamErrorCode,
     message: z.string(),
-    candidates: z.array(UpstreamCandidate).optional(),
-    building: UpstreamCandidate.optional().describe(
-      'With unit_not_found: the building the unit was sought in.',
+    candidates: z.optional(z.array(UpstreamCandidate)),
+    building: z.optional(
+      described(UpstreamCandidate, 'With unit_not_found: the building the unit was sought in.'),
     ),
   }),
 });

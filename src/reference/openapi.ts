@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { UpstreamAccount, UpstreamError, UpstreamProperty, UpstreamSearchPage } from '../contract/index.ts';
 import { type Dialect, describeDialect } from './dialect.ts';
 

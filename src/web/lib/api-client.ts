@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { ApiErrorBody, type ApiErrorCode, type Candidate } from '../../contract/index.ts';
 
 /** Codes the browser adds to the BFF's own: no answer at all, or an answer we could not read. */
@@ -20,7 +20,7 @@ export class ApiRequestError extends Error {
  * Calls the BFF: same origin, cookie session, the CSRF header every /api call must carry, and the answer
  * parsed with the contract's schema. Errors become ApiRequestError with the BFF's stable code.
  */
-export async function apiFetch<S extends z.ZodType>(
+export async function apiFetch<S extends z.ZodMiniType>(
   path: string,
   schema: S | null,
   init: { method?: string; body?: unknown; signal?: AbortSignal } = {},

@@ -1,7 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { createMemoryRouter, type RouteObject, RouterProvider } from 'react-router';
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { vi } from 'vitest';
 import { createQueryClient } from '../app/query-client.ts';
 
@@ -36,18 +36,31 @@ export function fakeApi(routes: Record<string, Handler>) {
   return { calls, fetchMock };
 }
 
+/** Where the memory router is now, for assertions on navigation. */
+export const location = { pathname: '', search: '' };
+function LocationProbe() {
+  const l = useLocation();
+  location.pathname = l.pathname;
+  location.search = l.search;
+  return null;
+}
+
 /** A fresh QueryClient (no shared cache between tests) and a memory router at `path`. */
-export function renderRoutes(routes: RouteObject[], path: string) {
+export function renderRoutes(routes: ReactNode, path: string) {
   const queryClient = createQueryClient();
   queryClient.setDefaultOptions({ queries: { ...queryClient.getDefaultOptions().queries, retry: false } });
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
   const utils = render(
     <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
+      <MemoryRouter initialEntries={[path]}>
+        <LocationProbe />
+        <Routes>{routes}</Routes>
+      </MemoryRouter>
     </QueryClientProvider>,
   );
-  return { ...utils, router, queryClient };
+  return { ...utils, queryClient };
 }
+
+export { Route };
 
 export function Probe({ label }: { label: string }): ReactNode {
   return <p>{label}</p>;

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProtectedLayout } from '../../../app/layouts.tsx';
 import { SignInRoute } from '../../../app/routes/sign-in.tsx';
-import { apiError, fakeApi, json, Probe, renderRoutes } from '../../../test/utils.tsx';
+import { apiError, fakeApi, json, location, Probe, Route, renderRoutes } from '../../../test/utils.tsx';
 
 const demoConfig = {
   demoKeys: [
@@ -14,10 +14,14 @@ const demoConfig = {
 };
 const account = { account: { name: 'Harbor & Vale Realty', plan: 'professional' } };
 
-const routes = [
-  { path: '/sign-in', element: <SignInRoute /> },
-  { element: <ProtectedLayout />, children: [{ path: '/search', element: <Probe label="Search page" /> }] },
-];
+const routes = (
+  <>
+    <Route path="/sign-in" element={<SignInRoute />} />
+    <Route element={<ProtectedLayout />}>
+      <Route path="/search" element={<Probe label="Search page" />} />
+    </Route>
+  </>
+);
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -115,9 +119,9 @@ describe('the key screen', () => {
       'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
       'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
     });
-    const { router } = renderRoutes(routes, '/search?address=1%20Main');
-    await waitFor(() => expect(router.state.location.pathname).toBe('/sign-in'));
-    expect(router.state.location.search).toBe(`?next=${encodeURIComponent('/search?address=1%20Main')}`);
+    renderRoutes(routes, '/search?address=1%20Main');
+    await waitFor(() => expect(location.pathname).toBe('/sign-in'));
+    expect(location.search).toBe(`?next=${encodeURIComponent('/search?address=1%20Main')}`);
     expect(screen.queryByText('Your session has ended')).not.toBeInTheDocument();
   });
 
@@ -131,9 +135,9 @@ describe('the key screen', () => {
         return new Response(null, { status: 204 });
       },
     });
-    const { router } = renderRoutes(routes, '/search');
+    renderRoutes(routes, '/search');
     await userEvent.click(await screen.findByRole('button', { name: 'Sign out' }));
-    await waitFor(() => expect(router.state.location.pathname).toBe('/sign-in'));
+    await waitFor(() => expect(location.pathname).toBe('/sign-in'));
     expect(await screen.findByLabelText('API key')).toBeInTheDocument();
   });
 });
