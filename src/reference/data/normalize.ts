@@ -1,0 +1,160 @@
+import { STATE_SPELLINGS, STATES, UNIT_DESIGNATORS, standardToken } from './usps.ts';
+
+/** A free-text address taken apart. Every token is upper case and in USPS standard form. */
+export interface ParsedAddress {
+  house: string | null;
+  /**
+   * The street, and after it the city when the input had no comma to tell them apart: the resolver finds
+   * the split against the data.
+   */
+  rest: string[];
+  /** The city, when a comma separated it from the street. */
+  city: string[] | null;
+  state: string | null;
+  /** The words read as the state, in standard form: "NE" may have been a street's post-directional. */
+  stateTokens: string[];
+  zip: string | null;
+  unit: string | null;
+}
+
+/** Upper case, accents folded, punctuation to spaces; '#' and commas kept as their own tokens. */
+export function tokenize(input: string): string[] {
+  return input
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toUpperCase()
+    .replace(/#/g, ' # ')
+    .replace(/,/g, ' , ')
+    .replace(/[.'’]/g, '')
+    .replace(/[^A-Z0-9#,/-]+/g, ' ')
+    .replace(/(^|\s)-+|-+(\s|$)/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t !== '');
+}
+
+/** A street or place name in the form the index keys it by, e.g. "North Main Street" -> "N MAIN ST". */
+export function normalizeName(name: string): string {
+  return tokenize(name)
+    .filter((t) => t !== ',')
+    .map(standardToken)
+    .join(' ');
+}
+
+export function normalizeUnit(unit: string): string {
+  return unit.toUpperCase().replace(/[^A-Z0-9]/g, '');
+}
+
+function takeState(tokens: string[]): { code: string; tokens: string[] } | null {
+  for (const { tokens: spelling, code } of STATE_SPELLINGS) {
+    if (spelling.length >= tokens.length) continue; // something must stay for the street
+    const tail = tokens.slice(tokens.length - spelling.length);
+    if (tail.every((t, i) => t === spelling[i])) {
+      return { code, tokens: tokens.splice(tokens.length - spelling.length) };
+    }
+  }
+  return null;
+}
+
+export function parseAddress(input: string): ParsedAddress {
+  const tokens = tokenize(input);
+  const dropTrailingCommas = () => {
+    while (tokens[tokens.length - 1] === ',') tokens.pop();
+  };
+  dropTrailingCommas();
+
+  let unit: string | null = null;
+  for (let i = 0; i < tokens.length; i++) {
+    const designator = UNIT_DESIGNATORS[tokens[i] as string];
+    const next = tokens[i + 1];
+    // A designator must be followed by an identifier, and cannot be the house number or the street's first
+    // word; it may stand anywhere after that, even after the ZIP code.
+    // "FL 33931" at the end is Florida and its ZIP, not floor 33931.
+    const isStateAtEnd =
+      (tokens[i] as string) in STATES &&
+      (i === tokens.length - 1 || (i === tokens.length - 2 && /^\d{5}(-?\d{4})?$/.test(next ?? '')));
+    if (
+      designator &&
+      !isStateAtEnd &&
+      i > 1 &&
+      next &&
+      next !== ',' &&
+      (designator === '#' || /\d/.test(next) || next.length <= 2)
+    ) {
+      let id = next;
+      let take = 2;
+      if (next === '#' && tokens[i + 2]) {
+        id = tokens[i + 2] as string;
+        take = 3;
+      }
+      unit = normalizeUnit(id);
+      tokens.splice(i, take);
+      dropTrailingCommas();
+      break;
+    }
+  }
+
+  let zip: string | null = null;
+  const last = tokens[tokens.length - 1];
+  const zipMatch = last ? /^(\d{5})(?:-?\d{4})?$/.exec(last) : null;
+  if (zipMatch && tokens.length > 2) {
+    zip = zipMatch[1] ?? null;
+    tokens.pop();
+    dropTrailingCommas();
+  }
+  const state = takeState(tokens);
+  dropTrailingCommas();
+
+  let house: string | null = null;
+  const first = tokens[0];
+  if (first && /^\d+[A-Z]?$/.test(first)) {
+    house = first;
+    tokens.shift();
+    // "12 1/2 Main St": a fractional house number stays part of it.
+    if (tokens[0] && /^\d\/\d$/.test(tokens[0])) house += ` ${tokens.shift()}`;
+  }
+
+  const commaAt = tokens.indexOf(',');
+  const streetPart = commaAt === -1 ? tokens : tokens.slice(0, commaAt);
+  const cityPart = commaAt === -1 ? null : tokens.slice(commaAt + 1).filter((t) => t !== ',');
+  return {
+    house,
+    rest: streetPart.map(standardToken),
+    city: cityPart && cityPart.length > 0 ? cityPart.map(standardToken) : null,
+    state: state?.code ?? null,
+    stateTokens: state?.tokens.map(standardToken) ?? [],
+    zip,
+    unit,
+  };
+}
+
+/**
+ * Edit distance counting a swap of two neighbouring letters as one edit (optimal string alignment), the
+ * commonest typo; stops early once it must exceed `max`.
+ */
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let before: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (before[j - 2] as number) + 1);
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    before = prev;
+    prev = cur;
+  }
+  return prev[b.length] as number;
+}
+
+/** How many edits a typo in a name of this length may take. */
+export function typoAllowance(name: string): number {
+  const letters = name.replace(/\s/g, '').length;
+  return letters < 4 ? 0 : letters < 8 ? 1 : 2;
+}

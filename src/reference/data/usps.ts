@@ -1,0 +1,104 @@
+import { createRequire } from 'node:module';
+
+/**
+ * USPS Publication 28 vocabulary: street suffixes (C1, from the `street-types` package), directionals (B),
+ * secondary unit designators (C2) and state names (A). Everything is upper case.
+ */
+const require = createRequire(import.meta.url);
+const streetTypes = require('street-types') as { suffix: string; abbrs: string[]; standardAbbr: string }[];
+
+/** Any accepted spelling of a suffix -> its standard abbreviation, e.g. AVENUE, AVEN, AV -> AVE. */
+export const SUFFIX_ABBR = new Map<string, string>();
+/** Standard abbreviation -> the full suffix, for display, e.g. AVE -> AVENUE. */
+export const SUFFIX_FULL = new Map<string, string>();
+for (const t of streetTypes) {
+  const std = t.standardAbbr.trim().toUpperCase();
+  SUFFIX_FULL.set(std, t.suffix.trim().toUpperCase());
+  for (const a of [...t.abbrs, t.suffix, t.standardAbbr]) SUFFIX_ABBR.set(a.trim().toUpperCase(), std);
+}
+
+export const DIRECTIONALS: Record<string, string> = {
+  NORTH: 'N',
+  SOUTH: 'S',
+  EAST: 'E',
+  WEST: 'W',
+  NORTHEAST: 'NE',
+  NORTHWEST: 'NW',
+  SOUTHEAST: 'SE',
+  SOUTHWEST: 'SW',
+};
+
+/** Secondary unit designators; '#' is accepted too and stands for a unit number. */
+export const UNIT_DESIGNATORS: Record<string, string> = {
+  APARTMENT: 'APT',
+  APT: 'APT',
+  BASEMENT: 'BSMT',
+  BSMT: 'BSMT',
+  BUILDING: 'BLDG',
+  BLDG: 'BLDG',
+  DEPARTMENT: 'DEPT',
+  DEPT: 'DEPT',
+  FLOOR: 'FL',
+  FL: 'FL',
+  LOT: 'LOT',
+  OFFICE: 'OFC',
+  OFC: 'OFC',
+  PENTHOUSE: 'PH',
+  PH: 'PH',
+  ROOM: 'RM',
+  RM: 'RM',
+  SPACE: 'SPC',
+  SPC: 'SPC',
+  SUITE: 'STE',
+  STE: 'STE',
+  TRAILER: 'TRLR',
+  TRLR: 'TRLR',
+  UNIT: 'UNIT',
+  '#': '#',
+};
+
+export const ORDINALS: Record<string, string> = {
+  FIRST: '1ST',
+  SECOND: '2ND',
+  THIRD: '3RD',
+  FOURTH: '4TH',
+  FIFTH: '5TH',
+  SIXTH: '6TH',
+  SEVENTH: '7TH',
+  EIGHTH: '8TH',
+  NINTH: '9TH',
+  TENTH: '10TH',
+  ELEVENTH: '11TH',
+  TWELFTH: '12TH',
+};
+
+/** Words that are abbreviated wherever they stand (names of streets and places alike). */
+const WORDS: Record<string, string> = { SAINT: 'ST', MOUNT: 'MT', FORT: 'FT' };
+
+export const STATES: Record<string, string> = {
+  AL: 'ALABAMA', AK: 'ALASKA', AZ: 'ARIZONA', AR: 'ARKANSAS', CA: 'CALIFORNIA', CO: 'COLORADO',
+  CT: 'CONNECTICUT', DE: 'DELAWARE', DC: 'DISTRICT OF COLUMBIA', FL: 'FLORIDA', GA: 'GEORGIA', HI: 'HAWAII',
+  ID: 'IDAHO', IL: 'ILLINOIS', IN: 'INDIANA', IA: 'IOWA', KS: 'KANSAS', KY: 'KENTUCKY', LA: 'LOUISIANA',
+  ME: 'MAINE', MD: 'MARYLAND', MA: 'MASSACHUSETTS', MI: 'MICHIGAN', MN: 'MINNESOTA', MS: 'MISSISSIPPI',
+  MO: 'MISSOURI', MT: 'MONTANA', NE: 'NEBRASKA', NV: 'NEVADA', NH: 'NEW HAMPSHIRE', NJ: 'NEW JERSEY',
+  NM: 'NEW MEXICO', NY: 'NEW YORK', NC: 'NORTH CAROLINA', ND: 'NORTH DAKOTA', OH: 'OHIO', OK: 'OKLAHOMA',
+  OR: 'OREGON', PA: 'PENNSYLVANIA', RI: 'RHODE ISLAND', SC: 'SOUTH CAROLINA', SD: 'SOUTH DAKOTA',
+  TN: 'TENNESSEE', TX: 'TEXAS', UT: 'UTAH', VT: 'VERMONT', VA: 'VIRGINIA', WA: 'WASHINGTON',
+  WV: 'WEST VIRGINIA', WI: 'WISCONSIN', WY: 'WYOMING',
+};
+
+/** State spellings, longest first, as token lists: ["NEW","YORK"] -> NY, ["NY"] -> NY, ["WASH", "D", "C"]... */
+export const STATE_SPELLINGS: { tokens: string[]; code: string }[] = Object.entries(STATES)
+  .flatMap(([code, name]) => [
+    { tokens: name.split(' '), code },
+    { tokens: [code], code },
+  ])
+  .concat([{ tokens: ['WASHINGTON', 'DC'], code: 'DC' }, { tokens: ['D', 'C'], code: 'DC' }])
+  .sort((a, b) => b.tokens.length - a.tokens.length);
+
+/** One token in its standard form: suffixes, directionals, ordinals and a few words abbreviated. */
+export function standardToken(token: string): string {
+  return (
+    DIRECTIONALS[token] ?? ORDINALS[token] ?? WORDS[token] ?? SUFFIX_ABBR.get(token) ?? token
+  );
+}
