@@ -170,7 +170,8 @@ export function createBffApp(deps: BffDeps) {
         maxAge: Math.floor(deps.sessionAbsoluteMs / 1000),
       });
       deps.logger.info({ requestId: c.get('requestId'), plan: account.plan }, 'signed in');
-      return c.json({ account } satisfies SessionResponse);
+      const rateLimit = toRateLimit(await deps.budget.get(keyHash), now());
+      return c.json({ account, rateLimit } satisfies SessionResponse);
     },
   );
   api.get('/session', requireSession, (c) =>

@@ -7,7 +7,10 @@ describe('POST /api/session', () => {
     const h = createHarness();
     const res = await h.signIn();
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ account: { name: 'Harbor & Vale Realty', plan: 'professional' } });
+    expect(await res.json()).toEqual({
+      account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+      rateLimit: { limit: 60, remaining: 59, resetAt: expect.any(String) },
+    });
     const cookie = res.headers.get('set-cookie') ?? '';
     expect(cookie).toMatch(/^proplens_session=[A-Za-z0-9_-]{43};/);
     expect(cookie).toMatch(/HttpOnly/);

@@ -43,7 +43,15 @@ export const Account = z.object({
 });
 export type Account = z.infer<typeof Account>;
 
-export const SessionResponse = z.object({ account: Account });
+export const RateLimit = z.object({
+  limit: z.int().check(z.nonnegative()),
+  remaining: z.int().check(z.nonnegative()),
+  resetAt: z.string(),
+});
+export type RateLimit = z.infer<typeof RateLimit>;
+
+/** The account, and the key's rate-limit budget as last reported (so the header can show it at once). */
+export const SessionResponse = z.object({ account: Account, rateLimit: z.optional(z.nullable(RateLimit)) });
 export type SessionResponse = z.infer<typeof SessionResponse>;
 
 export const CreateSessionRequest = z.object({
@@ -66,13 +74,6 @@ export const AppConfig = z.object({
   salesContact: z.nullable(z.string()),
 });
 export type AppConfig = z.infer<typeof AppConfig>;
-
-export const RateLimit = z.object({
-  limit: z.int().check(z.nonnegative()),
-  remaining: z.int().check(z.nonnegative()),
-  resetAt: z.string(),
-});
-export type RateLimit = z.infer<typeof RateLimit>;
 
 const num = z.optional(z.nullable(z.number()));
 const text = z.optional(z.nullable(z.string()));

@@ -63,7 +63,11 @@ export interface DatabaseOptions {
   onIndexing?: () => void;
 }
 
-export function databasePath({ dir, records, seed }: Pick<DatabaseOptions, 'dir' | 'records' | 'seed'>): string {
+export function databasePath({
+  dir,
+  records,
+  seed,
+}: Pick<DatabaseOptions, 'dir' | 'records' | 'seed'>): string {
   return join(dir, `reference-v${SCHEMA_VERSION}-${records}-${seed}.sqlite`);
 }
 
@@ -150,7 +154,9 @@ function buildDatabase(path: string, options: DatabaseOptions): void {
     db.exec(`INSERT INTO address_fts (rowid, text)
       SELECT rid, street_number || ' ' || street_key || ' ' || unit_key || ' ' || city_key || ' ' || state || ' ' || zip || ' ' || county
       FROM property`);
-    db.exec('INSERT OR IGNORE INTO street (zip, street_key, city_key, state) SELECT zip, street_key, city_key, state FROM property');
+    db.exec(
+      'INSERT OR IGNORE INTO street (zip, street_key, city_key, state) SELECT zip, street_key, city_key, state FROM property',
+    );
     db.exec(INDEXES);
     db.exec("INSERT INTO address_fts(address_fts) VALUES('optimize')");
     const setMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');

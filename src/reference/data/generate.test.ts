@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamProperty } from '../../contract/index.ts';
-import { confidenceFor, DATA_AS_OF, generateProperties, SHOWCASE } from './generate.ts';
 import { loadPlaces } from './gazetteer.ts';
+import { confidenceFor, DATA_AS_OF, generateProperties, SHOWCASE } from './generate.ts';
 
 const take = (count: number, seed: number) => [...generateProperties({ count, seed })];
 
@@ -10,7 +10,9 @@ describe('generateProperties', () => {
 
   it('is deterministic: the same seed gives the same records, ids and dates', () => {
     expect(take(4000, 11)).toEqual(records);
-    expect(take(300, 12).map((r) => r.property_id)).not.toEqual(records.slice(0, 300).map((r) => r.property_id));
+    expect(take(300, 12).map((r) => r.property_id)).not.toEqual(
+      records.slice(0, 300).map((r) => r.property_id),
+    );
   });
 
   it('gives every record a unique id and a valid contract shape', () => {
@@ -59,15 +61,19 @@ describe('generateProperties', () => {
     expect(units.length).toBeGreaterThan(20);
     const first = units[0] as (typeof units)[number];
     const building = records.find(
-      (r) => r.unit === null && r.zip === first.zip && r.street_name === first.street_name && r.street_number === first.street_number,
+      (r) =>
+        r.unit === null &&
+        r.zip === first.zip &&
+        r.street_name === first.street_name &&
+        r.street_number === first.street_number,
     );
     expect(building).toBeDefined();
   });
 
   it('starts with the showcase addresses used by demos and tests', () => {
-    expect(records.slice(0, SHOWCASE.length).map((r) => `${r.street_number} ${r.street_name} ${r.zip}`)).toEqual(
-      SHOWCASE.map((s) => `${s.house} ${s.street} ${s.zip}`),
-    );
+    expect(
+      records.slice(0, SHOWCASE.length).map((r) => `${r.street_number} ${r.street_name} ${r.zip}`),
+    ).toEqual(SHOWCASE.map((s) => `${s.house} ${s.street} ${s.zip}`));
     expect(records[0]?.confidence).toBe('high');
     expect(records[1]?.confidence).toBe('medium');
     expect(records[3]?.confidence).toBe('low');

@@ -75,9 +75,39 @@ function ageInDays(rng: Rng): number {
 
 /** State price tiers, dollars per square foot of living area. */
 const PRICE_PER_SQFT: Record<string, number> = {
-  CA: 520, HI: 560, MA: 420, NY: 380, WA: 390, DC: 500, NJ: 300, CO: 330, OR: 300, MD: 250, CT: 250,
-  VA: 250, UT: 290, FL: 260, AZ: 250, NV: 240, TX: 180, IL: 170, GA: 170, NC: 180, PA: 160, MN: 190,
-  MI: 140, OH: 130, IN: 120, MO: 130, AL: 120, MS: 105, AR: 110, WV: 100, KY: 120, LA: 130, OK: 115,
+  CA: 520,
+  HI: 560,
+  MA: 420,
+  NY: 380,
+  WA: 390,
+  DC: 500,
+  NJ: 300,
+  CO: 330,
+  OR: 300,
+  MD: 250,
+  CT: 250,
+  VA: 250,
+  UT: 290,
+  FL: 260,
+  AZ: 250,
+  NV: 240,
+  TX: 180,
+  IL: 170,
+  GA: 170,
+  NC: 180,
+  PA: 160,
+  MN: 190,
+  MI: 140,
+  OH: 130,
+  IN: 120,
+  MO: 130,
+  AL: 120,
+  MS: 105,
+  AR: 110,
+  WV: 100,
+  KY: 120,
+  LA: 130,
+  OK: 115,
 };
 
 interface Street {
@@ -100,10 +130,31 @@ export const SHOWCASE: readonly {
   ageDays: number;
   type: PropertyType;
 }[] = [
-  { house: '1100', street: 'Congress Ave', zip: '78701', kind: 'assessor', ageDays: 12, type: 'single_family' },
+  {
+    house: '1100',
+    street: 'Congress Ave',
+    zip: '78701',
+    kind: 'assessor',
+    ageDays: 12,
+    type: 'single_family',
+  },
   { house: '233', street: 'S Wacker Dr', zip: '60606', kind: 'recorder', ageDays: 540, type: 'condominium' },
-  { house: '1600', street: 'Pennsylvania Ave NW', zip: '20500', kind: 'survey', ageDays: 30, type: 'single_family' },
-  { house: '742', street: 'Evergreen Ter', zip: '97477', kind: 'permits', ageDays: 1460, type: 'single_family' },
+  {
+    house: '1600',
+    street: 'Pennsylvania Ave NW',
+    zip: '20500',
+    kind: 'survey',
+    ageDays: 30,
+    type: 'single_family',
+  },
+  {
+    house: '742',
+    street: 'Evergreen Ter',
+    zip: '97477',
+    kind: 'permits',
+    ageDays: 1460,
+    type: 'single_family',
+  },
   { house: '1313', street: 'Mockingbird Ln', zip: '63101', kind: 'mls', ageDays: 200, type: 'townhouse' },
   { house: '615', street: 'Bourbon St', zip: '70116', kind: 'revenue', ageDays: 800, type: 'multi_family' },
 ];
@@ -132,9 +183,7 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
       // "Main St" is in many towns, which makes "100 Main St" without a city honestly ambiguous.
       if (r.chance(0.35)) names.add('Main St');
       while (names.size < n) {
-        names.add(
-          r.chance(0.6) ? r.pick(curated) : `${r.pick(surnames)} ${r.pick(suffixes)}`,
-        );
+        names.add(r.chance(0.6) ? r.pick(curated) : `${r.pick(surnames)} ${r.pick(suffixes)}`);
       }
       streets = [...names].map((display) => ({
         display,
@@ -167,23 +216,29 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
       ]);
     const age = forced?.ageDays ?? ageInDays(rng);
     const isLand = type === 'vacant_land';
-    const isUnit = type === 'apartment_unit' || type === 'condominium' && unit !== null;
-    const yearBuilt = isLand ? null : rng.weighted([
-      [rng.int(1890, 1945), 15],
-      [rng.int(1946, 1979), 35],
-      [rng.int(1980, 2009), 35],
-      [rng.int(2010, 2025), 15],
-    ] as const);
+    const isUnit = type === 'apartment_unit' || (type === 'condominium' && unit !== null);
+    const yearBuilt = isLand
+      ? null
+      : rng.weighted([
+          [rng.int(1890, 1945), 15],
+          [rng.int(1946, 1979), 35],
+          [rng.int(1980, 2009), 35],
+          [rng.int(2010, 2025), 15],
+        ] as const);
     const living = isLand ? null : isUnit ? rng.int(45, 160) * 10 : rng.int(70, 420) * 10;
-    const beds = living === null ? null : Math.max(0, Math.min(7, Math.round(living / 550 + rng.next() - 0.5)));
+    const beds =
+      living === null ? null : Math.max(0, Math.min(7, Math.round(living / 550 + rng.next() - 0.5)));
     const baths = beds === null ? null : Math.max(1, Math.round((beds * 0.7 + rng.next()) * 2) / 2);
     const perSqft = PRICE_PER_SQFT[place.state] ?? 150;
     const lot = isUnit ? null : rng.int(isLand ? 40 : 25, isLand ? 4000 : 400) * 100;
-    const market = living !== null ? living * perSqft * (0.7 + rng.next() * 0.6) : (lot ?? 0) * perSqft * 0.08;
+    const market =
+      living !== null ? living * perSqft * (0.7 + rng.next() * 0.6) : (lot ?? 0) * perSqft * 0.08;
     const assessed = Math.round((market * (0.75 + rng.next() * 0.2)) / 100) * 100;
     const sold = rng.chance(0.8);
     const saleAgeDays = rng.int(30, 365 * Math.min(40, yearBuilt ? 2026 - yearBuilt : 30));
-    const unitLabel = unit ? ` ${/^[A-Z]$|^\d+$/.test(unit) && type === 'condominium' ? 'Unit' : 'Apt'} ${unit}` : '';
+    const unitLabel = unit
+      ? ` ${/^[A-Z]$|^\d+$/.test(unit) && type === 'condominium' ? 'Unit' : 'Apt'} ${unit}`
+      : '';
     const record: GeneratedProperty = {
       property_id: propertyId(index++, seed),
       address: `${house} ${streetDisplay}${unitLabel}, ${place.city}, ${place.state} ${place.zip}`,

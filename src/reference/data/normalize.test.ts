@@ -3,21 +3,84 @@ import { editDistance, normalizeName, parseAddress } from './normalize.ts';
 
 describe('parseAddress', () => {
   it.each([
-    ['1100 Congress Ave, Austin, TX 78701', { house: '1100', rest: ['CONGRESS', 'AVE'], city: ['AUSTIN'], state: 'TX', zip: '78701', unit: null }],
-    ['1100 congress avenue austin texas', { house: '1100', rest: ['CONGRESS', 'AVE', 'AUSTIN'], city: null, state: 'TX', zip: null, unit: null }],
-    ['233 South Wacker Drive, Chicago IL 60606-1234', { house: '233', rest: ['S', 'WACKER', 'DR'], city: ['CHICAGO'], state: 'IL', zip: '60606', unit: null }],
-    ['10 Collier Ln Apt. 4B, Plainfield, Iowa', { house: '10', rest: ['COLLIER', 'LN'], city: ['PLAINFIELD'], state: 'IA', zip: null, unit: '4B' }],
-    ['10 Collier Ln #12, Plainfield IA', { house: '10', rest: ['COLLIER', 'LN'], city: ['PLAINFIELD'], state: 'IA', zip: null, unit: '12' }],
-    ['10 Collier Lane Suite 200 Plainfield IA', { house: '10', rest: ['COLLIER', 'LN', 'PLAINFIELD'], city: null, state: 'IA', zip: null, unit: '200' }],
-    ['615 bourbon st new orleans la 70116 apt 9', { house: '615', rest: ['BOURBON', 'ST', 'NEW', 'ORLEANS'], city: null, state: 'LA', zip: '70116', unit: '9' }],
-    ['580 16th St, Fort Myers Beach, FL 33931', { house: '580', rest: ['16TH', 'ST'], city: ['FT', 'MYERS', 'BCH'], state: 'FL', zip: '33931', unit: null }],
-    ['  12   North   Main   Street  ,  Springfield ,  New York  ', { house: '12', rest: ['N', 'MAIN', 'ST'], city: ['SPRINGFIELD'], state: 'NY', zip: null, unit: null }],
-    ['1600 Pennsylvania Avenue Northwest, Washington, D.C. 20500', { house: '1600', rest: ['PENNSYLVANIA', 'AVE', 'NW'], city: ['WASHINGTON'], state: 'DC', zip: '20500', unit: null }],
-    ['742 Evergreen Terr.', { house: '742', rest: ['EVERGREEN', 'TER'], city: null, state: null, zip: null, unit: null }],
-    ['12 1/2 Elm St', { house: '12 1/2', rest: ['ELM', 'ST'], city: null, state: null, zip: null, unit: null }],
+    [
+      '1100 Congress Ave, Austin, TX 78701',
+      { house: '1100', rest: ['CONGRESS', 'AVE'], city: ['AUSTIN'], state: 'TX', zip: '78701', unit: null },
+    ],
+    [
+      '1100 congress avenue austin texas',
+      { house: '1100', rest: ['CONGRESS', 'AVE', 'AUSTIN'], city: null, state: 'TX', zip: null, unit: null },
+    ],
+    [
+      '233 South Wacker Drive, Chicago IL 60606-1234',
+      { house: '233', rest: ['S', 'WACKER', 'DR'], city: ['CHICAGO'], state: 'IL', zip: '60606', unit: null },
+    ],
+    [
+      '10 Collier Ln Apt. 4B, Plainfield, Iowa',
+      { house: '10', rest: ['COLLIER', 'LN'], city: ['PLAINFIELD'], state: 'IA', zip: null, unit: '4B' },
+    ],
+    [
+      '10 Collier Ln #12, Plainfield IA',
+      { house: '10', rest: ['COLLIER', 'LN'], city: ['PLAINFIELD'], state: 'IA', zip: null, unit: '12' },
+    ],
+    [
+      '10 Collier Lane Suite 200 Plainfield IA',
+      { house: '10', rest: ['COLLIER', 'LN', 'PLAINFIELD'], city: null, state: 'IA', zip: null, unit: '200' },
+    ],
+    [
+      '615 bourbon st new orleans la 70116 apt 9',
+      {
+        house: '615',
+        rest: ['BOURBON', 'ST', 'NEW', 'ORLEANS'],
+        city: null,
+        state: 'LA',
+        zip: '70116',
+        unit: '9',
+      },
+    ],
+    [
+      '580 16th St, Fort Myers Beach, FL 33931',
+      {
+        house: '580',
+        rest: ['16TH', 'ST'],
+        city: ['FT', 'MYERS', 'BCH'],
+        state: 'FL',
+        zip: '33931',
+        unit: null,
+      },
+    ],
+    [
+      '  12   North   Main   Street  ,  Springfield ,  New York  ',
+      { house: '12', rest: ['N', 'MAIN', 'ST'], city: ['SPRINGFIELD'], state: 'NY', zip: null, unit: null },
+    ],
+    [
+      '1600 Pennsylvania Avenue Northwest, Washington, D.C. 20500',
+      {
+        house: '1600',
+        rest: ['PENNSYLVANIA', 'AVE', 'NW'],
+        city: ['WASHINGTON'],
+        state: 'DC',
+        zip: '20500',
+        unit: null,
+      },
+    ],
+    [
+      '742 Evergreen Terr.',
+      { house: '742', rest: ['EVERGREEN', 'TER'], city: null, state: null, zip: null, unit: null },
+    ],
+    [
+      '12 1/2 Elm St',
+      { house: '12 1/2', rest: ['ELM', 'ST'], city: null, state: null, zip: null, unit: null },
+    ],
     ['Main Street', { house: null, rest: ['MAIN', 'ST'], city: null, state: null, zip: null, unit: null }],
-    ['1 First Avenue, Saint Paul, MN', { house: '1', rest: ['1ST', 'AVE'], city: ['ST', 'PAUL'], state: 'MN', zip: null, unit: null }],
-    ['5 Crème Brûlée Ct, Austin, TX', { house: '5', rest: ['CREME', 'BRULEE', 'CT'], city: ['AUSTIN'], state: 'TX', zip: null, unit: null }],
+    [
+      '1 First Avenue, Saint Paul, MN',
+      { house: '1', rest: ['1ST', 'AVE'], city: ['ST', 'PAUL'], state: 'MN', zip: null, unit: null },
+    ],
+    [
+      '5 Crème Brûlée Ct, Austin, TX',
+      { house: '5', rest: ['CREME', 'BRULEE', 'CT'], city: ['AUSTIN'], state: 'TX', zip: null, unit: null },
+    ],
   ])('%s', (input, expected) => {
     const { stateTokens: _s, ...parsed } = parseAddress(input);
     expect(parsed).toEqual(expected);

@@ -1,4 +1,4 @@
-import { STATE_SPELLINGS, STATES, UNIT_DESIGNATORS, standardToken } from './usps.ts';
+import { STATE_SPELLINGS, STATES, standardToken, UNIT_DESIGNATORS } from './usps.ts';
 
 /** A free-text address taken apart. Every token is upper case and in USPS standard form. */
 export interface ParsedAddress {
@@ -142,7 +142,8 @@ export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINIT
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (before[j - 2] as number) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, (before[j - 2] as number) + 1);
       cur.push(v);
       if (v < rowMin) rowMin = v;
     }

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import type { UpstreamCandidate, UpstreamProperty } from '../../contract/index.ts';
 import type { PropertyStore, ResolveOutcome, SearchResult } from '../store.ts';
 import { PROPERTY_COLUMNS } from './database.ts';
-import { type ParsedAddress, editDistance, parseAddress, tokenize, typoAllowance } from './normalize.ts';
-import { UNIT_DESIGNATORS, standardToken } from './usps.ts';
+import { editDistance, type ParsedAddress, parseAddress, tokenize, typoAllowance } from './normalize.ts';
+import { standardToken, UNIT_DESIGNATORS } from './usps.ts';
 
 interface Row extends UpstreamProperty {
   city_key: string;
@@ -27,6 +27,15 @@ interface StreetRow {
   state: string;
 }
 
+function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
+}
+
 /**
  * Which streets are in which ZIP, city and state, in memory (a few MB for a million properties) so that a
  * typo can be corrected against the streets of the place the person named without a query per street.
@@ -40,26 +49,15 @@ class PlaceIndex {
   readonly #byLength = new Map<number, string[]>();
 
   constructor(rows: StreetRow[]) {
-    const add = <K>(map: Map<K, Set<string>>, key: K, value: string) => {
-      let set = map.get(key);
-      if (!set) map.set(key, (set = new Set()));
-      set.add(value);
-    };
     const all = new Set<string>();
     for (const r of rows) {
-      let zip = this.#byZip.get(r.zip);
-      if (!zip) this.#byZip.set(r.zip, (zip = []));
-      zip.push(r.street_key);
-      add(this.#byCity, `${r.state}|${r.city_key}`, r.street_key);
-      add(this.#byState, r.state, r.street_key);
-      add(this.#citiesByState, r.state, r.city_key);
+      getOrCreate(this.#byZip, r.zip, () => []).push(r.street_key);
+      getOrCreate(this.#byCity, `${r.state}|${r.city_key}`, () => new Set()).add(r.street_key);
+      getOrCreate(this.#byState, r.state, () => new Set()).add(r.street_key);
+      getOrCreate(this.#citiesByState, r.state, () => new Set()).add(r.city_key);
       all.add(r.street_key);
     }
-    for (const s of all) {
-      let list = this.#byLength.get(s.length);
-      if (!list) this.#byLength.set(s.length, (list = []));
-      list.push(s);
-    }
+    for (const s of all) getOrCreate(this.#byLength, s.length, () => []).push(s);
   }
 
   /** Street names that a typo of `street` may stand for, in the place named. */
@@ -70,7 +68,8 @@ class PlaceIndex {
       const cityAllowance = typoAllowance(name);
       const out: string[] = [];
       for (const c of this.#citiesByState.get(parsed.state) ?? []) {
-        if (editDistance(c, name, cityAllowance) <= cityAllowance) out.push(...(this.#byCity.get(`${parsed.state}|${c}`) ?? []));
+        if (editDistance(c, name, cityAllowance) <= cityAllowance)
+          out.push(...(this.#byCity.get(`${parsed.state}|${c}`) ?? []));
       }
       return out;
     }
@@ -122,7 +121,11 @@ export class SqlitePropertyStore implements PropertyStore {
     let outcome = this.#resolveParsed(parsed);
     // "123 Main St NE" reads NE as Nebraska: if that finds nothing, read it as part of the street.
     if (outcome === null && parsed.state && !parsed.zip && parsed.city === null) {
-      outcome = this.#resolveParsed({ ...parsed, state: null, rest: [...parsed.rest, ...parsed.stateTokens] });
+      outcome = this.#resolveParsed({
+        ...parsed,
+        state: null,
+        rest: [...parsed.rest, ...parsed.stateTokens],
+      });
     }
     return outcome ?? { kind: 'not_found', candidates: this.#suggest(address) };
   }
@@ -147,7 +150,8 @@ export class SqlitePropertyStore implements PropertyStore {
       if (allowance === 0) continue;
       for (const known of this.#places.streetsNear(parsed, split.city, allowance, split.street)) {
         const d = editDistance(split.street, known, allowance);
-        if (d <= allowance && (!best || d < best.distance)) best = { street: known, city: split.city, distance: d };
+        if (d <= allowance && (!best || d < best.distance))
+          best = { street: known, city: split.city, distance: d };
       }
     }
     if (best) {
@@ -189,14 +193,20 @@ export class SqlitePropertyStore implements PropertyStore {
     const wanted = parsed.unit ?? '';
     const exact = rows.filter((r) => r.unit_key === wanted);
     if (exact.length === 1) return { kind: 'found', property: strip(exact[0] as Row) };
-    if (exact.length > 1) return { kind: 'ambiguous', candidates: exact.slice(0, MAX_CANDIDATES).map(candidate) };
+    if (exact.length > 1)
+      return { kind: 'ambiguous', candidates: exact.slice(0, MAX_CANDIDATES).map(candidate) };
     if (buildings.size > 1) {
-      const heads = [...buildings.values()].map((units) => units.find((u) => u.unit_key === '') ?? (units[0] as Row));
+      const heads = [...buildings.values()].map(
+        (units) => units.find((u) => u.unit_key === '') ?? (units[0] as Row),
+      );
       return { kind: 'ambiguous', candidates: heads.slice(0, MAX_CANDIDATES).map(candidate) };
     }
     const units = [...buildings.values()][0] as Row[];
     const building = units.find((u) => u.unit_key === '') ?? (units[0] as Row);
-    const others = units.filter((u) => u.unit_key !== '').slice(0, MAX_CANDIDATES).map(candidate);
+    const others = units
+      .filter((u) => u.unit_key !== '')
+      .slice(0, MAX_CANDIDATES)
+      .map(candidate);
     if (parsed.unit) return { kind: 'unit_not_found', building: candidate(building), candidates: others };
     // A building known only by its units: which unit was meant?
     return { kind: 'ambiguous', candidates: others };
@@ -259,9 +269,10 @@ export function ftsQuery(words: string[]): string {
  * match whole (not just as a prefix), then the shorter address (fewer words the person did not type).
  */
 export function searchScore(words: string[], row: SearchRow): number {
-  const tokens = `${row.street_number} ${row.street_key} ${row.unit_key} ${row.city_key} ${row.state} ${row.zip}`
-    .split(' ')
-    .filter((t) => t !== '');
+  const tokens =
+    `${row.street_number} ${row.street_key} ${row.unit_key} ${row.city_key} ${row.state} ${row.zip}`
+      .split(' ')
+      .filter((t) => t !== '');
   let score = 0;
   if (words[0] === row.street_number) score += 4;
   for (const w of words) if (tokens.includes(w)) score += 2;

@@ -76,15 +76,57 @@ export const ORDINALS: Record<string, string> = {
 const WORDS: Record<string, string> = { SAINT: 'ST', MOUNT: 'MT', FORT: 'FT' };
 
 export const STATES: Record<string, string> = {
-  AL: 'ALABAMA', AK: 'ALASKA', AZ: 'ARIZONA', AR: 'ARKANSAS', CA: 'CALIFORNIA', CO: 'COLORADO',
-  CT: 'CONNECTICUT', DE: 'DELAWARE', DC: 'DISTRICT OF COLUMBIA', FL: 'FLORIDA', GA: 'GEORGIA', HI: 'HAWAII',
-  ID: 'IDAHO', IL: 'ILLINOIS', IN: 'INDIANA', IA: 'IOWA', KS: 'KANSAS', KY: 'KENTUCKY', LA: 'LOUISIANA',
-  ME: 'MAINE', MD: 'MARYLAND', MA: 'MASSACHUSETTS', MI: 'MICHIGAN', MN: 'MINNESOTA', MS: 'MISSISSIPPI',
-  MO: 'MISSOURI', MT: 'MONTANA', NE: 'NEBRASKA', NV: 'NEVADA', NH: 'NEW HAMPSHIRE', NJ: 'NEW JERSEY',
-  NM: 'NEW MEXICO', NY: 'NEW YORK', NC: 'NORTH CAROLINA', ND: 'NORTH DAKOTA', OH: 'OHIO', OK: 'OKLAHOMA',
-  OR: 'OREGON', PA: 'PENNSYLVANIA', RI: 'RHODE ISLAND', SC: 'SOUTH CAROLINA', SD: 'SOUTH DAKOTA',
-  TN: 'TENNESSEE', TX: 'TEXAS', UT: 'UTAH', VT: 'VERMONT', VA: 'VIRGINIA', WA: 'WASHINGTON',
-  WV: 'WEST VIRGINIA', WI: 'WISCONSIN', WY: 'WYOMING',
+  AL: 'ALABAMA',
+  AK: 'ALASKA',
+  AZ: 'ARIZONA',
+  AR: 'ARKANSAS',
+  CA: 'CALIFORNIA',
+  CO: 'COLORADO',
+  CT: 'CONNECTICUT',
+  DE: 'DELAWARE',
+  DC: 'DISTRICT OF COLUMBIA',
+  FL: 'FLORIDA',
+  GA: 'GEORGIA',
+  HI: 'HAWAII',
+  ID: 'IDAHO',
+  IL: 'ILLINOIS',
+  IN: 'INDIANA',
+  IA: 'IOWA',
+  KS: 'KANSAS',
+  KY: 'KENTUCKY',
+  LA: 'LOUISIANA',
+  ME: 'MAINE',
+  MD: 'MARYLAND',
+  MA: 'MASSACHUSETTS',
+  MI: 'MICHIGAN',
+  MN: 'MINNESOTA',
+  MS: 'MISSISSIPPI',
+  MO: 'MISSOURI',
+  MT: 'MONTANA',
+  NE: 'NEBRASKA',
+  NV: 'NEVADA',
+  NH: 'NEW HAMPSHIRE',
+  NJ: 'NEW JERSEY',
+  NM: 'NEW MEXICO',
+  NY: 'NEW YORK',
+  NC: 'NORTH CAROLINA',
+  ND: 'NORTH DAKOTA',
+  OH: 'OHIO',
+  OK: 'OKLAHOMA',
+  OR: 'OREGON',
+  PA: 'PENNSYLVANIA',
+  RI: 'RHODE ISLAND',
+  SC: 'SOUTH CAROLINA',
+  SD: 'SOUTH DAKOTA',
+  TN: 'TENNESSEE',
+  TX: 'TEXAS',
+  UT: 'UTAH',
+  VT: 'VERMONT',
+  VA: 'VIRGINIA',
+  WA: 'WASHINGTON',
+  WV: 'WEST VIRGINIA',
+  WI: 'WISCONSIN',
+  WY: 'WYOMING',
 };
 
 /** State spellings, longest first, as token lists: ["NEW","YORK"] -> NY, ["NY"] -> NY, ["WASH", "D", "C"]... */
@@ -93,12 +135,13 @@ export const STATE_SPELLINGS: { tokens: string[]; code: string }[] = Object.entr
     { tokens: name.split(' '), code },
     { tokens: [code], code },
   ])
-  .concat([{ tokens: ['WASHINGTON', 'DC'], code: 'DC' }, { tokens: ['D', 'C'], code: 'DC' }])
+  .concat([
+    { tokens: ['WASHINGTON', 'DC'], code: 'DC' },
+    { tokens: ['D', 'C'], code: 'DC' },
+  ])
   .sort((a, b) => b.tokens.length - a.tokens.length);
 
 /** One token in its standard form: suffixes, directionals, ordinals and a few words abbreviated. */
 export function standardToken(token: string): string {
-  return (
-    DIRECTIONALS[token] ?? ORDINALS[token] ?? WORDS[token] ?? SUFFIX_ABBR.get(token) ?? token
-  );
+  return DIRECTIONALS[token] ?? ORDINALS[token] ?? WORDS[token] ?? SUFFIX_ABBR.get(token) ?? token;
 }

@@ -83,31 +83,29 @@ export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
     <PageShell
       header={
         <header className="border-b border-slate-200 bg-white/90 dark:border-slate-800 dark:bg-slate-900/90">
-          <div className="mx-auto flex w-full max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
-            <Link to="/search" aria-label="PropLens home">
+          <div className="mx-auto flex w-full max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
+            <Link to="/search" aria-label="PropLens home" className="mr-auto">
               <Logo />
             </Link>
-            <div className="flex flex-wrap items-center gap-3">
+            <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto">
+              <span className="font-semibold">{account.name}</span>
+              {account.plan ? (
+                <span className="rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-800 dark:bg-slate-700 dark:text-slate-100">
+                  {account.plan.charAt(0).toUpperCase()}
+                  {account.plan.slice(1)} plan
+                </span>
+              ) : null}
               {headerExtra}
-              <p className="text-sm">
-                <span className="font-semibold">{account.name}</span>
-                {account.plan ? (
-                  <span className="ml-2 rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-800 dark:bg-slate-700 dark:text-slate-100">
-                    {account.plan.charAt(0).toUpperCase()}
-                    {account.plan.slice(1)} plan
-                  </span>
-                ) : null}
-              </p>
-              <Button
-                variant="secondary"
-                disabled={signOut.isPending}
-                onClick={() =>
-                  signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) })
-                }
-              >
-                Sign out
-              </Button>
-            </div>
+            </p>
+            <Button
+              variant="secondary"
+              disabled={signOut.isPending}
+              onClick={() =>
+                signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) })
+              }
+            >
+              Sign out
+            </Button>
           </div>
         </header>
       }

@@ -1,5 +1,6 @@
 import { lazy, Suspense } from 'react';
 import { Link, Navigate, Route, Routes } from 'react-router';
+import { RateLimitMeter } from '../features/rate-limit/components/rate-limit-meter.tsx';
 import { PageShell, ProtectedLayout } from './layouts.tsx';
 import { SignInRoute } from './routes/sign-in.tsx';
 
@@ -32,7 +33,7 @@ export function AppRoutes() {
     <Routes>
       <Route path="/" element={<Navigate to="/search" replace />} />
       <Route path="/sign-in" element={<SignInRoute />} />
-      <Route element={<ProtectedLayout />}>
+      <Route element={<ProtectedLayout headerExtra={<RateLimitMeter />} />}>
         <Route
           path="/search"
           element={

@@ -1,5 +1,6 @@
-import type * as z from 'zod/mini';
-import { ApiErrorBody, type ApiErrorCode, type Candidate } from '../../contract/index.ts';
+import * as z from 'zod/mini';
+import { ApiErrorBody, type ApiErrorCode, type Candidate, RateLimit } from '../../contract/index.ts';
+import { markRateLimitExhausted, publishRateLimit } from './rate-limit-store.ts';
 
 /** Codes the browser adds to the BFF's own: no answer at all, or an answer we could not read. */
 export type ClientErrorCode = ApiErrorCode | 'offline' | 'bad_response';
@@ -53,6 +54,7 @@ export async function apiFetch<S extends z.ZodMiniType>(
     const parsed = ApiErrorBody.safeParse(json);
     if (parsed.success) {
       const e = parsed.data.error;
+      if (e.code === 'rate_limited' && e.resetAt) markRateLimitExhausted(e.resetAt);
       throw new ApiRequestError(res.status, e.code, e.message, e.candidates ?? [], e.resetAt ?? null);
     }
     throw new ApiRequestError(
@@ -69,5 +71,9 @@ export async function apiFetch<S extends z.ZodMiniType>(
       'bad_response',
       'PropLens sent an answer this page cannot read. Reload the page.',
     );
+  const rateLimit = RateLimitIn.safeParse(parsed.data);
+  if (rateLimit.success) publishRateLimit(rateLimit.data.rateLimit);
   return parsed.data;
 }
+
+const RateLimitIn = z.object({ rateLimit: z.nullable(RateLimit) });

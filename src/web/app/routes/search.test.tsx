@@ -1,0 +1,253 @@
+import { act, fireEvent, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Property } from '../../../contract/index.ts';
+import { resetRecentSearchesCache } from '../../features/search/lib/recent-searches.ts';
+import { apiError, fakeApi, type Handler, json, location, Route, renderRoutes } from '../../test/utils.tsx';
+import { ProtectedLayout } from '../layouts.tsx';
+import { SearchRoute } from './search.tsx';
+import { SignInRoute } from './sign-in.tsx';
+
+const property = (address: string, over: Partial<Property> = {}): Property => ({
+  id: `pi_${address.length}`,
+  address,
+  source: 'Travis County Assessor',
+  sourceKind: 'assessor',
+  confidence: 'high',
+  lastVerified: new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10),
+  attributes: {},
+  ...over,
+});
+const CONGRESS = '1100 Congress Ave, Austin, TX 78701';
+const rateLimit = { limit: 60, remaining: 57, resetAt: new Date(Date.now() + 30_000).toISOString() };
+const session: Handler = () => json({ account: { name: 'Harbor & Vale Realty', plan: 'professional' } });
+const config: Handler = () => json({ demoKeys: null, salesContact: null });
+
+const routes = (
+  <>
+    <Route path="/sign-in" element={<SignInRoute />} />
+    <Route element={<ProtectedLayout />}>
+      <Route path="/search" element={<SearchRoute />} />
+    </Route>
+  </>
+);
+
+const resolveCalls = (api: ReturnType<typeof fakeApi>) =>
+  api.calls.filter((c) => c.url.pathname === '/api/properties/resolve');
+
+beforeEach(() => {
+  localStorage.clear();
+  resetRecentSearchesCache();
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe('search', () => {
+  it('focuses the Address field on load, and "/" focuses it from anywhere', async () => {
+    fakeApi({ 'GET /api/session': session, 'GET /api/config': config });
+    renderRoutes(routes, '/search');
+    const field = await screen.findByRole('combobox', { name: 'Address' });
+    expect(field).toHaveFocus();
+    field.blur();
+    fireEvent.keyDown(document.body, { key: '/' });
+    expect(field).toHaveFocus();
+  });
+
+  it('puts the address in the URL, resolves it, and shows the record; a repeat search sends no request', async () => {
+    const api = fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit }),
+    });
+    renderRoutes(routes, '/search');
+    const field = await screen.findByRole('combobox', { name: 'Address' });
+    await userEvent.type(field, '1100 congress avenue austin tx{Enter}');
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(location.search).toBe('?address=1100+congress+avenue+austin+tx');
+    expect(screen.getByTestId('reliability-summary')).toHaveTextContent(
+      'High confidence: from Travis County Assessor, verified 12 days ago.',
+    );
+    expect(resolveCalls(api)).toHaveLength(1);
+
+    await userEvent.clear(field);
+    await userEvent.type(field, '  1100 CONGRESS avenue   austin tx{Enter}');
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(resolveCalls(api)).toHaveLength(1);
+  });
+
+  it('shows a skeleton while loading', async () => {
+    fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => new Promise(() => {}),
+    });
+    renderRoutes(routes, '/search?address=1100%20Congress');
+    expect(await screen.findByRole('status', { name: 'Looking up the property' })).toBeInTheDocument();
+  });
+
+  it('offers suggestions as a listbox the keyboard can drive, and remembers recent searches', async () => {
+    const api = fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/search': () =>
+        json({ items: [property(CONGRESS), property('1102 Congress Ave, Austin, TX 78701')], rateLimit }),
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit }),
+    });
+    renderRoutes(routes, '/search');
+    const field = await screen.findByRole('combobox', { name: 'Address' });
+    await userEvent.type(field, 'congress');
+    const list = await screen.findByRole('listbox', { name: 'Suggestions' });
+    expect(field).toHaveAttribute('aria-expanded', 'true');
+    const options = within(list).getAllByRole('option');
+    expect(options.map((o) => o.textContent)).toEqual([CONGRESS, '1102 Congress Ave, Austin, TX 78701']);
+    await userEvent.keyboard('{ArrowDown}{ArrowDown}{ArrowUp}');
+    expect(field).toHaveAttribute('aria-activedescendant', options[0]?.id);
+    expect(options[0]).toHaveAttribute('aria-selected', 'true');
+    await userEvent.keyboard('{Enter}');
+    // The suggestion carried the record: it shows at once and costs no resolve request.
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(resolveCalls(api)).toHaveLength(0);
+    expect(JSON.parse(localStorage.getItem('proplens.recent-searches') ?? '[]')).toEqual([CONGRESS]);
+
+    await userEvent.clear(field);
+    expect(await screen.findByRole('option', { name: `Recent search: ${CONGRESS}` })).toBeInTheDocument();
+    await userEvent.keyboard('{Escape}');
+    expect(field).toHaveAttribute('aria-expanded', 'false');
+  });
+
+  it('clears recent searches on request', async () => {
+    localStorage.setItem('proplens.recent-searches', JSON.stringify([CONGRESS]));
+    resetRecentSearchesCache();
+    fakeApi({ 'GET /api/session': session, 'GET /api/config': config });
+    renderRoutes(routes, '/search');
+    await userEvent.click(await screen.findByRole('button', { name: 'Clear recent searches' }));
+    expect(screen.queryByText(CONGRESS)).not.toBeInTheDocument();
+    expect(localStorage.getItem('proplens.recent-searches')).toBeNull();
+  });
+});
+
+describe('every other state', () => {
+  const renderWith = (resolve: Handler, path = '/search?address=100%20Main%20St') => {
+    const api = fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': resolve,
+    });
+    renderRoutes(routes, path);
+    return api;
+  };
+
+  it('not found: says so, with "did you mean" links', async () => {
+    renderWith(() =>
+      apiError(404, 'not_found', 'No', {
+        candidates: [{ id: 'a', address: '521 Morrow Rd, Austin, TX 78751' }],
+      }),
+    );
+    expect(await screen.findByText('No property matches “100 Main St”')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: '521 Morrow Rd, Austin, TX 78751' })).toHaveAttribute(
+      'href',
+      '/search?address=521+Morrow+Rd%2C+Austin%2C+TX+78751',
+    );
+  });
+
+  it('ambiguous: lets the person pick one of the candidates', async () => {
+    renderWith(() =>
+      apiError(409, 'ambiguous', 'Many', {
+        candidates: [
+          { id: 'a', address: '100 Main St, Hope, AK 99605' },
+          { id: 'b', address: '100 Main St, Dallas, TX 75376' },
+        ],
+      }),
+    );
+    expect(await screen.findByText('More than one property matches')).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('list', { name: 'Matching properties' })).getAllByRole('link'),
+    ).toHaveLength(2);
+  });
+
+  it('unit not found: offers the building and its units', async () => {
+    renderWith(() =>
+      apiError(404, 'unit_not_found', 'No unit', {
+        candidates: [{ id: 'b', address: '10 Collier Ln, Plainfield, IA 50666' }],
+      }),
+    );
+    expect(await screen.findByText('The building is known, but not that unit')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: '10 Collier Ln, Plainfield, IA 50666' })).toBeInTheDocument();
+  });
+
+  it('rate limited: a live countdown, never "not found", then an automatic retry', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    let calls = 0;
+    renderWith(() => {
+      calls++;
+      return calls === 1
+        ? apiError(429, 'rate_limited', 'Used up', { resetAt: new Date(Date.now() + 5000).toISOString() })
+        : json({ property: property(CONGRESS), rateLimit });
+    });
+    expect(await screen.findByText(/Rate limit reached/)).toBeInTheDocument();
+    expect(screen.queryByText(/No property matches/)).not.toBeInTheDocument();
+    expect(screen.getByText('5 s')).toBeInTheDocument();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(2000);
+    });
+    expect(screen.getByText('3 s')).toBeInTheDocument();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(3500);
+    });
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(calls).toBe(2);
+  });
+
+  it.each([['upstream_unavailable'], ['upstream_timeout'], ['upstream_invalid']])(
+    '%s: explains and retries on request',
+    async (code) => {
+      let calls = 0;
+      renderWith(() =>
+        ++calls === 1 ? apiError(502, code, 'Down') : json({ property: property(CONGRESS), rateLimit }),
+      );
+      expect(await screen.findByText('The property service is not answering')).toBeInTheDocument();
+      await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+      expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    },
+  );
+
+  it('offline: says so and retries on request', async () => {
+    let calls = 0;
+    renderWith(() => {
+      if (++calls === 1) throw new TypeError('Failed to fetch');
+      return json({ property: property(CONGRESS), rateLimit });
+    });
+    expect(await screen.findByText('No connection')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+  });
+
+  it('session expired: back to the key screen, saying so, then back to the same search', async () => {
+    // The session ends between loading the page and the lookup; signing in again brings the search back.
+    let phase: 'live' | 'ended' | 'renewed' = 'live';
+    fakeApi({
+      'GET /api/session': () =>
+        phase === 'ended' ? apiError(401, 'unauthenticated', 'Ended') : session({} as never),
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => {
+        if (phase === 'renewed') return json({ property: property(CONGRESS), rateLimit });
+        phase = 'ended';
+        return apiError(401, 'unauthenticated', 'Ended');
+      },
+      'POST /api/session': () => {
+        phase = 'renewed';
+        return session({} as never);
+      },
+    });
+    renderRoutes(routes, '/search?address=1100%20Congress');
+    expect(await screen.findByText('Your session has ended')).toBeInTheDocument();
+    expect(location.pathname).toBe('/sign-in');
+    await userEvent.type(screen.getByLabelText('API key'), 'pi_demo_professional');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(location.pathname).toBe('/search');
+    expect(location.search).toBe('?address=1100%20Congress');
+  });
+});

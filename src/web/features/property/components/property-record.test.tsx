@@ -1,0 +1,81 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { Property } from '../../../../contract/index.ts';
+import { PropertyRecord, reliabilitySentence } from './property-record.tsx';
+
+const now = new Date(2026, 10, 21, 15, 0);
+const record = (over: Partial<Property> = {}): Property => ({
+  id: 'pi_1oesttw0',
+  address: '1100 Congress Ave, Austin, TX 78701',
+  source: 'Travis County Assessor',
+  sourceKind: 'assessor',
+  confidence: 'high',
+  lastVerified: '2026-11-09',
+  attributes: {
+    county: 'Travis County',
+    yearBuilt: 1898,
+    assessedValue: 276900,
+    livingAreaSqft: 2430,
+    lotSizeSqft: 87120,
+    other: { flood_zone: 'X' },
+  },
+  ...over,
+});
+
+describe('the record', () => {
+  it('shows the three badges in words, each with a description for assistive technology', () => {
+    render(<PropertyRecord property={record()} now={now} />);
+    const badges = within(screen.getByRole('list', { name: 'Reliability' }));
+    expect(badges.getByText('High confidence')).toBeInTheDocument();
+    expect(badges.getByText('Travis County Assessor')).toBeInTheDocument();
+    expect(badges.getByText('· Assessor record')).toBeInTheDocument();
+    expect(badges.getByText(/Verified 12 days ago/)).toBeInTheDocument();
+    const tooltips = screen.getAllByRole('tooltip', { hidden: true });
+    expect(tooltips.map((t) => t.textContent).join(' ')).toMatch(/Last verified on 9 November 2026/);
+    expect(tooltips.map((t) => t.textContent).join(' ')).toMatch(/source and how recently/);
+  });
+
+  it.each([
+    ['high', 'High confidence'],
+    ['medium', 'Medium confidence'],
+    ['low', 'Low confidence'],
+  ] as const)('labels %s confidence as "%s"', (level, text) => {
+    render(<PropertyRecord property={record({ confidence: level })} now={now} />);
+    expect(screen.getByText(text)).toBeInTheDocument();
+  });
+
+  it.each([
+    ['2026-08-23', 'fresh', 'Verified 3 months ago'],
+    ['2026-08-22', 'ageing', 'Verified 3 months ago'],
+    ['2025-11-21', 'ageing', 'Verified 12 months ago'],
+    ['2025-11-20', 'stale', 'Verified 12 months ago'],
+  ])('puts a record verified on %s in the %s tier', (date, tier, text) => {
+    const { container } = render(<PropertyRecord property={record({ lastVerified: date })} now={now} />);
+    expect(container.querySelector(`[data-tier="${tier}"]`)).toHaveTextContent(text);
+    expect(container.querySelector(`[data-tier="${tier}"]`)).toHaveTextContent(`(${tier})`);
+  });
+
+  it('sums reliability up in one sentence, with a warning when stale or low', () => {
+    expect(reliabilitySentence(record(), 12)).toBe(
+      'High confidence: from Travis County Assessor, verified 12 days ago.',
+    );
+    expect(reliabilitySentence(record({ confidence: 'low' }), 12)).toMatch(/Confirm it independently/);
+    expect(reliabilitySentence(record({ confidence: 'medium' }), 800)).toMatch(/over a year old/);
+  });
+
+  it('formats the attributes: currency, areas with acres, and fields it does not know', () => {
+    render(<PropertyRecord property={record()} now={now} />);
+    expect(screen.getByText('$276,900')).toBeInTheDocument();
+    expect(screen.getByText('2,430 sq ft')).toBeInTheDocument();
+    expect(screen.getByText('87,120 sq ft (2.00 acres)')).toBeInTheDocument();
+    expect(screen.getByText('Flood zone')).toBeInTheDocument();
+  });
+
+  it('renders untrusted text as text, never as markup', () => {
+    const { container } = render(
+      <PropertyRecord property={record({ source: '<img src=x onerror=alert(1)>' })} now={now} />,
+    );
+    expect(container.querySelector('img')).toBeNull();
+    expect(screen.getAllByText(/<img src=x/).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,163 @@
+import { type ReactNode, useState } from 'react';
+import type { Property } from '../../../../contract/index.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { formatArea, formatCount, formatPropertyType, formatUsd, humanizeField } from '../lib/format.ts';
+import { ageInDays, longDate, relativeAge, tierFor } from '../lib/verification.ts';
+import {
+  ConfidenceBadge,
+  confidenceText,
+  SourceBadge,
+  sourceKindText,
+  VerificationBadge,
+} from './badges.tsx';
+
+/** One plain sentence that sums up whether the record can be relied on. */
+export function reliabilitySentence(property: Property, days: number): string {
+  const base = `${confidenceText(property.confidence)}: from ${property.source}, verified ${relativeAge(days)}.`;
+  const tier = tierFor(days);
+  if (tier === 'stale')
+    return `${base} The verification is over a year old: confirm key facts before relying on them.`;
+  if (property.confidence === 'low') return `${base} Confirm it independently before relying on it.`;
+  return base;
+}
+
+function CopyId({ id }: { id: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(id);
+      setState('copied');
+    } catch {
+      setState('failed');
+    }
+  };
+  return (
+    <span className="inline-flex flex-wrap items-center gap-2">
+      <code className="rounded bg-slate-100 px-2 py-1 font-mono text-sm dark:bg-slate-800">{id}</code>
+      <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={copy}>
+        Copy ID
+      </Button>
+      <span role="status" className="text-xs text-slate-600 dark:text-slate-300">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the ID and copy it' : ''}
+      </span>
+    </span>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="border-t border-slate-200 py-3 dark:border-slate-800">
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
+        {label}
+      </dt>
+      <dd className="mt-1 text-sm font-medium">{children}</dd>
+    </div>
+  );
+}
+
+export function PropertyRecord({ property, now = new Date() }: { property: Property; now?: Date }) {
+  const days = ageInDays(property.lastVerified, now);
+  const a = property.attributes;
+  const facts: [string, ReactNode][] = [];
+  const add = (label: string, value: ReactNode | null | undefined) => {
+    if (value !== null && value !== undefined && value !== '') facts.push([label, value]);
+  };
+  add('Property type', a.propertyType ? formatPropertyType(a.propertyType) : null);
+  add('Parcel number', a.parcelNumber);
+  add('County', a.county);
+  add('Year built', a.yearBuilt ?? null);
+  add('Living area', a.livingAreaSqft != null ? formatArea(a.livingAreaSqft) : null);
+  add('Lot size', a.lotSizeSqft != null ? formatArea(a.lotSizeSqft) : null);
+  add('Bedrooms', a.bedrooms != null ? formatCount(a.bedrooms) : null);
+  add('Bathrooms', a.bathrooms != null ? formatCount(a.bathrooms) : null);
+  add('Assessed value', a.assessedValue != null ? formatUsd(a.assessedValue) : null);
+  add(
+    'Last sale',
+    a.lastSaleDate || a.lastSalePrice != null
+      ? [
+          a.lastSalePrice != null ? formatUsd(a.lastSalePrice) : null,
+          a.lastSaleDate ? `on ${longDate(a.lastSaleDate)}` : null,
+        ]
+          .filter(Boolean)
+          .join(' ')
+      : null,
+  );
+  for (const [name, value] of Object.entries(a.other ?? {})) add(humanizeField(name), value);
+
+  return (
+    <article
+      aria-labelledby="record-address"
+      className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6 dark:border-slate-800 dark:bg-slate-900"
+    >
+      <h2 id="record-address" className="text-xl font-bold tracking-tight sm:text-2xl">
+        {property.address}
+      </h2>
+      <div className="mt-2 text-sm text-slate-600 dark:text-slate-300">
+        <span className="mr-2">Property ID</span>
+        <CopyId id={property.id} />
+      </div>
+      <ul aria-label="Reliability" className="mt-4 flex flex-wrap gap-2">
+        <li>
+          <ConfidenceBadge level={property.confidence} />
+        </li>
+        <li>
+          <SourceBadge source={property.source} kind={property.sourceKind} />
+        </li>
+        <li>
+          <VerificationBadge lastVerified={property.lastVerified} days={days} />
+        </li>
+      </ul>
+      <p
+        className="mt-4 rounded-lg bg-slate-100 px-4 py-3 text-base dark:bg-slate-800"
+        data-testid="reliability-summary"
+      >
+        {reliabilitySentence(property, days)}
+      </p>
+      {facts.length > 0 ? (
+        <>
+          <h3 className="mt-6 text-sm font-semibold text-slate-700 dark:text-slate-300">Property details</h3>
+          <dl className="mt-2 grid grid-cols-1 gap-x-8 sm:grid-cols-2 lg:grid-cols-3">
+            {facts.map(([label, value]) => (
+              <Fact key={label} label={label}>
+                {value}
+              </Fact>
+            ))}
+          </dl>
+        </>
+      ) : null}
+      <p className="mt-4 text-xs text-slate-500 dark:text-slate-400">
+        Source: {property.source}
+        {sourceKindText(property.sourceKind)
+          ? ` (${sourceKindText(property.sourceKind)?.toLowerCase()})`
+          : ''}
+        ; last verified {longDate(property.lastVerified)}.
+      </p>
+    </article>
+  );
+}
+
+/** Same footprint as the record, so the page does not jump when it arrives. */
+export function RecordSkeleton() {
+  return (
+    <div
+      role="status"
+      aria-label="Looking up the property"
+      className="animate-pulse rounded-xl border border-slate-200 bg-white p-5 sm:p-6 dark:border-slate-800 dark:bg-slate-900"
+    >
+      <div className="h-7 w-3/4 rounded bg-slate-200 dark:bg-slate-700" />
+      <div className="mt-3 h-5 w-1/3 rounded bg-slate-200 dark:bg-slate-700" />
+      <div className="mt-4 flex flex-wrap gap-2">
+        <div className="h-8 w-40 rounded-full bg-slate-200 dark:bg-slate-700" />
+        <div className="h-8 w-56 rounded-full bg-slate-200 dark:bg-slate-700" />
+        <div className="h-8 w-44 rounded-full bg-slate-200 dark:bg-slate-700" />
+      </div>
+      <div className="mt-4 h-12 rounded-lg bg-slate-200 dark:bg-slate-700" />
+      <div className="mt-6 grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
+        {Array.from({ length: 9 }, (_, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
+          <div key={i} className="h-12 rounded bg-slate-200 dark:bg-slate-700" />
+        ))}
+      </div>
+    </div>
+  );
+}

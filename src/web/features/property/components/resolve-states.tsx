@@ -1,0 +1,144 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import type { Candidate } from '../../../../contract/index.ts';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { ApiRequestError } from '../../../lib/api-client.ts';
+
+const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
+
+function CandidateList({ candidates, label }: { candidates: Candidate[]; label: string }) {
+  return (
+    <ul
+      aria-label={label}
+      className="mt-2 divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-700 dark:bg-slate-900"
+    >
+      {candidates.map((c) => (
+        <li key={c.id}>
+          <Link
+            to={searchLink(c.address)}
+            className="block px-4 py-3 text-sm font-medium text-teal-800 hover:bg-slate-50 dark:text-teal-300 dark:hover:bg-slate-800"
+          >
+            {c.address}
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Seconds left until `resetAt`, ticking once a second. */
+function useSecondsUntil(resetAt: string | null): number {
+  const target = resetAt ? Date.parse(resetAt) : Date.now();
+  const [left, setLeft] = useState(() => Math.max(0, Math.ceil((target - Date.now()) / 1000)));
+  useEffect(() => {
+    const tick = () => setLeft(Math.max(0, Math.ceil((target - Date.now()) / 1000)));
+    tick();
+    const timer = setInterval(tick, 1000);
+    return () => clearInterval(timer);
+  }, [target]);
+  return left;
+}
+
+export function formatCountdown(seconds: number): string {
+  const m = Math.floor(seconds / 60);
+  const s = seconds % 60;
+  return m > 0 ? `${m}:${String(s).padStart(2, '0')}` : `${s} s`;
+}
+
+function RateLimited({ resetAt, onRetry }: { resetAt: string | null; onRetry: () => void }) {
+  const left = useSecondsUntil(resetAt);
+  useEffect(() => {
+    if (left === 0) onRetry();
+  }, [left, onRetry]);
+  return (
+    <Alert tone="warning" title="Rate limit reached: this search will run again automatically">
+      <p>
+        The property service allows a set number of requests per minute for your key, and they are used up.
+        This is not a "not found": nothing is wrong with the address.
+      </p>
+      <p aria-live="off">
+        Retrying in <strong className="tabular-nums">{formatCountdown(left)}</strong>.
+      </p>
+    </Alert>
+  );
+}
+
+/** Every way a lookup can fail, each with what the person can do next. */
+export function ResolveError({
+  error,
+  address,
+  onRetry,
+}: {
+  error: unknown;
+  address: string;
+  onRetry: () => void;
+}) {
+  const e = error instanceof ApiRequestError ? error : null;
+  switch (e?.code) {
+    case 'not_found':
+      return (
+        <Alert tone="info" title={`No property matches “${address}”`}>
+          <p>Check the house number and street, or add the city and state or the ZIP code.</p>
+          {e.candidates.length > 0 ? (
+            <>
+              <p className="font-medium">Did you mean:</p>
+              <CandidateList candidates={e.candidates} label="Did you mean" />
+            </>
+          ) : null}
+        </Alert>
+      );
+    case 'ambiguous':
+      return (
+        <Alert tone="info" title="More than one property matches">
+          <p>
+            “{address}” exists in more than one place. Pick the one you mean
+            {e.candidates.length === 0 ? ', or add the city and state or the ZIP code' : ''}.
+          </p>
+          {e.candidates.length > 0 ? (
+            <CandidateList candidates={e.candidates} label="Matching properties" />
+          ) : null}
+        </Alert>
+      );
+    case 'unit_not_found':
+      return (
+        <Alert tone="info" title="The building is known, but not that unit">
+          <p>Check the unit number. The building and the units we know are listed below.</p>
+          {e.candidates.length > 0 ? (
+            <CandidateList candidates={e.candidates} label="Building and units" />
+          ) : null}
+        </Alert>
+      );
+    case 'rate_limited':
+      return <RateLimited resetAt={e.resetAt} onRetry={onRetry} />;
+    case 'bad_request':
+      return (
+        <Alert tone="error" title="That search could not be run">
+          <p>{e.message}</p>
+        </Alert>
+      );
+    case 'offline':
+      return (
+        <Alert tone="warning" title="No connection">
+          <p>{e.message} The search runs again when you are back online.</p>
+          <Button variant="secondary" onClick={onRetry}>
+            Try again
+          </Button>
+        </Alert>
+      );
+    default:
+      return (
+        <Alert tone="error" title="The property service is not answering">
+          <p>
+            {e?.code === 'upstream_invalid'
+              ? 'It sent a record without the source, confidence or verification date we need to show it, or one we could not read.'
+              : 'It may be busy or down for a moment.'}{' '}
+            Your search is kept; try again.
+          </p>
+          <Button variant="secondary" onClick={onRetry}>
+            Try again
+          </Button>
+        </Alert>
+      );
+  }
+}

@@ -1,0 +1,35 @@
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 });
+const count = new Intl.NumberFormat('en-US');
+
+export const formatUsd = (n: number) => usd.format(n);
+
+export function formatArea(sqft: number): string {
+  const base = `${count.format(sqft)} sq ft`;
+  return sqft >= 43_560 ? `${base} (${(sqft / 43_560).toFixed(2)} acres)` : base;
+}
+
+export const formatCount = (n: number) => count.format(n);
+
+const PROPERTY_TYPES: Record<string, string> = {
+  single_family: 'Single-family home',
+  condominium: 'Condominium',
+  townhouse: 'Townhouse',
+  multi_family: 'Multi-family building',
+  apartment_unit: 'Apartment unit',
+  mobile_home: 'Mobile home',
+  vacant_land: 'Vacant land',
+};
+
+/** "single_family" -> "Single-family home"; unknown values are shown as sent, made readable. */
+export function formatPropertyType(value: string): string {
+  return PROPERTY_TYPES[value] ?? value.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+}
+
+/** Field names the upstream sent that we do not know: "flood_zone" -> "Flood zone". */
+export function humanizeField(name: string): string {
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase()
+    .replace(/^./, (c) => c.toUpperCase());
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ageInDays, longDate, relativeAge, tierFor } from './verification.ts';
+
+describe('ageInDays', () => {
+  it('counts calendar days in the local time zone, not UTC instants', () => {
+    // 23:30 on 21 November in New York is already 22 November in UTC: still one day after the 20th.
+    const evening = new Date(2026, 10, 21, 23, 30);
+    expect(ageInDays('2026-11-20', evening)).toBe(1);
+    const morning = new Date(2026, 10, 21, 0, 5);
+    expect(ageInDays('2026-11-20', morning)).toBe(1);
+    expect(ageInDays('2026-11-21', morning)).toBe(0);
+  });
+
+  it('crosses month, year and leap-day boundaries exactly', () => {
+    expect(ageInDays('2026-10-31', new Date(2026, 10, 1, 12))).toBe(1);
+    expect(ageInDays('2025-12-31', new Date(2026, 0, 1, 12))).toBe(1);
+    expect(ageInDays('2024-02-28', new Date(2024, 2, 1, 12))).toBe(2);
+    expect(ageInDays('2025-11-21', new Date(2026, 10, 21, 12))).toBe(365);
+  });
+
+  it('is never negative when the record is dated after today (clock skew)', () => {
+    expect(ageInDays('2026-11-25', new Date(2026, 10, 21))).toBe(0);
+  });
+});
+
+describe('tierFor: fresh up to 90 days, ageing up to 365, stale beyond', () => {
+  it.each([
+    [0, 'fresh'],
+    [90, 'fresh'],
+    [91, 'ageing'],
+    [365, 'ageing'],
+    [366, 'stale'],
+    [4000, 'stale'],
+  ])('%i days is %s', (days, tier) => expect(tierFor(days)).toBe(tier));
+});
+
+describe('relativeAge', () => {
+  it.each([
+    [0, 'today'],
+    [1, 'yesterday'],
+    [12, '12 days ago'],
+    [44, '44 days ago'],
+    [45, '1 month ago'],
+    [200, '7 months ago'],
+    [729, '24 months ago'],
+    [730, '2 years ago'],
+    [1460, '4 years ago'],
+  ])('%i days reads "%s"', (days, text) => expect(relativeAge(days)).toBe(text));
+});
+
+describe('longDate', () => {
+  it('writes the month out and keeps the calendar date in every time zone', () => {
+    expect(longDate('2026-10-20')).toBe('20 October 2026');
+  });
+});

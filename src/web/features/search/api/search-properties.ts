@@ -1,0 +1,15 @@
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import { SearchResponse } from '../../../../contract/index.ts';
+import { apiFetch } from '../../../lib/api-client.ts';
+
+export function searchProperties(q: string, signal?: AbortSignal) {
+  return apiFetch(`/api/properties/search?${new URLSearchParams({ q })}`, SearchResponse, { signal });
+}
+
+export const searchQueryOptions = (q: string) =>
+  queryOptions({
+    queryKey: ['property', 'search', q.trim().toLowerCase().replace(/\s+/g, ' ')],
+    queryFn: ({ signal }) => searchProperties(q, signal),
+    staleTime: 60_000,
+    placeholderData: keepPreviousData,
+  });
