@@ -59,6 +59,7 @@ export default defineConfig({
   ],
   webServer: [
     server(MAIN_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
-    server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/15' }),
+    // 4 requests per 12 s, and the BFF holds a request at most 2 s: the UI's countdown is what recovers.
+    server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/12', MAX_RATE_LIMIT_WAIT_S: '2' }),
   ],
 });

@@ -15,4 +15,6 @@ export async function signInWithDemoKey(page: Page) {
   await page.getByRole('button', { name: 'Use demo key' }).click();
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+  // The search screen loads lazily: wait for what the person actually sees.
+  await expect(page.getByRole('heading', { name: 'Find a property' })).toBeVisible();
 }

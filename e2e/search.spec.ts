@@ -1,0 +1,103 @@
+import { expect, type Page, test } from '@playwright/test';
+import { expectNoAxeViolations, signInWithDemoKey } from './support.ts';
+
+const CONGRESS = '1100 Congress Ave, Austin, TX 78701';
+
+function countApiRequests(page: Page) {
+  const seen: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.startsWith('/api/properties/')) seen.push(`${url.pathname}${url.search}`);
+  });
+  return seen;
+}
+
+test('a messy spelling resolves to a record a reviewer can judge at a glance', async ({ page }) => {
+  await signInWithDemoKey(page);
+  await expect(page).toHaveURL(/\/search$/);
+  const field = page.getByRole('combobox', { name: 'Address' });
+  await expect(field).toBeFocused();
+  await expectNoAxeViolations(page, 'the empty search screen');
+
+  await field.fill('1100 congress avenue,   austin TEXAS');
+  await field.press('Enter');
+  await expect(page.getByRole('heading', { name: CONGRESS })).toBeVisible();
+  await expect(page).toHaveURL(/address=1100\+congress\+avenue/);
+  const badges = page.getByRole('list', { name: 'Reliability' });
+  await expect(badges.getByText('High confidence')).toBeVisible();
+  await expect(badges.getByText('Travis County Assessor')).toBeVisible();
+  await expect(badges.getByText(/^Verified .* ago|^Verified (today|yesterday)/)).toBeVisible();
+  await expect(page.getByTestId('reliability-summary')).toHaveText(/^High confidence: from Travis County Assessor, verified .+\.$/);
+  await expect(page.getByRole('meter', { name: 'Requests left' })).toBeAttached();
+  await expectNoAxeViolations(page, 'a record');
+
+  // The URL is the state: a shared link shows the same record.
+  const shared = await page.context().newPage();
+  await shared.goto(page.url());
+  await expect(shared.getByRole('heading', { name: CONGRESS })).toBeVisible();
+  await shared.close();
+});
+
+test('a repeated search is instant and sends no request', async ({ page }) => {
+  await signInWithDemoKey(page);
+  const requests = countApiRequests(page);
+  const field = page.getByRole('combobox', { name: 'Address' });
+  await field.fill('233 S Wacker Dr, Chicago IL');
+  await field.press('Enter');
+  await expect(page.getByRole('heading', { name: '233 S Wacker Dr, Chicago, IL 60606' })).toBeVisible();
+  await field.fill('1100 Congress Ave, Austin, TX');
+  await field.press('Enter');
+  await expect(page.getByRole('heading', { name: CONGRESS })).toBeVisible();
+  const before = requests.filter((r) => r.startsWith('/api/properties/resolve')).length;
+  expect(before).toBe(2);
+
+  await field.fill('233 S Wacker Dr, Chicago IL');
+  await field.press('Enter');
+  await expect(page.getByRole('heading', { name: '233 S Wacker Dr, Chicago, IL 60606' })).toBeVisible();
+  expect(requests.filter((r) => r.startsWith('/api/properties/resolve')).length).toBe(before);
+});
+
+test('suggestions can be chosen from the keyboard', async ({ page }) => {
+  await signInWithDemoKey(page);
+  const field = page.getByRole('combobox', { name: 'Address' });
+  await field.pressSequentially('1100 congress', { delay: 20 });
+  const option = page.getByRole('option', { name: CONGRESS });
+  await expect(option).toBeVisible();
+  await expectNoAxeViolations(page, 'the open suggestion list');
+  await field.press('ArrowDown');
+  await expect(field).toHaveAttribute('aria-activedescendant', /.+/);
+  await field.press('Enter');
+  await expect(page.getByRole('heading', { name: CONGRESS })).toBeVisible();
+});
+
+test('ambiguous and unknown addresses say what to do, and sign-out ends it', async ({ page }) => {
+  await signInWithDemoKey(page);
+  await page.goto('/search?address=100%20Main%20St');
+  await expect(page.getByText('More than one property matches')).toBeVisible();
+  const choices = page.getByRole('list', { name: 'Matching properties' }).getByRole('link');
+  expect(await choices.count()).toBeGreaterThan(1);
+  await expectNoAxeViolations(page, 'an ambiguous address');
+  const first = (await choices.first().textContent()) ?? '';
+  await choices.first().click();
+  await expect(page.getByRole('heading', { name: first })).toBeVisible();
+
+  await page.goto('/search?address=99999%20Congress%20Ave%2C%20Austin%2C%20TX');
+  await expect(page.getByText('No property matches “99999 Congress Ave, Austin, TX”')).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Did you mean' })).toBeVisible();
+  await expectNoAxeViolations(page, 'an unknown address');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByLabel('API key')).toBeVisible();
+  await page.goto('/search?address=100%20Main%20St');
+  await expect(page).toHaveURL(/\/sign-in\?next=/);
+});
+
+test('the layout holds on a 360 px phone', async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await signInWithDemoKey(page);
+  await page.goto(`/search?address=${encodeURIComponent(CONGRESS)}`);
+  await expect(page.getByRole('heading', { name: CONGRESS })).toBeVisible();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await expectNoAxeViolations(page, 'a record on a phone');
+});
