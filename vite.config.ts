@@ -25,6 +25,7 @@ export default defineConfig({
           name: 'server',
           environment: 'node',
           include: [
+            'src/*.test.ts',
             'src/contract/**/*.test.ts',
             'src/reference/**/*.test.ts',
             'src/bff/**/*.test.ts',

@@ -27,7 +27,9 @@ test('a messy spelling resolves to a record a reviewer can judge at a glance', a
   await expect(badges.getByText('High confidence')).toBeVisible();
   await expect(badges.getByText('Travis County Assessor')).toBeVisible();
   await expect(badges.getByText(/^Verified .* ago|^Verified (today|yesterday)/)).toBeVisible();
-  await expect(page.getByTestId('reliability-summary')).toHaveText(/^High confidence: from Travis County Assessor, verified .+\.$/);
+  await expect(page.getByTestId('reliability-summary')).toHaveText(
+    /^High confidence: from Travis County Assessor, verified .+\.$/,
+  );
   await expect(page.getByRole('meter', { name: 'Requests left' })).toBeAttached();
   await expectNoAxeViolations(page, 'a record');
 
@@ -97,7 +99,9 @@ test('the layout holds on a 360 px phone', async ({ page }) => {
   await signInWithDemoKey(page);
   await page.goto(`/search?address=${encodeURIComponent(CONGRESS)}`);
   await expect(page.getByRole('heading', { name: CONGRESS })).toBeVisible();
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
   await expectNoAxeViolations(page, 'a record on a phone');
 });

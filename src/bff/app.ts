@@ -75,6 +75,7 @@ export function createBffApp(deps: BffDeps) {
     const requestId = randomUUID();
     c.set('requestId', requestId);
     const started = performance.now();
+    deps.logger.debug({ requestId, method: c.req.method, path: c.req.path }, 'request started');
     await next();
     c.header('X-Request-Id', requestId);
     c.header('Content-Security-Policy', CSP);

@@ -70,9 +70,15 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Keep-alive sockets with no request in flight would hold close() open.
+        // Stop accepting; resolve once every connection has closed.
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
+        // A kept-alive socket holds close() open until it times out. Close each one as soon as it is idle:
+        // now, and as in-flight requests finish.
         server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
       }),
   };
 }

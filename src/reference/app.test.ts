@@ -5,7 +5,7 @@ import { DEFAULT_DIALECT, type Dialect, parseDialect } from './dialect.ts';
 import { parseFaults } from './faults.ts';
 import { openTestStore } from './test-support.ts';
 
-const { store, db } = openTestStore();
+const { store, db } = await openTestStore();
 const PRO = 'pi_demo_professional';
 
 function makeApp(options: Partial<ReferenceOptions> = {}) {

@@ -19,7 +19,7 @@ export interface RunningReference {
 
 /** Opens (building if needed) the dataset and serves the reference service on a loopback port. */
 export async function startReference(config: ReferenceConfig): Promise<RunningReference> {
-  const { db } = openDatabase({
+  const { db } = await openDatabase({
     records: config.records,
     seed: config.seed,
     dir: config.dataDir,

@@ -14,6 +14,9 @@ import { type AuthPlacement, UpstreamClient, type UpstreamConfig } from '../upst
 
 export const PRO_KEY = 'pi_demo_professional';
 
+// Built once per machine (temp folder), opened once per test file.
+const { store } = await openTestStore();
+
 export function authFor(dialect: Dialect): AuthPlacement {
   if (dialect.auth === 'header') return { kind: 'header', name: 'X-API-Key' };
   if (dialect.auth === 'query') return { kind: 'query', name: 'api_key' };
@@ -39,7 +42,6 @@ export interface HarnessOptions {
  */
 export function createHarness(options: HarnessOptions = {}) {
   const dialect = options.dialect ?? DEFAULT_DIALECT;
-  const { store } = openTestStore();
   const accounts = options.accounts ?? new AccountDirectory();
   const reference = createReferenceApp({
     store,
