@@ -110,6 +110,8 @@ describe('GET /properties/resolve', () => {
     '1100 Congres Ave, Austin, TX',
     '1100 Congress Ave, Austn, TX',
     '1100 Congress Ave 78701',
+    '1100 Ocngress Ave, Austin, TX',
+    '1100 Congrses Avenue',
   ])('resolves the messy spelling %s to one record', async (address) => {
     const { status, body } = await resolve(address);
     expect(status).toBe(200);

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { normalizeName, normalizeUnit } from './normalize.ts';
 
 /** Bump when the generator or schema changes: an older file is rebuilt on next start. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const PROPERTY_COLUMNS = [
   'property_id',
@@ -102,10 +102,20 @@ export async function openDatabase(
     db.close();
     rmSync(path, { force: true });
   }
+  removeOlderVersions(options.dir);
   // The generator (faker's street names, 41,000 ZIP codes) is loaded only to build: a warm start skips ~80 MB.
   const { generateProperties } = await import('./generate.ts');
   buildDatabase(path, options, generateProperties);
   return { db: new Database(path, { readonly: true, fileMustExist: true }), built: true };
+}
+
+/** Files from an older generator are never opened again: reclaim their space. */
+function removeOlderVersions(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const f of readdirSync(dir)) {
+    const m = /^reference-v(\d+)-\d+-\d+\.sqlite(-wal|-shm)?$/.exec(f);
+    if (m && Number(m[1]) < SCHEMA_VERSION) rmSync(join(dir, f), { force: true });
+  }
 }
 
 function buildDatabase(
@@ -176,6 +186,8 @@ function buildDatabase(
       setMeta.run(k, v);
     }
     db.exec('ANALYZE');
+    // WAL: readers never block one another or a future writer (several processes may open one file).
+    db.pragma('journal_mode = WAL');
     db.close();
     renameSync(tmp, path);
   } catch (err) {

@@ -128,28 +128,40 @@ export function parseAddress(input: string): ParsedAddress {
   };
 }
 
+// Three reusable rows: distance is computed for thousands of street names per typo, so no allocation.
+let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)] as const;
+
 /**
  * Edit distance counting a swap of two neighbouring letters as one edit (optimal string alignment), the
  * commonest typo; stops early once it must exceed `max`.
  */
 export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  if (b.length + 1 > rows[0].length) {
+    const n = b.length + 1;
+    rows = [new Int32Array(n), new Int32Array(n), new Int32Array(n)];
+  }
+  let [before, prev, cur] = rows;
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
+    cur[0] = i;
     let rowMin = i;
+    const ai = a.charCodeAt(i - 1);
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+      const bj = b.charCodeAt(j - 1);
+      let v = Math.min(
+        (prev[j] as number) + 1,
+        (cur[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (ai === bj ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) {
         v = Math.min(v, (before[j - 2] as number) + 1);
-      cur.push(v);
+      }
+      cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > max) return max + 1;
-    before = prev;
-    prev = cur;
+    [before, prev, cur] = [prev, cur, before];
   }
   return prev[b.length] as number;
 }

@@ -148,7 +148,10 @@ export class SqlitePropertyStore implements PropertyStore {
     for (const split of splits) {
       const allowance = typoAllowance(split.street);
       if (allowance === 0) continue;
+      const [first, second] = split.street;
       for (const known of this.#places.streetsNear(parsed, split.city, allowance, split.street)) {
+        // A typo rarely hits both of the first two letters (a swap of them keeps both): skip the rest cheaply.
+        if (known[0] !== first && known[1] !== second && known[0] !== second) continue;
         const d = editDistance(split.street, known, allowance);
         if (d <= allowance && (!best || d < best.distance))
           best = { street: known, city: split.city, distance: d };
