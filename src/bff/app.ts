@@ -175,9 +175,11 @@ export function createBffApp(deps: BffDeps) {
       return c.json({ account, rateLimit } satisfies SessionResponse);
     },
   );
-  api.get('/session', requireSession, (c) =>
-    c.json({ account: c.get('session').account } satisfies SessionResponse),
-  );
+  api.get('/session', requireSession, async (c) => {
+    const session = c.get('session');
+    const rateLimit = toRateLimit(await deps.budget.get(session.keyHash), now());
+    return c.json({ account: session.account, rateLimit } satisfies SessionResponse);
+  });
   api.delete('/session', async (c) => {
     const id = getCookie(c, cookieName(c));
     if (id) await deps.sessions.delete(id);

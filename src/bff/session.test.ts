@@ -95,7 +95,10 @@ describe('GET and DELETE /api/session', () => {
     const h = createHarness();
     await h.signIn();
     const oldCookie = h.cookie;
-    expect((await h.call('/api/session')).status).toBe(200);
+    const current = await h.call('/api/session');
+    expect(current.status).toBe(200);
+    // The budget comes along, so the header meter is right after a reload too.
+    expect(await current.json()).toMatchObject({ rateLimit: { limit: 60, remaining: 59 } });
     const out = await h.call('/api/session', { method: 'DELETE' });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);

@@ -165,6 +165,18 @@ describe('every other state', () => {
     expect(
       within(screen.getByRole('list', { name: 'Matching properties' })).getAllByRole('link'),
     ).toHaveLength(2);
+    expect(screen.queryByText(/Showing the first/)).not.toBeInTheDocument();
+  });
+
+  it('ambiguous with many candidates: says the list is cut and how to narrow it', async () => {
+    const candidates = Array.from({ length: 10 }, (_, i) => ({
+      id: `c${i}`,
+      address: `100 Main St, Town ${i}, TX 7500${i}`,
+    }));
+    renderWith(() => apiError(409, 'ambiguous', 'Many', { candidates }));
+    expect(
+      await screen.findByText(/Showing the first 10\. Add the city and state, or the ZIP code/),
+    ).toBeInTheDocument();
   });
 
   it('unit not found: offers the building and its units', async () => {

@@ -55,7 +55,7 @@ function RateLimited({ resetAt, onRetry }: { resetAt: string | null; onRetry: ()
     <Alert tone="warning" title="Rate limit reached: this search will run again automatically">
       <p>
         The property service allows a set number of requests per minute for your key, and they are used up.
-        This is not a "not found": nothing is wrong with the address.
+        This is not a “not found”: nothing is wrong with the address.
       </p>
       <p aria-live="off">
         Retrying in <strong className="tabular-nums">{formatCountdown(left)}</strong>.
@@ -97,6 +97,12 @@ export function ResolveError({
           </p>
           {e.candidates.length > 0 ? (
             <CandidateList candidates={e.candidates} label="Matching properties" />
+          ) : null}
+          {e.candidates.length >= 10 ? (
+            <p>
+              Showing the first {e.candidates.length}. Add the city and state, or the ZIP code, to narrow it
+              down.
+            </p>
           ) : null}
         </Alert>
       );
