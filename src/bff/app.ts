@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import {
   AddressInput,
   type AppConfig,
+  addressKey,
   CreateSessionRequest,
   type DemoKey,
   type Property,
@@ -218,7 +219,7 @@ export function createBffApp(deps: BffDeps) {
     const address = singleParam(c, 'address', 'Enter an address.');
     const session = c.get('session');
     const result = await withKeyRevocation(c, () =>
-      cached(c, `resolve:${normalizeForCache(address)}`, async (signal) => ({
+      cached(c, `resolve:${addressKey(address)}`, async (signal) => ({
         kind: 'property',
         property: await deps.upstream.resolve(session.apiKey, session.keyHash, address, signal),
       })),
@@ -246,7 +247,7 @@ export function createBffApp(deps: BffDeps) {
       upstreamCursor = opened;
     }
     const result = await withKeyRevocation(c, () =>
-      cached(c, `search:${normalizeForCache(q)}:${upstreamCursor ?? ''}`, async (signal) => {
+      cached(c, `search:${addressKey(q)}:${upstreamCursor ?? ''}`, async (signal) => {
         const page = await deps.upstream.search(session.apiKey, session.keyHash, q, upstreamCursor, signal);
         return { kind: 'page', items: page.items, next: page.nextCursor };
       }),
@@ -311,16 +312,6 @@ function singleParam(c: Context, name: string, blank: string): string {
   return parsed.data.trim();
 }
 
-/** Same address, same cache entry: Unicode NFC, case, spacing and punctuation around commas folded. */
-export function normalizeForCache(text: string): string {
-  return text
-    .normalize('NFC')
-    .toLowerCase()
-    .replace(/\s*,\s*/g, ', ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
 // Our search cursor wraps the upstream's: signed, and bound to the query and the account, so a client can
 // neither forge one nor replay one against another search or key.
 function mac(payload: string, secret: string): string {
@@ -329,7 +320,7 @@ function mac(payload: string, secret: string): string {
 
 export function sealCursor(upstream: string, q: string, keyHash: string, secret: string): string {
   const payload = Buffer.from(
-    JSON.stringify({ u: upstream, q: normalizeForCache(q), k: keyHash.slice(0, 16) }),
+    JSON.stringify({ u: upstream, q: addressKey(q), k: keyHash.slice(0, 16) }),
   ).toString('base64url');
   return `${payload}.${mac(payload, secret)}`;
 }
@@ -347,7 +338,7 @@ export function openCursor(cursor: string, q: string, keyHash: string, secret: s
       q?: unknown;
       k?: unknown;
     };
-    if (data.q !== normalizeForCache(q) || data.k !== keyHash.slice(0, 16) || typeof data.u !== 'string')
+    if (data.q !== addressKey(q) || data.k !== keyHash.slice(0, 16) || typeof data.u !== 'string')
       return null;
     return data.u;
   } catch {

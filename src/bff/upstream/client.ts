@@ -217,7 +217,13 @@ export class UpstreamClient {
 
     let transientLeft = this.config.retries;
     let waitsLeft = RATE_LIMIT_WAITS;
-    for (let attempt = 0; ; attempt++) {
+    let attempt = 0;
+    /** A transient failure: back off and let the loop try again, or give up with `failure` when out of retries. */
+    const retryOrFail = async (failure: ApiError) => {
+      if (transientLeft-- <= 0) throw failure;
+      await this.#backoff(attempt, signal);
+    };
+    for (; ; attempt++) {
       // Don't spend a request the upstream has told us it will refuse.
       const known = await this.deps.budget.get(keyHash);
       if (known && known.remaining <= 0 && this.#now() < known.resetAt) {
@@ -229,15 +235,14 @@ export class UpstreamClient {
         res = await this.#fetchOnce(url, headers, signal);
       } catch (err) {
         if (err instanceof ApiError || err instanceof ClientGone) throw err;
-        if (transientLeft-- > 0) {
-          await this.#backoff(attempt, signal);
-          continue;
-        }
-        throw new ApiError(
-          502,
-          'upstream_unavailable',
-          'The property service could not be reached. Try again shortly.',
+        await retryOrFail(
+          new ApiError(
+            502,
+            'upstream_unavailable',
+            'The property service could not be reached. Try again shortly.',
+          ),
         );
+        continue;
       }
       const budget = this.#budgetFrom(res.headers);
       if (budget) await this.deps.budget.set(keyHash, budget);
@@ -250,15 +255,14 @@ export class UpstreamClient {
       }
       if (res.status >= 500) {
         await res.body?.cancel();
-        if (transientLeft-- > 0) {
-          await this.#backoff(attempt, signal);
-          continue;
-        }
-        throw new ApiError(
-          502,
-          'upstream_unavailable',
-          'The property service is having trouble. Try again shortly.',
+        await retryOrFail(
+          new ApiError(
+            502,
+            'upstream_unavailable',
+            'The property service is having trouble. Try again shortly.',
+          ),
         );
+        continue;
       }
       const text = await this.#readBody(res, signal);
       if (res.status < 200 || res.status >= 300) return { status: res.status, text };
@@ -266,14 +270,12 @@ export class UpstreamClient {
         return { status: res.status, text, json: JSON.parse(text) };
       } catch {
         // A body cut short is as transient as a 503; an unreadable one after retries is the upstream's fault.
-        if (transientLeft-- > 0) {
-          await this.#backoff(attempt, signal);
-          continue;
-        }
-        throw new ApiError(
-          502,
-          'upstream_invalid',
-          'The property service sent an answer we could not read. Try again shortly.',
+        await retryOrFail(
+          new ApiError(
+            502,
+            'upstream_invalid',
+            'The property service sent an answer we could not read. Try again shortly.',
+          ),
         );
       }
     }

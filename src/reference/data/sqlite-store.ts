@@ -20,12 +20,8 @@ interface SearchRow extends UpstreamProperty {
   unit_key: string;
 }
 
-interface StreetRow {
-  zip: string;
-  street_key: string;
-  city_key: string;
-  state: string;
-}
+/** A row of the street table, raw: zip, street key, city key, state. */
+type StreetRow = [zip: string, streetKey: string, cityKey: string, state: string];
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   let value = map.get(key);
@@ -48,14 +44,14 @@ class PlaceIndex {
   /** Every street name by its length, for inputs that name no place. */
   readonly #byLength = new Map<number, string[]>();
 
-  constructor(rows: StreetRow[]) {
+  constructor(rows: Iterable<StreetRow>) {
     const all = new Set<string>();
-    for (const r of rows) {
-      getOrCreate(this.#byZip, r.zip, () => []).push(r.street_key);
-      getOrCreate(this.#byCity, `${r.state}|${r.city_key}`, () => new Set()).add(r.street_key);
-      getOrCreate(this.#byState, r.state, () => new Set()).add(r.street_key);
-      getOrCreate(this.#citiesByState, r.state, () => new Set()).add(r.city_key);
-      all.add(r.street_key);
+    for (const [zip, street, city, state] of rows) {
+      getOrCreate(this.#byZip, zip, () => []).push(street);
+      getOrCreate(this.#byCity, `${state}|${city}`, () => new Set()).add(street);
+      getOrCreate(this.#byState, state, () => new Set()).add(street);
+      getOrCreate(this.#citiesByState, state, () => new Set()).add(city);
+      all.add(street);
     }
     for (const s of all) getOrCreate(this.#byLength, s.length, () => []).push(s);
   }
@@ -74,11 +70,12 @@ class PlaceIndex {
       return out;
     }
     if (parsed.state) return this.#byState.get(parsed.state) ?? [];
-    const out: string[] = [];
-    for (let len = street.length - allowance; len <= street.length + allowance; len++) {
-      out.push(...(this.#byLength.get(len) ?? []));
-    }
-    return out;
+    return this.#ofLengths(street.length - allowance, street.length + allowance);
+  }
+
+  /** Every street name whose length is in [min, max], without copying the lists. */
+  *#ofLengths(min: number, max: number): Iterable<string> {
+    for (let len = min; len <= max; len++) yield* this.#byLength.get(len) ?? [];
   }
 }
 
@@ -107,8 +104,12 @@ export class SqlitePropertyStore implements PropertyStore {
        JOIN property p ON p.rid = f.rowid`,
     );
     this.#count = (db.prepare('SELECT count(*) AS n FROM property').get() as { n: number }).n;
+    // Streamed as raw rows: materialising 200,000 row objects at once would double the start-up peak.
     this.#places = new PlaceIndex(
-      db.prepare('SELECT zip, street_key, city_key, state FROM street').all() as StreetRow[],
+      db
+        .prepare('SELECT zip, street_key, city_key, state FROM street')
+        .raw()
+        .iterate() as Iterable<StreetRow>,
     );
   }
 

@@ -32,6 +32,23 @@ function useOnline(): boolean {
   );
 }
 
+function AddressLinks({ addresses }: { addresses: readonly string[] }) {
+  return (
+    <ul className="mt-2 space-y-1 text-sm">
+      {addresses.map((a) => (
+        <li key={a}>
+          <Link
+            className="text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
+            to={searchLink(a)}
+          >
+            {a}
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function StartHere() {
   const recent = useRecentSearches();
   const config = useQuery(configQueryOptions());
@@ -51,18 +68,7 @@ function StartHere() {
               Clear recent searches
             </Button>
           </div>
-          <ul className="mt-2 space-y-1 text-sm">
-            {recent.map((a) => (
-              <li key={a}>
-                <Link
-                  className="text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
-                  to={searchLink(a)}
-                >
-                  {a}
-                </Link>
-              </li>
-            ))}
-          </ul>
+          <AddressLinks addresses={recent} />
           <p className="mt-3 text-xs text-slate-500 dark:text-slate-400">
             Kept in this browser only. Addresses, never keys.
           </p>
@@ -76,18 +82,7 @@ function StartHere() {
           <h2 id="examples-heading" className="text-sm font-semibold">
             Try a demo address
           </h2>
-          <ul className="mt-2 space-y-1 text-sm">
-            {EXAMPLES.map((a) => (
-              <li key={a}>
-                <Link
-                  className="text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
-                  to={searchLink(a)}
-                >
-                  {a}
-                </Link>
-              </li>
-            ))}
-          </ul>
+          <AddressLinks addresses={EXAMPLES} />
         </section>
       ) : null}
     </div>

@@ -1,5 +1,5 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import { SearchResponse } from '../../../../contract/index.ts';
+import { addressKey, SearchResponse } from '../../../../contract/index.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
 
 export function searchProperties(q: string, signal?: AbortSignal) {
@@ -8,7 +8,7 @@ export function searchProperties(q: string, signal?: AbortSignal) {
 
 export const searchQueryOptions = (q: string) =>
   queryOptions({
-    queryKey: ['property', 'search', q.trim().toLowerCase().replace(/\s+/g, ' ')],
+    queryKey: ['property', 'search', addressKey(q)],
     queryFn: ({ signal }) => searchProperties(q, signal),
     staleTime: 60_000,
     placeholderData: keepPreviousData,
