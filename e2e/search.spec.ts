@@ -105,3 +105,43 @@ test('the layout holds on a 360 px phone', async ({ page }) => {
   expect(overflow).toBeLessThanOrEqual(0);
   await expectNoAxeViolations(page, 'a record on a phone');
 });
+
+test('a unit that does not exist offers its building', async ({ page }) => {
+  await signInWithDemoKey(page);
+  await page.goto(`/search?address=${encodeURIComponent('615 Bourbon St Apt 9, New Orleans, LA 70116')}`);
+  await expect(page.getByText('The building is known, but not that unit')).toBeVisible();
+  await expect(page.getByRole('link', { name: '615 Bourbon St, New Orleans, LA 70116' })).toBeVisible();
+  await expectNoAxeViolations(page, 'a unit that does not exist');
+});
+
+test('offline: says so, and runs the search when the connection is back', async ({ page, context }) => {
+  await signInWithDemoKey(page);
+  await context.setOffline(true);
+  const field = page.getByRole('combobox', { name: 'Address' });
+  await field.fill('233 S Wacker Dr, Chicago IL');
+  await field.press('Enter');
+  await expect(page.getByText('You are offline')).toBeVisible();
+  await expectNoAxeViolations(page, 'the offline state');
+  await context.setOffline(false);
+  await expect(page.getByRole('heading', { name: '233 S Wacker Dr, Chicago, IL 60606' })).toBeVisible();
+});
+
+test('upstream unavailable: explains, and retries on request', async ({ page }) => {
+  await signInWithDemoKey(page);
+  // The BFF's answer when the provider is down, as the browser would receive it.
+  await page.route('**/api/properties/resolve?**', (route) =>
+    route.fulfill({
+      status: 502,
+      contentType: 'application/json',
+      body: JSON.stringify({
+        error: { code: 'upstream_unavailable', message: 'The property service is having trouble.' },
+      }),
+    }),
+  );
+  await page.goto(`/search?address=${encodeURIComponent('742 Evergreen Ter, Springfield, OR')}`);
+  await expect(page.getByText('The property service is not answering')).toBeVisible();
+  await expectNoAxeViolations(page, 'the upstream-unavailable state');
+  await page.unroute('**/api/properties/resolve?**');
+  await page.getByRole('button', { name: 'Try again' }).click();
+  await expect(page.getByRole('heading', { name: '742 Evergreen Ter, Springfield, OR 97477' })).toBeVisible();
+});

@@ -86,6 +86,30 @@ describe.each(representativeDialects().map((d) => [describeDialect(d), d] as [st
   },
 );
 
+describe('what reaches the upstream', () => {
+  it('only fixed paths, the key where the upstream wants it, and none of the browser’s headers', async () => {
+    const h = createHarness();
+    await h.signIn();
+    await h.call(
+      `/api/properties/resolve?address=${encodeURIComponent('1100 Congress Ave, Austin, TX&cursor=x')}`,
+      {
+        headers: {
+          'X-Forwarded-For': '10.0.0.1',
+          Referer: 'http://example.com/secret',
+          'Accept-Language': 'fr',
+        },
+      },
+    );
+    const url = h.upstreamRequests.at(-1) as URL;
+    expect(url.pathname).toBe('/properties/resolve');
+    expect([...url.searchParams.keys()]).toEqual(['address']);
+    expect(url.searchParams.get('address')).toBe('1100 Congress Ave, Austin, TX&cursor=x');
+    const headers = h.upstreamHeaders.at(-1) as Headers;
+    expect([...headers.keys()].sort()).toEqual(['accept', 'authorization']);
+    expect(headers.get('authorization')).toBe('Bearer pi_demo_professional');
+  });
+});
+
 describe('caching', () => {
   it('answers a repeated resolve from cache: no upstream request, the rate-limit budget does not move', async () => {
     const h = createHarness();

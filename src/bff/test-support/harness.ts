@@ -53,9 +53,11 @@ export function createHarness(options: HarnessOptions = {}) {
     sleep: async () => {},
   });
   const upstreamRequests: URL[] = [];
+  const upstreamHeaders: Headers[] = [];
   const baseFetch = options.fetch ?? createInProcessFetch(reference);
   const fetchUpstream = (async (input: string | URL | Request, init?: RequestInit) => {
     upstreamRequests.push(new URL(input instanceof Request ? input.url : input));
+    upstreamHeaders.push(new Headers(init?.headers));
     return baseFetch(input, init);
   }) as typeof fetch;
   const logs: string[] = [];
@@ -127,6 +129,7 @@ export function createHarness(options: HarnessOptions = {}) {
     resolve,
     logs,
     upstreamRequests,
+    upstreamHeaders,
     budget,
     get cookie() {
       return cookie;

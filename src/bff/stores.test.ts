@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { InFlight, MemoryCache } from './cache.ts';
+import { readBffConfig } from './env.ts';
+import { MemorySessionStore } from './sessions.ts';
+
+const account = { name: 'A', plan: 'professional' as const };
+
+describe('MemorySessionStore', () => {
+  const make = (now: { t: number }, maxSessions = 10) =>
+    new MemorySessionStore({ idleMs: 1000, absoluteMs: 5000, maxSessions }, () => now.t);
+
+  it('ends a session left idle past the idle timeout, and keeps one in use', async () => {
+    const now = { t: 0 };
+    const store = make(now);
+    const id = await store.create({ apiKey: 'k', keyHash: 'h', account });
+    now.t = 900;
+    expect(await store.get(id)).toBeDefined();
+    now.t = 1800; // 900 ms since last use
+    expect(await store.get(id)).toBeDefined();
+    now.t = 2801; // 1001 ms idle
+    expect(await store.get(id)).toBeUndefined();
+  });
+
+  it('ends every session at the absolute timeout, however busy', async () => {
+    const now = { t: 0 };
+    const store = make(now);
+    const id = await store.create({ apiKey: 'k', keyHash: 'h', account });
+    for (now.t = 500; now.t <= 5000; now.t += 500) expect(await store.get(id)).toBeDefined();
+    now.t = 5001;
+    expect(await store.get(id)).toBeUndefined();
+  });
+
+  it('caps the number of sessions, dropping the one idle longest', async () => {
+    const now = { t: 0 };
+    const store = make(now, 2);
+    const a = await store.create({ apiKey: 'a', keyHash: 'a', account });
+    const b = await store.create({ apiKey: 'b', keyHash: 'b', account });
+    now.t = 10;
+    await store.get(a); // a is now the most recently used
+    await store.create({ apiKey: 'c', keyHash: 'c', account });
+    expect(await store.get(b)).toBeUndefined();
+    expect(await store.get(a)).toBeDefined();
+  });
+
+  it('issues unguessable ids', async () => {
+    const store = make({ t: 0 });
+    const ids = await Promise.all(
+      Array.from({ length: 50 }, () => store.create({ apiKey: 'k', keyHash: 'h', account })),
+    );
+    expect(new Set(ids).size).toBe(50);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('MemoryCache and InFlight', () => {
+  it('expires entries after the TTL and evicts the least recently used beyond the bound', async () => {
+    const now = { t: 0 };
+    const cache = new MemoryCache<number>(100, 2, () => now.t);
+    await cache.set('a', 1);
+    await cache.set('b', 2);
+    await cache.get('a');
+    await cache.set('c', 3); // evicts b, the least recently used
+    expect(await cache.get('b')).toBeUndefined();
+    expect(await cache.get('a')).toBe(1);
+    now.t = 100;
+    expect(await cache.get('a')).toBeUndefined();
+  });
+
+  it('caches nothing with a TTL of 0', async () => {
+    const cache = new MemoryCache<number>(0, 10);
+    await cache.set('a', 1);
+    expect(await cache.get('a')).toBeUndefined();
+  });
+
+  it('shares one promise among identical concurrent calls, and forgets it once settled', async () => {
+    const flight = new InFlight<number>();
+    let calls = 0;
+    const work = () => new Promise<number>((r) => setImmediate(() => r(++calls)));
+    expect(await Promise.all([flight.run('k', work), flight.run('k', work), flight.run('k', work)])).toEqual([
+      1, 1, 1,
+    ]);
+    expect(await flight.run('k', work)).toBe(2);
+  });
+});
+
+describe('readBffConfig', () => {
+  it('has sensible defaults', () => {
+    const c = readBffConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      upstreamUrl: undefined,
+      auth: { kind: 'bearer' },
+      cacheTtlMs: 300_000,
+    });
+    expect(c.maxRateLimitWaitMs).toBe(20_000);
+  });
+
+  it('reads every auth placement', () => {
+    expect(readBffConfig({ PROPERTY_API_AUTH: 'header:X-Api-Token' }).auth).toEqual({
+      kind: 'header',
+      name: 'X-Api-Token',
+    });
+    expect(readBffConfig({ PROPERTY_API_AUTH: 'query:key' }).auth).toEqual({ kind: 'query', name: 'key' });
+  });
+
+  it('fails fast, listing every bad variable at once', () => {
+    let message = '';
+    try {
+      readBffConfig({
+        PORT: 'eighty',
+        PROPERTY_API_URL: 'ftp://example.com',
+        PROPERTY_API_AUTH: 'cookie',
+        PROPERTY_SEARCH_PATH: '/../admin',
+        CACHE_TTL_S: '-1',
+        CURSOR_SECRET: 'short',
+      });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    for (const name of [
+      'PORT',
+      'PROPERTY_API_URL',
+      'PROPERTY_API_AUTH',
+      'PROPERTY_SEARCH_PATH',
+      'CACHE_TTL_S',
+      'CURSOR_SECRET',
+    ]) {
+      expect(message).toContain(name);
+    }
+  });
+
+  it('refuses an upstream URL with credentials in it', () => {
+    expect(() => readBffConfig({ PROPERTY_API_URL: 'https://user:secret@api.example.com' })).toThrow(
+      /PROPERTY_API_URL/,
+    );
+  });
+});
