@@ -37,7 +37,8 @@ async function main() {
       `Embedded reference service: ${ref.records.toLocaleString('en-US')} properties on ${ref.url}`,
     );
   }
-  ensureBuilt(config.distDir);
+  // `npm run dev` serves the SPA from Vite, so a production build would be wasted there.
+  if (process.env.SKIP_WEB_BUILD !== '1') ensureBuilt(config.distDir);
   const bff = await startBff(config, {
     upstreamUrl,
     auth,
