@@ -1,5 +1,5 @@
 import { serve } from '@hono/node-server';
-import { AccountDirectory, DEMO_KEYS, SALES_CONTACT } from './accounts.ts';
+import { AccountDirectory } from './accounts.ts';
 import { createReferenceApp } from './app.ts';
 import type { ReferenceConfig } from './config.ts';
 import { openDatabase } from './data/database.ts';
@@ -53,5 +53,3 @@ export async function startReference(config: ReferenceConfig): Promise<RunningRe
       }),
   };
 }
-
-export const demoInfo = { keys: DEMO_KEYS, salesContact: SALES_CONTACT };

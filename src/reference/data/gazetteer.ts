@@ -25,11 +25,6 @@ export interface Place {
   countyFips: string;
 }
 
-export interface StreetName {
-  /** As shown: "N Main St". */
-  display: string;
-}
-
 let places: Place[] | undefined;
 
 export function loadPlaces(): Place[] {

@@ -9,11 +9,8 @@ const streetTypes = require('street-types') as { suffix: string; abbrs: string[]
 
 /** Any accepted spelling of a suffix -> its standard abbreviation, e.g. AVENUE, AVEN, AV -> AVE. */
 export const SUFFIX_ABBR = new Map<string, string>();
-/** Standard abbreviation -> the full suffix, for display, e.g. AVE -> AVENUE. */
-export const SUFFIX_FULL = new Map<string, string>();
 for (const t of streetTypes) {
   const std = t.standardAbbr.trim().toUpperCase();
-  SUFFIX_FULL.set(std, t.suffix.trim().toUpperCase());
   for (const a of [...t.abbrs, t.suffix, t.standardAbbr]) SUFFIX_ABBR.set(a.trim().toUpperCase(), std);
 }
 

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { apiFetch } from '../../../lib/api-client.ts';
+import { resetRateLimit } from '../../../lib/rate-limit-store.ts';
 import { sessionQueryKey } from './get-session.ts';
 
 export function deleteSession() {
@@ -11,6 +12,8 @@ export function useDeleteSession() {
   return useMutation({
     mutationFn: deleteSession,
     onSettled: () => {
+      // Nothing of this account stays on the page: cached records, its rate-limit budget.
+      resetRateLimit();
       queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'config' });
       queryClient.setQueryData(sessionQueryKey, null);
     },

@@ -2,7 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProtectedLayout } from '../../../app/layouts.tsx';
-import { SignInRoute } from '../../../app/routes/sign-in.tsx';
+import { SignInRoute, safeNext } from '../../../app/routes/sign-in.tsx';
 import { apiError, fakeApi, json, location, Probe, Route, renderRoutes } from '../../../test/utils.tsx';
 
 const demoConfig = {
@@ -140,4 +140,15 @@ describe('the key screen', () => {
     await waitFor(() => expect(location.pathname).toBe('/sign-in'));
     expect(await screen.findByLabelText('API key')).toBeInTheDocument();
   });
+});
+
+describe('where sign-in leads', () => {
+  it.each([
+    ['/search?address=1%20Main', '/search?address=1%20Main'],
+    [null, '/search'],
+    ['https://evil.example/', '/search'],
+    ['//evil.example/', '/search'],
+    ['/\\evil.example/', '/search'],
+    ['javascript:alert(1)', '/search'],
+  ])('?next=%s goes to %s, never off the app', (next, to) => expect(safeNext(next)).toBe(to));
 });
