@@ -45,7 +45,7 @@ export type CachedResult =
   | { kind: 'property'; property: Property }
   | { kind: 'page'; items: Property[]; next: string | null };
 
-type Env = { Variables: { requestId: string; session: Session; sessionId: string } };
+type Env = { Variables: { requestId: string; https: boolean; session: Session; sessionId: string } };
 
 const CSP = [
   "default-src 'self'",
@@ -66,15 +66,18 @@ export function createBffApp(deps: BffDeps) {
   const inFlight = new InFlight<CachedResult>();
   const app = new Hono<Env>();
 
-  const isHttps = (c: Context) =>
-    new URL(c.req.url).protocol === 'https:' ||
-    (deps.trustProxy && c.req.header('x-forwarded-proto') === 'https');
-  const cookieName = (c: Context) => (isHttps(c) ? '__Host-proplens_session' : 'proplens_session');
+  const isHttps = (c: Context<Env>) => c.get('https');
+  const cookieName = (c: Context<Env>) => (isHttps(c) ? '__Host-proplens_session' : 'proplens_session');
 
   // Request id, structured access log, security headers: on every response, API or static.
   app.use('*', async (c, next) => {
     const requestId = randomUUID();
     c.set('requestId', requestId);
+    c.set(
+      'https',
+      new URL(c.req.url).protocol === 'https:' ||
+        (deps.trustProxy && c.req.header('x-forwarded-proto') === 'https'),
+    );
     const started = performance.now();
     deps.logger.debug({ requestId, method: c.req.method, path: c.req.path }, 'request started');
     await next();
@@ -111,10 +114,11 @@ export function createBffApp(deps: BffDeps) {
   api.use('*', async (c, next) => {
     const origin = c.req.header('origin');
     const own = `${isHttps(c) ? 'https' : 'http'}://${c.req.header('host') ?? ''}`;
-    if (c.req.header('x-requested-with') !== 'proplens' || (origin !== undefined && origin !== own)) {
-      throw new ApiError(403, 'csrf', 'This request did not come from the PropLens app.');
-    }
-    if (c.req.header('sec-fetch-site') === 'cross-site') {
+    if (
+      c.req.header('x-requested-with') !== 'proplens' ||
+      (origin !== undefined && origin !== own) ||
+      c.req.header('sec-fetch-site') === 'cross-site'
+    ) {
       throw new ApiError(403, 'csrf', 'This request did not come from the PropLens app.');
     }
     c.header('Cache-Control', 'no-store');
@@ -198,8 +202,7 @@ export function createBffApp(deps: BffDeps) {
     const cacheKey = `${session.keyHash}:${key}`;
     const hit = await deps.cache.get(cacheKey);
     if (hit) return hit;
-    const signal = c.req.raw.signal;
-    const result = await inFlight.run(cacheKey, () => load(signal));
+    const result = await inFlight.run(cacheKey, load, c.req.raw.signal);
     await deps.cache.set(cacheKey, result);
     return result;
   };

@@ -42,15 +42,34 @@ export class MemoryCache<V> implements ResultCache<V> {
   }
 }
 
-/** Identical concurrent calls share one promise: a burst of the same search costs one upstream request. */
+/**
+ * Identical concurrent calls share one promise: a burst of the same search costs one upstream request.
+ * The shared work is aborted only when every caller waiting on it has gone away.
+ */
 export class InFlight<V> {
-  readonly #pending = new Map<string, Promise<V>>();
+  readonly #pending = new Map<
+    string,
+    { promise: Promise<V>; controller: AbortController; waiting: number }
+  >();
 
-  run(key: string, work: () => Promise<V>): Promise<V> {
-    const existing = this.#pending.get(key);
-    if (existing) return existing;
-    const p = work().finally(() => this.#pending.delete(key));
-    this.#pending.set(key, p);
-    return p;
+  run(key: string, work: (signal: AbortSignal) => Promise<V>, caller?: AbortSignal): Promise<V> {
+    let entry = this.#pending.get(key);
+    if (!entry) {
+      const controller = new AbortController();
+      const created = { controller, waiting: 0, promise: work(controller.signal) };
+      created.promise = created.promise.finally(() => this.#pending.delete(key));
+      this.#pending.set(key, created);
+      entry = created;
+    }
+    const shared = entry;
+    shared.waiting++;
+    caller?.addEventListener(
+      'abort',
+      () => {
+        if (--shared.waiting === 0) shared.controller.abort(caller.reason);
+      },
+      { once: true },
+    );
+    return shared.promise;
   }
 }

@@ -291,6 +291,43 @@ describe('an upstream that sends what we cannot rely on', () => {
 });
 
 describe('client disconnects', () => {
+  it('keeps a shared upstream call going for the callers still waiting', async () => {
+    let release = () => {};
+    let upstreamSignal: AbortSignal | undefined;
+    const h = createHarness({
+      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
+        const url = new URL(input instanceof Request ? input.url : input);
+        const json = (body: unknown) =>
+          new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+        if (url.pathname === '/auth/me') return json({ name: 'A', plan: 'enterprise' });
+        upstreamSignal = init?.signal ?? undefined;
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        return json({
+          id: 'p1',
+          address: '1 Main St',
+          source: 'X County Assessor',
+          confidence: 'high',
+          last_verified: '2026-01-01',
+        });
+      }) as typeof fetch,
+    });
+    await h.signIn();
+    const gone = new AbortController();
+    const first = h
+      .call('/api/properties/resolve?address=1%20Main%20St', { signal: gone.signal })
+      .catch(() => null);
+    const second = h.call('/api/properties/resolve?address=1%20Main%20St');
+    await new Promise((r) => setImmediate(r));
+    gone.abort();
+    await new Promise((r) => setImmediate(r));
+    expect(upstreamSignal?.aborted).toBe(false);
+    release();
+    expect((await second).status).toBe(200);
+    await first;
+  });
+
   it('aborts the upstream call when the browser goes away', async () => {
     let upstreamSignal: AbortSignal | undefined;
     const h = createHarness({

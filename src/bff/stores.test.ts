@@ -81,6 +81,35 @@ describe('MemoryCache and InFlight', () => {
     ]);
     expect(await flight.run('k', work)).toBe(2);
   });
+
+  it('aborts the shared work only when every caller has gone', async () => {
+    const flight = new InFlight<string>();
+    let shared: AbortSignal | undefined;
+    let finish = (_v: string) => {};
+    const work = (signal: AbortSignal) => {
+      shared = signal;
+      return new Promise<string>((resolve) => {
+        finish = resolve;
+      });
+    };
+    const a = new AbortController();
+    const b = new AbortController();
+    const first = flight.run('k', work, a.signal);
+    const second = flight.run('k', work, b.signal);
+    a.abort();
+    expect(shared?.aborted).toBe(false); // the second caller still waits
+    finish('done');
+    expect(await second).toBe('done');
+    expect(await first).toBe('done');
+
+    const c = new AbortController();
+    const d = new AbortController();
+    void flight.run('j', work, c.signal);
+    void flight.run('j', work, d.signal);
+    c.abort();
+    d.abort();
+    expect(shared?.aborted).toBe(true);
+  });
 });
 
 describe('readBffConfig', () => {
