@@ -110,6 +110,24 @@ describe('what reaches the upstream', () => {
   });
 });
 
+describe('an upstream under a path prefix', () => {
+  it('keeps the base URL’s path, e.g. https://host/v2', async () => {
+    const seen: string[] = [];
+    const h = createHarness({
+      upstream: { baseUrl: 'http://provider.test/v2/' },
+      fetch: (async (input: string | URL | Request) => {
+        seen.push(new URL(input instanceof Request ? input.url : input).pathname);
+        return new Response(JSON.stringify({ name: 'A', plan: 'enterprise' }), {
+          headers: { 'content-type': 'application/json' },
+        });
+      }) as typeof fetch,
+    });
+    await h.signIn();
+    await h.resolve('1 Main St');
+    expect(seen).toEqual(['/v2/auth/me', '/v2/properties/resolve']);
+  });
+});
+
 describe('caching', () => {
   it('answers a repeated resolve from cache: no upstream request, the rate-limit budget does not move', async () => {
     const h = createHarness();

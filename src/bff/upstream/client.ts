@@ -1,4 +1,4 @@
-import type { Account, Candidate, Property } from '../../contract/index.ts';
+import { type Account, type Candidate, Plan, type Property } from '../../contract/index.ts';
 import { ApiError } from '../errors.ts';
 import type { BudgetState, RateBudget } from '../rate-budget.ts';
 import { parseErrorBody, parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
@@ -79,11 +79,8 @@ export class UpstreamClient {
     const answer = await this.#call(apiKey, keyHash, '/auth/me', {});
     if (answer.status >= 200 && answer.status < 300) {
       const account = toAccount(answer.json);
-      const plan =
-        account.plan === 'starter' || account.plan === 'professional' || account.plan === 'enterprise'
-          ? account.plan
-          : null;
-      return { name: account.name, plan };
+      const plan = Plan.safeParse(account.plan);
+      return { name: account.name, plan: plan.success ? plan.data : null };
     }
     throw this.#refusal(answer, 'sign-in');
   }
@@ -113,12 +110,17 @@ export class UpstreamClient {
   /** Is the upstream there? Any HTTP answer to an unauthenticated /auth/me says yes. */
   async ready(): Promise<boolean> {
     try {
-      const res = await this.#fetchOnce(new URL('/auth/me', this.config.baseUrl), new Headers(), undefined);
+      const res = await this.#fetchOnce(this.#url('/auth/me'), new Headers(), undefined);
       await res.body?.cancel();
       return true;
     } catch {
       return false;
     }
+  }
+
+  /** A fixed path under the base URL, keeping any path the base has (https://host/v2 + /auth/me). */
+  #url(path: string): URL {
+    return new URL(`${this.config.baseUrl.replace(/\/+$/, '')}${path}`);
   }
 
   #read<T>(parse: () => T): T {
@@ -207,7 +209,7 @@ export class UpstreamClient {
     params: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<Answer> {
-    const url = new URL(path, this.config.baseUrl);
+    const url = this.#url(path);
     const headers = new Headers({ Accept: 'application/json' });
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     const { auth } = this.config;
