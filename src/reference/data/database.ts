@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { normalizeName, normalizeUnit } from './normalize.ts';
 
 /** Bump when the generator or schema changes: an older file is rebuilt on next start. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 export const PROPERTY_COLUMNS = [
   'property_id',

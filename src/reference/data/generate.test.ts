@@ -49,6 +49,14 @@ describe('generateProperties', () => {
     expect(levels).toEqual(new Set(['high', 'medium', 'low']));
   });
 
+  it('keeps rooms in proportion to living area', () => {
+    for (const r of records) {
+      if (r.living_area_sqft === null || r.bedrooms === null || r.bathrooms === null) continue;
+      expect(r.bedrooms).toBeLessThanOrEqual(Math.max(1, Math.round(r.living_area_sqft / 750 + 0.6)));
+      expect(r.bathrooms).toBeLessThanOrEqual(r.bedrooms + 1.5);
+    }
+  });
+
   it('names sources as real agencies and systems do', () => {
     const kinds = new Set(records.map((r) => r.source_kind));
     expect(kinds).toEqual(new Set(['assessor', 'recorder', 'revenue', 'mls', 'permits', 'survey']));

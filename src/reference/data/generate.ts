@@ -226,9 +226,12 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
           [rng.int(2010, 2025), 15],
         ] as const);
     const living = isLand ? null : isUnit ? rng.int(45, 160) * 10 : rng.int(70, 420) * 10;
+    // About one bedroom per 750 sq ft (a 2,400 sq ft house has 3), studios only under 600 sq ft.
     const beds =
-      living === null ? null : Math.max(0, Math.min(7, Math.round(living / 550 + rng.next() - 0.5)));
-    const baths = beds === null ? null : Math.max(1, Math.round((beds * 0.7 + rng.next()) * 2) / 2);
+      living === null
+        ? null
+        : Math.max(living < 600 ? 0 : 1, Math.min(6, Math.round(living / 750 + rng.next() * 1.2 - 0.6)));
+    const baths = beds === null ? null : Math.max(1, Math.round((beds * 0.75 + rng.next() * 0.8) * 2) / 2);
     const perSqft = PRICE_PER_SQFT[place.state] ?? 150;
     const lot = isUnit ? null : rng.int(isLand ? 40 : 25, isLand ? 4000 : 400) * 100;
     const market =
