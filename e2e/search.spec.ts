@@ -145,3 +145,19 @@ test('upstream unavailable: explains, and retries on request', async ({ page }) 
   await page.getByRole('button', { name: 'Try again' }).click();
   await expect(page.getByRole('heading', { name: '742 Evergreen Ter, Springfield, OR 97477' })).toBeVisible();
 });
+
+test.describe('dark mode', () => {
+  test.use({ colorScheme: 'dark' });
+
+  test('the key screen and a record have no accessibility violations in the dark theme', async ({ page }) => {
+    await page.goto('/sign-in');
+    await expectNoAxeViolations(page, 'the key screen, dark');
+    await signInWithDemoKey(page);
+    await page.goto(`/search?address=${encodeURIComponent('742 Evergreen Ter, Springfield, OR')}`);
+    await expect(page.getByText('Low confidence', { exact: true })).toBeVisible();
+    await expectNoAxeViolations(page, 'a low-confidence, stale record, dark');
+    await page.goto('/search?address=100%20Main%20St');
+    await expect(page.getByText('More than one property matches')).toBeVisible();
+    await expectNoAxeViolations(page, 'an ambiguous address, dark');
+  });
+});

@@ -81,6 +81,78 @@ describe('parseAddress', () => {
       '5 Crème Brûlée Ct, Austin, TX',
       { house: '5', rest: ['CREME', 'BRULEE', 'CT'], city: ['AUSTIN'], state: 'TX', zip: null, unit: null },
     ],
+    [
+      '1234 St. Charles Ave., New Orleans, LA 70130',
+      {
+        house: '1234',
+        rest: ['ST', 'CHARLES', 'AVE'],
+        city: ['NEW', 'ORLEANS'],
+        state: 'LA',
+        zip: '70130',
+        unit: null,
+      },
+    ],
+    [
+      '55 N.W. 2nd St, Miami FL',
+      { house: '55', rest: ['NW', '2ND', 'ST'], city: ['MIAMI'], state: 'FL', zip: null, unit: null },
+    ],
+    [
+      '1 Pennsylvania Avenue North West, Washington, DC',
+      {
+        house: '1',
+        rest: ['PENNSYLVANIA', 'AVE', 'NW'],
+        city: ['WASHINGTON'],
+        state: 'DC',
+        zip: null,
+        unit: null,
+      },
+    ],
+    [
+      '9 Martin Luther King Jr. Blvd., Austin, TX',
+      {
+        house: '9',
+        rest: ['MARTIN', 'LUTHER', 'KING', 'JR', 'BLVD'],
+        city: ['AUSTIN'],
+        state: 'TX',
+        zip: null,
+        unit: null,
+      },
+    ],
+    [
+      '12 Main St Apt#4, Hope AK',
+      { house: '12', rest: ['MAIN', 'ST'], city: ['HOPE'], state: 'AK', zip: null, unit: '4' },
+    ],
+    [
+      '500 Elm St., Ste. 200, Dallas, Texas 75201',
+      { house: '500', rest: ['ELM', 'ST'], city: ['DALLAS'], state: 'TX', zip: '75201', unit: '200' },
+    ],
+    [
+      '77 County Road 12, Wallace, NE 69169',
+      { house: '77', rest: ['COUNTY', 'RD', '12'], city: ['WALLACE'], state: 'NE', zip: '69169', unit: null },
+    ],
+    [
+      '100 Highway 61 S, Clarksdale MS',
+      { house: '100', rest: ['HWY', '61', 'S'], city: ['CLARKSDALE'], state: 'MS', zip: null, unit: null },
+    ],
+    [
+      '4 Maple Ave, Unit B, Burlington VT',
+      { house: '4', rest: ['MAPLE', 'AVE'], city: ['BURLINGTON'], state: 'VT', zip: null, unit: 'B' },
+    ],
+    [
+      '1600 AMPHITHEATRE PKWY MOUNTAIN VIEW CA 94043-1351',
+      {
+        house: '1600',
+        rest: ['AMPHITHEATRE', 'PKWY', 'MTN', 'VW'],
+        city: null,
+        state: 'CA',
+        zip: '94043',
+        unit: null,
+      },
+    ],
+    [
+      '300 W. 5th Street, #1203, Austin TX 78701',
+      { house: '300', rest: ['W', '5TH', 'ST'], city: ['AUSTIN'], state: 'TX', zip: '78701', unit: '1203' },
+    ],
   ])('%s', (input, expected) => {
     const { stateTokens: _s, ...parsed } = parseAddress(input);
     expect(parsed).toEqual(expected);

@@ -114,6 +114,14 @@ export function parseAddress(input: string): ParsedAddress {
     if (tokens[0] && /^\d\/\d$/.test(tokens[0])) house += ` ${tokens.shift()}`;
   }
 
+  // "North West" written as two words is the directional NW.
+  for (let i = 0; i < tokens.length - 1; i++) {
+    const pair = `${standardToken(tokens[i] as string)}${standardToken(tokens[i + 1] as string)}`;
+    if (pair === 'NE' || pair === 'NW' || pair === 'SE' || pair === 'SW') {
+      if (/^(N|S|NORTH|SOUTH)$/.test(tokens[i] as string)) tokens.splice(i, 2, pair);
+    }
+  }
+
   const commaAt = tokens.indexOf(',');
   const streetPart = commaAt === -1 ? tokens : tokens.slice(0, commaAt);
   const cityPart = commaAt === -1 ? null : tokens.slice(commaAt + 1).filter((t) => t !== ',');
