@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiErrorBody, ResolveResponse, SearchResponse } from '../contract/index.ts';
-import { type Dialect, describeDialect, representativeDialects } from '../reference/dialect.ts';
+import {
+  type Dialect,
+  describeDialect,
+  representativeDialects,
+  singleChangeDialects,
+} from '../reference/dialect.ts';
 import { createHarness } from './test-support/harness.ts';
 
 type Json = Record<string, any>;
@@ -127,6 +132,25 @@ describe('an upstream under a path prefix', () => {
     expect(seen).toEqual(['/v2/auth/me', '/v2/properties/resolve']);
   });
 });
+
+describe.each(singleChangeDialects().map((d) => [describeDialect(d), d] as [string, Dialect]))(
+  'with one "not shown" detail changed: %s',
+  (_name, dialect) => {
+    it('signs in, resolves to the same record, and reports ambiguity with its own code', async () => {
+      const h = createHarness({ dialect });
+      expect((await h.signIn()).status).toBe(200);
+      const parsed = ResolveResponse.parse(await (await h.resolve('1100 Congress Ave, Austin, TX')).json());
+      expect(parsed.property).toMatchObject({
+        source: 'Travis County Assessor',
+        confidence: 'high',
+        lastVerified: '2026-10-20',
+      });
+      expect(parsed.rateLimit?.remaining).toBe(58);
+      const ambiguous = await h.resolve('100 Main St');
+      expect(ApiErrorBody.parse(await ambiguous.json()).error.code).toBe('ambiguous');
+    });
+  },
+);
 
 describe('caching', () => {
   it('answers a repeated resolve from cache: no upstream request, the rate-limit budget does not move', async () => {

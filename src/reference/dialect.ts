@@ -78,6 +78,15 @@ export function representativeDialects(): Dialect[] {
   return out;
 }
 
+/** The default with exactly one setting changed, for every value of every setting (14 dialects). */
+export function singleChangeDialects(): Dialect[] {
+  return (Object.keys(DIALECT_VALUES) as (keyof Dialect)[]).flatMap((key) =>
+    DIALECT_VALUES[key]
+      .filter((value) => value !== DEFAULT_DIALECT[key])
+      .map((value) => ({ ...DEFAULT_DIALECT, [key]: value }) as Dialect),
+  );
+}
+
 export function describeDialect(d: Dialect): string {
   return (Object.keys(DIALECT_VALUES) as (keyof Dialect)[]).map((k) => `${k}=${d[k]}`).join(',');
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ageInDays, longDate, relativeAge, tierFor } from './verification.ts';
 
 describe('ageInDays', () => {
@@ -20,6 +20,26 @@ describe('ageInDays', () => {
 
   it('is never negative when the record is dated after today (clock skew)', () => {
     expect(ageInDays('2026-11-25', new Date(2026, 10, 21))).toBe(0);
+  });
+});
+
+describe('ageInDays across time zones', () => {
+  const original = process.env.TZ;
+  afterEach(() => {
+    process.env.TZ = original;
+  });
+
+  // One instant: 03:30 UTC on 22 November 2026, still the evening of the 21st in the Americas.
+  const instant = Date.parse('2026-11-22T03:30:00Z');
+  it.each([
+    ['UTC', 1],
+    ['America/Los_Angeles', 0],
+    ['America/New_York', 0],
+    ['Asia/Tokyo', 1],
+    ['Pacific/Kiritimati', 1],
+  ])('in %s, a record verified on 21 November is %i days old', (zone, days) => {
+    process.env.TZ = zone;
+    expect(ageInDays('2026-11-21', new Date(instant))).toBe(days);
   });
 });
 
