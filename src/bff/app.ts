@@ -1,6 +1,5 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -349,33 +348,24 @@ export function openCursor(cursor: string, q: string, keyHash: string, secret: s
   }
 }
 
-/** The built SPA: hashed assets cached for a year, index.html always revalidated, client routes to index. */
+/** The built SPA: hashed assets cached for a year, everything else revalidated, client routes to index. */
 function mountSpa(app: Hono<Env>, distDir: string) {
   const root = resolve(distDir);
-  const indexPath = join(root, 'index.html');
-  app.use(
-    '/assets/*',
-    serveStatic({
-      root,
-      onFound: (_path, c) => {
-        c.header('Cache-Control', 'public, max-age=31536000, immutable');
-      },
-    }),
-  );
-  app.use(
-    '*',
-    serveStatic({
-      root,
-      onFound: (_p, c) => {
-        c.header('Cache-Control', 'no-cache');
-      },
-    }),
-  );
-  app.get('*', (c) => {
-    if (!existsSync(indexPath)) {
-      return c.text('The web app is not built. Run `npm run build` (npm start does this for you).', 503);
+  app.use('*', async (c, next) => {
+    await next();
+    // Set here, not in serveStatic's onFound, which runs after the response is built and is lost.
+    // Hashed names never change; index.html must be revalidated so a deploy is seen at once.
+    if (c.res.status === 200) {
+      c.header(
+        'Cache-Control',
+        c.req.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     }
-    c.header('Cache-Control', 'no-cache');
-    return c.html(readFileSync(indexPath, 'utf8'));
   });
+  app.use('*', serveStatic({ root }));
+  // Client-side routes (/search, /sign-in) are the app's index.html.
+  app.get('*', serveStatic({ root, path: 'index.html' }));
+  app.get('*', (c) =>
+    c.text('The web app is not built. Run `npm run build` (npm start does this for you).', 503),
+  );
 }

@@ -34,6 +34,8 @@ export interface HarnessOptions {
   /** Backoff and rate-limit waits; default: real (fake-timer driven) setTimeout. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   accounts?: AccountDirectory;
+  /** A built SPA to serve. */
+  distDir?: string;
 }
 
 /**
@@ -89,6 +91,7 @@ export function createHarness(options: HarnessOptions = {}) {
     sessionAbsoluteMs: 12 * 3_600_000,
     trustProxy: false,
     cursorSecret: 'bff-test-secret-bff-test-secret-0000',
+    distDir: options.distDir,
   }) as unknown as Hono;
 
   let cookie = '';
