@@ -50,6 +50,11 @@ export class AccountDirectory {
   }
 
   find(key: string): Account | undefined {
-    return this.#byKeyHash.get(hashKey(key));
+    return this.findByHash(hashKey(key));
+  }
+
+  /** For callers that already hold the key's hash (the rate limiter buckets by it too). */
+  findByHash(keyHash: string): Account | undefined {
+    return this.#byKeyHash.get(keyHash);
   }
 }

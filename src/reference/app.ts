@@ -51,7 +51,9 @@ export function createReferenceApp(options: ReferenceOptions) {
     c.header('X-RateLimit-Reset', formatReset(resetAt, now(), dialect));
   };
 
-  app.get('/openapi.json', (c) => c.json(buildOpenApiDocument(dialect)));
+  // The document depends only on the dialect: build it once, not per request.
+  const openApi = buildOpenApiDocument(dialect);
+  app.get('/openapi.json', (c) => c.json(openApi));
 
   // Faults come first: a real outage does not check your key.
   app.use('*', async (c, next) => {
@@ -78,8 +80,9 @@ export function createReferenceApp(options: ReferenceOptions) {
   // Authentication and rate limiting. Every answer, refusals included, carries the limit headers.
   app.use('*', async (c, next) => {
     const key = readKey(c, dialect);
-    const account = key ? accounts.find(key) : undefined;
-    const bucket = key ? hashKey(key) : `anonymous:${clientAddress(c)}`;
+    const keyHash = key ? hashKey(key) : undefined;
+    const account = keyHash ? accounts.findByHash(keyHash) : undefined;
+    const bucket = keyHash ?? `anonymous:${clientAddress(c)}`;
     const decision = limiter.take(bucket, ruleFor(account?.plan ?? 'anonymous'));
     setLimitHeaders(c, decision.limit, decision.remaining, decision.resetAt);
     if (!decision.allowed) {

@@ -190,10 +190,8 @@ export class SqlitePropertyStore implements PropertyStore {
 
   #decide(rows: Row[], parsed: ParsedAddress): ResolveOutcome {
     const buildings = new Map<string, Row[]>();
-    for (const r of rows) {
-      const key = `${r.zip}|${r.street_name}|${r.street_number}`;
-      buildings.set(key, [...(buildings.get(key) ?? []), r]);
-    }
+    for (const r of rows)
+      getOrCreate(buildings, `${r.zip}|${r.street_name}|${r.street_number}`, () => []).push(r);
     const wanted = parsed.unit ?? '';
     const exact = rows.filter((r) => r.unit_key === wanted);
     if (exact.length === 1) return { kind: 'found', property: strip(exact[0] as Row) };
