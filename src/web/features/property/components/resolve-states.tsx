@@ -1,9 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { Link } from 'react-router';
 import type { Candidate } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
 
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
 
@@ -25,19 +26,6 @@ function CandidateList({ candidates, label }: { candidates: Candidate[]; label: 
       ))}
     </ul>
   );
-}
-
-/** Seconds left until `resetAt`, ticking once a second. */
-function useSecondsUntil(resetAt: string | null): number {
-  const target = resetAt ? Date.parse(resetAt) : Date.now();
-  const [left, setLeft] = useState(() => Math.max(0, Math.ceil((target - Date.now()) / 1000)));
-  useEffect(() => {
-    const tick = () => setLeft(Math.max(0, Math.ceil((target - Date.now()) / 1000)));
-    tick();
-    const timer = setInterval(tick, 1000);
-    return () => clearInterval(timer);
-  }, [target]);
-  return left;
 }
 
 export function formatCountdown(seconds: number): string {

@@ -1,17 +1,11 @@
-import { useEffect, useState } from 'react';
 import { useRateLimit } from '../../../lib/rate-limit-store.ts';
+import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
 
 /** Remaining upstream requests for this key and when the window resets, as the BFF last reported. */
 export function RateLimitMeter() {
   const rate = useRateLimit();
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(t);
-  }, []);
+  const secondsLeft = useSecondsUntil(rate?.resetAt);
   if (!rate) return null;
-  const resetMs = Date.parse(rate.resetAt);
-  const secondsLeft = Math.max(0, Math.ceil((resetMs - now) / 1000));
   // Past the reset the window is full again, whatever we last heard.
   const remaining = secondsLeft === 0 && rate.limit > 0 ? rate.limit : rate.remaining;
   const share = rate.limit > 0 ? remaining / rate.limit : 0;
