@@ -6,7 +6,7 @@ import {
   representativeDialects,
   singleChangeDialects,
 } from '../reference/dialect.ts';
-import { createHarness } from './test-support/harness.ts';
+import { createHarness, fakeUpstream } from './test-support/harness.ts';
 
 type Json = Record<string, any>;
 const body = async (res: Response) => (await res.json()) as Json;
@@ -117,19 +117,13 @@ describe('what reaches the upstream', () => {
 
 describe('an upstream under a path prefix', () => {
   it('keeps the base URL’s path, e.g. https://host/v2', async () => {
-    const seen: string[] = [];
     const h = createHarness({
       upstream: { baseUrl: 'http://provider.test/v2/' },
-      fetch: (async (input: string | URL | Request) => {
-        seen.push(new URL(input instanceof Request ? input.url : input).pathname);
-        return new Response(JSON.stringify({ name: 'A', plan: 'enterprise' }), {
-          headers: { 'content-type': 'application/json' },
-        });
-      }) as typeof fetch,
+      fetch: fakeUpstream(() => ({})),
     });
     await h.signIn();
     await h.resolve('1 Main St');
-    expect(seen).toEqual(['/v2/auth/me', '/v2/properties/resolve']);
+    expect(h.upstreamRequests.map((u) => u.pathname)).toEqual(['/v2/auth/me', '/v2/properties/resolve']);
   });
 });
 
@@ -273,19 +267,12 @@ describe('bad input never causes a 5xx', () => {
 });
 
 describe('an upstream that sends what we cannot rely on', () => {
-  const fakeUpstream = (record: unknown) =>
-    (async (input: string | URL | Request) => {
-      const url = new URL(input instanceof Request ? input.url : input);
-      const headers = {
-        'content-type': 'application/json',
-        'x-ratelimit-limit': '100',
-        'x-ratelimit-remaining': '99',
-        'x-ratelimit-reset': '30',
-      };
-      if (url.pathname === '/auth/me')
-        return new Response(JSON.stringify({ account: { name: 'Fake', plan: 'enterprise' } }), { headers });
-      return new Response(JSON.stringify(record), { headers });
-    }) as typeof fetch;
+  const rateHeaders = {
+    'x-ratelimit-limit': '100',
+    'x-ratelimit-remaining': '99',
+    'x-ratelimit-reset': '30',
+  };
+  const sending = (record: unknown) => fakeUpstream(() => record, rateHeaders);
 
   it.each([
     ['no confidence', { id: 'x1', source: 'County Assessor', last_verified: '2026-01-01' }],
@@ -297,7 +284,7 @@ describe('an upstream that sends what we cannot rely on', () => {
     ['an unreadable date', { id: 'x1', source: 'A', confidence: 'high', last_verified: 'last Tuesday' }],
     ['no identifier', { source: 'A', confidence: 'high', last_verified: '2026-01-01' }],
   ])('a record with %s is a 502 upstream_invalid, never shown as data', async (_name, record) => {
-    const h = createHarness({ fetch: fakeUpstream(record) });
+    const h = createHarness({ fetch: sending(record) });
     await h.signIn();
     const res = await h.resolve('1 Main St, Austin, TX');
     expect(res.status).toBe(502);
@@ -307,7 +294,7 @@ describe('an upstream that sends what we cannot rely on', () => {
   it('reads an unknown provider’s shape: other id field, enveloped, epoch-ms dates, extra fields', async () => {
     const h = createHarness({
       upstream: { idField: 'ref' },
-      fetch: fakeUpstream({
+      fetch: sending({
         result: {
           ref: 'P-77',
           formatted_address: '1 Main St, Austin, TX 78701',
@@ -337,23 +324,19 @@ describe('client disconnects', () => {
     let release = () => {};
     let upstreamSignal: AbortSignal | undefined;
     const h = createHarness({
-      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
-        const url = new URL(input instanceof Request ? input.url : input);
-        const json = (body: unknown) =>
-          new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-        if (url.pathname === '/auth/me') return json({ name: 'A', plan: 'enterprise' });
-        upstreamSignal = init?.signal ?? undefined;
+      fetch: fakeUpstream(async (_url, signal) => {
+        upstreamSignal = signal;
         await new Promise<void>((r) => {
           release = r;
         });
-        return json({
+        return {
           id: 'p1',
           address: '1 Main St',
           source: 'X County Assessor',
           confidence: 'high',
           last_verified: '2026-01-01',
-        });
-      }) as typeof fetch,
+        };
+      }),
     });
     await h.signIn();
     const gone = new AbortController();
@@ -373,17 +356,12 @@ describe('client disconnects', () => {
   it('aborts the upstream call when the browser goes away', async () => {
     let upstreamSignal: AbortSignal | undefined;
     const h = createHarness({
-      fetch: (async (input: string | URL | Request, init?: RequestInit) => {
-        const url = new URL(input instanceof Request ? input.url : input);
-        if (url.pathname === '/auth/me')
-          return new Response(JSON.stringify({ name: 'A', plan: 'enterprise' }), {
-            headers: { 'content-type': 'application/json' },
-          });
-        upstreamSignal = init?.signal ?? undefined;
-        return new Promise<Response>((_r, reject) =>
-          init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+      fetch: fakeUpstream((_url, signal) => {
+        upstreamSignal = signal;
+        return new Promise((_r, reject) =>
+          signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
         );
-      }) as typeof fetch,
+      }),
     });
     await h.signIn();
     const controller = new AbortController();

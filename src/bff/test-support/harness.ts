@@ -23,6 +23,25 @@ export function authFor(dialect: Dialect): AuthPlacement {
   return { kind: 'bearer' };
 }
 
+/**
+ * A stand-in provider for shapes and timings the reference never produces: it accepts any key at
+ * /auth/me and answers every other call with whatever `answer` returns (or throws), as JSON.
+ */
+export function fakeUpstream(
+  answer: (url: URL, signal?: AbortSignal) => unknown,
+  headers: Record<string, string> = {},
+): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const body = url.pathname.endsWith('/auth/me')
+      ? { account: { name: 'Fake Co', plan: 'enterprise' } }
+      : await answer(url, init?.signal ?? undefined);
+    return new Response(JSON.stringify(body), {
+      headers: { 'content-type': 'application/json', ...headers },
+    });
+  }) as typeof fetch;
+}
+
 export interface HarnessOptions {
   dialect?: Dialect;
   faults?: string;
