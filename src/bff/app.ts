@@ -19,7 +19,7 @@ import {
 import { InFlight, type ResultCache } from './cache.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
 import { type RateBudget, toRateLimit } from './rate-budget.ts';
-import { hashKey, type Session, type SessionStore } from './sessions.ts';
+import { accountIdFor, hashKey, type Session, type SessionStore } from './sessions.ts';
 import { ClientGone, type UpstreamClient } from './upstream/client.ts';
 
 export interface BffDeps {
@@ -176,13 +176,17 @@ export function createBffApp(deps: BffDeps) {
       });
       deps.logger.info({ requestId: c.get('requestId'), plan: account.plan }, 'signed in');
       const rateLimit = toRateLimit(await deps.budget.get(keyHash), now());
-      return c.json({ account, rateLimit } satisfies SessionResponse);
+      return c.json({ account, accountId: accountIdFor(keyHash), rateLimit } satisfies SessionResponse);
     },
   );
   api.get('/session', requireSession, async (c) => {
     const session = c.get('session');
     const rateLimit = toRateLimit(await deps.budget.get(session.keyHash), now());
-    return c.json({ account: session.account, rateLimit } satisfies SessionResponse);
+    return c.json({
+      account: session.account,
+      accountId: accountIdFor(session.keyHash),
+      rateLimit,
+    } satisfies SessionResponse);
   });
   api.delete('/session', async (c) => {
     const id = getCookie(c, cookieName(c));

@@ -29,6 +29,11 @@ export function hashKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }
 
+/** The browser's name for an account: one-way from the key's hash, so it can scope stored data but never reveal the key. */
+export function accountIdFor(keyHash: string): string {
+  return createHash('sha256').update(`proplens-account:${keyHash}`).digest('base64url').slice(0, 22);
+}
+
 export function newSessionId(): string {
   return randomBytes(32).toString('base64url');
 }

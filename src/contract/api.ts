@@ -47,11 +47,24 @@ export const RateLimit = z.object({
   limit: z.int().check(z.nonnegative()),
   remaining: z.int().check(z.nonnegative()),
   resetAt: z.string(),
+  /**
+   * The window's length in seconds as the BFF has observed it (the upstream does not state it), so a client
+   * can say how many lookups a minute the limit allows. Absent until known.
+   */
+  windowS: z.optional(z.int().check(z.positive())),
 });
 export type RateLimit = z.infer<typeof RateLimit>;
 
 /** The account, and the key's rate-limit budget as last reported (so the header can show it at once). */
-export const SessionResponse = z.object({ account: Account, rateLimit: z.optional(z.nullable(RateLimit)) });
+export const SessionResponse = z.object({
+  account: Account,
+  /**
+   * An opaque, stable id of the key's account for scoping what the browser keeps (reviews, recent searches).
+   * Derived from the key's hash with a one-way function: it reveals nothing of the key.
+   */
+  accountId: z.string(),
+  rateLimit: z.optional(z.nullable(RateLimit)),
+});
 export type SessionResponse = z.infer<typeof SessionResponse>;
 
 export const CreateSessionRequest = z.object({
