@@ -65,6 +65,7 @@ export function createBffApp(deps: BffDeps) {
   const inFlight = new InFlight<CachedResult>();
   const app = new Hono<Env>();
 
+  const isDemo = (apiKey: string) => deps.demoKeys?.some((d) => d.key === apiKey) ?? false;
   const isHttps = (c: Context<Env>) => c.get('https');
   const cookieName = (c: Context<Env>) => (isHttps(c) ? '__Host-proplens_session' : 'proplens_session');
 
@@ -176,7 +177,12 @@ export function createBffApp(deps: BffDeps) {
       });
       deps.logger.info({ requestId: c.get('requestId'), plan: account.plan }, 'signed in');
       const rateLimit = toRateLimit(await deps.budget.get(keyHash), now());
-      return c.json({ account, accountId: accountIdFor(keyHash), rateLimit } satisfies SessionResponse);
+      return c.json({
+        account,
+        accountId: accountIdFor(keyHash),
+        demo: isDemo(apiKey),
+        rateLimit,
+      } satisfies SessionResponse);
     },
   );
   api.get('/session', requireSession, async (c) => {
@@ -185,6 +191,7 @@ export function createBffApp(deps: BffDeps) {
     return c.json({
       account: session.account,
       accountId: accountIdFor(session.keyHash),
+      demo: isDemo(session.apiKey),
       rateLimit,
     } satisfies SessionResponse);
   });

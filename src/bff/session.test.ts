@@ -9,6 +9,8 @@ describe('POST /api/session', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+      accountId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      demo: false,
       rateLimit: { limit: 60, remaining: 59, resetAt: expect.any(String) },
     });
     const cookie = res.headers.get('set-cookie') ?? '';

@@ -63,6 +63,8 @@ export const SessionResponse = z.object({
    * Derived from the key's hash with a one-way function: it reveals nothing of the key.
    */
   accountId: z.string(),
+  /** Signed in with one of the embedded reference service's public demo keys (its data is cleared on sign-out). */
+  demo: z.boolean(),
   rateLimit: z.optional(z.nullable(RateLimit)),
 });
 export type SessionResponse = z.infer<typeof SessionResponse>;

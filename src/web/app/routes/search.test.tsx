@@ -20,7 +20,12 @@ const property = (address: string, over: Partial<Property> = {}): Property => ({
 });
 const CONGRESS = '1100 Congress Ave, Austin, TX 78701';
 const rateLimit = { limit: 60, remaining: 57, resetAt: new Date(Date.now() + 30_000).toISOString() };
-const session: Handler = () => json({ account: { name: 'Harbor & Vale Realty', plan: 'professional' } });
+const session: Handler = () =>
+  json({
+    account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+    accountId: 'acct-harbor',
+    demo: false,
+  });
 const config: Handler = () => json({ demoKeys: null, salesContact: null });
 
 const routes = (

@@ -12,7 +12,11 @@ const demoConfig = {
   ],
   salesContact: 'sales@example.test',
 };
-const account = { account: { name: 'Harbor & Vale Realty', plan: 'professional' } };
+const account = {
+  account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+  accountId: 'acct-harbor',
+  demo: false,
+};
 
 const routes = (
   <>
