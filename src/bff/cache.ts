@@ -1,44 +1,102 @@
+import { LRUCache } from 'lru-cache';
+
 /**
- * Results cache: TTL plus a bound on entries (least recently used goes first). Async so a Redis
- * implementation can stand in for it when several replicas share one cache.
+ * Results cache, per account. Async so a shared implementation (Redis) can stand in for it when several
+ * replicas share one cache.
  */
 export interface ResultCache<V> {
-  get(key: string): Promise<V | undefined>;
-  set(key: string, value: V): Promise<void>;
+  get(account: string, key: string): Promise<V | undefined>;
+  set(account: string, key: string, value: V): Promise<void>;
 }
 
+export interface CacheLimits {
+  ttlMs: number;
+  /** Bound on the whole cache, in bytes of the values' JSON (an estimate of what they hold in memory). */
+  maxBytes: number;
+  /** Bound on entries, whatever their size. */
+  maxEntries: number;
+  /** The most of maxBytes one account may hold, 0..1: one busy account cannot evict every other. */
+  accountShare: number;
+}
+
+interface Entry<V> {
+  value: V;
+  account: string;
+  bytes: number;
+}
+
+/**
+ * TTL plus an LRU bound in bytes (lru-cache), and a per-account share: an account over its share evicts its own
+ * least recently stored entries, never another account's.
+ */
 export class MemoryCache<V> implements ResultCache<V> {
-  readonly #entries = new Map<string, { value: V; expires: number }>();
+  readonly #lru: LRUCache<string, Entry<V>> | null;
+  /** Per account: its keys in the order stored (oldest first), and their bytes. */
+  readonly #accounts = new Map<string, { keys: Set<string>; bytes: number }>();
+  readonly #accountMax: number;
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries: number,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  async get(key: string): Promise<V | undefined> {
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    if (this.now() >= entry.expires) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    // Re-insert: a Map iterates in insertion order, so the first key is always the least recently used.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry.value;
+  constructor(limits: CacheLimits, now: () => number = Date.now) {
+    this.#accountMax = Math.max(1, Math.floor(limits.maxBytes * limits.accountShare));
+    this.#lru =
+      limits.ttlMs <= 0 || limits.maxBytes <= 0 || limits.maxEntries <= 0
+        ? null
+        : new LRUCache<string, Entry<V>>({
+            max: limits.maxEntries,
+            maxSize: limits.maxBytes,
+            sizeCalculation: (e) => e.bytes,
+            ttl: limits.ttlMs,
+            perf: { now },
+            ttlResolution: 0,
+            dispose: (e, key) => this.#forget(e.account, key, e.bytes),
+          });
   }
 
-  async set(key: string, value: V): Promise<void> {
-    if (this.ttlMs <= 0) return;
-    this.#entries.delete(key);
-    this.#entries.set(key, { value, expires: this.now() + this.ttlMs });
-    while (this.#entries.size > this.maxEntries)
-      this.#entries.delete(this.#entries.keys().next().value as string);
+  async get(account: string, key: string): Promise<V | undefined> {
+    return this.#lru?.get(`${account}:${key}`)?.value;
+  }
+
+  async set(account: string, key: string, value: V): Promise<void> {
+    const lru = this.#lru;
+    if (!lru) return;
+    const bytes = JSON.stringify(value).length + key.length + 64;
+    if (bytes > this.#accountMax) return;
+    const full = `${account}:${key}`;
+    lru.delete(full);
+    let own = this.#accounts.get(account);
+    while (own && own.bytes + bytes > this.#accountMax) {
+      const oldest = own.keys.values().next().value;
+      if (oldest === undefined) break;
+      lru.delete(oldest);
+      own = this.#accounts.get(account);
+    }
+    lru.set(full, { value, account, bytes });
+    if (!lru.has(full)) return;
+    if (!own) {
+      own = { keys: new Set(), bytes: 0 };
+      this.#accounts.set(account, own);
+    }
+    own.keys.add(full);
+    own.bytes += bytes;
+  }
+
+  #forget(account: string, key: string, bytes: number) {
+    const own = this.#accounts.get(account);
+    if (!own?.keys.delete(key)) return;
+    own.bytes -= bytes;
+    if (own.keys.size === 0) this.#accounts.delete(account);
+  }
+
+  /** Bytes held, in all and per account. */
+  get bytes(): number {
+    return this.#lru?.calculatedSize ?? 0;
+  }
+
+  accountBytes(account: string): number {
+    return this.#accounts.get(account)?.bytes ?? 0;
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#lru?.size ?? 0;
   }
 }
 

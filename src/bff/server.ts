@@ -5,9 +5,10 @@ import { type CachedResult, createBffApp } from './app.ts';
 import { MemoryCache } from './cache.ts';
 import type { BffConfig } from './env.ts';
 import { createLogger } from './logger.ts';
-import { MemoryRateBudget } from './rate-budget.ts';
 import { MemorySessionStore } from './sessions.ts';
+import { MemoryBudgetStore } from './upstream/budget.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
+import { UpstreamScheduler } from './upstream/scheduler.ts';
 
 export interface BffOptions {
   upstreamUrl: string;
@@ -25,7 +26,8 @@ export interface RunningBff {
 /** Builds the production dependency graph from configuration and serves the app. */
 export async function startBff(config: BffConfig, options: BffOptions): Promise<RunningBff> {
   const logger = createLogger(config.logLevel);
-  const budget = new MemoryRateBudget();
+  const budget = new MemoryBudgetStore();
+  const scheduler = new UpstreamScheduler(budget);
   const upstream = new UpstreamClient(
     {
       baseUrl: options.upstreamUrl,
@@ -36,9 +38,10 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       timeoutMs: config.timeoutMs,
       retries: config.retries,
       maxRateLimitWaitMs: config.maxRateLimitWaitMs,
+      reviewMaxWaitMs: config.reviewMaxWaitMs,
       salesContact: options.salesContact,
     },
-    { fetch, budget },
+    { fetch, budget, scheduler, logger },
   );
   const app = createBffApp({
     upstream,
@@ -47,8 +50,12 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       absoluteMs: config.sessionAbsoluteMs,
       maxSessions: config.sessionMaxCount,
     }),
-    cache: new MemoryCache<CachedResult>(config.cacheTtlMs, config.cacheMaxEntries),
-    budget,
+    cache: new MemoryCache<CachedResult>({
+      ttlMs: config.cacheTtlMs,
+      maxBytes: config.cacheMaxBytes,
+      maxEntries: config.cacheMaxEntries,
+      accountShare: config.cacheAccountShare,
+    }),
     logger,
     demoKeys: options.demoKeys,
     salesContact: options.salesContact,
@@ -63,6 +70,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     );
     (s as Server).once('error', reject);
   });
+  applyServerLimits(server);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -81,4 +89,17 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
       }),
   };
+}
+
+/**
+ * Limits suited to this app (README "Server limits"): a sign-in is 4 KB, so nobody needs minutes to send
+ * headers or a body; idle keep-alive sockets are closed soon; connections are capped. Review batches stream
+ * their answer for as long as pacing needs: requestTimeout bounds receiving the request, not the answer.
+ */
+export function applyServerLimits(server: Server) {
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  server.maxConnections = 2_000;
+  server.maxHeadersCount = 100;
 }

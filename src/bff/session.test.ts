@@ -11,7 +11,7 @@ describe('POST /api/session', () => {
       account: { name: 'Harbor & Vale Realty', plan: 'professional' },
       accountId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       demo: false,
-      rateLimit: { limit: 60, remaining: 59, resetAt: expect.any(String) },
+      rateLimit: { limit: 60, remaining: 59, resetAt: expect.any(String), windowS: 60 },
     });
     const cookie = res.headers.get('set-cookie') ?? '';
     expect(cookie).toMatch(/^proplens_session=[A-Za-z0-9_-]{43};/);

@@ -53,23 +53,48 @@ describe('MemorySessionStore', () => {
 });
 
 describe('MemoryCache and InFlight', () => {
+  const limits = { ttlMs: 100, maxBytes: 100_000, maxEntries: 2, accountShare: 1 };
+
   it('expires entries after the TTL and evicts the least recently used beyond the bound', async () => {
-    const now = { t: 0 };
-    const cache = new MemoryCache<number>(100, 2, () => now.t);
-    await cache.set('a', 1);
-    await cache.set('b', 2);
-    await cache.get('a');
-    await cache.set('c', 3); // evicts b, the least recently used
-    expect(await cache.get('b')).toBeUndefined();
-    expect(await cache.get('a')).toBe(1);
-    now.t = 100;
-    expect(await cache.get('a')).toBeUndefined();
+    const now = { t: 1000 };
+    const cache = new MemoryCache<number>(limits, () => now.t);
+    await cache.set('x', 'a', 1);
+    await cache.set('x', 'b', 2);
+    await cache.get('x', 'a');
+    await cache.set('x', 'c', 3); // evicts b, the least recently used
+    expect(await cache.get('x', 'b')).toBeUndefined();
+    expect(await cache.get('x', 'a')).toBe(1);
+    now.t = 1101;
+    expect(await cache.get('x', 'a')).toBeUndefined();
   });
 
   it('caches nothing with a TTL of 0', async () => {
-    const cache = new MemoryCache<number>(0, 10);
-    await cache.set('a', 1);
-    expect(await cache.get('a')).toBeUndefined();
+    const cache = new MemoryCache<number>({ ...limits, ttlMs: 0 });
+    await cache.set('x', 'a', 1);
+    expect(await cache.get('x', 'a')).toBeUndefined();
+  });
+
+  it('keeps accounts apart: the same key is a miss for another account', async () => {
+    const cache = new MemoryCache<number>({ ...limits, ttlMs: 60_000 });
+    await cache.set('x', 'a', 1);
+    expect(await cache.get('y', 'a')).toBeUndefined();
+  });
+
+  it('is bounded by bytes, and one account filling its share evicts only its own entries', async () => {
+    const big = 'z'.repeat(900); // about 1 KB an entry
+    const cache = new MemoryCache<string>({
+      ttlMs: 60_000,
+      maxBytes: 10_000,
+      maxEntries: 1000,
+      accountShare: 0.5,
+    });
+    for (let i = 0; i < 3; i++) await cache.set('quiet', `q${i}`, big);
+    for (let i = 0; i < 50; i++) await cache.set('busy', `b${i}`, big);
+    expect(cache.bytes).toBeLessThanOrEqual(10_000);
+    expect(cache.accountBytes('busy')).toBeLessThanOrEqual(5_000);
+    for (let i = 0; i < 3; i++) expect(await cache.get('quiet', `q${i}`)).toBe(big);
+    expect(await cache.get('busy', 'b49')).toBe(big); // the newest stay
+    expect(await cache.get('busy', 'b0')).toBeUndefined();
   });
 
   it('shares one promise among identical concurrent calls, and forgets it once settled', async () => {

@@ -8,9 +8,10 @@ import { openTestStore } from '../../reference/test-support.ts';
 import { type CachedResult, createBffApp } from '../app.ts';
 import { MemoryCache } from '../cache.ts';
 import { createLogger } from '../logger.ts';
-import { MemoryRateBudget } from '../rate-budget.ts';
 import { MemorySessionStore } from '../sessions.ts';
+import { MemoryBudgetStore } from '../upstream/budget.ts';
 import { type AuthPlacement, UpstreamClient, type UpstreamConfig } from '../upstream/client.ts';
+import { UpstreamScheduler } from '../upstream/scheduler.ts';
 
 export const PRO_KEY = 'pi_demo_professional';
 
@@ -83,7 +84,8 @@ export function createHarness(options: HarnessOptions = {}) {
   }) as typeof fetch;
   const logs: string[] = [];
   const logger = createLogger('info', { write: (line: string) => void logs.push(line) });
-  const budget = new MemoryRateBudget();
+  const budget = new MemoryBudgetStore();
+  const scheduler = new UpstreamScheduler(budget);
   const upstream = new UpstreamClient(
     {
       baseUrl: 'http://reference.test',
@@ -97,13 +99,24 @@ export function createHarness(options: HarnessOptions = {}) {
       salesContact: 'sales@property-intelligence.example',
       ...options.upstream,
     },
-    { fetch: fetchUpstream, budget, random: () => 0.5, ...(options.sleep ? { sleep: options.sleep } : {}) },
+    {
+      fetch: fetchUpstream,
+      budget,
+      scheduler,
+      logger,
+      random: () => 0.5,
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    },
   );
   const app: Hono = createBffApp({
     upstream,
     sessions: new MemorySessionStore({ idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, maxSessions: 100 }),
-    cache: new MemoryCache<CachedResult>(options.cacheTtlMs ?? 300_000, 1000),
-    budget,
+    cache: new MemoryCache<CachedResult>({
+      ttlMs: options.cacheTtlMs ?? 300_000,
+      maxBytes: 32 * 1024 * 1024,
+      maxEntries: 1000,
+      accountShare: 0.5,
+    }),
     logger,
     demoKeys: null,
     salesContact: null,
@@ -153,6 +166,8 @@ export function createHarness(options: HarnessOptions = {}) {
     upstreamRequests,
     upstreamHeaders,
     budget,
+    scheduler,
+    upstream,
     get cookie() {
       return cookie;
     },

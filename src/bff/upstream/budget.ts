@@ -100,8 +100,7 @@ export function reserve(s: BudgetState, lane: Lane, now: number): Decision {
   }
   if (now >= s.resetAt + RESET_MARGIN_MS) refill(s, now);
   if (s.remaining <= 0) {
-    const at = s.resetAt + RESET_MARGIN_MS;
-    return { ok: false, retryAt: at, resetAt: at };
+    return { ok: false, retryAt: s.resetAt + RESET_MARGIN_MS, resetAt: s.resetAt };
   }
   if (lane === 'review') {
     const left = s.resetAt - now;
@@ -109,7 +108,7 @@ export function reserve(s: BudgetState, lane: Lane, now: number): Decision {
       left <= RESERVE_RELEASE_MS ? 0 : Math.min(Math.ceil(s.limit * INTERACTIVE_RESERVE), s.limit - 1);
     const usable = s.remaining - held;
     if (usable <= 0) {
-      return { ok: false, retryAt: s.resetAt - RESERVE_RELEASE_MS, resetAt: s.resetAt + RESET_MARGIN_MS };
+      return { ok: false, retryAt: s.resetAt - RESERVE_RELEASE_MS, resetAt: s.resetAt };
     }
     if (now < s.nextReviewAt) return { ok: false, retryAt: s.nextReviewAt, resetAt: null };
     s.nextReviewAt = now + Math.max(0, left) / usable;

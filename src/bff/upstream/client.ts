@@ -1,7 +1,13 @@
-import { type Account, type Candidate, Plan, type Property } from '../../contract/index.ts';
+import type { Logger } from 'pino';
+import { type Account, type Lane, Plan, type Property, type RateLimit } from '../../contract/index.ts';
 import { ApiError } from '../errors.ts';
-import type { BudgetState, RateBudget } from '../rate-budget.ts';
-import { parseErrorBody, parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
+import type { BudgetStore, RateObservation } from './budget.ts';
+import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
+import { redactKey, toRefusal } from './refusal.ts';
+import { ClientGone, SlotUnavailable, type UpstreamScheduler } from './scheduler.ts';
+import { type Attempt, sendOnce, TransportFailure } from './transport.ts';
+
+export { ClientGone } from './scheduler.ts';
 
 export type AuthPlacement =
   | { kind: 'bearer' }
@@ -15,32 +21,43 @@ export interface UpstreamConfig {
   idField: string | undefined;
   resolvePath: string;
   searchPath: string;
+  /** Per attempt, headers and body together. */
   timeoutMs: number;
   /** Extra attempts after a 5xx, a dropped connection or an unreadable body. */
   retries: number;
-  /** Longest we hold a request open waiting for a rate-limit reset; longer, we answer 429 at once. */
+  /** Longest an interactive request waits for rate-limit slots in all; longer, it is answered 429 at once. */
   maxRateLimitWaitMs: number;
+  /** The same bound for review work, which may wait for several windows. */
+  reviewMaxWaitMs?: number;
   salesContact: string | null;
 }
 
 export interface UpstreamDeps {
   fetch: typeof fetch;
-  budget: RateBudget;
+  scheduler: UpstreamScheduler;
+  budget: BudgetStore;
+  logger?: Logger;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
 }
 
+export interface CallOptions {
+  signal?: AbortSignal;
+  lane?: Lane;
+}
+
+/** A 2xx answer, parsed. */
 interface Answer {
   status: number;
   text: string;
-  /** The parsed body of a 2xx answer. */
   json?: unknown;
 }
 
-/** How many times one call may wait out a rate limit before giving up with 429. */
-const RATE_LIMIT_WAITS = 2;
-const MAX_BODY_BYTES = 2_000_000;
+/** Answers 429 from the upstream in a row that one call waits out before giving up. */
+const MAX_429_PER_CALL = 5;
+const READY_CACHE_MS = 2000;
+const DEFAULT_REVIEW_WAIT_MS = 120_000;
 
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -57,13 +74,15 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
-/** The client disconnected: nothing will read our answer, so stop all upstream work. */
-export class ClientGone extends Error {}
-
+/**
+ * The one way to the upstream: fixed paths under the base URL, the key placed as configured, every request
+ * through the scheduler's slots, bounded retries, and answers read tolerantly into our contract.
+ */
 export class UpstreamClient {
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
+  #ready: { at: number; answer: Promise<boolean> } | null = null;
 
   constructor(
     readonly config: UpstreamConfig,
@@ -76,20 +95,26 @@ export class UpstreamClient {
 
   /** Checks a key with GET /auth/me. Plan problems and bad keys become the API's own errors. */
   async me(apiKey: string, keyHash: string): Promise<Account> {
-    const answer = await this.#call(apiKey, keyHash, '/auth/me', {});
+    const answer = await this.#call(apiKey, keyHash, '/auth/me', {}, {});
     if (answer.status >= 200 && answer.status < 300) {
       const account = toAccount(answer.json);
       const plan = Plan.safeParse(account.plan);
       return { name: account.name, plan: plan.success ? plan.data : null };
     }
-    throw this.#refusal(answer, 'sign-in');
+    throw this.#refusal(answer, 'sign-in', '/auth/me');
   }
 
-  async resolve(apiKey: string, keyHash: string, address: string, signal?: AbortSignal): Promise<Property> {
-    const answer = await this.#call(apiKey, keyHash, this.config.resolvePath, { address }, signal);
+  async resolve(
+    apiKey: string,
+    keyHash: string,
+    address: string,
+    options: CallOptions = {},
+  ): Promise<Property> {
+    const path = this.config.resolvePath;
+    const answer = await this.#call(apiKey, keyHash, path, { address }, options);
     if (answer.status >= 200 && answer.status < 300)
       return this.#read(() => toProperty(answer.json, this.config.idField, address));
-    throw this.#refusal(answer, 'data');
+    throw this.#refusal(answer, 'data', path);
   }
 
   async search(
@@ -97,25 +122,48 @@ export class UpstreamClient {
     keyHash: string,
     q: string,
     cursor: string | undefined,
-    signal?: AbortSignal,
+    options: CallOptions = {},
   ): Promise<{ items: Property[]; nextCursor: string | null }> {
     const params: Record<string, string> = { q };
     if (cursor) params.cursor = cursor;
-    const answer = await this.#call(apiKey, keyHash, this.config.searchPath, params, signal);
+    const path = this.config.searchPath;
+    const answer = await this.#call(apiKey, keyHash, path, params, options);
     if (answer.status >= 200 && answer.status < 300)
       return this.#read(() => toPage(answer.json, this.config.idField));
-    throw this.#refusal(answer, 'data');
+    throw this.#refusal(answer, 'data', path);
   }
 
-  /** Is the upstream there? Any HTTP answer to an unauthenticated /auth/me says yes. */
-  async ready(): Promise<boolean> {
-    try {
-      const res = await this.#fetchOnce(this.#url('/auth/me'), new Headers(), undefined);
-      await res.body?.cancel();
-      return true;
-    } catch {
-      return false;
-    }
+  /** The account's rate limit as the BFF reports it to the browser. */
+  async rateLimit(keyHash: string): Promise<RateLimit | null> {
+    const v = await this.deps.budget.view(keyHash, this.#now());
+    if (!v) return null;
+    const out: RateLimit = {
+      limit: v.limit,
+      remaining: v.remaining,
+      resetAt: new Date(v.resetAt).toISOString(),
+    };
+    if (v.windowMs >= 1000) out.windowS = Math.round(v.windowMs / 1000);
+    return out;
+  }
+
+  /**
+   * Is the upstream there? Any HTTP answer to an unauthenticated /auth/me says yes. Cached briefly, so a
+   * load balancer polling /readyz does not cost the upstream a request per poll.
+   */
+  ready(): Promise<boolean> {
+    const now = this.#now();
+    if (this.#ready && now - this.#ready.at < READY_CACHE_MS) return this.#ready.answer;
+    const answer = sendOnce(
+      this.deps.fetch,
+      this.#url('/auth/me'),
+      new Headers(),
+      this.config.timeoutMs,
+      undefined,
+    )
+      .then(() => true)
+      .catch(() => false);
+    this.#ready = { at: now, answer };
+    return answer;
   }
 
   /** A fixed path under the base URL, keeping any path the base has (https://host/v2 + /auth/me). */
@@ -138,68 +186,21 @@ export class UpstreamClient {
     }
   }
 
-  /** Turns a non-2xx answer into the API's error, reading its body in whatever dialect it came. */
-  #refusal(answer: Answer, during: 'sign-in' | 'data'): ApiError {
-    const info = parseErrorBody(answer.text, this.config.idField);
-    const code = info.code?.toLowerCase() ?? '';
-    const sales = this.config.salesContact
-      ? ` Contact ${this.config.salesContact} to upgrade.`
-      : " Contact the provider's sales team to upgrade.";
-    switch (answer.status) {
-      case 401:
-        return during === 'sign-in'
-          ? new ApiError(
-              401,
-              'invalid_key',
-              'That API key was not accepted. Check that you copied all of it, or create a new key in your account settings under Developer → API keys.',
-            )
-          : new ApiError(
-              401,
-              'unauthenticated',
-              'Your API key is no longer accepted. Sign in again with a current key.',
-            );
-      case 403:
-        return new ApiError(
-          403,
-          'plan_not_eligible',
-          `API access needs a professional or enterprise plan, and this key's account is not on one.${sales}`,
-        );
-      case 404: {
-        const candidates: Candidate[] = info.candidates;
-        if (code.includes('unit') || info.building) {
-          const building = info.building ? [info.building] : [];
-          return new ApiError(404, 'unit_not_found', 'The building is known, but it has no such unit.', {
-            candidates: [...building, ...candidates.filter((c) => c.id !== info.building?.id)],
-          });
-        }
-        return new ApiError(404, 'not_found', 'No property matches this address.', { candidates });
-      }
-      case 409:
-      case 300:
-        return new ApiError(
-          409,
-          'ambiguous',
-          'More than one property matches. Pick one, or add the city and state or the ZIP code.',
-          {
-            candidates: info.candidates,
-          },
-        );
-      case 400:
-      case 422:
-        return new ApiError(
-          400,
-          'bad_request',
-          info.message
-            ? `The property service refused the request: ${info.message}`
-            : 'The property service refused the request.',
-        );
-      default:
-        return new ApiError(
-          502,
-          'upstream_unavailable',
-          `The property service answered with an unexpected status (${answer.status}). Try again shortly.`,
-        );
-    }
+  #refusal(answer: Answer, during: 'sign-in' | 'data', path: string): ApiError {
+    const { error, upstreamCode, upstreamMessage } = toRefusal(
+      answer.status,
+      answer.text,
+      during,
+      this.config.idField,
+      this.config.salesContact,
+    );
+    // 404 and 409 are ordinary answers; anything else an operator may need to see.
+    const level = answer.status === 404 || answer.status === 409 ? 'debug' : 'warn';
+    this.deps.logger?.[level](
+      { upstream: { path, status: answer.status, code: upstreamCode, message: upstreamMessage } },
+      'upstream refused',
+    );
+    return error;
   }
 
   async #call(
@@ -207,8 +208,10 @@ export class UpstreamClient {
     keyHash: string,
     path: string,
     params: Record<string, string>,
-    signal?: AbortSignal,
+    options: CallOptions,
   ): Promise<Answer> {
+    const { signal } = options;
+    const lane = options.lane ?? 'interactive';
     const url = this.#url(path);
     const headers = new Headers({ Accept: 'application/json' });
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
@@ -217,47 +220,53 @@ export class UpstreamClient {
     else if (auth.kind === 'header') headers.set(auth.name, apiKey);
     else url.searchParams.set(auth.name, apiKey);
 
+    // MAX_RATE_LIMIT_WAIT_S bounds all the waiting one request does, not each wait.
+    const waitBound =
+      lane === 'review'
+        ? (this.config.reviewMaxWaitMs ?? DEFAULT_REVIEW_WAIT_MS)
+        : this.config.maxRateLimitWaitMs;
+    const deadline = this.#now() + waitBound;
     let transientLeft = this.config.retries;
-    let waitsLeft = RATE_LIMIT_WAITS;
-    let attempt = 0;
-    /** A transient failure: back off and let the loop try again, or give up with `failure` when out of retries. */
-    const retryOrFail = async (failure: ApiError) => {
-      if (transientLeft-- <= 0) throw failure;
-      await this.#backoff(attempt, signal);
-    };
-    for (; ; attempt++) {
-      // Don't spend a request the upstream has told us it will refuse.
-      const known = await this.deps.budget.get(keyHash);
-      if (known && known.remaining <= 0 && this.#now() < known.resetAt) {
-        await this.#waitForReset(known.resetAt, waitsLeft--, signal);
-        continue;
-      }
-      let res: Response;
+    let refusedLeft = MAX_429_PER_CALL;
+    for (let attempt = 0; ; attempt++) {
+      const slot = await this.#acquire(keyHash, lane, deadline, signal);
+      const started = this.#now();
+      let res: Attempt;
       try {
-        res = await this.#fetchOnce(url, headers, signal);
+        res = await sendOnce(this.deps.fetch, url, headers, this.config.timeoutMs, signal);
       } catch (err) {
-        if (err instanceof ApiError || err instanceof ClientGone) throw err;
-        await retryOrFail(
-          new ApiError(
-            502,
-            'upstream_unavailable',
-            'The property service could not be reached. Try again shortly.',
-          ),
-        );
-        continue;
+        await slot.release({ kind: 'none' });
+        if (err instanceof TransportFailure) {
+          this.#logFailure(path, attempt, started, { cause: err.reason });
+          await this.#retryOrFail(
+            () => transientLeft-- > 0,
+            attempt,
+            signal,
+            new ApiError(
+              502,
+              'upstream_unavailable',
+              'The property service could not be reached. Try again shortly.',
+            ),
+          );
+          continue;
+        }
+        if (err instanceof ApiError) this.#logFailure(path, attempt, started, { cause: err.code });
+        throw err;
       }
-      const budget = this.#budgetFrom(res.headers);
-      if (budget) await this.deps.budget.set(keyHash, budget);
+      await slot.release({ kind: 'answer', status: res.status, rate: this.#rateFrom(res.headers) });
       if (res.status === 429) {
-        await res.body?.cancel();
-        const resetAt = budget?.resetAt ?? this.#now() + 1000;
-        await this.deps.budget.set(keyHash, { limit: budget?.limit ?? 0, remaining: 0, resetAt });
-        await this.#waitForReset(resetAt, waitsLeft--, signal);
+        this.#logFailure(path, attempt, started, { status: 429 });
+        // The scheduler now holds every request of this account until the advertised reset; this one waits
+        // with them (within its deadline) rather than failing.
+        if (refusedLeft-- <= 0) throw await this.#rateLimited(keyHash);
         continue;
       }
       if (res.status >= 500) {
-        await res.body?.cancel();
-        await retryOrFail(
+        this.#logFailure(path, attempt, started, { status: res.status });
+        await this.#retryOrFail(
+          () => transientLeft-- > 0,
+          attempt,
+          signal,
           new ApiError(
             502,
             'upstream_unavailable',
@@ -266,13 +275,17 @@ export class UpstreamClient {
         );
         continue;
       }
-      const text = await this.#readBody(res, signal);
+      const text = redactKey(res.text, apiKey);
       if (res.status < 200 || res.status >= 300) return { status: res.status, text };
       try {
         return { status: res.status, text, json: JSON.parse(text) };
       } catch {
         // A body cut short is as transient as a 503; an unreadable one after retries is the upstream's fault.
-        await retryOrFail(
+        this.#logFailure(path, attempt, started, { status: res.status, cause: 'unreadable_json' });
+        await this.#retryOrFail(
+          () => transientLeft-- > 0,
+          attempt,
+          signal,
           new ApiError(
             502,
             'upstream_invalid',
@@ -283,100 +296,61 @@ export class UpstreamClient {
     }
   }
 
-  async #fetchOnce(url: URL, headers: Headers, signal: AbortSignal | undefined): Promise<Response> {
-    if (signal?.aborted) throw new ClientGone();
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.config.timeoutMs);
-    const onClientAbort = () => controller.abort();
-    signal?.addEventListener('abort', onClientAbort, { once: true });
+  async #acquire(keyHash: string, lane: Lane, deadline: number, signal: AbortSignal | undefined) {
     try {
-      return await this.deps.fetch(url, { headers, signal: controller.signal, redirect: 'error' });
+      return await this.deps.scheduler.acquire(keyHash, lane, deadline, signal);
     } catch (err) {
-      if (signal?.aborted) throw new ClientGone();
-      if (timedOut)
-        throw new ApiError(
-          504,
-          'upstream_timeout',
-          'The property service took too long to answer. Try again.',
-        );
+      if (err instanceof SlotUnavailable) throw this.#rateLimitedAt(err.resetAt);
       throw err;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onClientAbort);
     }
   }
 
-  async #readBody(res: Response, signal: AbortSignal | undefined): Promise<string> {
-    const declared = Number(res.headers.get('content-length') ?? '0');
-    if (declared > MAX_BODY_BYTES) {
-      await res.body?.cancel();
-      throw new ApiError(
-        502,
-        'upstream_invalid',
-        'The property service sent an answer too large to be a property record.',
-      );
-    }
-    try {
-      const text = await res.text();
-      if (text.length > MAX_BODY_BYTES)
-        throw new ApiError(
-          502,
-          'upstream_invalid',
-          'The property service sent an answer too large to be a property record.',
-        );
-      return text;
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      if (signal?.aborted) throw new ClientGone();
-      return ''; // a connection dropped mid-body reads as an unreadable body: retried as transient
-    }
+  async #rateLimited(keyHash: string): Promise<ApiError> {
+    const v = await this.deps.budget.view(keyHash, this.#now());
+    return this.#rateLimitedAt(v?.resetAt ?? this.#now() + 1000);
   }
 
-  #budgetFrom(headers: Headers): BudgetState | null {
-    const limit = Number(headers.get('x-ratelimit-limit'));
+  #rateLimitedAt(resetAt: number): ApiError {
+    const wait = Math.max(0, resetAt - this.#now());
+    return new ApiError(
+      429,
+      'rate_limited',
+      "The property service's rate limit for your key is used up. It resets shortly.",
+      {
+        resetAt: new Date(resetAt).toISOString(),
+        retryAfterS: Math.max(1, Math.ceil(wait / 1000)),
+      },
+    );
+  }
+
+  #logFailure(path: string, attempt: number, started: number, detail: Record<string, unknown>) {
+    this.deps.logger?.warn(
+      { upstream: { path, attempt, ms: this.#now() - started, ...detail } },
+      'upstream attempt failed',
+    );
+  }
+
+  #rateFrom(headers: Headers): RateObservation | null {
+    const limitText = headers.get('x-ratelimit-limit');
+    const limit = Number(limitText);
     const remaining = Number(headers.get('x-ratelimit-remaining'));
     const resetAt = parseReset(headers.get('x-ratelimit-reset'), this.#now(), headers.get('date'));
-    if (
-      !Number.isFinite(limit) ||
-      !Number.isFinite(remaining) ||
-      resetAt === null ||
-      headers.get('x-ratelimit-limit') === null
-    ) {
+    if (limitText === null || !Number.isFinite(limit) || !Number.isFinite(remaining) || resetAt === null)
       return null;
-    }
     return { limit: Math.max(0, Math.floor(limit)), remaining: Math.max(0, Math.floor(remaining)), resetAt };
   }
 
-  /** Waits out a rate limit if the reset is near and we have waits left; otherwise answers 429 now. */
-  async #waitForReset(resetAt: number, waitsLeft: number, signal: AbortSignal | undefined): Promise<void> {
-    const wait = resetAt - this.#now();
-    if (waitsLeft <= 0 || wait > this.config.maxRateLimitWaitMs) {
-      throw new ApiError(
-        429,
-        'rate_limited',
-        "The property service's rate limit for your key is used up. It resets shortly.",
-        {
-          resetAt: new Date(resetAt).toISOString(),
-          retryAfterS: Math.max(1, Math.ceil(wait / 1000)),
-        },
-      );
-    }
-    // A small margin and jitter: clocks differ a little, and replicas should not all retry at once.
-    await this.#pause(Math.max(0, wait) + 250 + Math.floor(this.#random() * 250), signal);
-  }
-
-  async #backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
+  /** A transient failure: back off and let the loop try again, or give up with `failure` when out of retries. */
+  async #retryOrFail(
+    mayRetry: () => boolean,
+    attempt: number,
+    signal: AbortSignal | undefined,
+    failure: ApiError,
+  ) {
+    if (!mayRetry()) throw failure;
     const base = Math.min(2000, 200 * 2 ** attempt);
-    await this.#pause(base + Math.floor(this.#random() * base * 0.5), signal);
-  }
-
-  async #pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     try {
-      await this.#sleep(ms, signal);
+      await this.#sleep(base + Math.floor(this.#random() * base * 0.5), signal);
     } catch {
       throw new ClientGone();
     }

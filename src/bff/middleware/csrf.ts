@@ -1,0 +1,21 @@
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context.ts';
+import { ApiError } from '../errors.ts';
+
+/**
+ * Where CSRF is checked: every /api call carries a custom header a cross-site form or image cannot send, and
+ * no foreign Origin or cross-site fetch metadata. API answers are never cached.
+ */
+export const csrf: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const origin = c.req.header('origin');
+  const own = `${c.get('https') ? 'https' : 'http'}://${c.req.header('host') ?? ''}`;
+  if (
+    c.req.header('x-requested-with') !== 'proplens' ||
+    (origin !== undefined && origin !== own) ||
+    c.req.header('sec-fetch-site') === 'cross-site'
+  ) {
+    throw new ApiError(403, 'csrf', 'This request did not come from the PropLens app.');
+  }
+  c.header('Cache-Control', 'no-store');
+  await next();
+};

@@ -1,0 +1,21 @@
+import type { MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie } from 'hono/cookie';
+import { type AppEnv, sessionCookieName } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import type { SessionStore } from '../sessions.ts';
+
+/** Loads the session named by the cookie into c.var.session, or answers 401 (and clears a dead cookie). */
+export function requireSession(sessions: SessionStore): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const name = sessionCookieName(c);
+    const id = getCookie(c, name);
+    const session = id ? await sessions.get(id) : undefined;
+    if (!id || !session) {
+      if (id) deleteCookie(c, name, { path: '/', secure: c.get('https') });
+      throw new ApiError(401, 'unauthenticated', 'Your session has ended. Sign in again with your API key.');
+    }
+    c.set('session', session);
+    c.set('sessionId', id);
+    await next();
+  };
+}

@@ -1,0 +1,27 @@
+import { AddressInput } from '../contract/index.ts';
+import type { AppContext } from './context.ts';
+import { ApiError } from './errors.ts';
+
+/** Query values as URLSearchParams decodes them: invalid UTF-8 becomes U+FFFD, which we refuse. */
+export function params(c: AppContext, name: string): string[] {
+  return new URL(c.req.url).searchParams.getAll(name);
+}
+
+/** One address-like query parameter, validated as the contract says; `blank` is the message for none. */
+export function addressParam(c: AppContext, name: string, blank: string): string {
+  const values = params(c, name);
+  if (values.length > 1) throw new ApiError(400, 'bad_request', `Send the ${name} parameter once.`);
+  return checkAddress(values[0] ?? '', blank);
+}
+
+/** The contract's address rules, as the API's error. */
+export function checkAddress(value: string, blank = 'Enter an address.'): string {
+  if (value.includes('\uFFFD')) throw new ApiError(400, 'bad_request', 'The text is not valid UTF-8.');
+  const parsed = AddressInput.safeParse(value);
+  if (!parsed.success) {
+    const message =
+      value.trim() === '' ? blank : (parsed.error.issues[0]?.message ?? 'That is not an address.');
+    throw new ApiError(400, 'bad_request', message);
+  }
+  return parsed.data.trim();
+}

@@ -1,0 +1,91 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { Logger } from 'pino';
+import {
+  type AppConfig,
+  CreateSessionRequest,
+  type DemoKey,
+  type SessionResponse,
+} from '../../contract/index.ts';
+import { type AppEnv, sessionCookieName } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { methodNotAllowed, readJson } from '../http.ts';
+import { requireSession } from '../middleware/session.ts';
+import { accountIdFor, hashKey, type Session, type SessionStore } from '../sessions.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+
+export interface SessionRouteDeps {
+  upstream: UpstreamClient;
+  sessions: SessionStore;
+  logger: Logger;
+  demoKeys: DemoKey[] | null;
+  salesContact: string | null;
+  sessionAbsoluteMs: number;
+}
+
+/** /api/config and /api/session: sign in with an API key (held here, never sent back), who am I, sign out. */
+export function sessionRoutes(deps: SessionRouteDeps) {
+  const isDemo = (apiKey: string) => deps.demoKeys?.some((d) => d.key === apiKey) ?? false;
+  const answer = async (
+    session: Pick<Session, 'apiKey' | 'keyHash' | 'account'>,
+  ): Promise<SessionResponse> => ({
+    account: session.account,
+    accountId: accountIdFor(session.keyHash),
+    demo: isDemo(session.apiKey),
+    rateLimit: await deps.upstream.rateLimit(session.keyHash),
+  });
+
+  const app = new Hono<AppEnv>();
+  app.get('/config', (c) =>
+    c.json({ demoKeys: deps.demoKeys, salesContact: deps.salesContact } satisfies AppConfig),
+  );
+
+  app.post(
+    '/session',
+    bodyLimit({
+      maxSize: 4096,
+      onError: () => {
+        throw new ApiError(413, 'payload_too_large', 'The request body is too large.');
+      },
+    }),
+    async (c) => {
+      const parsed = CreateSessionRequest.safeParse(await readJson(c));
+      if (!parsed.success) {
+        throw new ApiError(
+          400,
+          'bad_request',
+          parsed.error.issues[0]?.message ?? 'Send { "apiKey": "..." }.',
+        );
+      }
+      const apiKey = parsed.data.apiKey;
+      const keyHash = hashKey(apiKey);
+      const account = await deps.upstream.me(apiKey, keyHash);
+      // A new sign-in never reuses a session id (no fixation).
+      const name = sessionCookieName(c);
+      const previous = getCookie(c, name);
+      if (previous) await deps.sessions.delete(previous);
+      const id = await deps.sessions.create({ apiKey, keyHash, account });
+      setCookie(c, name, id, {
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+        secure: c.get('https'),
+        maxAge: Math.floor(deps.sessionAbsoluteMs / 1000),
+      });
+      deps.logger.info({ requestId: c.get('requestId'), plan: account.plan }, 'signed in');
+      return c.json(await answer({ apiKey, keyHash, account }));
+    },
+  );
+  app.get('/session', requireSession(deps.sessions), async (c) => c.json(await answer(c.get('session'))));
+  app.delete('/session', async (c) => {
+    const name = sessionCookieName(c);
+    const id = getCookie(c, name);
+    if (id) await deps.sessions.delete(id);
+    deleteCookie(c, name, { path: '/', secure: c.get('https') });
+    return c.body(null, 204);
+  });
+  app.all('/session', methodNotAllowed('GET, POST, DELETE', 'Use GET, POST or DELETE on /api/session.'));
+  app.all('/config', methodNotAllowed('GET', 'Use GET on /api/config.'));
+  return app;
+}
