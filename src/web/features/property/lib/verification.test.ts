@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ageInDays, longDate, relativeAge, tierFor } from './verification.ts';
 
 describe('ageInDays', () => {
@@ -24,9 +24,9 @@ describe('ageInDays', () => {
 });
 
 describe('ageInDays across time zones', () => {
-  const original = process.env.TZ;
+  // vi.stubEnv restores TZ as it was, unset included (assigning undefined would set the string "undefined").
   afterEach(() => {
-    process.env.TZ = original;
+    vi.unstubAllEnvs();
   });
 
   // One instant: 03:30 UTC on 22 November 2026, still the evening of the 21st in the Americas.
@@ -38,7 +38,7 @@ describe('ageInDays across time zones', () => {
     ['Asia/Tokyo', 1],
     ['Pacific/Kiritimati', 1],
   ])('in %s, a record verified on 21 November is %i days old', (zone, days) => {
-    process.env.TZ = zone;
+    vi.stubEnv('TZ', zone);
     expect(ageInDays('2026-11-21', new Date(instant))).toBe(days);
   });
 });
