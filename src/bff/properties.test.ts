@@ -226,7 +226,8 @@ describe('rate limits', () => {
       await vi.advanceTimersByTimeAsync(20_000);
       statuses.push((await p).status);
     }
-    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(3);
+    // Each storm 429 is waited out (its reset is 3 s away, within the 20 s bound): every sign-in succeeds.
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
   });
 });
 

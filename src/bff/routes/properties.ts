@@ -24,9 +24,9 @@ export const laneOf = (c: AppContext): Lane =>
 /** /api/properties: resolve one address, and search (typeahead, areas) page by page with our own cursors. */
 export function propertyRoutes(deps: PropertyRouteDeps) {
   const app = new Hono<AppEnv>();
-  app.use('*', requireSession(deps.sessions));
+  const signedIn = requireSession(deps.sessions);
 
-  app.get('/resolve', async (c) => {
+  app.get('/resolve', signedIn, async (c) => {
     const address = addressParam(c, 'address', 'Enter an address.');
     const session = c.get('session');
     const { property } = await deps.lookups.resolve(session, c.get('sessionId'), address, {
@@ -39,7 +39,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
     } satisfies ResolveResponse);
   });
 
-  app.get('/search', async (c) => {
+  app.get('/search', signedIn, async (c) => {
     const q = addressParam(c, 'q', 'Type part of an address.');
     const session = c.get('session');
     const cursors = params(c, 'cursor');

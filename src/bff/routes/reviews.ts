@@ -29,10 +29,11 @@ export interface ReviewRouteDeps {
 export function reviewRoutes(deps: ReviewRouteDeps) {
   const now = deps.now ?? Date.now;
   const app = new Hono<AppEnv>();
-  app.use('*', requireSession(deps.sessions));
+  const signedIn = requireSession(deps.sessions);
 
   app.post(
     '/lookups',
+    signedIn,
     bodyLimit({
       maxSize: 256 * 1024,
       onError: () => {

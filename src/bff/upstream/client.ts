@@ -142,6 +142,7 @@ export class UpstreamClient {
       remaining: v.remaining,
       resetAt: new Date(v.resetAt).toISOString(),
     };
+    // Resets come in whole seconds (and the Date header used to correct skew too), so this is ±1 s.
     if (v.windowMs >= 1000) out.windowS = Math.round(v.windowMs / 1000);
     return out;
   }

@@ -17,6 +17,14 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * A field of an upstream object, only if the object itself has it: `raw.constructor` or `raw.toString` would
+ * otherwise read Object.prototype's functions, and a field named `__proto__` is data, never a prototype.
+ */
+function own(raw: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(raw, name) ? raw[name] : undefined;
+}
+
 // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
@@ -30,7 +38,7 @@ export function cleanText(v: unknown, max = MAX_TEXT): string | null {
 export function unwrap(body: unknown, names: readonly string[]): Record<string, unknown> | null {
   if (!isRecord(body)) return null;
   for (const name of ['data', 'result', ...names]) {
-    const inner = body[name];
+    const inner = own(body, name);
     if (isRecord(inner)) return inner;
   }
   return body;
@@ -124,13 +132,16 @@ export function parseErrorBody(text: string, idField: string | undefined): Upstr
     return { code: null, message: cleanText(text.slice(0, 1000)), candidates: [], building: null };
   }
   if (!isRecord(body)) return { code: null, message: null, candidates: [], building: null };
-  const inner = isRecord(body.error) ? body.error : body;
+  const error = own(body, 'error');
+  const inner = isRecord(error) ? error : body;
   const message = cleanText(
-    inner.message ?? inner.detail ?? inner.title ?? (typeof body.error === 'string' ? body.error : null),
+    pick(inner, 'message', 'detail', 'title') ?? (typeof error === 'string' ? error : null),
   );
-  const code = cleanText(inner.code ?? inner.type ?? null, 60);
-  const list = Array.isArray(inner.candidates) ? inner.candidates : [];
-  const building = isRecord(inner.building) ? toCandidate(inner.building, idField) : null;
+  const code = cleanText(pick(inner, 'code', 'type') ?? null, 60);
+  const candidates = own(inner, 'candidates');
+  const list = Array.isArray(candidates) ? candidates : [];
+  const buildingRaw = own(inner, 'building');
+  const building = isRecord(buildingRaw) ? toCandidate(buildingRaw, idField) : null;
   return {
     code,
     message,
@@ -144,7 +155,7 @@ export function parseErrorBody(text: string, idField: string | undefined): Upstr
 export function findId(raw: Record<string, unknown>, idField: string | undefined): string | null {
   const fields = idField ? [idField] : ID_FIELDS;
   for (const f of fields) {
-    const v = cleanText(raw[f], 120);
+    const v = cleanText(own(raw, f), 120);
     if (v !== null) return v;
   }
   return null;
@@ -152,12 +163,15 @@ export function findId(raw: Record<string, unknown>, idField: string | undefined
 
 function toCandidate(raw: Record<string, unknown>, idField: string | undefined): Candidate | null {
   const id = findId(raw, idField);
-  const address = cleanText(raw.address ?? raw.formatted_address) ?? composeAddress(raw);
+  const address = cleanText(pick(raw, 'address', 'formatted_address')) ?? composeAddress(raw);
   return id && address ? { id, address } : null;
 }
 
 function pick(raw: Record<string, unknown>, ...names: string[]): unknown {
-  for (const n of names) if (raw[n] !== undefined && raw[n] !== null) return raw[n];
+  for (const n of names) {
+    const v = own(raw, n);
+    if (v !== undefined && v !== null) return v;
+  }
   return undefined;
 }
 
@@ -196,37 +210,42 @@ const num = (v: unknown): number | null => {
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 };
 
-const KNOWN: Record<string, [keyof PropertyAttributes, 'text' | 'number' | 'date']> = {
-  street_number: ['streetNumber', 'text'],
-  streetNumber: ['streetNumber', 'text'],
-  street_name: ['streetName', 'text'],
-  streetName: ['streetName', 'text'],
-  unit: ['unit', 'text'],
-  city: ['city', 'text'],
-  state: ['state', 'text'],
-  zip: ['zip', 'text'],
-  postal_code: ['zip', 'text'],
-  county: ['county', 'text'],
-  parcel_number: ['parcelNumber', 'text'],
-  parcelNumber: ['parcelNumber', 'text'],
-  apn: ['parcelNumber', 'text'],
-  property_type: ['propertyType', 'text'],
-  propertyType: ['propertyType', 'text'],
-  year_built: ['yearBuilt', 'number'],
-  yearBuilt: ['yearBuilt', 'number'],
-  living_area_sqft: ['livingAreaSqft', 'number'],
-  livingAreaSqft: ['livingAreaSqft', 'number'],
-  lot_size_sqft: ['lotSizeSqft', 'number'],
-  lotSizeSqft: ['lotSizeSqft', 'number'],
-  bedrooms: ['bedrooms', 'number'],
-  bathrooms: ['bathrooms', 'number'],
-  assessed_value: ['assessedValue', 'number'],
-  assessedValue: ['assessedValue', 'number'],
-  last_sale_date: ['lastSaleDate', 'date'],
-  lastSaleDate: ['lastSaleDate', 'date'],
-  last_sale_price: ['lastSalePrice', 'number'],
-  lastSalePrice: ['lastSalePrice', 'number'],
-};
+const KNOWN = new Map<string, [keyof PropertyAttributes, 'text' | 'number' | 'date']>(
+  Object.entries({
+    street_number: ['streetNumber', 'text'],
+    streetNumber: ['streetNumber', 'text'],
+    street_name: ['streetName', 'text'],
+    streetName: ['streetName', 'text'],
+    unit: ['unit', 'text'],
+    city: ['city', 'text'],
+    state: ['state', 'text'],
+    zip: ['zip', 'text'],
+    postal_code: ['zip', 'text'],
+    county: ['county', 'text'],
+    parcel_number: ['parcelNumber', 'text'],
+    parcelNumber: ['parcelNumber', 'text'],
+    apn: ['parcelNumber', 'text'],
+    property_type: ['propertyType', 'text'],
+    propertyType: ['propertyType', 'text'],
+    year_built: ['yearBuilt', 'number'],
+    yearBuilt: ['yearBuilt', 'number'],
+    living_area_sqft: ['livingAreaSqft', 'number'],
+    livingAreaSqft: ['livingAreaSqft', 'number'],
+    lot_size_sqft: ['lotSizeSqft', 'number'],
+    lotSizeSqft: ['lotSizeSqft', 'number'],
+    bedrooms: ['bedrooms', 'number'],
+    bathrooms: ['bathrooms', 'number'],
+    assessed_value: ['assessedValue', 'number'],
+    assessedValue: ['assessedValue', 'number'],
+    last_sale_date: ['lastSaleDate', 'date'],
+    lastSaleDate: ['lastSaleDate', 'date'],
+    last_sale_price: ['lastSalePrice', 'number'],
+    lastSalePrice: ['lastSalePrice', 'number'],
+  } satisfies Record<string, [keyof PropertyAttributes, 'text' | 'number' | 'date']>),
+);
+
+/** Names that mean something to JavaScript objects: never copied into ours, even as data. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const CORE = new Set([
   ...ID_FIELDS,
@@ -248,8 +267,8 @@ export function toProperty(body: unknown, idField: string | undefined, fallbackA
   const raw = unwrap(body, ['property', 'record']);
   if (!raw) throw new UpstreamFormatError('the record is not an object');
   const id = findId(raw, idField);
-  const source = cleanText(raw.source);
-  const confidence = Confidence.safeParse(cleanText(raw.confidence, 20)?.toLowerCase());
+  const source = cleanText(own(raw, 'source'));
+  const confidence = Confidence.safeParse(cleanText(own(raw, 'confidence'), 20)?.toLowerCase());
   const lastVerified = parseDate(pick(raw, 'last_verified', 'lastVerified'));
   const missing = [
     id === null && `property identifier (${idField ?? ID_FIELDS.join('/')})`,
@@ -261,20 +280,20 @@ export function toProperty(body: unknown, idField: string | undefined, fallbackA
     throw new UpstreamFormatError(`the record lacks a readable ${missing.join(', ')}`);
   }
   const attributes: PropertyAttributes = {};
-  const other: Record<string, string> = {};
+  const other = new Map<string, string>();
   for (const [field, value] of Object.entries(raw)) {
     if (CORE.has(field) || field === idField || value === null || value === undefined) continue;
-    const known = KNOWN[field];
+    const known = KNOWN.get(field);
     if (known) {
       const [name, kind] = known;
       const parsed = kind === 'number' ? num(value) : kind === 'date' ? parseDate(value) : cleanText(value);
       if (parsed !== null) (attributes as Record<string, unknown>)[name] = parsed;
-    } else if (Object.keys(other).length < 30 && /^[A-Za-z][\w]{0,60}$/.test(field)) {
+    } else if (other.size < 30 && /^[A-Za-z][\w]{0,60}$/.test(field) && !UNSAFE_KEYS.has(field)) {
       const text = typeof value === 'boolean' ? (value ? 'yes' : 'no') : cleanText(value, 200);
-      if (text !== null) other[field] = text;
+      if (text !== null) other.set(field, text);
     }
   }
-  if (Object.keys(other).length > 0) attributes.other = other;
+  if (other.size > 0) attributes.other = Object.fromEntries(other);
   return {
     id,
     address:
@@ -295,10 +314,10 @@ export function toPage(
   const list = Array.isArray(body)
     ? body
     : isRecord(body)
-      ? [body.data, body.items, body.results, body.properties].find(Array.isArray)
+      ? ['data', 'items', 'results', 'properties'].map((n) => own(body, n)).find(Array.isArray)
       : undefined;
   if (!list) throw new UpstreamFormatError('the page has no list of records');
-  const next = isRecord(body) ? cleanText(body.next_cursor ?? body.nextCursor, 2000) : null;
+  const next = isRecord(body) ? cleanText(pick(body, 'next_cursor', 'nextCursor'), 2000) : null;
   return { items: list.slice(0, 100).map((r) => toProperty(r, idField)), nextCursor: next };
 }
 

@@ -49,7 +49,7 @@ export async function sendOnce(
       await res.body?.cancel().catch(() => {});
       return { status: res.status, headers: res.headers, text: '' };
     }
-    return { status: res.status, headers: res.headers, text: await readCapped(res) };
+    return { status: res.status, headers: res.headers, text: await readCapped(res, controller.signal) };
   } catch (err) {
     if (signal?.aborted) throw new ClientGone();
     if (timedOut) {
@@ -63,7 +63,8 @@ export async function sendOnce(
   }
 }
 
-async function readCapped(res: Response): Promise<string> {
+/** The body, up to MAX_BODY_BYTES; an abort (deadline or client) cancels the read whatever fetch does. */
+async function readCapped(res: Response, signal: AbortSignal): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) {
     await res.body?.cancel().catch(() => {});
@@ -71,10 +72,20 @@ async function readCapped(res: Response): Promise<string> {
   }
   if (!res.body) return '';
   const reader = res.body.getReader();
+  const aborted = new Promise<never>((_, reject) => {
+    const onAbort = () => {
+      reject(new TransportFailure('body_cut'));
+      reader.cancel().catch(() => {});
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => {});
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await Promise.race([reader.read(), aborted]);
+    if (signal.aborted) throw new TransportFailure('body_cut');
     if (done) break;
     total += value.byteLength;
     if (total > MAX_BODY_BYTES) {
