@@ -76,11 +76,15 @@ export function createHarness(options: HarnessOptions = {}) {
   });
   const upstreamRequests: URL[] = [];
   const upstreamHeaders: Headers[] = [];
+  /** Status of each upstream answer, in order: tests count the 429s the upstream had to send. */
+  const upstreamStatuses: number[] = [];
   const baseFetch = options.fetch ?? createInProcessFetch(reference);
   const fetchUpstream = (async (input: string | URL | Request, init?: RequestInit) => {
     upstreamRequests.push(new URL(input instanceof Request ? input.url : input));
     upstreamHeaders.push(new Headers(init?.headers));
-    return baseFetch(input, init);
+    const res = await baseFetch(input, init);
+    upstreamStatuses.push(res.status);
+    return res;
   }) as typeof fetch;
   const logs: string[] = [];
   const logger = createLogger('info', { write: (line: string) => void logs.push(line) });
@@ -165,6 +169,7 @@ export function createHarness(options: HarnessOptions = {}) {
     logs,
     upstreamRequests,
     upstreamHeaders,
+    upstreamStatuses,
     budget,
     scheduler,
     upstream,
