@@ -9,7 +9,8 @@ const MAIN_PORT = Number(process.env.E2E_PORT ?? 4310);
 const LIMITED_PORT = MAIN_PORT + 1;
 
 const server = (port: number, env: Record<string, string>) => ({
-  command: 'node --import tsx src/main.ts',
+  // `npm start` itself: the compiled server, built first if missing or stale.
+  command: 'node scripts/start.js',
   url: `http://127.0.0.1:${port}/healthz`,
   reuseExistingServer: false,
   timeout: 180_000,

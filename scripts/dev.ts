@@ -8,7 +8,7 @@ const bffPort = process.env.BFF_DEV_PORT ?? '8081';
 const children: ChildProcess[] = [
   spawn(process.execPath, ['--import', 'tsx', '--watch', 'src/main.ts'], {
     stdio: 'inherit',
-    env: { ...process.env, PORT: bffPort, SKIP_WEB_BUILD: '1' },
+    env: { ...process.env, PORT: bffPort },
   }),
   spawn(process.execPath, ['node_modules/vite/bin/vite.js'], {
     stdio: 'inherit',

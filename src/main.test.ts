@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The composition root as an operator runs it: a real process with the embedded reference service, real
- * sockets. Covers what in-process tests cannot: start-up output, oversized headers, graceful shutdown.
+ * The composition root as an operator runs it: `npm start` (scripts/start.js running the compiled server,
+ * dist-server/main.js, built first if stale) with the embedded reference service, real sockets. Covers what
+ * in-process tests cannot: start-up output, oversized headers, graceful shutdown.
  */
 let proc: ChildProcess;
 let url = '';
@@ -16,13 +17,14 @@ let exit: Promise<number | null>;
 const dist = mkdtempSync(join(tmpdir(), 'proplens-dist-'));
 
 beforeAll(async () => {
-  // A built page newer than the sources, so start-up does not run a real build.
+  // A stand-in page, so the test does not build the SPA; the server is compiled first if stale.
   writeFileSync(join(dist, 'index.html'), '<!doctype html><title>PropLens</title>');
-  proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  proc = spawn(process.execPath, ['scripts/start.js'], {
     env: {
       ...process.env,
       PORT: '0',
       DIST_DIR: dist,
+      SKIP_WEB_BUILD: '1',
       REFERENCE_RECORDS: '3000',
       REFERENCE_SEED: '7',
       REFERENCE_DATA_DIR: join(tmpdir(), 'proplens-test-data'),
@@ -58,6 +60,31 @@ const post = (path: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+/**
+ * A GET whose `received` settles once the server has parsed it: it asks for `100 Continue`, which Node's
+ * server sends as it hands the request to the app. From then on the connection is busy, not idle.
+ */
+function getOnceReceived(path: string, headers: Record<string, string>) {
+  let received: () => void = () => {};
+  const receivedP = new Promise<void>((resolve) => {
+    received = resolve;
+  });
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(`${url}${path}`, { headers: { ...headers, Expect: '100-continue' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        body += d;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('continue', () => received());
+    req.on('error', reject);
+    req.end();
+  });
+  return { received: receivedP, response };
+}
+
 describe('npm start', () => {
   it('prints the URL and the demo keys, and never a key it was given', () => {
     expect(output).toContain('PropLens is running at http://127.0.0.1:');
@@ -82,27 +109,17 @@ describe('npm start', () => {
     const signIn = await post('/api/session', { apiKey: 'pi_demo_professional' });
     expect(signIn.status).toBe(200);
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] as string;
-    const inFlight = fetch(
-      `${url}/api/properties/resolve?address=${encodeURIComponent('1100 Congress Ave, Austin, TX')}`,
-      {
-        headers: { Cookie: cookie, 'X-Requested-With': 'proplens' },
-      },
+    const inFlight = getOnceReceived(
+      `/api/properties/resolve?address=${encodeURIComponent('1100 Congress Ave, Austin, TX')}`,
+      { Cookie: cookie, 'X-Requested-With': 'proplens' },
     );
-    // Signal only once the server has the request (its debug log says so).
-    await new Promise<void>((resolve) => {
-      const onData = (d: Buffer) => {
-        if (/"path":"\/api\/properties\/resolve".*"msg":"request started"/.test(d.toString())) {
-          proc.stdout?.off('data', onData);
-          resolve();
-        }
-      };
-      proc.stdout?.on('data', onData);
-    });
+    // Signal only once the server has the request.
+    await inFlight.received;
     const signalled = performance.now();
     proc.kill('SIGTERM');
-    const res = await inFlight;
+    const res = await inFlight.response;
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { property: { address: string } }).property.address).toBe(
+    expect((JSON.parse(res.body) as { property: { address: string } }).property.address).toBe(
       '1100 Congress Ave, Austin, TX 78701',
     );
     expect(await exit).toBe(0);

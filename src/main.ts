@@ -2,8 +2,9 @@
  * The composition root, and the only file that wires the parts together: the BFF, and, when no real
  * upstream is configured, the embedded reference Property Intelligence Service in the same process.
  * Every other file imports only its own area and src/contract (docs/decisions/001-composition-root.md).
+ * `npm start` runs it compiled (dist-server/main.js, built by scripts/build.ts) from scripts/start.js, which
+ * builds first when needed; this file itself never builds, so it runs with production dependencies only.
  */
-import { ensureBuilt } from '../scripts/ensure-built.ts';
 import { parseAuthPlacement, readBffConfig } from './bff/env.ts';
 import { startBff } from './bff/server.ts';
 import { DEMO_KEYS, readReferenceConfig, SALES_CONTACT, startReference } from './reference/index.ts';
@@ -37,8 +38,6 @@ async function main() {
       `Embedded reference service: ${ref.records.toLocaleString('en-US')} properties on ${ref.url}`,
     );
   }
-  // `npm run dev` serves the SPA from Vite, so a production build would be wasted there.
-  if (process.env.SKIP_WEB_BUILD !== '1') ensureBuilt(config.distDir);
   const bff = await startBff(config, {
     upstreamUrl,
     auth,
