@@ -166,11 +166,9 @@ describe('GET /properties/resolve', () => {
     );
     expect(status).toBe(404);
     expect(body.error.code).toBe('unit_not_found');
-    expect(body.error.building.address).toMatch(
-      new RegExp(
-        `^${escape(`${unit.street_number} ${unit.street_name}, ${unit.city}, ${unit.state}`)} \\d{5}$`,
-      ),
-    );
+    const building = `${unit.street_number} ${unit.street_name}, ${unit.city}, ${unit.state} `;
+    expect(body.error.building.address.slice(0, building.length)).toBe(building);
+    expect(body.error.building.address.slice(building.length)).toMatch(/^\d{5}$/);
   });
 
   it.each([
@@ -369,7 +367,3 @@ describe('faults', () => {
     expect(() => parseFaults('error=2,flood=1')).toThrow(/error=2.*flood/);
   });
 });
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
