@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts';
 import type { BudgetStore, RateObservation } from './budget.ts';
 import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
 import { redactKey, toRefusal } from './refusal.ts';
-import { ClientGone, SlotUnavailable, type UpstreamScheduler } from './scheduler.ts';
+import { ClientGone, type Slot, SlotUnavailable, type UpstreamScheduler } from './scheduler.ts';
 import { type Attempt, sendOnce, TransportFailure } from './transport.ts';
 
 export { ClientGone } from './scheduler.ts';
@@ -53,6 +53,24 @@ interface Answer {
   text: string;
   json?: unknown;
 }
+
+type AttemptOutcome =
+  | { kind: 'answer'; answer: Answer }
+  /** Worth another attempt while retries last; `error` is the answer once they are spent. */
+  | { kind: 'transient'; detail: Record<string, unknown>; error: ApiError }
+  | { kind: 'rate_limited'; detail: Record<string, unknown> }
+  | { kind: 'fatal'; detail: Record<string, unknown>; error: ApiError };
+
+const unreachable = () =>
+  new ApiError(502, 'upstream_unavailable', 'The property service could not be reached. Try again shortly.');
+const troubled = () =>
+  new ApiError(502, 'upstream_unavailable', 'The property service is having trouble. Try again shortly.');
+const unreadable = () =>
+  new ApiError(
+    502,
+    'upstream_invalid',
+    'The property service sent an answer we could not read. Try again shortly.',
+  );
 
 /** Answers 429 from the upstream in a row that one call waits out before giving up. */
 const MAX_429_PER_CALL = 5;
@@ -213,14 +231,7 @@ export class UpstreamClient {
   ): Promise<Answer> {
     const { signal } = options;
     const lane = options.lane ?? 'interactive';
-    const url = this.#url(path);
-    const headers = new Headers({ Accept: 'application/json' });
-    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    const { auth } = this.config;
-    if (auth.kind === 'bearer') headers.set('Authorization', `Bearer ${apiKey}`);
-    else if (auth.kind === 'header') headers.set(auth.name, apiKey);
-    else url.searchParams.set(auth.name, apiKey);
-
+    const { url, headers } = this.#request(apiKey, path, params);
     // MAX_RATE_LIMIT_WAIT_S bounds all the waiting one request does, not each wait.
     const waitBound =
       lane === 'review'
@@ -232,68 +243,67 @@ export class UpstreamClient {
     for (let attempt = 0; ; attempt++) {
       const slot = await this.#acquire(keyHash, lane, deadline, signal);
       const started = this.#now();
-      let res: Attempt;
-      try {
-        res = await sendOnce(this.deps.fetch, url, headers, this.config.timeoutMs, signal);
-      } catch (err) {
-        await slot.release({ kind: 'none' });
-        if (err instanceof TransportFailure) {
-          this.#logFailure(path, attempt, started, { cause: err.reason });
-          await this.#retryOrFail(
-            () => transientLeft-- > 0,
-            attempt,
-            signal,
-            new ApiError(
-              502,
-              'upstream_unavailable',
-              'The property service could not be reached. Try again shortly.',
-            ),
-          );
-          continue;
-        }
-        if (err instanceof ApiError) this.#logFailure(path, attempt, started, { cause: err.code });
-        throw err;
-      }
-      await slot.release({ kind: 'answer', status: res.status, rate: this.#rateFrom(res.headers) });
-      if (res.status === 429) {
-        this.#logFailure(path, attempt, started, { status: 429 });
+      const outcome = await this.#attempt(slot, url, headers, apiKey, signal);
+      if (outcome.kind === 'answer') return outcome.answer;
+      this.#logFailure(path, attempt, started, outcome.detail);
+      if (outcome.kind === 'fatal') throw outcome.error;
+      if (outcome.kind === 'rate_limited') {
         // The scheduler now holds every request of this account until the advertised reset; this one waits
         // with them (within its deadline) rather than failing.
         if (refusedLeft-- <= 0) throw await this.#rateLimited(keyHash);
         continue;
       }
-      if (res.status >= 500) {
-        this.#logFailure(path, attempt, started, { status: res.status });
-        await this.#retryOrFail(
-          () => transientLeft-- > 0,
-          attempt,
-          signal,
-          new ApiError(
-            502,
-            'upstream_unavailable',
-            'The property service is having trouble. Try again shortly.',
-          ),
-        );
-        continue;
+      if (transientLeft-- <= 0) throw outcome.error;
+      await this.#backoff(attempt, signal);
+    }
+  }
+
+  /** The URL and headers of one call, the key placed as the upstream wants it. */
+  #request(apiKey: string, path: string, params: Record<string, string>) {
+    const url = this.#url(path);
+    const headers = new Headers({ Accept: 'application/json' });
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const { auth } = this.config;
+    if (auth.kind === 'bearer') headers.set('Authorization', `Bearer ${apiKey}`);
+    else if (auth.kind === 'header') headers.set(auth.name, apiKey);
+    else url.searchParams.set(auth.name, apiKey);
+    return { url, headers };
+  }
+
+  /** One attempt on a reserved slot, released with what it found out, classified for the retry loop. */
+  async #attempt(
+    slot: Slot,
+    url: URL,
+    headers: Headers,
+    apiKey: string,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptOutcome> {
+    let res: Attempt;
+    try {
+      res = await sendOnce(this.deps.fetch, url, headers, this.config.timeoutMs, signal);
+    } catch (err) {
+      await slot.release({ kind: 'none' });
+      if (err instanceof TransportFailure) {
+        return { kind: 'transient', detail: { cause: err.reason }, error: unreachable() };
       }
-      const text = redactKey(res.text, apiKey);
-      if (res.status < 200 || res.status >= 300) return { status: res.status, text };
-      try {
-        return { status: res.status, text, json: JSON.parse(text) };
-      } catch {
-        // A body cut short is as transient as a 503; an unreadable one after retries is the upstream's fault.
-        this.#logFailure(path, attempt, started, { status: res.status, cause: 'unreadable_json' });
-        await this.#retryOrFail(
-          () => transientLeft-- > 0,
-          attempt,
-          signal,
-          new ApiError(
-            502,
-            'upstream_invalid',
-            'The property service sent an answer we could not read. Try again shortly.',
-          ),
-        );
-      }
+      if (err instanceof ApiError) return { kind: 'fatal', detail: { cause: err.code }, error: err };
+      throw err;
+    }
+    await slot.release({ kind: 'answer', status: res.status, rate: this.#rateFrom(res.headers) });
+    if (res.status === 429) return { kind: 'rate_limited', detail: { status: 429 } };
+    if (res.status >= 500) return { kind: 'transient', detail: { status: res.status }, error: troubled() };
+    const text = redactKey(res.text, apiKey);
+    if (res.status < 200 || res.status >= 300)
+      return { kind: 'answer', answer: { status: res.status, text } };
+    try {
+      return { kind: 'answer', answer: { status: res.status, text, json: JSON.parse(text) } };
+    } catch {
+      // A body cut short is as transient as a 503; an unreadable one after retries is the upstream's fault.
+      return {
+        kind: 'transient',
+        detail: { status: res.status, cause: 'unreadable_json' },
+        error: unreadable(),
+      };
     }
   }
 
@@ -341,14 +351,8 @@ export class UpstreamClient {
     return { limit: Math.max(0, Math.floor(limit)), remaining: Math.max(0, Math.floor(remaining)), resetAt };
   }
 
-  /** A transient failure: back off and let the loop try again, or give up with `failure` when out of retries. */
-  async #retryOrFail(
-    mayRetry: () => boolean,
-    attempt: number,
-    signal: AbortSignal | undefined,
-    failure: ApiError,
-  ) {
-    if (!mayRetry()) throw failure;
+  /** Exponential backoff with jitter before retrying a transient failure. */
+  async #backoff(attempt: number, signal: AbortSignal | undefined) {
     const base = Math.min(2000, 200 * 2 ** attempt);
     try {
       await this.#sleep(base + Math.floor(this.#random() * base * 0.5), signal);
