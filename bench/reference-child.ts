@@ -64,6 +64,12 @@ if (mode === 'build') {
   const n = sample.length;
   // The throughput phase replays these addresses over HTTP.
   writeFileSync(join(dir, 'sample.json'), JSON.stringify(sample.map((p) => p.address)));
+  // Distinct addresses for the review-pacing phase, whatever the dataset's size.
+  const pacing = db
+    .prepare('SELECT DISTINCT address FROM property WHERE unit IS NULL AND rid % 7 = 2 LIMIT 2000')
+    .pluck()
+    .all() as string[];
+  writeFileSync(join(dir, 'pacing.json'), JSON.stringify(pacing));
   let misses = 0;
   const known = time(2000, (i) => {
     const p = sample[i % n] as (typeof sample)[number];
