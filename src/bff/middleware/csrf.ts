@@ -8,7 +8,9 @@ import { ApiError } from '../errors.ts';
  */
 export const csrf: MiddlewareHandler<AppEnv> = async (c, next) => {
   const origin = c.req.header('origin');
-  const own = `${c.get('https') ? 'https' : 'http'}://${c.req.header('host') ?? ''}`;
+  // The request's own authority: the Host header, or for an absolute-form target the target's (RFC 9112
+  // §3.2.2: the Host header is then ignored), which @hono/node-server puts in the URL.
+  const own = `${c.get('https') ? 'https' : 'http'}://${new URL(c.req.url).host}`;
   if (
     c.req.header('x-requested-with') !== 'proplens' ||
     (origin !== undefined && origin !== own) ||

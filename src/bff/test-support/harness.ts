@@ -56,6 +56,8 @@ export interface HarnessOptions {
   accounts?: AccountDirectory;
   /** A built SPA to serve. */
   distDir?: string;
+  /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto. */
+  trustProxy?: boolean;
 }
 
 /**
@@ -125,7 +127,7 @@ export function createHarness(options: HarnessOptions = {}) {
     demoKeys: null,
     salesContact: null,
     sessionAbsoluteMs: 12 * 3_600_000,
-    trustProxy: false,
+    trustProxy: options.trustProxy ?? false,
     cursorSecret: 'bff-test-secret-bff-test-secret-0000',
     distDir: options.distDir,
   }) as unknown as Hono;
