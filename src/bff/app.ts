@@ -60,7 +60,7 @@ export function createBffApp(deps: BffDeps) {
 
   if (deps.distDir) app.route('/', spaRoutes(deps.distDir));
 
-  app.onError((err, c) => {
+  app.onError(async (err, c) => {
     // The browser went away (mid-request or mid-body): nobody reads an answer, and it is not our fault.
     if (err instanceof ClientGone || c.req.raw.signal.aborted) {
       deps.logger.debug({ requestId: c.get('requestId') }, 'client went away');
@@ -76,7 +76,10 @@ export function createBffApp(deps: BffDeps) {
         'unexpected error',
       );
     }
-    return errorResponse(c, apiError);
+    // A refused lookup (not found, ambiguous, ...) spent a request too: say what is left, as a success does.
+    const session = c.get('session');
+    const rateLimit = session ? await deps.upstream.rateLimit(session.keyHash).catch(() => null) : null;
+    return errorResponse(c, apiError, rateLimit);
   });
   app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', 'Not found.')));
   return app;

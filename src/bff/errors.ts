@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ApiErrorBody, ApiErrorCode, Candidate } from '../contract/index.ts';
+import type { ApiErrorBody, ApiErrorCode, Candidate, RateLimit } from '../contract/index.ts';
 
 /** The one error type of the BFF API. Everything that goes wrong becomes one of these, in one place. */
 export class ApiError extends Error {
@@ -14,10 +14,12 @@ export class ApiError extends Error {
   }
 }
 
-export function errorResponse(c: Context, err: ApiError): Response {
+/** `rateLimit`: the account's budget after this request, when it was made in a session (else null). */
+export function errorResponse(c: Context, err: ApiError, rateLimit: RateLimit | null = null): Response {
   const body: ApiErrorBody = { error: { code: err.code, message: err.message } };
   if (err.extra.candidates) body.error.candidates = err.extra.candidates;
   if (err.extra.resetAt) body.error.resetAt = err.extra.resetAt;
+  if (rateLimit) body.error.rateLimit = rateLimit;
   if (err.extra.retryAfterS !== undefined) c.header('Retry-After', String(err.extra.retryAfterS));
   c.header('Cache-Control', 'no-store');
   return c.json(body, err.status);

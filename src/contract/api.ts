@@ -25,24 +25,6 @@ export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 export const Candidate = z.object({ id: z.string(), address: z.string() });
 export type Candidate = z.infer<typeof Candidate>;
 
-export const ApiErrorBody = z.object({
-  error: z.object({
-    code: ApiErrorCode,
-    message: z.string(),
-    candidates: z.optional(z.array(Candidate)),
-    /** With rate_limited: when the upstream accepts requests again (ISO date-time). */
-    resetAt: z.optional(z.string()),
-  }),
-});
-export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
-
-export const Account = z.object({
-  name: z.string(),
-  /** null when the upstream confirmed the key but did not say which plan it is on. */
-  plan: z.nullable(Plan),
-});
-export type Account = z.infer<typeof Account>;
-
 export const RateLimit = z.object({
   limit: z.int().check(z.nonnegative()),
   remaining: z.int().check(z.nonnegative()),
@@ -54,6 +36,29 @@ export const RateLimit = z.object({
   windowS: z.optional(z.int().check(z.positive())),
 });
 export type RateLimit = z.infer<typeof RateLimit>;
+
+export const ApiErrorBody = z.object({
+  error: z.object({
+    code: ApiErrorCode,
+    message: z.string(),
+    candidates: z.optional(z.array(Candidate)),
+    /** With rate_limited: when the upstream accepts requests again (ISO date-time). */
+    resetAt: z.optional(z.string()),
+    /**
+     * The account's rate limit after this request, when it was made in a session: a not-found or ambiguous
+     * answer spent a request too, and the meter must say so.
+     */
+    rateLimit: z.optional(RateLimit),
+  }),
+});
+export type ApiErrorBody = z.infer<typeof ApiErrorBody>;
+
+export const Account = z.object({
+  name: z.string(),
+  /** null when the upstream confirmed the key but did not say which plan it is on. */
+  plan: z.nullable(Plan),
+});
+export type Account = z.infer<typeof Account>;
 
 /** The account, and the key's rate-limit budget as last reported (so the header can show it at once). */
 export const SessionResponse = z.object({
