@@ -31,7 +31,7 @@ describe('the record', () => {
     expect(badges.getByText('· Assessor record')).toBeInTheDocument();
     expect(badges.getByText(/Verified 12 days ago/)).toBeInTheDocument();
     const tooltips = screen.getAllByRole('tooltip', { hidden: true });
-    expect(tooltips.map((t) => t.textContent).join(' ')).toMatch(/Last verified on 9 November 2026/);
+    expect(tooltips.map((t) => t.textContent).join(' ')).toMatch(/Last verified on November 9, 2026/);
     expect(tooltips.map((t) => t.textContent).join(' ')).toMatch(/source and how recently/);
   });
 

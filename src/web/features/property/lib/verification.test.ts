@@ -70,6 +70,6 @@ describe('relativeAge', () => {
 
 describe('longDate', () => {
   it('writes the month out and keeps the calendar date in every time zone', () => {
-    expect(longDate('2026-10-20')).toBe('20 October 2026');
+    expect(longDate('2026-10-20')).toBe('October 20, 2026');
   });
 });

@@ -39,10 +39,10 @@ export function relativeAge(days: number): string {
   return `${Math.round(days / 365.25)} years ago`;
 }
 
-/** "20 October 2026", written out so no reader mistakes day for month. */
+/** "October 20, 2026": en-US like the currency, and written out so no reader mistakes day for month. */
 export function longDate(isoDate: string): string {
   const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString('en-GB', {
+  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString('en-US', {
     day: 'numeric',
     month: 'long',
     year: 'numeric',
