@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,7 +18,14 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const distDir = resolve(process.env.DIST_DIR || 'dist');
 
 const parts = process.env.SKIP_WEB_BUILD === '1' ? ['server'] : ['web', 'server'];
-const stale = parts.filter((part) => !isCurrent(root, part, distDir));
+// An image that holds only what runs (dist/, dist-server/, scripts/, package*.json, node_modules) has no
+// sources to compare against: there the build is what it is, as long as it is there.
+const artifactsOnly = !existsSync(join(root, 'src'));
+const built = {
+  web: () => existsSync(join(distDir, 'index.html')),
+  server: () => existsSync(join(root, SERVER_ENTRY)),
+};
+const stale = parts.filter((part) => (artifactsOnly ? !built[part]() : !isCurrent(root, part, distDir)));
 
 if (stale.length > 0) {
   const require = createRequire(import.meta.url);

@@ -72,6 +72,18 @@ describe('npm start without build tools (after npm prune --omit=dev)', () => {
     expect(out).toContain('The build (web, server)');
   });
 
+  it('in an image of build output without sources, runs what is there', () => {
+    build('web');
+    build('server');
+    rmSync(join(root, 'src'), { recursive: true });
+    write('package-lock.json', '{"changed":"after the build"}');
+    const { status, out } = start();
+    expect(out).toContain('compiled server ran');
+    expect(status).toBe(0);
+    rmSync(join(root, 'dist-server'), { recursive: true });
+    expect(start().out).toContain('The build (server) is missing');
+  });
+
   it('with SKIP_WEB_BUILD=1 needs only the server', () => {
     build('server');
     expect(start().status).toBe(1);
