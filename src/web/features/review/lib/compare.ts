@@ -1,0 +1,202 @@
+import type { Confidence, Property } from '../../../../contract/index.ts';
+import { confidenceText, sourceKindText } from '../../property/components/badges.tsx';
+import {
+  formatArea,
+  formatCount,
+  formatPropertyType,
+  formatUsd,
+  humanizeField,
+} from '../../property/lib/format.ts';
+import { longDate } from '../../property/lib/verification.ts';
+
+/*
+ * Which of a few records is the most reliable, by a rule a reviewer can state and defend (README, "Which
+ * record is the most reliable"):
+ *   1. higher confidence (high > medium > low): the service's own judgement of source and recency;
+ *   2. then the more recent last verification;
+ *   3. then the stronger kind of source, ranked as the service's confidence rule ranks them: assessor,
+ *      recorder of deeds and county survey (3) over state revenue and MLS (2) over building permits (1);
+ *      an unknown kind ranks last (0).
+ * Records equal on all three are equally reliable: the rule names them all rather than pick one at random.
+ */
+
+export const CONFIDENCE_RANK: Record<Confidence, number> = { high: 3, medium: 2, low: 1 };
+
+export const SOURCE_KIND_RANK: Readonly<Record<string, number>> = {
+  assessor: 3,
+  recorder: 3,
+  survey: 3,
+  revenue: 2,
+  mls: 2,
+  permits: 1,
+};
+
+export const sourceKindRank = (kind: string | null) =>
+  kind !== null && Object.hasOwn(SOURCE_KIND_RANK, kind) ? (SOURCE_KIND_RANK[kind] as number) : 0;
+
+export type DecidedBy = 'only' | 'confidence' | 'recency' | 'source' | 'tie';
+
+export interface ReliabilityVerdict {
+  /** Ids of the most reliable record; more than one when the rule cannot tell them apart. */
+  best: string[];
+  decidedBy: DecidedBy;
+  /** The reason in one or two plain sentences, naming records by address. */
+  reason: string;
+}
+
+const kindWords = (kind: string | null) => sourceKindText(kind)?.toLowerCase() ?? 'a source of unknown kind';
+
+function listAddresses(ps: readonly Property[]): string {
+  const names = ps.map((p) => p.address);
+  if (names.length <= 2) return names.join(' and ');
+  return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** Keeps the records that score highest by `score`. */
+function top(ps: readonly Property[], score: (p: Property) => number | string): Property[] {
+  let best: Property[] = [];
+  let bestScore: number | string | undefined;
+  for (const p of ps) {
+    const s = score(p);
+    if (bestScore === undefined || s > bestScore) {
+      best = [p];
+      bestScore = s;
+    } else if (s === bestScore) best.push(p);
+  }
+  return best;
+}
+
+export function mostReliable(properties: readonly Property[]): ReliabilityVerdict {
+  if (properties.length === 0)
+    return { best: [], decidedBy: 'tie', reason: 'There are no records to compare.' };
+  if (properties.length === 1) {
+    const only = properties[0] as Property;
+    return { best: [only.id], decidedBy: 'only', reason: `${only.address} is the only record.` };
+  }
+
+  const byConfidence = top(properties, (p) => CONFIDENCE_RANK[p.confidence]);
+  const winner = (p: Property) => `${p.address} is the most reliable`;
+  if (byConfidence.length === 1) {
+    const w = byConfidence[0] as Property;
+    const others = [...new Set(properties.filter((p) => p !== w).map((p) => p.confidence))]
+      .sort((a, b) => CONFIDENCE_RANK[b] - CONFIDENCE_RANK[a])
+      .map((c) => confidenceText(c).toLowerCase());
+    return {
+      best: [w.id],
+      decidedBy: 'confidence',
+      reason: `${winner(w)}: it has ${confidenceText(w.confidence).toLowerCase()}; the others have ${others.join(' or ')}.`,
+    };
+  }
+
+  const sameConfidence = `${listAddresses(byConfidence)} all have ${confidenceText(
+    (byConfidence[0] as Property).confidence,
+  ).toLowerCase()}`;
+  // ISO calendar dates compare correctly as strings.
+  const byRecency = top(byConfidence, (p) => p.lastVerified);
+  if (byRecency.length === 1) {
+    const w = byRecency[0] as Property;
+    const next = byConfidence
+      .filter((p) => p !== w)
+      .map((p) => p.lastVerified)
+      .sort()
+      .at(-1) as string;
+    return {
+      best: [w.id],
+      decidedBy: 'recency',
+      reason: `${winner(w)}: ${sameConfidence}, and it was verified more recently (${longDate(
+        w.lastVerified,
+      )}, against ${longDate(next)} at best for the others).`,
+    };
+  }
+
+  const sameDay = `${sameConfidence} and were verified on the same day (${longDate(
+    (byRecency[0] as Property).lastVerified,
+  )})`;
+  const bySource = top(byRecency, (p) => sourceKindRank(p.sourceKind));
+  if (bySource.length === 1) {
+    const w = bySource[0] as Property;
+    const others = [...new Set(byRecency.filter((p) => p !== w).map((p) => kindWords(p.sourceKind)))];
+    return {
+      best: [w.id],
+      decidedBy: 'source',
+      reason: `${winner(w)}: ${sameDay}; it comes from ${kindWords(
+        w.sourceKind,
+      )}, a stronger kind of source than ${others.join(' or ')}.`,
+    };
+  }
+
+  return {
+    best: bySource.map((p) => p.id),
+    decidedBy: 'tie',
+    reason: `${listAddresses(bySource)} are equally reliable by this rule: the same confidence, verified on the same day, from sources of the same strength.`,
+  };
+}
+
+/** One attribute across the compared records, formatted as the record view shows it. */
+export interface ComparedAttribute {
+  label: string;
+  /** One per record, in column order; null where the record does not say. */
+  values: (string | null)[];
+  /** Not every record says the same (a missing value differs from a present one). */
+  differs: boolean;
+}
+
+type Getter = (p: Property) => string | null | undefined;
+
+const ATTRIBUTES: [string, Getter][] = [
+  ['Address', (p) => p.address],
+  ['Property ID', (p) => p.id],
+  ['Confidence', (p) => confidenceText(p.confidence)],
+  ['Source', (p) => p.source],
+  ['Kind of source', (p) => sourceKindText(p.sourceKind)],
+  ['Last verified', (p) => longDate(p.lastVerified)],
+  [
+    'Property type',
+    (p) => (p.attributes.propertyType ? formatPropertyType(p.attributes.propertyType) : null),
+  ],
+  ['Unit', (p) => p.attributes.unit],
+  ['Parcel number', (p) => p.attributes.parcelNumber],
+  ['County', (p) => p.attributes.county],
+  ['Year built', (p) => (p.attributes.yearBuilt != null ? String(p.attributes.yearBuilt) : null)],
+  [
+    'Living area',
+    (p) => (p.attributes.livingAreaSqft != null ? formatArea(p.attributes.livingAreaSqft) : null),
+  ],
+  ['Lot size', (p) => (p.attributes.lotSizeSqft != null ? formatArea(p.attributes.lotSizeSqft) : null)],
+  ['Bedrooms', (p) => (p.attributes.bedrooms != null ? formatCount(p.attributes.bedrooms) : null)],
+  ['Bathrooms', (p) => (p.attributes.bathrooms != null ? formatCount(p.attributes.bathrooms) : null)],
+  [
+    'Assessed value',
+    (p) => (p.attributes.assessedValue != null ? formatUsd(p.attributes.assessedValue) : null),
+  ],
+  [
+    'Last sale price',
+    (p) => (p.attributes.lastSalePrice != null ? formatUsd(p.attributes.lastSalePrice) : null),
+  ],
+  ['Last sale date', (p) => (p.attributes.lastSaleDate ? longDate(p.attributes.lastSaleDate) : null)],
+];
+
+/** Attributes aligned in rows, one value per record; a row where no record says anything is left out. */
+export function compareAttributes(properties: readonly Property[]): ComparedAttribute[] {
+  const rows: [string, Getter][] = [...ATTRIBUTES];
+  const otherKeys = new Set<string>();
+  for (const p of properties) for (const k of Object.keys(p.attributes.other ?? {})) otherKeys.add(k);
+  for (const k of [...otherKeys].sort()) {
+    rows.push([
+      humanizeField(k),
+      (p) => {
+        const other = p.attributes.other;
+        return other && Object.hasOwn(other, k) ? other[k] : null;
+      },
+    ]);
+  }
+  return rows
+    .map(([label, get]) => {
+      const values = properties.map((p) => {
+        const v = get(p);
+        return v === undefined || v === null || v === '' ? null : v;
+      });
+      return { label, values, differs: new Set(values).size > 1 };
+    })
+    .filter((row) => row.values.some((v) => v !== null));
+}

@@ -1,0 +1,182 @@
+import Papa from 'papaparse';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  buildExport,
+  CORE_COLUMNS,
+  downloadText,
+  exportFileName,
+  toCsv,
+  toJson,
+  UTF8_BOM,
+} from './export.ts';
+import { makeProperty, makeReview, makeRow } from './stats.fixtures.ts';
+
+const NOW = new Date(2026, 10, 1, 12);
+const review = makeReview({ name: 'Été — Portfolio Q3 / “final”', accountName: 'Acme, “Appraisals”' });
+
+const parse = (csv: string) =>
+  Papa.parse<Record<string, string>>(csv.replace(/^\ufeff/, ''), { header: true, skipEmptyLines: true });
+
+describe('buildExport', () => {
+  it('writes one line per input row in input order, the core columns first, then attributes', () => {
+    const rows = [
+      makeRow(1, {
+        outcome: 'not_found',
+        candidates: [{ id: 'x', address: '10 Oak Rd' }],
+        error: { code: 'not_found', message: 'No match.' },
+      }),
+      makeRow(0, {
+        property: makeProperty({
+          id: 'P1',
+          lastVerified: '2026-10-01',
+          attributes: { other: { flood_zone: 'AE' } },
+        }),
+      }),
+    ];
+    const t = buildExport(review, rows, NOW);
+    expect(t.columns.slice(0, CORE_COLUMNS.length)).toEqual([
+      'input',
+      'outcome',
+      'matched_address',
+      'property_id',
+      'source',
+      'source_kind',
+      'confidence',
+      'last_verified',
+      'age_days',
+      'retrieved_at',
+      'account',
+    ]);
+    expect(t.columns).toContain('other.flood_zone');
+    expect(t.records).toHaveLength(2);
+    expect(t.records[0]).toMatchObject({
+      input: '1 Main St',
+      outcome: 'matched',
+      property_id: 'P1',
+      source_kind: 'assessor',
+      confidence: 'high',
+      age_days: 31,
+      retrieved_at: '2026-11-01T10:00:00.000Z',
+      account: 'Acme, “Appraisals”',
+      year_built: 1998,
+      'other.flood_zone': 'AE',
+      error_code: null,
+    });
+    expect(t.records[1]).toMatchObject({
+      outcome: 'not_found',
+      matched_address: null,
+      candidates: '10 Oak Rd',
+      error_code: 'not_found',
+    });
+  });
+});
+
+describe('toCsv', () => {
+  it('neutralises cells a spreadsheet would run as formulas, a line break after the formula included', () => {
+    const hostile = [
+      '=HYPERLINK("http://evil","x")',
+      '+1+1',
+      '-2+3',
+      '@SUM(A1)',
+      '\t=1',
+      '\r=1',
+      ' =1',
+      '＝1',
+      '=cmd|\n/C calc',
+    ];
+    const rows = hostile.map((input, i) => makeRow(i, { input, outcome: 'not_found' }));
+    const parsed = parse(toCsv(buildExport(review, rows, NOW)));
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.data.map((r) => r.input)).toEqual(hostile.map((h) => `'${h}`));
+    // Numbers stay numbers, and harmless text is untouched.
+    const ok = parse(
+      toCsv(
+        buildExport(review, [makeRow(0, { input: 'Flat 2-B, 10 Main St', property: makeProperty() })], NOW),
+      ),
+    );
+    expect(ok.data[0]?.input).toBe('Flat 2-B, 10 Main St');
+    expect(ok.data[0]?.age_days).toBe('31');
+  });
+
+  it('round-trips quotes, commas, newlines and Unicode, with a BOM for Excel', () => {
+    const inputs = [
+      '12 "The Oaks", Apt 3',
+      'Line one\nLine two',
+      'Straße 5, München',
+      '東京都港区 1-1',
+      'café 😀, ok',
+    ];
+    const rows = inputs.map((input, i) =>
+      makeRow(i, { input, property: makeProperty({ address: input.toUpperCase() }) }),
+    );
+    const csv = toCsv(buildExport(review, rows, NOW));
+    expect(csv.startsWith(UTF8_BOM)).toBe(true);
+    const parsed = parse(csv);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.data.map((r) => r.input)).toEqual(inputs);
+    expect(parsed.data.map((r) => r.matched_address)).toEqual(inputs.map((i) => i.toUpperCase()));
+    expect(parsed.data[0]?.account).toBe('Acme, “Appraisals”');
+    // Blank, not "null", where a row has no value.
+    expect(parsed.data[0]?.error_code).toBe('');
+  });
+});
+
+describe('toJson', () => {
+  it('keeps raw values (no apostrophes) and says what was exported, when and by whom', () => {
+    const rows = [
+      makeRow(0, { input: '=1+1', outcome: 'failed', error: { code: 'upstream_timeout', message: 'Slow.' } }),
+    ];
+    const doc = JSON.parse(toJson(review, buildExport(review, rows, NOW), NOW));
+    expect(doc.review).toMatchObject({
+      name: review.name,
+      account: 'Acme, “Appraisals”',
+      rows: 1,
+      exportedAt: NOW.toISOString(),
+    });
+    expect(doc.rows[0]).toMatchObject({
+      input: '=1+1',
+      outcome: 'failed',
+      error_code: 'upstream_timeout',
+      property_id: null,
+    });
+  });
+});
+
+describe('exportFileName', () => {
+  it('makes the review name safe for a file and adds the day', () => {
+    expect(exportFileName(review, 'csv', NOW)).toBe('proplens-ete-portfolio-q3-final-2026-11-01.csv');
+    expect(exportFileName(makeReview({ name: '東京' }), 'json', NOW)).toBe('proplens-review-2026-11-01.json');
+  });
+});
+
+describe('downloadText', () => {
+  const original = { create: URL.createObjectURL, revoke: URL.revokeObjectURL };
+  afterEach(() => {
+    URL.createObjectURL = original.create;
+    URL.revokeObjectURL = original.revoke;
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+
+  it('saves through a Blob URL under the given name and frees the URL', async () => {
+    vi.useFakeTimers();
+    // jsdom has no Blob URLs: stand-ins that record what they were given.
+    const createObjectURL = vi.fn((_: Blob) => 'blob:proplens/1');
+    const revokeObjectURL = vi.fn();
+    URL.createObjectURL = createObjectURL;
+    URL.revokeObjectURL = revokeObjectURL;
+    const clicked: { href: string; download: string }[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push({ href: this.href, download: this.download });
+    });
+    downloadText('a,b\r\n', 'text/csv;charset=utf-8', 'x.csv');
+    expect(clicked).toEqual([{ href: 'blob:proplens/1', download: 'x.csv' }]);
+    const blob = createObjectURL.mock.calls[0]?.[0];
+    expect(blob).toBeInstanceOf(Blob);
+    expect(await blob?.text()).toBe('a,b\r\n');
+    expect(blob?.type).toBe('text/csv;charset=utf-8');
+    expect(revokeObjectURL).not.toHaveBeenCalled();
+    vi.runAllTimers();
+    expect(revokeObjectURL).toHaveBeenCalledWith('blob:proplens/1');
+  });
+});

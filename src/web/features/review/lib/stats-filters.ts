@@ -1,0 +1,77 @@
+import type { Confidence } from '../../../../contract/index.ts';
+import type { FreshnessTier } from '../../property/lib/verification.ts';
+import type { RowOutcome } from '../model.ts';
+import {
+  AGE_BINS,
+  type AgeBin,
+  CONFIDENCE_TEXT,
+  inAgeBin,
+  OUTCOME_TEXT,
+  type ResultRow,
+  TIER_TEXT,
+} from './stats.ts';
+
+/**
+ * What the results table is narrowed to. The table's own controls and the charts' bars set the same
+ * filters, so a bar clicked in a chart shows up as a filter the reviewer can see and clear.
+ */
+export interface ResultFilters {
+  outcome: RowOutcome | null;
+  confidence: Confidence | null;
+  /** A source by name, or the chart's "other sources" bar (several names under one label). */
+  source: { label: string; names: string[] } | null;
+  tier: FreshnessTier | null;
+  /** A bar of the verification-age histogram. */
+  ageBin: AgeBin['id'] | null;
+  text: string;
+}
+
+export const NO_FILTERS: ResultFilters = {
+  outcome: null,
+  confidence: null,
+  source: null,
+  tier: null,
+  ageBin: null,
+  text: '',
+};
+
+/** Case, accents' composition and runs of spaces do not matter to a text search. */
+const fold = (s: string) => s.normalize('NFKC').toLocaleLowerCase().replace(/\s+/g, ' ').trim();
+
+export function filterRows(rows: readonly ResultRow[], f: ResultFilters): ResultRow[] {
+  const text = fold(f.text);
+  const bin = f.ageBin ? AGE_BINS.find((b) => b.id === f.ageBin) : undefined;
+  const names = f.source ? new Set(f.source.names) : null;
+  return rows.filter((r) => {
+    const p = r.row.property;
+    if (f.outcome && r.row.outcome !== f.outcome) return false;
+    if (f.confidence && p?.confidence !== f.confidence) return false;
+    if (names && !(p && names.has(p.source))) return false;
+    if (f.tier && r.tier !== f.tier) return false;
+    if (bin && (r.ageDays === null || !inAgeBin(bin, r.ageDays))) return false;
+    if (text) {
+      const hay = fold([r.row.input, p?.address ?? '', p?.source ?? '', p?.id ?? ''].join('\n'));
+      if (!hay.includes(text)) return false;
+    }
+    return true;
+  });
+}
+
+/** The active filters in words, one per chip: "Confidence: High". */
+export function describeFilters(f: ResultFilters): { key: keyof ResultFilters; text: string }[] {
+  const out: { key: keyof ResultFilters; text: string }[] = [];
+  if (f.outcome) out.push({ key: 'outcome', text: `Outcome: ${OUTCOME_TEXT[f.outcome]}` });
+  if (f.confidence) out.push({ key: 'confidence', text: `Confidence: ${CONFIDENCE_TEXT[f.confidence]}` });
+  if (f.source) out.push({ key: 'source', text: `Source: ${f.source.label}` });
+  if (f.tier) out.push({ key: 'tier', text: `Age tier: ${TIER_TEXT[f.tier]}` });
+  if (f.ageBin) {
+    const bin = AGE_BINS.find((b) => b.id === f.ageBin);
+    if (bin) out.push({ key: 'ageBin', text: `Verified: ${bin.label} ago` });
+  }
+  if (f.text.trim()) out.push({ key: 'text', text: `Text: “${f.text.trim()}”` });
+  return out;
+}
+
+export function clearFilter(f: ResultFilters, key: keyof ResultFilters): ResultFilters {
+  return { ...f, [key]: NO_FILTERS[key] };
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { makeProperty, makeRow } from './stats.fixtures.ts';
+import { ageHistogram, formatShare, median, recordsBySource, summarize, toResultRows } from './stats.ts';
+import { clearFilter, describeFilters, filterRows, NO_FILTERS } from './stats-filters.ts';
+
+// Noon local time, so the calendar day is 1 November 2026 wherever the test runs.
+const NOW = new Date(2026, 10, 1, 12);
+
+const verifiedDaysAgo = (days: number) => {
+  const d = new Date(Date.UTC(2026, 10, 1) - days * 86_400_000);
+  return d.toISOString().slice(0, 10);
+};
+
+const matched = (index: number, confidence: 'high' | 'medium' | 'low', days: number, source = 'A Assessor') =>
+  makeRow(index, {
+    property: makeProperty({ id: `p${index}`, confidence, lastVerified: verifiedDaysAgo(days), source }),
+  });
+
+describe('summarize', () => {
+  it('counts outcomes over every row and confidence and tiers over the records only', () => {
+    const rows = toResultRows(
+      [
+        matched(0, 'high', 10),
+        matched(1, 'high', 90), // last fresh day
+        matched(2, 'medium', 91), // first ageing day
+        matched(3, 'low', 366), // first stale day
+        makeRow(4, { outcome: 'not_found' }),
+        makeRow(5, { outcome: 'ambiguous' }),
+        makeRow(6, { outcome: 'failed' }),
+        makeRow(7, { outcome: 'pending', retrievedAt: undefined }),
+      ],
+      NOW,
+    );
+    const s = summarize(rows);
+    expect(s.rows).toBe(8);
+    expect(s.records).toBe(4);
+    expect(s.outcomes).toEqual({ matched: 4, not_found: 1, ambiguous: 1, failed: 1, pending: 1 });
+    expect(s.confidence).toEqual({ high: 2, medium: 1, low: 1 });
+    expect(s.tiers).toEqual({ fresh: 2, ageing: 1, stale: 1 });
+    // Ages 10, 90, 91, 366: the median of an even count is the mean of the middle two.
+    expect(s.medianAgeDays).toBe(90.5);
+  });
+
+  it('has no median age when nothing matched', () => {
+    const s = summarize(toResultRows([makeRow(0, { outcome: 'failed' })], NOW));
+    expect(s.records).toBe(0);
+    expect(s.medianAgeDays).toBeNull();
+  });
+
+  it('keeps input order whatever order the rows finished in', () => {
+    const rows = toResultRows([matched(2, 'high', 1), matched(0, 'low', 1), matched(1, 'medium', 1)], NOW);
+    expect(rows.map((r) => r.row.index)).toEqual([0, 1, 2]);
+  });
+});
+
+describe('median', () => {
+  it('takes the middle of an odd count, unsorted input', () => {
+    expect(median([400, 3, 20])).toBe(20);
+    expect(median([])).toBeNull();
+  });
+});
+
+describe('formatShare', () => {
+  it('rounds to whole percent but never hides a small share or rounds up to all', () => {
+    expect(formatShare(1, 3)).toBe('33%');
+    expect(formatShare(1, 10_000)).toBe('<1%');
+    expect(formatShare(9_999, 10_000)).toBe('>99%');
+    expect(formatShare(0, 5)).toBe('0%');
+    expect(formatShare(5, 5)).toBe('100%');
+    expect(formatShare(0, 0)).toBe('–');
+  });
+});
+
+describe('ageHistogram', () => {
+  it('puts each record in the bin of its age, bins aligned with the fresh / ageing / stale tiers', () => {
+    const rows = toResultRows(
+      [
+        matched(0, 'high', 0),
+        matched(1, 'high', 30),
+        matched(2, 'high', 31),
+        matched(3, 'high', 90),
+        matched(4, 'high', 91),
+        matched(5, 'high', 365),
+        matched(6, 'high', 366),
+        matched(7, 'high', 4000),
+        makeRow(8, { outcome: 'failed' }),
+      ],
+      NOW,
+    );
+    const h = ageHistogram(rows);
+    expect(h.map((b) => [b.bin.id, b.count, b.bin.tier])).toEqual([
+      ['0-30', 2, 'fresh'],
+      ['31-90', 2, 'fresh'],
+      ['91-180', 1, 'ageing'],
+      ['181-365', 1, 'ageing'],
+      ['1-2y', 1, 'stale'],
+      ['2-3y', 0, 'stale'],
+      ['3y+', 1, 'stale'],
+    ]);
+  });
+});
+
+describe('recordsBySource', () => {
+  it('counts each source with its confidence mix, largest first', () => {
+    const rows = toResultRows(
+      [matched(0, 'high', 1, 'B'), matched(1, 'low', 1, 'A'), matched(2, 'high', 1, 'A')],
+      NOW,
+    );
+    expect(recordsBySource(rows)).toEqual([
+      { label: 'A', sources: ['A'], high: 1, medium: 0, low: 1, total: 2 },
+      { label: 'B', sources: ['B'], high: 1, medium: 0, low: 0, total: 1 },
+    ]);
+  });
+
+  it('folds a long tail of sources into one bar that still lists them', () => {
+    const rows = toResultRows(
+      Array.from({ length: 12 }, (_, i) => matched(i, 'medium', 1, `Source ${String(i).padStart(2, '0')}`)),
+      NOW,
+    );
+    const bars = recordsBySource(rows, 8);
+    expect(bars).toHaveLength(9);
+    expect(bars[8]).toMatchObject({ label: '4 other sources', total: 4, medium: 4 });
+    expect(bars[8]?.sources).toEqual(['Source 08', 'Source 09', 'Source 10', 'Source 11']);
+  });
+});
+
+describe('filterRows', () => {
+  const rows = toResultRows(
+    [
+      matched(0, 'high', 10, 'Travis County Assessor'),
+      matched(1, 'low', 500, 'City Building Permits'),
+      makeRow(2, { outcome: 'not_found', input: 'Rue de l’Église 4' }),
+    ],
+    NOW,
+  );
+
+  it('narrows by confidence, source, tier, age bin and outcome together', () => {
+    expect(filterRows(rows, { ...NO_FILTERS, confidence: 'low' }).map((r) => r.row.index)).toEqual([1]);
+    expect(filterRows(rows, { ...NO_FILTERS, tier: 'stale' }).map((r) => r.row.index)).toEqual([1]);
+    expect(filterRows(rows, { ...NO_FILTERS, ageBin: '0-30' }).map((r) => r.row.index)).toEqual([0]);
+    expect(filterRows(rows, { ...NO_FILTERS, outcome: 'not_found' }).map((r) => r.row.index)).toEqual([2]);
+    expect(
+      filterRows(rows, {
+        ...NO_FILTERS,
+        source: { label: '2 others', names: ['City Building Permits', 'X'] },
+      }).map((r) => r.row.index),
+    ).toEqual([1]);
+    expect(filterRows(rows, { ...NO_FILTERS, confidence: 'high', tier: 'stale' })).toEqual([]);
+  });
+
+  it('matches text in the input, address, source or id, whatever the case or spacing', () => {
+    expect(filterRows(rows, { ...NO_FILTERS, text: '  travis   county ' }).map((r) => r.row.index)).toEqual([
+      0,
+    ]);
+    expect(filterRows(rows, { ...NO_FILTERS, text: 'ÉGLISE' }).map((r) => r.row.index)).toEqual([2]);
+    expect(filterRows(rows, { ...NO_FILTERS, text: 'p1' }).map((r) => r.row.index)).toEqual([1]);
+  });
+
+  it('describes the active filters in words and clears one at a time', () => {
+    const f = { ...NO_FILTERS, confidence: 'high' as const, ageBin: '91-180', text: ' oak ' };
+    expect(describeFilters(f).map((d) => d.text)).toEqual([
+      'Confidence: High',
+      'Verified: 91–180 days ago',
+      'Text: “oak”',
+    ]);
+    expect(describeFilters(clearFilter(f, 'confidence')).map((d) => d.key)).toEqual(['ageBin', 'text']);
+  });
+});

@@ -1,0 +1,188 @@
+import type { Confidence } from '../../../../contract/index.ts';
+// The record view's tier rules are the product's shared vocabulary: reused, never copied (brief: the review
+// feature may import features/property's verification lib and badges).
+import {
+  AGEING_MAX_DAYS,
+  ageInDays,
+  FRESH_MAX_DAYS,
+  type FreshnessTier,
+  tierFor,
+} from '../../property/lib/verification.ts';
+import type { ReviewRow, RowOutcome } from '../model.ts';
+
+/** A review row with what every view derives from it once: the verification's age and tier. */
+export interface ResultRow {
+  row: ReviewRow;
+  /** Whole days since the record was last verified; null without a record. */
+  ageDays: number | null;
+  tier: FreshnessTier | null;
+}
+
+export const OUTCOMES: readonly RowOutcome[] = ['matched', 'not_found', 'ambiguous', 'failed', 'pending'];
+export const CONFIDENCES: readonly Confidence[] = ['high', 'medium', 'low'];
+export const TIERS: readonly FreshnessTier[] = ['fresh', 'ageing', 'stale'];
+
+export const OUTCOME_TEXT: Record<RowOutcome, string> = {
+  matched: 'Matched',
+  not_found: 'Not found',
+  ambiguous: 'Ambiguous',
+  failed: 'Failed',
+  pending: 'Pending',
+};
+export const CONFIDENCE_TEXT: Record<Confidence, string> = { high: 'High', medium: 'Medium', low: 'Low' };
+export const TIER_TEXT: Record<FreshnessTier, string> = { fresh: 'Fresh', ageing: 'Ageing', stale: 'Stale' };
+
+/** Rows in input order, each with its age and tier as of `now` (the reader's calendar day). */
+export function toResultRows(rows: readonly ReviewRow[], now: Date): ResultRow[] {
+  return [...rows]
+    .sort((a, b) => a.index - b.index)
+    .map((row) => {
+      const ageDays = row.property ? ageInDays(row.property.lastVerified, now) : null;
+      return { row, ageDays, tier: ageDays === null ? null : tierFor(ageDays) };
+    });
+}
+
+export interface ReliabilitySummary {
+  /** Input rows in the review. */
+  rows: number;
+  /** Rows that came back with a record (matched). Confidence and age shares are of these. */
+  records: number;
+  outcomes: Record<RowOutcome, number>;
+  confidence: Record<Confidence, number>;
+  tiers: Record<FreshnessTier, number>;
+  /** Median days since last verification over the records; null when there are none. */
+  medianAgeDays: number | null;
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
+  const outcomes = { matched: 0, not_found: 0, ambiguous: 0, failed: 0, pending: 0 };
+  const confidence = { high: 0, medium: 0, low: 0 };
+  const tiers = { fresh: 0, ageing: 0, stale: 0 };
+  const ages: number[] = [];
+  for (const r of results) {
+    outcomes[r.row.outcome] += 1;
+    if (r.row.property && r.ageDays !== null && r.tier !== null) {
+      confidence[r.row.property.confidence] += 1;
+      tiers[r.tier] += 1;
+      ages.push(r.ageDays);
+    }
+  }
+  return {
+    rows: results.length,
+    records: ages.length,
+    outcomes,
+    confidence,
+    tiers,
+    medianAgeDays: median(ages),
+  };
+}
+
+/**
+ * A share as a reader says it: whole percent, but never "0%" for something that is there nor "100%" for
+ * something that is not all ("<1%", ">99%"), so a single stale record in 10,000 is not hidden.
+ */
+export function formatShare(part: number, whole: number): string {
+  if (whole === 0) return '–';
+  if (part === 0) return '0%';
+  if (part === whole) return '100%';
+  const pct = (part / whole) * 100;
+  if (pct < 1) return '<1%';
+  if (pct > 99) return '>99%';
+  return `${Math.round(pct)}%`;
+}
+
+/** One bar of the verification-age histogram; bins never straddle a tier boundary. */
+export interface AgeBin {
+  id: string;
+  label: string;
+  /** Inclusive day range; max null means "and older". */
+  min: number;
+  max: number | null;
+  tier: FreshnessTier;
+}
+
+export const AGE_BINS: readonly AgeBin[] = [
+  { id: '0-30', label: '0–30 days', min: 0, max: 30, tier: 'fresh' },
+  { id: '31-90', label: `31–${FRESH_MAX_DAYS} days`, min: 31, max: FRESH_MAX_DAYS, tier: 'fresh' },
+  {
+    id: '91-180',
+    label: `${FRESH_MAX_DAYS + 1}–180 days`,
+    min: FRESH_MAX_DAYS + 1,
+    max: 180,
+    tier: 'ageing',
+  },
+  { id: '181-365', label: `181–${AGEING_MAX_DAYS} days`, min: 181, max: AGEING_MAX_DAYS, tier: 'ageing' },
+  { id: '1-2y', label: '1–2 years', min: AGEING_MAX_DAYS + 1, max: 730, tier: 'stale' },
+  { id: '2-3y', label: '2–3 years', min: 731, max: 1095, tier: 'stale' },
+  { id: '3y+', label: 'Over 3 years', min: 1096, max: null, tier: 'stale' },
+];
+
+export const inAgeBin = (bin: AgeBin, days: number) =>
+  days >= bin.min && (bin.max === null || days <= bin.max);
+
+export function ageHistogram(results: readonly ResultRow[]): { bin: AgeBin; count: number }[] {
+  const counts = AGE_BINS.map((bin) => ({ bin, count: 0 }));
+  for (const r of results) {
+    if (r.ageDays === null) continue;
+    const slot = counts.find((c) => inAgeBin(c.bin, r.ageDays as number));
+    if (slot) slot.count += 1;
+  }
+  return counts;
+}
+
+/** Sources shown by name in the source chart; the rest share one "other sources" bar. */
+export const MAX_NAMED_SOURCES = 8;
+
+export interface SourceBar {
+  /** The source's name, or the "other sources" label. */
+  label: string;
+  /** The source names this bar counts (one, or all the others). */
+  sources: string[];
+  high: number;
+  medium: number;
+  low: number;
+  total: number;
+}
+
+/** Records by source, largest first, each with its confidence mix; a long tail folded into one bar. */
+export function recordsBySource(results: readonly ResultRow[], maxNamed = MAX_NAMED_SOURCES): SourceBar[] {
+  const bySource = new Map<string, SourceBar>();
+  for (const r of results) {
+    const p = r.row.property;
+    if (!p) continue;
+    let bar = bySource.get(p.source);
+    if (!bar) {
+      bar = { label: p.source, sources: [p.source], high: 0, medium: 0, low: 0, total: 0 };
+      bySource.set(p.source, bar);
+    }
+    bar[p.confidence] += 1;
+    bar.total += 1;
+  }
+  const bars = [...bySource.values()].sort((a, b) => b.total - a.total || a.label.localeCompare(b.label));
+  if (bars.length <= maxNamed + 1) return bars;
+  const rest = bars.slice(maxNamed);
+  const other: SourceBar = {
+    label: `${rest.length} other sources`,
+    sources: rest.flatMap((b) => b.sources),
+    high: 0,
+    medium: 0,
+    low: 0,
+    total: 0,
+  };
+  for (const b of rest) {
+    other.high += b.high;
+    other.medium += b.medium;
+    other.low += b.low;
+    other.total += b.total;
+  }
+  return [...bars.slice(0, maxNamed), other];
+}
