@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { Confidence, IsoDate, Plan } from './common.ts';
+import { MatchExplanation } from './match.ts';
 
 /** The BFF's own API: the only thing the browser talks to. Stable whatever the upstream's dialect. */
 
@@ -22,7 +23,12 @@ export const ApiErrorCode = z.enum([
 ]);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 
-export const Candidate = z.object({ id: z.string(), address: z.string() });
+export const Candidate = z.object({
+  id: z.string(),
+  address: z.string(),
+  /** The record's confidence, when the service states it for candidates, so a pick is informed. */
+  confidence: z.optional(Confidence),
+});
 export type Candidate = z.infer<typeof Candidate>;
 
 export const RateLimit = z.object({
@@ -44,6 +50,8 @@ export const ApiErrorBody = z.object({
     candidates: z.optional(z.array(Candidate)),
     /** With rate_limited: when the upstream accepts requests again (ISO date-time). */
     resetAt: z.optional(z.string()),
+    /** With ambiguous: how many candidates there are in all, when the service says (more than are listed). */
+    total: z.optional(z.int().check(z.nonnegative())),
     /**
      * The account's rate limit after this request, when it was made in a session: a not-found or ambiguous
      * answer spent a request too, and the meter must say so.
@@ -131,7 +139,12 @@ export const Property = z.object({
 });
 export type Property = z.infer<typeof Property>;
 
-export const ResolveResponse = z.object({ property: Property, rateLimit: z.nullable(RateLimit) });
+export const ResolveResponse = z.object({
+  property: Property,
+  rateLimit: z.nullable(RateLimit),
+  /** How the record's address differs from what was typed; absent or null when only in form. */
+  match: z.optional(z.nullable(MatchExplanation)),
+});
 export type ResolveResponse = z.infer<typeof ResolveResponse>;
 
 export const SearchResponse = z.object({

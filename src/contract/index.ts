@@ -1,4 +1,5 @@
 export * from './api.ts';
 export * from './common.ts';
+export * from './match.ts';
 export * from './review.ts';
 export * from './upstream.ts';

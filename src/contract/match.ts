@@ -1,0 +1,516 @@
+import * as z from 'zod/mini';
+
+/*
+ * Explaining a match: what the service's record says differently from what the person typed.
+ *
+ * Computed in one place, here, and called by the BFF, which attaches it to the resolve answer. The BFF rather
+ * than the browser because (1) the USPS vocabulary below would cost the browser's 120 KB budget a few KB for
+ * every visitor, and (2) every client of the BFF (the search screen, review rows, a future API user) then gets
+ * the same explanation. It lives in the contract, a pure function with no imports but zod, so its tests run
+ * without a server and the web can import its types and `describeMatch` (which pulls in none of the tables).
+ *
+ * "Beyond case, punctuation and standard abbreviations": both sides are reduced to USPS Publication 28
+ * standard forms (suffixes, directionals, ordinals, Saint/Mount/Fort, state names, unit designators), then
+ * aligned word by word. Words that differ become "corrected" (typed -> matched), words only the record has
+ * become "added" (inferred), and words only the person typed become "ignored".
+ */
+
+export const MatchPart = z.enum(['house', 'street', 'unit', 'city', 'state', 'zip']);
+export type MatchPart = z.infer<typeof MatchPart>;
+
+export const MatchChange = z.object({
+  kind: z.enum(['corrected', 'added', 'ignored']),
+  part: MatchPart,
+  /** As typed; empty when added. */
+  typed: z.string(),
+  /** As in the record; empty when ignored. */
+  matched: z.string(),
+});
+export type MatchChange = z.infer<typeof MatchChange>;
+
+export const MatchExplanation = z.object({
+  /** What the person typed, so it stays recoverable once the field shows the matched address. */
+  typed: z.string(),
+  /** The record's address. */
+  matched: z.string(),
+  /** At least one: an exact or merely normalised match has no explanation at all. */
+  changes: z.array(MatchChange),
+});
+export type MatchExplanation = z.infer<typeof MatchExplanation>;
+
+/** The record's side: its one-line address and, when the service sent them, its parts. */
+export interface MatchedAddress {
+  address: string;
+  city?: string | null;
+}
+
+/** US states and DC by USPS code, with their names as people write them. */
+export const US_STATES: Readonly<Record<string, string>> = {
+  AL: 'Alabama',
+  AK: 'Alaska',
+  AZ: 'Arizona',
+  AR: 'Arkansas',
+  CA: 'California',
+  CO: 'Colorado',
+  CT: 'Connecticut',
+  DE: 'Delaware',
+  DC: 'District of Columbia',
+  FL: 'Florida',
+  GA: 'Georgia',
+  HI: 'Hawaii',
+  ID: 'Idaho',
+  IL: 'Illinois',
+  IN: 'Indiana',
+  IA: 'Iowa',
+  KS: 'Kansas',
+  KY: 'Kentucky',
+  LA: 'Louisiana',
+  ME: 'Maine',
+  MD: 'Maryland',
+  MA: 'Massachusetts',
+  MI: 'Michigan',
+  MN: 'Minnesota',
+  MS: 'Mississippi',
+  MO: 'Missouri',
+  MT: 'Montana',
+  NE: 'Nebraska',
+  NV: 'Nevada',
+  NH: 'New Hampshire',
+  NJ: 'New Jersey',
+  NM: 'New Mexico',
+  NY: 'New York',
+  NC: 'North Carolina',
+  ND: 'North Dakota',
+  OH: 'Ohio',
+  OK: 'Oklahoma',
+  OR: 'Oregon',
+  PA: 'Pennsylvania',
+  RI: 'Rhode Island',
+  SC: 'South Carolina',
+  SD: 'South Dakota',
+  TN: 'Tennessee',
+  TX: 'Texas',
+  UT: 'Utah',
+  VT: 'Vermont',
+  VA: 'Virginia',
+  WA: 'Washington',
+  WV: 'West Virginia',
+  WI: 'Wisconsin',
+  WY: 'Wyoming',
+};
+
+/**
+ * USPS Publication 28 street suffixes (C1): the standard abbreviation, then every other accepted spelling,
+ * one group per ";". The same list as the reference's `street-types` (a test keeps them in step).
+ */
+export const USPS_SUFFIXES =
+  'ALY ALLEE ALLEY ALLY;ANX ANEX ANNEX ANNX;ARC ARCADE;AVE AV AVEN AVENU AVENUE AVN AVNUE;BCH BEACH;' +
+  'BG BURG;BGS BURGS;BLF BLUF BLUFF;BLFS BLUFFS;BLVD BOUL BOULEVARD BOULV;BND BEND;BR BRNCH BRANCH;' +
+  'BRG BRDGE BRIDGE;BRK BROOK;BRKS BROOKS;BTM BOT BOTTM BOTTOM;BYP BYPA BYPAS BYPASS BYPS;' +
+  'BYU BAYOO BAYOU;CIR CIRC CIRCL CIRCLE CRCL CRCLE;CIRS CIRCLES;CLB CLUB;CLF CLIFF;CLFS CLIFFS;' +
+  'CMN COMMON;CMNS COMMONS;COR CORNER;CORS CORNERS;CP CAMP CMP;CPE CAPE;CRES CRESCENT CRSENT CRSNT;' +
+  'CRK CREEK;CRSE COURSE;CRST CREST;CSWY CAUSEWAY CAUSWA;CT COURT;' +
+  'CTR CEN CENT CENTER CENTR CENTRE CNTER CNTR;CTRS CENTERS;CTS COURTS;CURV CURVE;CV COVE;CVS COVES;' +
+  'CYN CANYN CANYON CNYN;DL DALE;DM DAM;DR DRIV DRIVE DRV;DRS DRIVES;DV DIV DIVIDE DVD;EST ESTATE;' +
+  'ESTS ESTATES;EXPY EXP EXPR EXPRESS EXPRESSWAY EXPW;EXT EXTENSION EXTN EXTNSN;EXTS EXTENSIONS;' +
+  'FALL;FLD FIELD;FLDS FIELDS;FLS FALLS;FLT FLAT;FLTS FLATS;FRD FORD;FRDS FORDS;FRG FORG FORGE;' +
+  'FRGS FORGES;FRK FORK;FRKS FORKS;FRST FOREST FORESTS;FRY FERRY FRRY;FT FORT FRT;' +
+  'FWY FREEWAY FREEWY FRWAY FRWY;GDN GARDEN GARDN GRDEN GRDN;GDNS GARDENS GRDNS;GLN GLEN;GLNS GLENS;' +
+  'GRN GREEN;GRNS GREENS;GRV GROV GROVE;GRVS GROVES;GTWY GATEWAY GATEWY GATWAY GTWAY;' +
+  'HBR HARB HARBOR HARBR HRBOR;HBRS HARBORS;HL HILL;HLS HILLS;HOLW HLLW HOLLOW HOLLOWS HOLWS;' +
+  'HTS HT HEIGHTS;HVN HAVEN;HWY HIGHWAY HIGHWY HIWAY HIWY HWAY;INLT INLET;IS ISLAND ISLND;' +
+  'ISLE ISLES;ISS ISLANDS ISLNDS;JCT JCTION JCTN JUNCTION JUNCTN JUNCTON;JCTS JCTNS JUNCTIONS;' +
+  'KNL KNOL KNOLL;KNLS KNOLLS;KY KEY;KYS KEYS;LAND;LCK LOCK;LCKS LOCKS;LDG LDGE LODG LODGE;LF LOAF;' +
+  'LGT LIGHT;LGTS LIGHTS;LK LAKE;LKS LAKES;LN LANE;LNDG LANDING LNDNG;LOOP LOOPS;MALL;MDW MEADOW;' +
+  'MDWS MDW MEADOWS MEDOWS;MEWS;ML MILL;MLS MILLS;MNR MANOR;MNRS MANORS;MSN MISSN MSSN MISSION;' +
+  'MT MNT MOUNT;MTN MNTAIN MNTN MOUNTAIN MOUNTIN MTIN;MTNS MNTNS MOUNTAINS;MTWY MOTORWAY;NCK NECK;' +
+  'OPAS OVERPASS;ORCH ORCHARD ORCHRD;OVAL OVL;PARK PRK PARKS;PASS;PATH PATHS;PIKE PIKES;' +
+  'PKWY PARKWAY PARKWY PKWAY PKY PARKWAYS PKWYS;PL PLACE;PLN PLAIN;PLNS PLAINS;PLZ PLAZA PLZA;' +
+  'PNE PINE;PNES PINES;PR PRAIRIE PRR;PRT PORT;PRTS PORTS;PSGE PASSAGE;PT POINT;PTS POINTS;' +
+  'RADL RAD RADIAL RADIEL;RAMP;RD ROAD;RDG RDGE RIDGE;RDGS RIDGES;RDS ROADS;RIV RIVER RVR RIVR;' +
+  'RNCH RANCH RANCHES RNCHS;ROW;RPD RAPID;RPDS RAPIDS;RST REST;RTE ROUTE;RUE;RUN;SHL SHOAL;' +
+  'SHLS SHOALS;SHR SHOAR SHORE;SHRS SHOARS SHORES;SKWY SKYWAY;SMT SUMIT SUMITT SUMMIT;' +
+  'SPG SPNG SPRING SPRNG;SPGS SPNGS SPRINGS SPRNGS;SPUR SPURS;SQ SQR SQRE SQU SQUARE;' +
+  'SQS SQRS SQUARES;ST STREET STRT STR;STA STATION STATN STN;' +
+  'STRA STRAV STRAVEN STRAVENUE STRAVN STRVN STRVNUE;STRM STREAM STREME;STS STREETS;' +
+  'TER TERR TERRACE;TPKE TRNPK TURNPIKE TURNPK;TRAK TRACK TRACKS TRK TRKS;TRCE TRACE TRACES;' +
+  'TRFY TRAFFICWAY;TRL TRAIL TRAILS TRLS;TRLR TRAILER TRLRS;TRWY THROUGHWAY;' +
+  'TUNL TUNEL TUNLS TUNNEL TUNNELS TUNNL;UN UNION;UNS UNIONS;UPAS UNDERPASS;VIA VDCT VIADCT VIADUCT;' +
+  'VIS VIST VISTA VST VSTA;VL VILLE;VLG VILL VILLAG VILLAGE VILLG VILLIAGE;VLGS VILLAGES;' +
+  'VLY VALLEY VALLY VLLY;VLYS VALLEYS;VW VIEW;VWS VIEWS;WALK WALKS;WALL;WAY WY;WAYS;WL WELL;' +
+  'WLS WELLS;XING CROSSING CRSSNG;XRD CROSSROAD;XRDS CROSSROADS';
+
+const DIRECTIONALS: Record<string, string> = {
+  NORTH: 'N',
+  SOUTH: 'S',
+  EAST: 'E',
+  WEST: 'W',
+  NORTHEAST: 'NE',
+  NORTHWEST: 'NW',
+  SOUTHEAST: 'SE',
+  SOUTHWEST: 'SW',
+};
+
+const ORDINALS: Record<string, string> = {
+  FIRST: '1ST',
+  SECOND: '2ND',
+  THIRD: '3RD',
+  FOURTH: '4TH',
+  FIFTH: '5TH',
+  SIXTH: '6TH',
+  SEVENTH: '7TH',
+  EIGHTH: '8TH',
+  NINTH: '9TH',
+  TENTH: '10TH',
+  ELEVENTH: '11TH',
+  TWELFTH: '12TH',
+};
+
+/** Abbreviated wherever they stand, in street and place names alike ("Saint Louis", "Fort Worth"). */
+const WORDS: Record<string, string> = { SAINT: 'ST', MOUNT: 'MT', FORT: 'FT' };
+
+/** Secondary unit designators (USPS C2): which one precedes the number is not a difference. */
+const UNIT_DESIGNATORS = new Set(
+  'APT APARTMENT BSMT BASEMENT BLDG BUILDING DEPT DEPARTMENT FL FLOOR LOT OFC OFFICE PH PENTHOUSE RM ROOM SPC SPACE STE SUITE TRLR TRAILER UNIT #'.split(
+    ' ',
+  ),
+);
+
+// Built on first use, so a bundle that only imports the types or describeMatch carries no work at load.
+let suffixes: Map<string, string> | null = null;
+let stateSpellings: { keys: string[]; code: string }[] | null = null;
+
+function suffixMap(): Map<string, string> {
+  if (!suffixes) {
+    suffixes = new Map();
+    for (const group of USPS_SUFFIXES.split(';')) {
+      const [standard, ...others] = group.split(' ') as [string, ...string[]];
+      for (const spelling of [standard, ...others]) suffixes.set(spelling, standard);
+    }
+  }
+  return suffixes;
+}
+
+/** Every way to write a state, longest first: ["NEW", "YORK"] and ["NY"] are both NY. */
+function spellings(): { keys: string[]; code: string }[] {
+  if (!stateSpellings) {
+    stateSpellings = Object.entries(US_STATES)
+      .flatMap(([code, name]) => [
+        { keys: name.toUpperCase().split(' '), code },
+        { keys: [code], code },
+      ])
+      .concat([{ keys: ['WASHINGTON', 'DC'], code: 'DC' }])
+      .sort((a, b) => b.keys.length - a.keys.length);
+  }
+  return stateSpellings;
+}
+
+/** A word as written, and its comparison key in USPS standard form. */
+interface Word {
+  text: string;
+  key: string;
+  /** Folded but not abbreviated: "LAKE" where the key says "LK". */
+  raw: string;
+  /** Which comma-separated segment it came from. */
+  segment: number;
+}
+
+interface Tagged extends Word {
+  part: MatchPart;
+}
+
+/** Upper case, accents folded, punctuation inside a word dropped ("O'Fallon", "Winston-Salem"). */
+function fold(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toUpperCase()
+    .replace(/[^A-Z0-9#/]/g, '');
+}
+
+function standard(key: string): string {
+  return DIRECTIONALS[key] ?? ORDINALS[key] ?? WORDS[key] ?? suffixMap().get(key) ?? key;
+}
+
+function words(input: string): Word[] {
+  const out: Word[] = [];
+  let segment = 0;
+  for (const piece of input.normalize('NFC').match(/#|,|[^\s,#]+/g) ?? []) {
+    if (piece === ',') {
+      segment++;
+      continue;
+    }
+    const text = piece === '#' ? '#' : piece.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    const raw = text === '#' ? '#' : fold(text);
+    if (raw !== '') out.push({ text, key: standard(raw), raw, segment });
+  }
+  return out;
+}
+
+interface Parsed {
+  house: Word | null;
+  /** Street, city and state words in order; the state (if recognised) as one word keyed by its code. */
+  rest: Word[];
+  /** The segment index where the state stands, when it was recognised. */
+  state: Word | null;
+  zip: Word | null;
+  unit: { text: string; key: string } | null;
+}
+
+/** Takes an address apart the way a person writes one: house, street, unit, city, state, ZIP. */
+function parse(input: string): Parsed {
+  const ws = words(input);
+  let unit: Parsed['unit'] = null;
+  for (let i = 2; i < ws.length; i++) {
+    const w = ws[i] as Word;
+    const next = ws[i + 1];
+    if (!UNIT_DESIGNATORS.has(w.key) || !next) continue;
+    // "..., FL 32712" at the end is Florida and its ZIP, not floor 32712.
+    const stateAtEnd =
+      w.key in US_STATES &&
+      (i === ws.length - 1 || (i === ws.length - 2 && /^\d{5}(\d{4})?$/.test(next.key)));
+    if (stateAtEnd) continue;
+    let id = next;
+    let take = 2;
+    if (next.key === '#' && ws[i + 2]) {
+      id = ws[i + 2] as Word;
+      take = 3;
+    }
+    if (w.key !== '#' && !/\d/.test(id.key) && id.key.length > 2) continue;
+    unit = {
+      text: ws
+        .slice(i, i + take)
+        .map((x) => x.text)
+        .join(' ')
+        .replace('# ', '#'),
+      key: id.key,
+    };
+    ws.splice(i, take);
+    break;
+  }
+  let zip: Word | null = null;
+  const last = ws[ws.length - 1];
+  if (last && ws.length > 2 && /^\d{5}(\d{4})?$/.test(last.key.replace('/', ''))) {
+    zip = { ...last, key: last.key.slice(0, 5), raw: last.key.slice(0, 5) };
+    ws.pop();
+  }
+  let state: Word | null = null;
+  for (const { keys, code } of spellings()) {
+    if (keys.length >= ws.length) continue; // something must stay for the street
+    const tail = ws.slice(ws.length - keys.length);
+    if (tail.every((w, i) => w.key === keys[i] || w.key === standard(keys[i] as string))) {
+      ws.splice(ws.length - keys.length);
+      const text = tail.map((w) => w.text).join(' ');
+      state = { text, key: code, raw: code, segment: (tail[0] as Word).segment };
+      break;
+    }
+  }
+  let house: Word | null = null;
+  if (ws[0] && /^\d+[A-Z]?$/.test(ws[0].key)) {
+    house = ws.shift() as Word;
+    if (ws[0] && /^\d\/\d$/.test(ws[0].key)) {
+      const half = ws.shift() as Word;
+      const key = `${house.key} ${half.key}`;
+      house = { text: `${house.text} ${half.text}`, key, raw: key, segment: house.segment };
+    }
+  }
+  return { house, rest: state ? [...ws, state] : ws, state, zip, unit };
+}
+
+/** The record's address as tagged words: the first segment is the street, the rest up to the state the city. */
+function tagMatched(matched: MatchedAddress): { words: Tagged[]; unit: Parsed['unit'] } {
+  const p = parse(matched.address);
+  const streetSegment = p.house?.segment ?? p.rest[0]?.segment ?? 0;
+  const cityKeys = matched.city ? words(matched.city).map((w) => w.key) : [];
+  const body = p.rest.filter((w) => w !== p.state);
+  // An address written without commas: the city is the trailing words that spell the record's city.
+  const tailCity =
+    cityKeys.length > 0 &&
+    body.every((w) => w.segment === streetSegment) &&
+    body.slice(-cityKeys.length).every((w, i) => w.key === cityKeys[i])
+      ? body.length - cityKeys.length
+      : -1;
+  const tagged: Tagged[] = [];
+  if (p.house) tagged.push({ ...p.house, part: 'house' });
+  body.forEach((w, i) => {
+    const isCity = tailCity >= 0 ? i >= tailCity : w.segment !== streetSegment;
+    tagged.push({ ...w, part: isCity ? 'city' : 'street' });
+  });
+  if (p.state) tagged.push({ ...p.state, part: 'state' });
+  if (p.zip) tagged.push({ ...p.zip, part: 'zip' });
+  return { words: tagged, unit: p.unit };
+}
+
+/** Edit distance with a swap of neighbouring letters as one edit. Words are short: no early exit needed. */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    const row = d[i] as number[];
+    const prev = d[i - 1] as number[];
+    for (let j = 1; j <= b.length; j++) {
+      let v = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      row[j] = v;
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/** Replacing a word costs less when it reads as a typo of it, so typos pair up with what they meant. */
+function substitution(a: string, b: string): number {
+  if (a === b) return 0;
+  const allowed = Math.max(1, Math.floor(Math.max(a.length, b.length) / 3));
+  return distance(a, b) <= allowed ? 1 : 2;
+}
+
+/** One step of an alignment: words that stand for each other (either side may be empty). */
+type Step = { typed: Word[]; matched: Tagged[] };
+
+const joined = (ws: readonly Word[]) => ws.map((w) => w.key).join('');
+const joinedRaw = (ws: readonly Word[]) => ws.map((w) => w.raw).join('');
+/** The same words, only spaced differently: "N W" and "NW", "Lake View" and "Lakeview". */
+const same = (a: readonly Word[], b: readonly Word[]) =>
+  joined(a) === joined(b) || joinedRaw(a) === joinedRaw(b);
+
+/**
+ * The cheapest word-by-word alignment of the two (Needleman-Wunsch: insert and delete cost 1, a typo 1, any
+ * other replacement 2), where two words written as one or one written as two ("Lake View" for "Lakeview")
+ * pair up for free.
+ */
+function align(typed: Word[], matched: Tagged[]): Step[] {
+  const n = typed.length;
+  const m = matched.length;
+  const cost: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  const moves = (i: number, j: number): [di: number, dj: number, cost: number][] => {
+    const out: [number, number, number][] = [];
+    if (i > 0 && j > 0) {
+      out.push([1, 1, substitution((typed[i - 1] as Word).key, (matched[j - 1] as Tagged).key)]);
+      if (i > 1 && same(typed.slice(i - 2, i), matched.slice(j - 1, j))) out.push([2, 1, 0]);
+      if (j > 1 && same(typed.slice(i - 1, i), matched.slice(j - 2, j))) out.push([1, 2, 0]);
+    }
+    if (i > 0) out.push([1, 0, 1]);
+    if (j > 0) out.push([0, 1, 1]);
+    return out;
+  };
+  const at = (i: number, j: number) => (cost[i] as number[])[j] as number;
+  for (let i = 0; i <= n; i++) {
+    for (let j = 0; j <= m; j++) {
+      if (i === 0 && j === 0) continue;
+      (cost[i] as number[])[j] = Math.min(...moves(i, j).map(([di, dj, c]) => at(i - di, j - dj) + c));
+    }
+  }
+  const steps: Step[] = [];
+  let i = n;
+  let j = m;
+  while (i > 0 || j > 0) {
+    const [di, dj] = moves(i, j).find(([di, dj, c]) => at(i - di, j - dj) + c === at(i, j)) as [
+      number,
+      number,
+      number,
+    ];
+    steps.push({ typed: typed.slice(i - di, i), matched: matched.slice(j - dj, j) });
+    i -= di;
+    j -= dj;
+  }
+  return steps.reverse();
+}
+
+const PART_ORDER: readonly MatchPart[] = MatchPart.options;
+
+/**
+ * What differs between the typed address and the record's, beyond case, punctuation and standard
+ * abbreviations; null when nothing does (an exact or merely normalised match says nothing).
+ */
+export function explainMatch(typed: string, matched: MatchedAddress): MatchExplanation | null {
+  const t = parse(typed);
+  const m = tagMatched(matched);
+  const typedWords = [...(t.house ? [t.house] : []), ...t.rest, ...(t.zip ? [t.zip] : [])];
+  const steps = align(typedWords, m.words);
+
+  const changes: MatchChange[] = [];
+  let run: { part: MatchPart; typed: Word[]; matched: Tagged[] } | null = null;
+  const flush = () => {
+    if (run) {
+      const change = toChange(run.part, run.typed, run.matched);
+      if (change) changes.push(change);
+    }
+    run = null;
+  };
+  let lastPart: MatchPart | null = null;
+  steps.forEach((step, index) => {
+    const last = step.matched[step.matched.length - 1];
+    if (step.typed.length > 0 && last && same(step.typed, step.matched)) {
+      flush();
+      lastPart = last.part;
+      return;
+    }
+    // A word only the person typed belongs with the part it stands next to.
+    const part =
+      step.matched[0]?.part ??
+      lastPart ??
+      steps.slice(index).find((s) => s.matched.length > 0)?.matched[0]?.part ??
+      'street';
+    if (run && run.part !== part) flush();
+    run ??= { part, typed: [], matched: [] };
+    run.typed.push(...step.typed);
+    run.matched.push(...step.matched);
+    if (last) lastPart = last.part;
+  });
+  flush();
+
+  const unitChange = compareUnits(t.unit, m.unit);
+  if (unitChange) changes.push(unitChange);
+  changes.sort((a, b) => PART_ORDER.indexOf(a.part) - PART_ORDER.indexOf(b.part));
+  return changes.length > 0 ? { typed: typed.trim(), matched: matched.address, changes } : null;
+}
+
+function toChange(part: MatchPart, typed: Word[], matched: Tagged[]): MatchChange | null {
+  const typedText = typed.map((w) => w.text).join(' ');
+  const matchedText = matched.map((w) => w.text).join(' ');
+  if (typed.length === 0) return { kind: 'added', part, typed: '', matched: matchedText };
+  if (matched.length === 0) return { kind: 'ignored', part, typed: typedText, matched: '' };
+  if (same(typed, matched)) return null;
+  return { kind: 'corrected', part, typed: typedText, matched: matchedText };
+}
+
+function compareUnits(typed: Parsed['unit'], matched: Parsed['unit']): MatchChange | null {
+  if (typed?.key === matched?.key) return null;
+  if (!typed) return { kind: 'added', part: 'unit', typed: '', matched: (matched as { text: string }).text };
+  if (!matched) return { kind: 'ignored', part: 'unit', typed: typed.text, matched: '' };
+  return { kind: 'corrected', part: 'unit', typed: typed.text, matched: matched.text };
+}
+
+const ADDED_LABEL: Partial<Record<MatchPart, string>> = {
+  house: 'house number ',
+  city: 'city ',
+  state: 'state ',
+  zip: 'ZIP ',
+};
+
+/** One line: "corrected: Congres → Congress, Austn → Austin; added: ZIP 78701". */
+export function describeMatch(explanation: Pick<MatchExplanation, 'changes'>): string {
+  const groups: [MatchChange['kind'], string[]][] = [
+    ['corrected', []],
+    ['added', []],
+    ['ignored', []],
+  ];
+  for (const c of explanation.changes) {
+    const text =
+      c.kind === 'corrected'
+        ? `${c.typed} → ${c.matched}`
+        : c.kind === 'added'
+          ? `${ADDED_LABEL[c.part] ?? ''}${c.matched}`
+          : c.typed;
+    groups.find(([kind]) => kind === c.kind)?.[1].push(text);
+  }
+  return groups
+    .filter(([, items]) => items.length > 0)
+    .map(([kind, items]) => `${kind}: ${items.join(', ')}`)
+    .join('; ');
+}
