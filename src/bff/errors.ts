@@ -8,7 +8,13 @@ export class ApiError extends Error {
     readonly status: ContentfulStatusCode,
     readonly code: ApiErrorCode,
     message: string,
-    readonly extra: { candidates?: Candidate[]; resetAt?: string; retryAfterS?: number } = {},
+    readonly extra: {
+      candidates?: Candidate[];
+      resetAt?: string;
+      retryAfterS?: number;
+      /** With ambiguous: how many candidates there are in all, when the upstream says. */
+      total?: number;
+    } = {},
   ) {
     super(message);
   }
@@ -19,6 +25,7 @@ export function errorResponse(c: Context, err: ApiError, rateLimit: RateLimit | 
   const body: ApiErrorBody = { error: { code: err.code, message: err.message } };
   if (err.extra.candidates) body.error.candidates = err.extra.candidates;
   if (err.extra.resetAt) body.error.resetAt = err.extra.resetAt;
+  if (err.extra.total !== undefined) body.error.total = err.extra.total;
   if (rateLimit) body.error.rateLimit = rateLimit;
   if (err.extra.retryAfterS !== undefined) c.header('Retry-After', String(err.extra.retryAfterS));
   c.header('Cache-Control', 'no-store');

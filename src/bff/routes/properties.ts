@@ -1,5 +1,11 @@
 import { Hono } from 'hono';
-import { LANE_HEADER, type Lane, type ResolveResponse, type SearchResponse } from '../../contract/index.ts';
+import {
+  explainMatch,
+  LANE_HEADER,
+  type Lane,
+  type ResolveResponse,
+  type SearchResponse,
+} from '../../contract/index.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { openCursor, sealCursor } from '../cursors.ts';
 import { ApiError } from '../errors.ts';
@@ -36,6 +42,9 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
     return c.json({
       property,
       rateLimit: await deps.upstream.rateLimit(session.keyHash),
+      // Per request, not cached: the same record answers many spellings (the cache key folds case and
+      // spacing), and each gets its own explanation.
+      match: explainMatch(address, { address: property.address, city: property.attributes.city }),
     } satisfies ResolveResponse);
   });
 

@@ -121,6 +121,8 @@ export interface UpstreamErrorInfo {
   message: string | null;
   candidates: Candidate[];
   building: Candidate | null;
+  /** How many candidates there are in all, when the body says (an ambiguous answer lists only some). */
+  total: number | null;
 }
 
 /** An error body in any dialect: `{ error: { code, message } }`, `{ message }`, `{ error: "..." }` or text. */
@@ -129,9 +131,15 @@ export function parseErrorBody(text: string, idField: string | undefined): Upstr
   try {
     body = JSON.parse(text);
   } catch {
-    return { code: null, message: cleanText(text.slice(0, 1000)), candidates: [], building: null };
+    return {
+      code: null,
+      message: cleanText(text.slice(0, 1000)),
+      candidates: [],
+      building: null,
+      total: null,
+    };
   }
-  if (!isRecord(body)) return { code: null, message: null, candidates: [], building: null };
+  if (!isRecord(body)) return { code: null, message: null, candidates: [], building: null, total: null };
   const error = own(body, 'error');
   const inner = isRecord(error) ? error : body;
   const message = cleanText(
@@ -142,6 +150,7 @@ export function parseErrorBody(text: string, idField: string | undefined): Upstr
   const list = Array.isArray(candidates) ? candidates : [];
   const buildingRaw = own(inner, 'building');
   const building = isRecord(buildingRaw) ? toCandidate(buildingRaw, idField) : null;
+  const total = num(pick(inner, 'total', 'total_count', 'count'));
   return {
     code,
     message,
@@ -149,6 +158,8 @@ export function parseErrorBody(text: string, idField: string | undefined): Upstr
       .slice(0, 20)
       .flatMap((c) => (isRecord(c) ? [toCandidate(c, idField)].filter((x) => x !== null) : [])),
     building,
+    // A count is a whole number no smaller than what was listed; anything else is not one.
+    total: total !== null && Number.isSafeInteger(total) && total >= list.length ? total : null,
   };
 }
 
@@ -164,7 +175,9 @@ export function findId(raw: Record<string, unknown>, idField: string | undefined
 function toCandidate(raw: Record<string, unknown>, idField: string | undefined): Candidate | null {
   const id = findId(raw, idField);
   const address = cleanText(pick(raw, 'address', 'formatted_address')) ?? composeAddress(raw);
-  return id && address ? { id, address } : null;
+  if (!id || !address) return null;
+  const confidence = Confidence.safeParse(cleanText(own(raw, 'confidence'), 20)?.toLowerCase());
+  return confidence.success ? { id, address, confidence: confidence.data } : { id, address };
 }
 
 function pick(raw: Record<string, unknown>, ...names: string[]): unknown {

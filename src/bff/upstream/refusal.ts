@@ -56,7 +56,9 @@ export function toRefusal(
           409,
           'ambiguous',
           'More than one property matches. Pick one, or add the city and state or the ZIP code.',
-          { candidates: info.candidates },
+          info.total === null
+            ? { candidates: info.candidates }
+            : { candidates: info.candidates, total: info.total },
         );
       case 400:
       case 422:
