@@ -12,6 +12,8 @@ export class ApiRequestError extends Error {
     message: string,
     readonly candidates: Candidate[] = [],
     readonly resetAt: string | null = null,
+    /** With ambiguous: how many candidates there are in all, when the service says. */
+    readonly total: number | null = null,
   ) {
     super(message);
   }
@@ -55,7 +57,14 @@ export async function apiFetch<S extends z.ZodMiniType>(
     if (parsed.success) {
       const e = parsed.data.error;
       if (e.code === 'rate_limited' && e.resetAt) markRateLimitExhausted(e.resetAt);
-      throw new ApiRequestError(res.status, e.code, e.message, e.candidates ?? [], e.resetAt ?? null);
+      throw new ApiRequestError(
+        res.status,
+        e.code,
+        e.message,
+        e.candidates ?? [],
+        e.resetAt ?? null,
+        e.total ?? null,
+      );
     }
     throw new ApiRequestError(
       res.status,
