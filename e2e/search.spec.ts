@@ -30,7 +30,7 @@ test('a messy spelling resolves to a record a reviewer can judge at a glance', a
   await expect(page.getByTestId('reliability-summary')).toHaveText(
     /^High confidence: from Travis County Assessor, verified .+\.$/,
   );
-  await expect(page.getByRole('meter', { name: 'Requests left' })).toBeAttached();
+  await expect(page.getByRole('meter', { name: 'Lookups left' })).toBeAttached();
   await expectNoAxeViolations(page, 'a record');
 
   // The URL is the state: a shared link shows the same record.

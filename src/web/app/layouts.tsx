@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
+import type { Account } from '../../contract/index.ts';
 import { Button } from '../components/ui/button.tsx';
 import { useDeleteSession } from '../features/auth/api/delete-session.ts';
 import { sessionEndedKey, sessionQueryOptions } from '../features/auth/api/get-session.ts';
@@ -31,6 +32,24 @@ export function Footer() {
   );
 }
 
+/**
+ * The bar every page starts with, from the first paint: index.html draws the same bar (keep them alike)
+ * before the script runs, so a cold load never shows a blank page or a header that jumps. Its first row has
+ * a fixed height whatever it holds, so the logo stays where it is when the account's details arrive.
+ */
+export function SiteHeader({ children }: { children?: ReactNode }) {
+  return (
+    <header className="border-b border-slate-200 bg-white/90 dark:border-slate-800 dark:bg-slate-900/90">
+      <div className="mx-auto flex min-h-16 w-full max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
+        <Link to="/search" aria-label="PropLens home">
+          <Logo />
+        </Link>
+        {children}
+      </div>
+    </header>
+  );
+}
+
 export function PageShell({ header, children }: { header?: ReactNode; children: ReactNode }) {
   return (
     <div className="flex min-h-screen flex-col">
@@ -53,14 +72,13 @@ export function PageShell({ header, children }: { header?: ReactNode; children: 
 export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
   const session = useQuery(sessionQueryOptions());
   const location = useLocation();
-  const navigate = useNavigate();
-  const signOut = useDeleteSession();
   const queryClient = useQueryClient();
 
   if (session.isPending) {
+    // The same shell as every other state, with nothing in it yet: no flash of words that vanish at once.
     return (
-      <PageShell>
-        <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
+      <PageShell header={<SiteHeader />}>
+        <p role="status" className="sr-only">
           Checking your session…
         </p>
       </PageShell>
@@ -68,7 +86,7 @@ export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
   }
   if (session.isError) {
     return (
-      <PageShell>
+      <PageShell header={<SiteHeader />}>
         <p role="alert">PropLens could not check your session. Reload the page to try again.</p>
       </PageShell>
     );
@@ -78,39 +96,40 @@ export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
     const expired = queryClient.getQueryData(sessionEndedKey) === true;
     return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace state={{ expired }} />;
   }
-  const { account } = session.data;
   return (
-    <PageShell
-      header={
-        <header className="border-b border-slate-200 bg-white/90 dark:border-slate-800 dark:bg-slate-900/90">
-          <div className="mx-auto flex w-full max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
-            <Link to="/search" aria-label="PropLens home" className="mr-auto">
-              <Logo />
-            </Link>
-            <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto">
-              <span className="font-semibold">{account.name}</span>
-              {account.plan ? (
-                <span className="rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-800 dark:bg-slate-700 dark:text-slate-100">
-                  {account.plan.charAt(0).toUpperCase()}
-                  {account.plan.slice(1)} plan
-                </span>
-              ) : null}
-              {headerExtra}
-            </p>
-            <Button
-              variant="secondary"
-              disabled={signOut.isPending}
-              onClick={() =>
-                signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) })
-              }
-            >
-              Sign out
-            </Button>
-          </div>
-        </header>
-      }
-    >
+    <PageShell header={<AccountHeader account={session.data.account} extra={headerExtra} />}>
       <Outlet />
     </PageShell>
+  );
+}
+
+/** The header of a signed-in page: who is signed in, on which plan, what is left of the rate limit. */
+export function AccountHeader({ account, extra }: { account: Account; extra?: ReactNode }) {
+  const navigate = useNavigate();
+  const signOut = useDeleteSession();
+  return (
+    <SiteHeader>
+      {/* Left-aligned after the logo: the meter's text changes every second and must move nothing. */}
+      <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto">
+        <span className="font-semibold">{account.name}</span>
+        {account.plan ? (
+          <span className="rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-800 dark:bg-slate-700 dark:text-slate-100">
+            {account.plan.charAt(0).toUpperCase()}
+            {account.plan.slice(1)} plan
+          </span>
+        ) : null}
+        {extra}
+      </p>
+      <Button
+        variant="secondary"
+        className="ml-auto"
+        disabled={signOut.isPending}
+        onClick={() =>
+          signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) })
+        }
+      >
+        Sign out
+      </Button>
+    </SiteHeader>
   );
 }

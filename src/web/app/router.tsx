@@ -1,24 +1,14 @@
 import { lazy, Suspense } from 'react';
-import { Link, Navigate, Route, Routes } from 'react-router';
+import { Navigate, Route, Routes } from 'react-router';
 import { RateLimitMeter } from '../features/rate-limit/components/rate-limit-meter.tsx';
-import { PageShell, ProtectedLayout } from './layouts.tsx';
+import { ProtectedLayout } from './layouts.tsx';
+import { NotFoundRoute } from './routes/not-found.tsx';
 import { SignInRoute } from './routes/sign-in.tsx';
+import { loadSearchRoute } from './search-chunk.ts';
 
-// The search screen loads on demand: the key screen, the first thing most visits show, stays small.
-const SearchRoute = lazy(() => import('./routes/search.tsx').then((m) => ({ default: m.SearchRoute })));
-
-function NotFound() {
-  return (
-    <PageShell>
-      <h1 className="text-2xl font-bold">Page not found</h1>
-      <p className="mt-2">
-        <Link className="underline" to="/search">
-          Go to search
-        </Link>
-      </p>
-    </PageShell>
-  );
-}
+// The search screen loads on demand (and is preloaded once a sign-in is under way): the key screen, the
+// first thing most visits show, stays small.
+const SearchRoute = lazy(() => loadSearchRoute().then((m) => ({ default: m.SearchRoute })));
 
 function RouteFallback() {
   return <div className="min-h-64" aria-busy="true" />;
@@ -43,7 +33,7 @@ export function AppRoutes() {
           }
         />
       </Route>
-      <Route path="*" element={<NotFound />} />
+      <Route path="*" element={<NotFoundRoute />} />
     </Routes>
   );
 }

@@ -56,6 +56,8 @@ export async function apiFetch<S extends z.ZodMiniType>(
     const parsed = ApiErrorBody.safeParse(json);
     if (parsed.success) {
       const e = parsed.data.error;
+      // A refusal spent a request too: the meter follows every answer, not only successes.
+      if (e.rateLimit) publishRateLimit(e.rateLimit);
       if (e.code === 'rate_limited' && e.resetAt) markRateLimitExhausted(e.resetAt);
       throw new ApiRequestError(
         res.status,

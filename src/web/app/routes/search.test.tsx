@@ -114,7 +114,10 @@ describe('search', () => {
     // The suggestion carried the record: it shows at once and costs no resolve request.
     expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
     expect(resolveCalls(api)).toHaveLength(0);
-    expect(JSON.parse(localStorage.getItem('proplens.recent-searches') ?? '[]')).toEqual([CONGRESS]);
+    expect(JSON.parse(localStorage.getItem('proplens.recent-searches') ?? '{}')).toEqual({
+      account: 'acct-harbor',
+      items: [CONGRESS],
+    });
 
     await userEvent.clear(field);
     expect(await screen.findByRole('option', { name: `Recent search: ${CONGRESS}` })).toBeInTheDocument();
@@ -123,7 +126,10 @@ describe('search', () => {
   });
 
   it('clears recent searches on request', async () => {
-    localStorage.setItem('proplens.recent-searches', JSON.stringify([CONGRESS]));
+    localStorage.setItem(
+      'proplens.recent-searches',
+      JSON.stringify({ account: 'acct-harbor', items: [CONGRESS] }),
+    );
     resetRecentSearchesCache();
     fakeApi({ 'GET /api/session': session, 'GET /api/config': config });
     renderRoutes(routes, '/search');

@@ -8,6 +8,7 @@ import { configQueryOptions } from '../../features/auth/api/get-config.ts';
 import { resolveQueryOptions } from '../../features/property/api/resolve-property.ts';
 import { PropertyRecord, RecordSkeleton } from '../../features/property/components/property-record.tsx';
 import { ResolveError } from '../../features/property/components/resolve-states.tsx';
+import { RateLimitWait } from '../../features/rate-limit/components/rate-limit-wait.tsx';
 import { AddressSearch } from '../../features/search/components/address-search.tsx';
 import {
   addRecentSearch,
@@ -151,7 +152,9 @@ export function SearchRoute() {
             <p>The search will run as soon as the connection is back.</p>
           </Alert>
         ) : (
-          <RecordSkeleton />
+          <RateLimitWait>
+            <RecordSkeleton />
+          </RateLimitWait>
         )}
       </div>
     </div>

@@ -4,7 +4,8 @@ import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-route
 import { Alert } from '../../components/ui/alert.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { KeyForm } from '../../features/auth/components/key-form.tsx';
-import { Logo, PageShell } from '../layouts.tsx';
+import { PageShell, SiteHeader } from '../layouts.tsx';
+import { loadSearchRoute } from '../search-chunk.ts';
 
 /** Only same-app paths: a crafted ?next= must not send a person to another site after sign-in. */
 export function safeNext(next: string | null): string {
@@ -27,11 +28,10 @@ export function SignInRoute() {
   if (session.data) return <Navigate to={next} replace />;
 
   return (
-    <PageShell>
+    <PageShell header={<SiteHeader />}>
       <div className="mx-auto max-w-md">
         <div className="mb-6 text-center">
-          <Logo />
-          <h1 className="mt-4 text-2xl font-bold tracking-tight">Sign in to PropLens</h1>
+          <h1 className="text-2xl font-bold tracking-tight">Sign in to PropLens</h1>
           <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
             Resolve any US street address to a property record, and see at a glance whether it can be relied
             on.
@@ -45,7 +45,14 @@ export function SignInRoute() {
           </div>
         ) : null}
         <div className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
-          <KeyForm onSignedIn={() => navigate(next, { replace: true })} />
+          <KeyForm
+            // The search screen's code is fetched while the key is checked, so it opens at once.
+            onSigningIn={() => void loadSearchRoute().catch(() => {})}
+            // A `next=` left by another account's session (it expired here) is that account's: not followed.
+            onSignedIn={({ switchedAccount }) =>
+              navigate(switchedAccount ? '/search' : next, { replace: true })
+            }
+          />
         </div>
       </div>
     </PageShell>

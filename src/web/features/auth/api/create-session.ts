@@ -1,7 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { SessionResponse } from '../../../../contract/index.ts';
+import { enterAccount, isAnotherAccount } from '../../../lib/account-scope.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
-import { sessionQueryKey } from './get-session.ts';
+import { removeAccountQueries } from './account-queries.ts';
+import { sessionEndedKey, sessionQueryKey } from './get-session.ts';
 
 /** Signs in: the key goes to the BFF once and stays there; the browser keeps only an HttpOnly cookie. */
 export function createSession(apiKey: string) {
@@ -11,10 +13,18 @@ export function createSession(apiKey: string) {
 export function useCreateSession() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: createSession,
-    onSuccess: (session) => {
-      // A new account must not see the previous one's cached results.
-      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'config' });
+    mutationFn: async (apiKey: string) => {
+      const session = await createSession(apiKey);
+      // Decided before the page takes the new account on: the key screen uses it to drop a `next=` path
+      // that was the previous account's.
+      return { session, switchedAccount: isAnotherAccount(session.accountId) };
+    },
+    onSuccess: ({ session }) => {
+      // A new sign-in starts clean, whoever it is: no cached results, and another account's recent
+      // searches and rate-limit budget are gone too (enterAccount).
+      enterAccount(session.accountId);
+      removeAccountQueries(queryClient);
+      queryClient.removeQueries({ queryKey: sessionEndedKey, exact: true });
       queryClient.setQueryData(sessionQueryKey, session);
     },
   });

@@ -1,7 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { leaveAccount } from '../../../lib/account-scope.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
-import { resetRateLimit } from '../../../lib/rate-limit-store.ts';
-import { sessionQueryKey } from './get-session.ts';
+import { removeAccountQueries } from './account-queries.ts';
+import { sessionEndedKey, sessionQueryKey } from './get-session.ts';
 
 export function deleteSession() {
   return apiFetch('/api/session', null, { method: 'DELETE' });
@@ -12,9 +13,11 @@ export function useDeleteSession() {
   return useMutation({
     mutationFn: deleteSession,
     onSettled: () => {
-      // Nothing of this account stays on the page: cached records, its rate-limit budget.
-      resetRateLimit();
-      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'config' });
+      // Nothing of this account stays on the page or in the browser: cached records, recent searches, its
+      // rate-limit budget (leaveAccount tells their stores).
+      leaveAccount();
+      removeAccountQueries(queryClient);
+      queryClient.removeQueries({ queryKey: sessionEndedKey, exact: true });
       queryClient.setQueryData(sessionQueryKey, null);
     },
   });

@@ -62,7 +62,11 @@ describe('the key screen', () => {
     const post = api.calls.find((c) => c.method === 'POST');
     expect(post?.body).toEqual({ apiKey: 'pi_real_key' });
     expect(post?.headers.get('X-Requested-With')).toBe('proplens');
-    expect(window.localStorage.length + window.sessionStorage.length).toBe(0);
+    // Only the account's opaque id is kept (to notice a switch of account), never the key.
+    expect(Object.keys(localStorage)).toEqual(['proplens.account']);
+    expect(localStorage.getItem('proplens.account')).toBe('acct-harbor');
+    expect(sessionStorage.length).toBe(0);
+    expect(JSON.stringify({ ...localStorage })).not.toContain('pi_real_key');
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useId, useRef, useState } from 'react';
+import { type FormEvent, Fragment, type ReactNode, useId, useRef, useState } from 'react';
+import type { DemoKey } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
@@ -23,8 +24,8 @@ function describeError(err: unknown): { title: string; detail: string } {
       return {
         title: 'Too many requests for this key',
         detail: err.resetAt
-          ? `The property service accepts requests again at ${new Date(err.resetAt).toLocaleTimeString()}. Try then.`
-          : 'Wait a minute, then try again.',
+          ? `The property service accepts requests again at ${new Date(err.resetAt).toLocaleTimeString('en-US')}. Try then.`
+          : 'Wait a moment, then try again.',
       };
     case 'upstream_unavailable':
     case 'upstream_timeout':
@@ -41,15 +42,68 @@ function describeError(err: unknown): { title: string; detail: string } {
   }
 }
 
-export function KeyForm({ onSignedIn }: { onSignedIn: () => void }) {
+// An e-mail address or a web address in a message of ours (the sales contact is either, as configured).
+const CONTACT = /([\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?:\/\/[^\s<>"]+[^\s<>".,;:!?)])/g;
+
+/** The message's text with its e-mail and web addresses as links, so "contact sales" is one click. */
+export function WithContactLinks({ text }: { text: string }): ReactNode {
+  const nodes: ReactNode[] = [];
+  let at = 0;
+  for (const match of text.matchAll(CONTACT)) {
+    const contact = match[0];
+    if (match.index > at) nodes.push(<Fragment key={at}>{text.slice(at, match.index)}</Fragment>);
+    nodes.push(
+      <a
+        key={match.index}
+        href={contact.startsWith('http') ? contact : `mailto:${contact}`}
+        className="font-semibold underline underline-offset-2"
+      >
+        {contact}
+      </a>,
+    );
+    at = match.index + contact.length;
+  }
+  if (at < text.length) nodes.push(<Fragment key={at}>{text.slice(at)}</Fragment>);
+  return nodes;
+}
+
+/** The demo key that shows the product at its best: one with API access, professional first. */
+function tryTheDemoKey(keys: DemoKey[]): DemoKey | undefined {
+  return keys.find((k) => k.plan === 'professional') ?? keys.find((k) => k.plan !== 'starter');
+}
+
+export interface KeyFormProps {
+  /** Signed in. `switchedAccount`: the page held another account's data (now cleared). */
+  onSignedIn: (result: { switchedAccount: boolean }) => void;
+  /** A key is on its way to be checked: a chance to fetch what comes after sign-in. */
+  onSigningIn?: () => void;
+}
+
+export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
   const [apiKey, setApiKey] = useState('');
   const [shown, setShown] = useState(false);
   const [fieldError, setFieldError] = useState<string | null>(null);
+  const [viaDemo, setViaDemo] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
-  const ids = { input: useId(), help: useId(), error: useId() };
+  const ids = { input: useId(), help: useId(), error: useId(), demo: useId() };
   const config = useQuery(configQueryOptions());
   const signIn = useCreateSession();
   const demoKeys = config.data?.demoKeys ?? null;
+  const demoKey = demoKeys ? tryTheDemoKey(demoKeys) : undefined;
+
+  const send = (key: string, demo: boolean) => {
+    setFieldError(null);
+    setViaDemo(demo);
+    onSigningIn?.();
+    signIn.mutate(key, {
+      onSuccess: ({ switchedAccount }) => {
+        // The key is not kept in the page once the server has it.
+        setApiKey('');
+        onSignedIn({ switchedAccount });
+      },
+      onError: () => inputRef.current?.focus(),
+    });
+  };
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -59,15 +113,7 @@ export function KeyForm({ onSignedIn }: { onSignedIn: () => void }) {
       inputRef.current?.focus();
       return;
     }
-    setFieldError(null);
-    signIn.mutate(key, {
-      onSuccess: () => {
-        // The key is not kept in the page once the server has it.
-        setApiKey('');
-        onSignedIn();
-      },
-      onError: () => inputRef.current?.focus(),
-    });
+    send(key, false);
   };
 
   const fill = (key: string) => {
@@ -81,88 +127,100 @@ export function KeyForm({ onSignedIn }: { onSignedIn: () => void }) {
   const describedBy = [ids.help, fieldError || error ? ids.error : null].filter(Boolean).join(' ');
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-5" aria-label="Sign in">
-      <div className="space-y-2">
-        <label htmlFor={ids.input} className="block text-sm font-semibold">
-          API key
-        </label>
-        <div className="flex gap-2">
-          <input
-            ref={inputRef}
-            id={ids.input}
-            name="apiKey"
-            type={shown ? 'text' : 'password'}
-            value={apiKey}
-            onChange={(e) => setApiKey(e.target.value)}
-            autoComplete="off"
-            autoCapitalize="off"
-            autoCorrect="off"
-            spellCheck={false}
-            aria-invalid={fieldError !== null || signIn.isError}
-            aria-describedby={describedBy}
-            className="min-h-11 w-full min-w-0 rounded-md border border-slate-400 bg-white px-3 font-mono text-sm shadow-sm dark:border-slate-600 dark:bg-slate-900"
-            placeholder="pi_…"
-          />
-          <Button
-            variant="secondary"
-            aria-controls={ids.input}
-            onClick={() => setShown((s) => !s)}
-            className="shrink-0"
-          >
-            {shown ? 'Hide key' : 'Show key'}
-          </Button>
-        </div>
-        <p id={ids.help} className="text-sm text-slate-600 dark:text-slate-400">
-          Find or create a key in your Property Intelligence Service account settings, under{' '}
-          <strong>Developer → API keys</strong>. API access needs a <strong>professional</strong> or{' '}
-          <strong>enterprise</strong> plan. Your key stays on the PropLens server; this browser never stores
-          it.
-        </p>
-      </div>
-
-      <div id={ids.error}>
-        {fieldError ? (
-          <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
-            {fieldError}
+    <div className="space-y-6">
+      <form onSubmit={submit} noValidate className="space-y-5" aria-label="Sign in">
+        <div className="space-y-2">
+          <label htmlFor={ids.input} className="block text-sm font-semibold">
+            API key
+          </label>
+          <div className="flex gap-2">
+            <input
+              ref={inputRef}
+              id={ids.input}
+              name="apiKey"
+              type={shown ? 'text' : 'password'}
+              value={apiKey}
+              onChange={(e) => setApiKey(e.target.value)}
+              // Pasting a key is the one thing to do on this screen.
+              // biome-ignore lint/a11y/noAutofocus: the key field is the point of this screen
+              autoFocus
+              autoComplete="off"
+              autoCapitalize="off"
+              autoCorrect="off"
+              spellCheck={false}
+              aria-invalid={fieldError !== null || signIn.isError}
+              aria-describedby={describedBy}
+              className="min-h-11 w-full min-w-0 rounded-md border border-slate-400 bg-white px-3 font-mono text-sm shadow-sm dark:border-slate-600 dark:bg-slate-900"
+              placeholder="pi_…"
+            />
+            <Button
+              variant="secondary"
+              aria-controls={ids.input}
+              onClick={() => setShown((s) => !s)}
+              className="w-28 shrink-0"
+            >
+              {shown ? 'Hide key' : 'Show key'}
+            </Button>
+          </div>
+          <p id={ids.help} className="text-sm text-slate-600 dark:text-slate-400">
+            Find or create a key in your Property Intelligence Service account settings, under{' '}
+            <strong>Developer → API keys</strong>. API access needs a <strong>professional</strong> or{' '}
+            <strong>enterprise</strong> plan. Your key stays on the PropLens server; this browser never stores
+            it.
           </p>
-        ) : error ? (
-          <Alert tone="error" title={error.title}>
-            <p>{error.detail}</p>
-          </Alert>
-        ) : null}
-      </div>
+        </div>
 
-      <Button type="submit" disabled={signIn.isPending} className="w-full">
-        {signIn.isPending ? 'Checking key…' : 'Sign in'}
-      </Button>
+        <div id={ids.error}>
+          {fieldError ? (
+            <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
+              {fieldError}
+            </p>
+          ) : error ? (
+            <Alert tone="error" title={error.title}>
+              <p>
+                <WithContactLinks text={error.detail} />
+              </p>
+            </Alert>
+          ) : null}
+        </div>
 
-      {demoKeys && demoKeys.length > 0 ? (
+        <Button type="submit" disabled={signIn.isPending} className="w-full">
+          {signIn.isPending && !viaDemo ? 'Checking key…' : 'Sign in'}
+        </Button>
+      </form>
+
+      {demoKeys && demoKey ? (
         <section
-          aria-labelledby="demo-heading"
+          aria-labelledby={ids.demo}
           className="rounded-lg border border-dashed border-teal-600/50 bg-teal-50/60 p-4 dark:bg-teal-950/30"
         >
-          <h2 id="demo-heading" className="text-sm font-semibold">
+          <h2 id={ids.demo} className="text-sm font-semibold">
             Demo mode
           </h2>
           <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
             This PropLens runs on the built-in reference service with demo data. Demo keys are public.
           </p>
-          <div className="mt-3 flex flex-wrap gap-2">
-            <Button variant="secondary" onClick={() => fill((demoKeys[0] as { key: string }).key)}>
+          <div className="mt-3 grid gap-2 sm:grid-cols-2">
+            <Button disabled={signIn.isPending} onClick={() => send(demoKey.key, true)}>
+              {signIn.isPending && viaDemo ? 'Signing in…' : 'Try the demo'}
+            </Button>
+            <Button variant="secondary" onClick={() => fill(demoKey.key)}>
               Use demo key
             </Button>
           </div>
-          <details className="mt-3 text-sm">
-            <summary className="cursor-pointer text-slate-700 dark:text-slate-300">Other demo keys</summary>
-            <ul className="mt-2 space-y-1">
+          <details className="mt-4 text-sm">
+            <summary className="cursor-pointer text-slate-700 dark:text-slate-300">
+              All demo keys ({demoKeys.length})
+            </summary>
+            <ul className="mt-2 divide-y divide-teal-600/20 rounded-md border border-teal-600/30 bg-white dark:bg-slate-900">
               {demoKeys.map((k) => (
-                <li key={k.key} className="flex flex-wrap items-center gap-2">
-                  <code className="rounded bg-white px-1.5 py-0.5 font-mono text-xs dark:bg-slate-900">
-                    {k.key}
-                  </code>
-                  <span className="text-slate-600 dark:text-slate-400">{k.label}</span>
-                  <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={() => fill(k.key)}>
-                    Fill<span className="sr-only"> {k.label} key</span>
+                <li key={k.key} className="flex items-center gap-3 px-3 py-2">
+                  <div className="min-w-0 flex-1">
+                    <code className="block break-all font-mono text-xs">{k.key}</code>
+                    <span className="text-xs text-slate-600 dark:text-slate-400">{k.label}</span>
+                  </div>
+                  <Button variant="ghost" className="min-h-8 shrink-0 px-3 py-1" onClick={() => fill(k.key)}>
+                    Fill<span className="sr-only"> the {k.label} key</span>
                   </Button>
                 </li>
               ))}
@@ -170,6 +228,6 @@ export function KeyForm({ onSignedIn }: { onSignedIn: () => void }) {
           </details>
         </section>
       ) : null}
-    </form>
+    </div>
   );
 }

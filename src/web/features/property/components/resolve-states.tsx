@@ -4,6 +4,8 @@ import type { Candidate } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { useRateLimit } from '../../../lib/rate-limit-store.ts';
+import { allowanceInWords } from '../../../lib/rate-limit-wording.ts';
 import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
 
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
@@ -36,14 +38,15 @@ export function formatCountdown(seconds: number): string {
 
 function RateLimited({ resetAt, onRetry }: { resetAt: string | null; onRetry: () => void }) {
   const left = useSecondsUntil(resetAt);
+  const rate = useRateLimit();
   useEffect(() => {
     if (left === 0) onRetry();
   }, [left, onRetry]);
   return (
     <Alert tone="warning" title="Rate limit reached: this search will run again automatically">
       <p>
-        The property service allows a set number of requests per minute for your key, and they are used up.
-        This is not a “not found”: nothing is wrong with the address.
+        The property service allows your key {allowanceInWords(rate)}, and they are used up. This is not a
+        “not found”: nothing is wrong with the address.
       </p>
       <p aria-live="off">
         Retrying in <strong className="tabular-nums">{formatCountdown(left)}</strong>.

@@ -15,15 +15,26 @@ describe('the rate-limit meter', () => {
     expect(container).toBeEmptyDOMElement();
   });
 
-  it('counts down to the reset, then shows the window full again', () => {
+  it('says in words what is left and when it resets, counting down, then shows the window full again', () => {
     render(<RateLimitMeter />);
-    act(() => publishRateLimit({ limit: 60, remaining: 3, resetAt: '2026-11-21T12:00:30.000Z' }));
-    expect(screen.getByText('3/60 · resets in 30 s')).toBeInTheDocument();
-    const meter = screen.getByRole('meter', { name: 'Requests left' }) as HTMLMeterElement;
-    expect([meter.value, meter.max]).toEqual([3, 60]);
+    act(() =>
+      publishRateLimit({ limit: 60, remaining: 58, resetAt: '2026-11-21T12:00:42.000Z', windowS: 60 }),
+    );
+    expect(screen.getByText('58 of 60 lookups left · resets in 42 s')).toBeInTheDocument();
+    const meter = screen.getByRole('meter', { name: 'Lookups left' }) as HTMLMeterElement;
+    expect([meter.value, meter.max]).toEqual([58, 60]);
     act(() => vi.advanceTimersByTime(10_000));
-    expect(screen.getByText('3/60 · resets in 20 s')).toBeInTheDocument();
-    act(() => vi.advanceTimersByTime(20_000));
-    expect(screen.getByText('60/60 · reset')).toBeInTheDocument();
+    expect(screen.getByText('58 of 60 lookups left · resets in 32 s')).toBeInTheDocument();
+    act(() => vi.advanceTimersByTime(32_000));
+    expect(screen.getByText('60 of 60 lookups left')).toBeInTheDocument();
+  });
+
+  it('names the real window in its hint, not "per minute" whatever it is', () => {
+    render(<RateLimitMeter />);
+    act(() => publishRateLimit({ limit: 4, remaining: 1, resetAt: '2026-11-21T12:00:09.000Z', windowS: 12 }));
+    expect(screen.getByText('1 of 4 lookups left · resets in 9 s').parentElement).toHaveAttribute(
+      'title',
+      'The property service allows your key 4 lookups every 12 seconds.',
+    );
   });
 });

@@ -1,0 +1,27 @@
+import type { RateLimit } from '../../contract/index.ts';
+
+/**
+ * The rate limit in words that are true whatever the upstream's window: "60 lookups a minute", "4 lookups
+ * every 12 seconds". The window's length is what the BFF observed (±1 s), so near-whole minutes read as such.
+ */
+export function windowInWords(windowS: number): string {
+  const unit = (n: number, one: string, many: string) => (n === 1 ? one : `every ${n} ${many}`);
+  const near = (n: number, step: number) => Math.abs(n - Math.round(n / step) * step) <= 2;
+  if (windowS >= 3598 && near(windowS, 3600)) return unit(Math.round(windowS / 3600), 'an hour', 'hours');
+  if (windowS >= 58 && near(windowS, 60)) return unit(Math.round(windowS / 60), 'a minute', 'minutes');
+  return unit(windowS, 'a second', 'seconds');
+}
+
+export function allowanceInWords(rate: RateLimit | null): string {
+  if (!rate || rate.limit === 0) return 'a limited number of lookups';
+  const lookups = `${rate.limit} lookup${rate.limit === 1 ? '' : 's'}`;
+  return rate.windowS ? `${lookups} ${windowInWords(rate.windowS)}` : `${lookups} per rate-limit window`;
+}
+
+/** "42 s", "3 min 5 s": a short wait, readable at a glance. */
+export function secondsInWords(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const m = Math.floor(seconds / 60);
+  const s = seconds % 60;
+  return s === 0 ? `${m} min` : `${m} min ${s} s`;
+}
