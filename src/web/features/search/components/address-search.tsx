@@ -43,6 +43,7 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate }: AddressSe
   const [text, setText] = useState(value);
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
+  const [emptySubmit, setEmptySubmit] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
   const ids = { input: useId(), list: useId(), hint: useId() };
   const recent = useRecentSearches();
@@ -98,7 +99,10 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate }: AddressSe
     e.preventDefault();
     setOpen(false);
     setActive(-1);
-    onSubmit(text);
+    // An empty search would do nothing silently: say what to type instead.
+    setEmptySubmit(text.trim() === '');
+    if (text.trim() === '') inputRef.current?.focus();
+    else onSubmit(text);
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
@@ -161,6 +165,7 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate }: AddressSe
             placeholder="e.g. 1100 Congress Ave, Austin, TX"
             onChange={(e) => {
               setText(e.target.value);
+              setEmptySubmit(false);
               setOpen(true);
               setActive(-1);
             }}
@@ -220,6 +225,11 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate }: AddressSe
           Search
         </Button>
       </div>
+      {emptySubmit ? (
+        <p role="alert" className="mt-1 text-sm font-medium text-red-700 dark:text-red-300">
+          Type an address to search for: a street with its city and state, or a ZIP code.
+        </p>
+      ) : null}
       <p id={ids.hint} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
         Street, city and state, or ZIP code; spelling and abbreviations need not be exact. Press{' '}
         <kbd className="rounded border border-slate-300 px-1 dark:border-slate-600">/</kbd> to jump here.
