@@ -46,7 +46,7 @@ export function createBffApp(deps: BffDeps) {
   app.use('*', requestId({ limitLength: 64 }));
   app.use('*', requestContext(deps.logger, deps.trustProxy));
   app.use('*', securityHeaders);
-  app.route('/', healthRoutes(deps.upstream));
+  app.route('/', healthRoutes(deps.upstream, deps.sessions));
 
   const api = new Hono<AppEnv>();
   api.use('*', csrf);

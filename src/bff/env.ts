@@ -95,6 +95,26 @@ const BffEnv = z.object({
     .min(32, 'must be at least 32 characters')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return undefined;
+      try {
+        const url = new URL(s.trim());
+        if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('protocol');
+        return url.toString();
+      } catch {
+        // Never echo the value: it may carry the Redis password.
+        ctx.addIssue({ code: 'custom', message: 'must be a redis:// or rediss:// (TLS) URL' });
+        return z.NEVER;
+      }
+    }),
+  SESSION_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DIST_DIR: z.string().default('dist'),
 });
@@ -103,10 +123,14 @@ export type BffConfig = ReturnType<typeof readBffConfig>;
 
 export function readBffConfig(env: Record<string, string | undefined>) {
   const parsed = BffEnv.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  // Replicas on Redis share sessions whose keys are encrypted with this secret, so it cannot be a default.
+  if (env.REDIS_URL?.trim() && !env.SESSION_SECRET?.trim()) {
+    lines.push(
+      '  SESSION_SECRET: required when REDIS_URL is set (at least 32 characters, the same on every replica)',
+    );
   }
+  if (!parsed.success || lines.length > 0) throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   const e = parsed.data;
   return {
     host: e.HOST,
@@ -133,6 +157,10 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     salesContact: e.SALES_CONTACT?.trim() || null,
     trustProxy: e.TRUST_PROXY,
     cursorSecret: e.CURSOR_SECRET,
+    /** Undefined: sessions, cache and rate budget in this process's memory. */
+    redisUrl: e.REDIS_URL,
+    /** Encrypts API keys held in Redis (and derives key names and, unless CURSOR_SECRET is set, cursors). */
+    sessionSecret: e.SESSION_SECRET,
     logLevel: e.LOG_LEVEL,
     distDir: e.DIST_DIR,
   };

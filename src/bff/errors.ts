@@ -32,6 +32,15 @@ export function errorResponse(c: Context, err: ApiError, rateLimit: RateLimit | 
   return c.json(body, err.status);
 }
 
+/**
+ * The shared store (Redis) did not answer in time or is unreachable. Fast and explicit, never a hang: the
+ * client may try again in a moment, and the store's own reconnection brings service back.
+ */
+export const storeUnavailable = () =>
+  new ApiError(503, 'store_unavailable', 'PropLens is briefly unavailable. Try again in a moment.', {
+    retryAfterS: 1,
+  });
+
 /** Maps anything thrown to the API's error shape; unknown errors never leak their text. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;

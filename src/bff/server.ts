@@ -1,14 +1,13 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { DemoKey } from '../contract/index.ts';
-import { type CachedResult, createBffApp } from './app.ts';
-import { MemoryCache } from './cache.ts';
+import { createBffApp } from './app.ts';
 import type { BffConfig } from './env.ts';
 import { createLogger } from './logger.ts';
-import { MemorySessionStore } from './sessions.ts';
-import { MemoryBudgetStore } from './upstream/budget.ts';
+import { createStores } from './stores/create-stores.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
 import { UpstreamScheduler } from './upstream/scheduler.ts';
+import { createPoolTransport } from './upstream/transport.ts';
 
 export interface BffOptions {
   upstreamUrl: string;
@@ -26,8 +25,12 @@ export interface RunningBff {
 /** Builds the production dependency graph from configuration and serves the app. */
 export async function startBff(config: BffConfig, options: BffOptions): Promise<RunningBff> {
   const logger = createLogger(config.logLevel);
-  const budget = new MemoryBudgetStore();
+  // Memory, or Redis when REDIS_URL is set (replicas sharing sessions, cache and rate budget).
+  const stores = createStores(config, logger);
+  const { budget } = stores;
   const scheduler = new UpstreamScheduler(budget);
+  // Kept-alive sockets to the upstream, no fetch machinery per request (docs/decisions/005-lean-hot-path.md).
+  const pool = createPoolTransport(options.upstreamUrl);
   const upstream = new UpstreamClient(
     {
       baseUrl: options.upstreamUrl,
@@ -41,27 +44,18 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       reviewMaxWaitMs: config.reviewMaxWaitMs,
       salesContact: options.salesContact,
     },
-    { fetch, budget, scheduler, logger },
+    { transport: pool.send, budget, scheduler, logger },
   );
   const app = createBffApp({
     upstream,
-    sessions: new MemorySessionStore({
-      idleMs: config.sessionIdleMs,
-      absoluteMs: config.sessionAbsoluteMs,
-      maxSessions: config.sessionMaxCount,
-    }),
-    cache: new MemoryCache<CachedResult>({
-      ttlMs: config.cacheTtlMs,
-      maxBytes: config.cacheMaxBytes,
-      maxEntries: config.cacheMaxEntries,
-      accountShare: config.cacheAccountShare,
-    }),
+    sessions: stores.sessions,
+    cache: stores.cache,
     logger,
     demoKeys: options.demoKeys,
     salesContact: options.salesContact,
     sessionAbsoluteMs: config.sessionAbsoluteMs,
     trustProxy: config.trustProxy,
-    cursorSecret: config.cursorSecret,
+    cursorSecret: stores.cursorSecret,
     distDir: config.distDir,
   });
   const server = await new Promise<Server>((resolve, reject) => {
@@ -69,6 +63,9 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       resolve(s as Server),
     );
     (s as Server).once('error', reject);
+  }).catch(async (err: unknown) => {
+    await stores.close();
+    throw err;
   });
   applyServerLimits(server);
   const address = server.address();
@@ -81,7 +78,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
         // Stop accepting; resolve once every connection has closed.
         server.close(() => {
           clearInterval(sweep);
-          resolve();
+          void Promise.all([stores.close(), pool.close()]).then(() => resolve());
         });
         // A kept-alive socket holds close() open until it times out. Close each one as soon as it is idle:
         // now, and as in-flight requests finish.

@@ -17,6 +17,8 @@ export interface SessionStore {
   /** The live session, its idle clock reset; undefined when unknown or expired. */
   get(id: string): Promise<Session | undefined>;
   delete(id: string): Promise<void>;
+  /** Is a shared store reachable (for /readyz)? Absent: in-process memory, always there. */
+  ping?(): Promise<boolean>;
 }
 
 export interface SessionLimits {

@@ -20,6 +20,8 @@ export const ApiErrorCode = z.enum([
   'payload_too_large',
   'method_not_allowed',
   'internal',
+  /** The shared session/cache store (Redis) is unreachable: 503, try again shortly. */
+  'store_unavailable',
 ]);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 

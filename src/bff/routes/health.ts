@@ -1,14 +1,22 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.ts';
+import type { SessionStore } from '../sessions.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 
-/** /healthz: the process is alive. /readyz: the upstream answers (cached briefly by the client). */
-export function healthRoutes(upstream: UpstreamClient) {
+/**
+ * /healthz: the process is alive. /readyz: the upstream answers (cached briefly by the client) and the session
+ * store does (Redis, when replicas share one; asked each time, answering within its 1 s command timeout), so a
+ * load balancer takes a replica out while either is away and back when both return.
+ */
+export function healthRoutes(upstream: UpstreamClient, sessions?: Pick<SessionStore, 'ping'>) {
   return new Hono<AppEnv>()
     .get('/healthz', (c) => c.json({ status: 'ok' }))
-    .get('/readyz', async (c) =>
-      (await upstream.ready())
-        ? c.json({ status: 'ready' })
-        : c.json({ status: 'upstream unreachable' }, 503),
-    );
+    .get('/readyz', async (c) => {
+      const [upstreamUp, storeUp] = await Promise.all([
+        upstream.ready(),
+        sessions?.ping ? sessions.ping() : Promise.resolve(true),
+      ]);
+      if (!storeUp) return c.json({ status: 'store unreachable' }, 503);
+      return upstreamUp ? c.json({ status: 'ready' }) : c.json({ status: 'upstream unreachable' }, 503);
+    });
 }

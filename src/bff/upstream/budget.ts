@@ -14,6 +14,9 @@ import type { Lane } from '../../contract/index.ts';
  *   leaves a small reserve for interactive requests until the window's last second.
  * - The upstream's headers are the truth, but answers overtake each other: within a window we keep the lowest
  *   Remaining it reported and subtract what is still in flight, so we never count a slot twice.
+ *
+ * stores/redis-budget.ts runs these same rules as a Lua script for replicas sharing Redis; its test runs one
+ * table of cases (and random sequences) on both stores, so a rule changed here and not there fails it.
  */
 export interface BudgetState {
   /** The upstream has sent rate-limit headers at least once. */
@@ -57,20 +60,25 @@ export type Decision =
   /** retryAt null: wait until an answer in flight comes back. resetAt: when the window refills, if known. */
   | { ok: false; retryAt: number | null; resetAt: number | null };
 
+// The constants are exported for the shared store's script (stores/redis-budget.ts), which runs these rules
+// in Redis: one set of numbers for both.
+
 /** Clocks differ: use a refilled window only this long after its reset. */
 export const RESET_MARGIN_MS = 250;
 /** Two resets this close are the same window (a reset given as "seconds from now" jitters by up to 1 s). */
-const SAME_WINDOW_MS = 1000;
+export const SAME_WINDOW_MS = 1000;
 /** Share of each window that review work leaves for interactive requests. */
-const INTERACTIVE_RESERVE = 0.02;
+export const INTERACTIVE_RESERVE = 0.02;
 /** In the window's last second the reserve goes to review work too, so nothing is wasted. */
-const RESERVE_RELEASE_MS = 1000;
+export const RESERVE_RELEASE_MS = 1000;
 /** Concurrency when the upstream states no limit at all. */
-const NO_HEADERS_CONCURRENCY = 4;
+export const NO_HEADERS_CONCURRENCY = 4;
 /** Without any observation of the window, assume a minute. */
-const DEFAULT_WINDOW_MS = 60_000;
+export const DEFAULT_WINDOW_MS = 60_000;
+/** Longest window we believe in. */
+export const MAX_WINDOW_MS = 24 * 3_600_000;
 /** A 429 that names no reset: wait this long. */
-const UNKNOWN_RESET_WAIT_MS = 1000;
+export const UNKNOWN_RESET_WAIT_MS = 1000;
 
 export function initialBudget(): BudgetState {
   return {
@@ -148,7 +156,7 @@ export function observe(s: BudgetState, result: AttemptResult, now: number): voi
   s.known = true;
   s.noHeaders = false;
   s.limit = rate.limit;
-  s.windowMs = Math.max(s.windowMs, Math.min(rate.resetAt - now, 24 * 3_600_000));
+  s.windowMs = Math.max(s.windowMs, Math.min(rate.resetAt - now, MAX_WINDOW_MS));
   if (status === 429) {
     // The upstream's word wins, whatever we estimated: nothing until its reset.
     s.blockedUntil = Math.max(s.blockedUntil, rate.resetAt);

@@ -1,5 +1,5 @@
 import type { Lane } from '../../contract/index.ts';
-import type { AttemptResult, BudgetStore } from './budget.ts';
+import type { AttemptResult, BudgetStore, Decision } from './budget.ts';
 
 /** The client disconnected: nothing will read our answer, so stop all upstream work. */
 export class ClientGone extends Error {}
@@ -119,7 +119,18 @@ export class UpstreamScheduler {
     for (let i = 0; i < queue.length; ) {
       const waiter = queue[i] as Waiter;
       const now = this.#now();
-      const decision = await this.store.reserve(key, waiter.lane, now);
+      let decision: Decision;
+      try {
+        decision = await this.store.reserve(key, waiter.lane, now);
+      } catch (err) {
+        // The store failed (a shared one unreachable): no decision is coming, so answer everyone waiting
+        // with that failure now rather than leaving them for a wake-up that never comes.
+        for (const w of [...queue]) {
+          this.#remove(key, w);
+          w.reject(err as Error);
+        }
+        return;
+      }
       if (waiter.done) {
         // Aborted while we asked: give the slot back untouched.
         if (decision.ok) await this.store.observe(key, { kind: 'none' }, now);
