@@ -1,19 +1,200 @@
+import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
+import { Button } from '../../../components/ui/button.tsx';
+import { MAX_COMPARE, MIN_COMPARE } from '../lib/compare.ts';
+import { ageHistogram, recordsBySource, summarize, toResultRows } from '../lib/stats.ts';
+import {
+  clearFilter,
+  describeFilters,
+  filterRows,
+  NO_FILTERS,
+  type ResultFilters,
+} from '../lib/stats-filters.ts';
 import type { Review, ReviewRow } from '../model.ts';
+import { AgeChart, ConfidenceChart, SourceChart } from './results/charts.tsx';
+import { Comparison } from './results/comparison.tsx';
+import { ExportActions } from './results/export-actions.tsx';
+import { PrintTable, usePrinting } from './results/print-results.tsx';
+import { ReliabilitySummary } from './results/reliability-summary.tsx';
+import { FilterChips, ResultFiltersBar } from './results/result-filters.tsx';
+import { ResultsTable, useResultsTable } from './results/results-table.tsx';
+import { RowDetails } from './results/row-details.tsx';
 
-/**
- * Everything below the progress bar on /review/:id: the reliability summary, charts, the results table,
- * comparison and export (issue 8 §3-5). This first version shows the outcome counts; the rest grows here.
+/*
+ * The review feature shows records with features/property's badges, record view, formatting and
+ * verification tiers: they are the product's shared vocabulary, imported here rather than copied, so a
+ * "stale" record means the same thing on every screen.
  */
-export function ReviewResults({ review, rows }: { review: Review; rows: ReviewRow[] }) {
-  const matched = rows.filter((r) => r.outcome === 'matched').length;
+
+const DATE_TIME: Intl.DateTimeFormatOptions = {
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZoneName: 'short',
+};
+
+/** "Retrieved 1 November 2026, 10:00 GMT – 10:45 GMT by Acme Appraisals": when the rows were answered. */
+export function retrievedLine(review: Review, rows: readonly ReviewRow[]): string {
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const r of rows) {
+    const t = r.retrievedAt ? Date.parse(r.retrievedAt) : Number.NaN;
+    if (Number.isNaN(t)) continue;
+    first = Math.min(first, t);
+    last = Math.max(last, t);
+  }
+  if (!Number.isFinite(first)) return `Nothing retrieved yet for ${review.accountName}.`;
+  const fmt = (t: number) => new Date(t).toLocaleString('en-GB', DATE_TIME);
+  const when = first === last ? fmt(first) : `${fmt(first)} – ${fmt(last)}`;
+  return `Retrieved at ${when} by ${review.accountName}.`;
+}
+
+/** Everything below the progress bar on /review/:id (issue 8 §3-5). */
+export function ReviewResults({
+  review,
+  rows,
+  now: fixedNow,
+}: {
+  review: Review;
+  rows: ReviewRow[];
+  now?: Date;
+}) {
+  // Ages count in the reader's calendar days; one "today" per mount keeps every figure consistent.
+  const [mountedAt] = useState(() => new Date());
+  const now = fixedNow ?? mountedAt;
+  const resultsId = useId();
+  const results = useMemo(() => toResultRows(rows, now), [rows, now]);
+  const summary = useMemo(() => summarize(results), [results]);
+  const histogram = useMemo(() => ageHistogram(results), [results]);
+  const sourceBars = useMemo(() => recordsBySource(results), [results]);
+  const sources = useMemo(
+    () =>
+      [...sourceBars.flatMap((b) => b.sources)]
+        .map((name) => ({ name, count: results.filter((r) => r.row.property?.source === name).length }))
+        .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)),
+    [sourceBars, results],
+  );
+
+  const [filters, setFilters] = useState<ResultFilters>(NO_FILTERS);
+  // Typing in the search box stays responsive over 10,000 rows: the table catches up a moment later.
+  const deferred = useDeferredValue(filters);
+  const filtered = useMemo(() => filterRows(results, deferred), [results, deferred]);
+  const patch = useCallback((p: Partial<ResultFilters>) => setFilters((f) => ({ ...f, ...p })), []);
+
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const [compared, setCompared] = useState<number[] | null>(null);
+  const [openIndex, setOpenIndex] = useState<number | null>(null);
+  const toggle = useCallback(
+    (index: number) =>
+      setSelected((s) => {
+        const next = new Set(s);
+        if (next.has(index)) next.delete(index);
+        else if (next.size < MAX_COMPARE) next.add(index);
+        return next;
+      }),
+    [],
+  );
+  const open = useCallback((r: { row: ReviewRow }) => setOpenIndex(r.row.index), []);
+  const table = useResultsTable({ rows: filtered, selected, onToggle: toggle, onOpen: open });
+  const [printing, print] = usePrinting();
+
+  const byIndex = useMemo(() => new Map(results.map((r) => [r.row.index, r])), [results]);
+  const comparedProperties = (compared ?? []).flatMap((i) => {
+    const p = byIndex.get(i)?.row.property;
+    return p ? [p] : [];
+  });
+  const openRow = openIndex === null ? undefined : byIndex.get(openIndex);
+  const chips = describeFilters(filters);
+  const retrieved = retrievedLine(review, rows);
+
   return (
-    <section aria-labelledby="reliability-summary-heading" className="space-y-2">
-      <h2 id="reliability-summary-heading" className="text-lg font-semibold">
-        Reliability summary
-      </h2>
-      <p>
-        {matched} of {rows.length} addresses matched in “{review.name}”.
-      </p>
-    </section>
+    <div className="space-y-8">
+      <header className="hidden print:block">
+        <h1 className="text-xl font-bold">PropLens review: {review.name}</h1>
+        <p className="text-sm">{retrieved}</p>
+        <p className="text-xs">
+          Printed {now.toLocaleString('en-GB', DATE_TIME)}. {review.total.toLocaleString('en-US')} rows in the
+          review.
+        </p>
+      </header>
+
+      <ReliabilitySummary summary={summary} retrieved={retrieved} />
+
+      <section aria-labelledby={`${resultsId}-charts`} className="space-y-3 print:hidden">
+        <h2 id={`${resultsId}-charts`} className="text-lg font-semibold">
+          Charts
+        </h2>
+        <p className="text-sm text-slate-600 dark:text-slate-300">
+          Select a bar, or a figure under a chart, to show only those rows in the results table.
+        </p>
+        <div className="grid gap-4 lg:grid-cols-2">
+          <ConfidenceChart summary={summary} filters={filters} onFilter={patch} />
+          <AgeChart histogram={histogram} summary={summary} filters={filters} onFilter={patch} />
+          <div className="lg:col-span-2">
+            <SourceChart bars={sourceBars} records={summary.records} filters={filters} onFilter={patch} />
+          </div>
+        </div>
+      </section>
+
+      {comparedProperties.length >= MIN_COMPARE ? (
+        <Comparison
+          properties={comparedProperties}
+          now={now}
+          onClose={() => setCompared(null)}
+          focusOnMount
+        />
+      ) : null}
+
+      <section aria-labelledby={`${resultsId}-results`} className="space-y-3">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h2 id={`${resultsId}-results`} className="text-lg font-semibold">
+            Results
+          </h2>
+          <ExportActions review={review} rows={rows} onPrint={print} now={() => new Date()} />
+        </div>
+        <ResultFiltersBar filters={filters} onChange={patch} sources={sources} />
+        <FilterChips
+          filters={filters}
+          shown={filtered.length}
+          total={results.length}
+          onClear={(key) => setFilters((f) => clearFilter(f, key))}
+          onClearAll={() => setFilters(NO_FILTERS)}
+        />
+        <div className="flex flex-wrap items-center gap-3 print:hidden">
+          <p className="text-sm text-slate-600 dark:text-slate-300">
+            {selected.size === 0
+              ? `Tick ${MIN_COMPARE} to ${MAX_COMPARE} matched rows to compare them.`
+              : `${selected.size} selected for comparison${selected.size >= MAX_COMPARE ? ' (the most there can be)' : ''}.`}
+          </p>
+          <Button
+            onClick={() => setCompared([...selected].sort((a, b) => a - b))}
+            disabled={selected.size < MIN_COMPARE || selected.size > MAX_COMPARE}
+          >
+            Compare selected
+          </Button>
+          {selected.size > 0 ? (
+            <Button variant="ghost" onClick={() => setSelected(new Set())}>
+              Clear selection
+            </Button>
+          ) : null}
+        </div>
+        <ResultsTable table={table} labelledBy={`${resultsId}-results`} onOpen={open} />
+        {printing ? (
+          <PrintTable
+            rows={table.getRowModel().rows.map((r) => r.original)}
+            scope={
+              chips.length === 0
+                ? `All ${filtered.length.toLocaleString('en-US')} rows.`
+                : `${filtered.length.toLocaleString('en-US')} of ${results.length.toLocaleString('en-US')} rows, filtered by ${chips
+                    .map((c) => c.text)
+                    .join('; ')}.`
+            }
+          />
+        ) : null}
+      </section>
+
+      {openRow ? <RowDetails result={openRow} now={now} onClose={() => setOpenIndex(null)} /> : null}
+    </div>
   );
 }

@@ -20,6 +20,10 @@ import { longDate } from '../../property/lib/verification.ts';
  * Records equal on all three are equally reliable: the rule names them all rather than pick one at random.
  */
 
+/** A comparison shows 2 to 4 records: more columns stop being readable side by side. */
+export const MIN_COMPARE = 2;
+export const MAX_COMPARE = 4;
+
 export const CONFIDENCE_RANK: Record<Confidence, number> = { high: 3, medium: 2, low: 1 };
 
 export const SOURCE_KIND_RANK: Readonly<Record<string, number>> = {

@@ -104,6 +104,8 @@ export function formatShare(part: number, whole: number): string {
 export interface AgeBin {
   id: string;
   label: string;
+  /** For a chart axis at phone width. */
+  short: string;
   /** Inclusive day range; max null means "and older". */
   min: number;
   max: number | null;
@@ -111,19 +113,34 @@ export interface AgeBin {
 }
 
 export const AGE_BINS: readonly AgeBin[] = [
-  { id: '0-30', label: '0–30 days', min: 0, max: 30, tier: 'fresh' },
-  { id: '31-90', label: `31–${FRESH_MAX_DAYS} days`, min: 31, max: FRESH_MAX_DAYS, tier: 'fresh' },
+  { id: '0-30', short: '0–30d', label: '0–30 days', min: 0, max: 30, tier: 'fresh' },
+  {
+    id: '31-90',
+    short: '31–90d',
+    label: `31–${FRESH_MAX_DAYS} days`,
+    min: 31,
+    max: FRESH_MAX_DAYS,
+    tier: 'fresh',
+  },
   {
     id: '91-180',
+    short: '91–180d',
     label: `${FRESH_MAX_DAYS + 1}–180 days`,
     min: FRESH_MAX_DAYS + 1,
     max: 180,
     tier: 'ageing',
   },
-  { id: '181-365', label: `181–${AGEING_MAX_DAYS} days`, min: 181, max: AGEING_MAX_DAYS, tier: 'ageing' },
-  { id: '1-2y', label: '1–2 years', min: AGEING_MAX_DAYS + 1, max: 730, tier: 'stale' },
-  { id: '2-3y', label: '2–3 years', min: 731, max: 1095, tier: 'stale' },
-  { id: '3y+', label: 'Over 3 years', min: 1096, max: null, tier: 'stale' },
+  {
+    id: '181-365',
+    short: '181–365d',
+    label: `181–${AGEING_MAX_DAYS} days`,
+    min: 181,
+    max: AGEING_MAX_DAYS,
+    tier: 'ageing',
+  },
+  { id: '1-2y', short: '1–2y', label: '1–2 years', min: AGEING_MAX_DAYS + 1, max: 730, tier: 'stale' },
+  { id: '2-3y', short: '2–3y', label: '2–3 years', min: 731, max: 1095, tier: 'stale' },
+  { id: '3y+', short: '3y+', label: 'Over 3 years', min: 1096, max: null, tier: 'stale' },
 ];
 
 export const inAgeBin = (bin: AgeBin, days: number) =>

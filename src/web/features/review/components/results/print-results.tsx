@@ -1,0 +1,90 @@
+import { useEffect, useState } from 'react';
+import { flushSync } from 'react-dom';
+import { confidenceText, sourceKindText } from '../../../property/components/badges.tsx';
+import { longDate, relativeAge } from '../../../property/lib/verification.ts';
+import { OUTCOME_TEXT, type ResultRow, TIER_TEXT } from '../../lib/stats.ts';
+
+/**
+ * Whether the page is being printed. The full table is rendered only then: every row on paper (the screen
+ * table is virtualised and shows ~20), without holding 10,000 extra rows in the page the rest of the time.
+ * beforeprint is handled synchronously (flushSync): the browser lays out the printed page right after it.
+ */
+export function usePrinting(): [boolean, () => void] {
+  const [printing, setPrinting] = useState(false);
+  useEffect(() => {
+    const on = () => flushSync(() => setPrinting(true));
+    const off = () => setPrinting(false);
+    window.addEventListener('beforeprint', on);
+    window.addEventListener('afterprint', off);
+    const mq = typeof window.matchMedia === 'function' ? window.matchMedia('print') : null;
+    const change = (e: MediaQueryListEvent) => (e.matches ? on() : off());
+    mq?.addEventListener('change', change);
+    return () => {
+      window.removeEventListener('beforeprint', on);
+      window.removeEventListener('afterprint', off);
+      mq?.removeEventListener('change', change);
+    };
+  }, []);
+  const print = () => {
+    flushSync(() => setPrinting(true));
+    window.print();
+  };
+  return [printing, print];
+}
+
+const CELL = 'border border-slate-400 px-1.5 py-1 align-top text-left';
+
+/** Every row the table shows (its filters and order), as plain text for paper or "Save as PDF". */
+export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }) {
+  return (
+    <section aria-label="Printed results" className="hidden print:block">
+      <h2 className="mt-4 text-base font-semibold">Results</h2>
+      <p className="text-xs">{scope}</p>
+      <table className="mt-2 w-full border-collapse text-[9pt] leading-snug">
+        <thead className="table-header-group">
+          <tr>
+            <th className={CELL}>#</th>
+            <th className={CELL}>Input</th>
+            <th className={CELL}>Matched address</th>
+            <th className={CELL}>Property ID</th>
+            <th className={CELL}>Outcome</th>
+            <th className={CELL}>Confidence</th>
+            <th className={CELL}>Source</th>
+            <th className={CELL}>Last verified</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(({ row, ageDays, tier }) => {
+            const p = row.property;
+            const kind = p ? sourceKindText(p.sourceKind) : null;
+            return (
+              <tr key={row.index} className="break-inside-avoid">
+                <td className={CELL}>{row.index + 1}</td>
+                <td className={`${CELL} break-words`}>{row.input}</td>
+                <td className={`${CELL} break-words`}>{p?.address ?? '—'}</td>
+                <td className={`${CELL} break-all`}>{p?.id ?? '—'}</td>
+                <td className={CELL}>{OUTCOME_TEXT[row.outcome]}</td>
+                <td className={CELL}>{p ? confidenceText(p.confidence) : '—'}</td>
+                <td className={CELL}>
+                  {p ? (
+                    <>
+                      {p.source}
+                      {kind ? ` (${kind.toLowerCase()})` : ''}
+                    </>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td className={CELL}>
+                  {p && ageDays !== null && tier
+                    ? `${longDate(p.lastVerified)} (${relativeAge(ageDays)}, ${TIER_TEXT[tier].toLowerCase()})`
+                    : '—'}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+import type { ReactNode } from 'react';
+import { relativeAge } from '../../../property/lib/verification.ts';
+import {
+  CONFIDENCE_TEXT,
+  CONFIDENCES,
+  formatShare,
+  OUTCOME_TEXT,
+  OUTCOMES,
+  type ReliabilitySummary as Summary,
+} from '../../lib/stats.ts';
+
+function Figure({ label, value, detail }: { label: string; value: ReactNode; detail?: ReactNode }) {
+  return (
+    <div className="rounded-lg border border-slate-200 bg-white px-4 py-3 dark:border-slate-800 dark:bg-slate-900 print:border-slate-400">
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
+        {label}
+      </dt>
+      <dd className="mt-1">
+        <span className="text-2xl font-bold tabular-nums">{value}</span>
+        {detail ? <span className="block text-sm text-slate-600 dark:text-slate-300">{detail}</span> : null}
+      </dd>
+    </div>
+  );
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The review at a glance: what share of the records can be relied on, and what became of every row. */
+export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; retrieved: ReactNode }) {
+  const { records } = summary;
+  return (
+    <section aria-labelledby="reliability-summary-heading" className="space-y-3 print:break-inside-avoid">
+      <div>
+        <h2 id="reliability-summary-heading" className="text-lg font-semibold">
+          Reliability summary
+        </h2>
+        <p className="text-sm text-slate-600 dark:text-slate-300">{retrieved}</p>
+      </div>
+      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6 print:grid-cols-6">
+        <Figure
+          label="Records"
+          value={count(records)}
+          detail={`of ${count(summary.rows)} address${summary.rows === 1 ? '' : 'es'}`}
+        />
+        {CONFIDENCES.map((c) => (
+          <Figure
+            key={c}
+            label={`${CONFIDENCE_TEXT[c]} confidence`}
+            value={formatShare(summary.confidence[c], records)}
+            detail={`${count(summary.confidence[c])} record${summary.confidence[c] === 1 ? '' : 's'}`}
+          />
+        ))}
+        <Figure
+          label="Stale"
+          value={formatShare(summary.tiers.stale, records)}
+          detail={`${count(summary.tiers.stale)} verified over a year ago`}
+        />
+        <Figure
+          label="Median verification age"
+          value={summary.medianAgeDays === null ? '–' : `${count(Math.round(summary.medianAgeDays))} days`}
+          detail={
+            summary.medianAgeDays === null
+              ? 'no records yet'
+              : `half were verified ${relativeAge(Math.round(summary.medianAgeDays))} or more recently`
+          }
+        />
+      </dl>
+      <div>
+        <h3 className="text-sm font-semibold" id="outcomes-heading">
+          Outcomes
+        </h3>
+        <ul aria-labelledby="outcomes-heading" className="mt-1 flex flex-wrap gap-x-5 gap-y-1 text-sm">
+          {OUTCOMES.map((o) => (
+            <li key={o}>
+              <span className="text-slate-600 dark:text-slate-300">{OUTCOME_TEXT[o]}:</span>{' '}
+              <strong className="tabular-nums">{count(summary.outcomes[o])}</strong>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,190 @@
+import { useId } from 'react';
+import type { Confidence } from '../../../../../contract/index.ts';
+import type { FreshnessTier } from '../../../property/lib/verification.ts';
+import { CONFIDENCE_TEXT, CONFIDENCES, OUTCOME_TEXT, OUTCOMES, TIER_TEXT, TIERS } from '../../lib/stats.ts';
+import { describeFilters, type ResultFilters } from '../../lib/stats-filters.ts';
+import type { RowOutcome } from '../../model.ts';
+
+const FIELD =
+  'mt-1 block w-full min-h-10 rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-950 dark:text-slate-100';
+const LABEL = 'block text-xs font-semibold text-slate-700 dark:text-slate-300';
+
+const ANY = '';
+const GROUP = '__group';
+
+/** The table's filters: the same state the chart bars set. */
+export function ResultFiltersBar({
+  filters,
+  onChange,
+  sources,
+}: {
+  filters: ResultFilters;
+  onChange: (patch: Partial<ResultFilters>) => void;
+  /** Every source in the review, largest first. */
+  sources: { name: string; count: number }[];
+}) {
+  const id = useId();
+  const sourceValue =
+    filters.source === null
+      ? ANY
+      : filters.source.names.length === 1
+        ? (filters.source.names[0] ?? ANY)
+        : GROUP;
+  return (
+    <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6 print:hidden">
+      <div className="col-span-2 sm:col-span-3 lg:col-span-2">
+        <label htmlFor={`${id}-text`} className={LABEL}>
+          Search results
+        </label>
+        <input
+          id={`${id}-text`}
+          type="search"
+          value={filters.text}
+          onChange={(e) => onChange({ text: e.target.value })}
+          placeholder="Address, source or property ID"
+          className={FIELD}
+        />
+      </div>
+      <div>
+        <label htmlFor={`${id}-outcome`} className={LABEL}>
+          Outcome
+        </label>
+        <select
+          id={`${id}-outcome`}
+          value={filters.outcome ?? ANY}
+          onChange={(e) => onChange({ outcome: (e.target.value || null) as RowOutcome | null })}
+          className={FIELD}
+        >
+          <option value={ANY}>All outcomes</option>
+          {OUTCOMES.map((o) => (
+            <option key={o} value={o}>
+              {OUTCOME_TEXT[o]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor={`${id}-confidence`} className={LABEL}>
+          Confidence
+        </label>
+        <select
+          id={`${id}-confidence`}
+          value={filters.confidence ?? ANY}
+          onChange={(e) => onChange({ confidence: (e.target.value || null) as Confidence | null })}
+          className={FIELD}
+        >
+          <option value={ANY}>All levels</option>
+          {CONFIDENCES.map((c) => (
+            <option key={c} value={c}>
+              {CONFIDENCE_TEXT[c]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor={`${id}-source`} className={LABEL}>
+          Source
+        </label>
+        <select
+          id={`${id}-source`}
+          value={sourceValue}
+          onChange={(e) => {
+            const v = e.target.value;
+            if (v === GROUP) return;
+            onChange({ source: v === ANY ? null : { label: v, names: [v] } });
+          }}
+          className={FIELD}
+        >
+          <option value={ANY}>All sources</option>
+          {filters.source && sourceValue === GROUP ? (
+            <option value={GROUP}>{filters.source.label}</option>
+          ) : null}
+          {sources.map((s) => (
+            <option key={s.name} value={s.name}>
+              {s.name} ({s.count.toLocaleString('en-US')})
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor={`${id}-tier`} className={LABEL}>
+          Age tier
+        </label>
+        <select
+          id={`${id}-tier`}
+          value={filters.tier ?? ANY}
+          onChange={(e) => onChange({ tier: (e.target.value || null) as FreshnessTier | null })}
+          className={FIELD}
+        >
+          <option value={ANY}>All ages</option>
+          {TIERS.map((t) => (
+            <option key={t} value={t}>
+              {TIER_TEXT[t]}
+            </option>
+          ))}
+        </select>
+      </div>
+    </div>
+  );
+}
+
+/** "Showing 42 of 300 rows, filtered by [Confidence: High ×]": what the table shows, and a way back. */
+export function FilterChips({
+  filters,
+  shown,
+  total,
+  onClear,
+  onClearAll,
+}: {
+  filters: ResultFilters;
+  shown: number;
+  total: number;
+  onClear: (key: keyof ResultFilters) => void;
+  onClearAll: () => void;
+}) {
+  const chips = describeFilters(filters);
+  return (
+    <div className="flex flex-wrap items-center gap-2 text-sm">
+      <p role="status" className="font-medium">
+        {chips.length === 0
+          ? `Showing all ${total.toLocaleString('en-US')} rows`
+          : `Showing ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows, filtered by`}
+      </p>
+      {chips.length > 0 ? (
+        <>
+          <ul aria-label="Active filters" className="flex flex-wrap gap-2">
+            {chips.map((c) => (
+              <li key={c.key}>
+                <button
+                  type="button"
+                  onClick={() => onClear(c.key)}
+                  aria-label={`Clear filter ${c.text}`}
+                  className="inline-flex min-h-8 items-center gap-1.5 rounded-full border border-teal-700 bg-teal-50 px-3 py-1 font-medium text-teal-900 hover:bg-teal-100 dark:border-teal-400 dark:bg-teal-950 dark:text-teal-100 dark:hover:bg-teal-900"
+                >
+                  {c.text}
+                  <svg aria-hidden="true" viewBox="0 0 20 20" className="size-3.5">
+                    <path
+                      d="M5 5l10 10M15 5L5 15"
+                      stroke="currentColor"
+                      strokeWidth="2.2"
+                      strokeLinecap="round"
+                    />
+                  </svg>
+                </button>
+              </li>
+            ))}
+          </ul>
+          {chips.length > 1 ? (
+            <button
+              type="button"
+              onClick={onClearAll}
+              className="min-h-8 rounded px-2 text-teal-800 underline underline-offset-2 dark:text-teal-300"
+            >
+              Clear all filters
+            </button>
+          ) : null}
+        </>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,129 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { Button } from '../../../../components/ui/button.tsx';
+import { PropertyRecord } from '../../../property/components/property-record.tsx';
+import { MIN_COMPARE } from '../../lib/compare.ts';
+import { OUTCOME_TEXT, type ResultRow } from '../../lib/stats.ts';
+import { CandidateComparison } from './candidate-comparison.tsx';
+
+const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
+
+function retrievedText(r: ResultRow): string | null {
+  if (!r.row.retrievedAt) return null;
+  const at = new Date(r.row.retrievedAt);
+  if (Number.isNaN(at.getTime())) return null;
+  return `Retrieved ${at.toLocaleString('en-GB', { dateStyle: 'long', timeStyle: 'short' })}${
+    r.row.cached ? ' (from the cache)' : ''
+  }.`;
+}
+
+/**
+ * One row opened: the full record for a match (the record view itself), the candidates for an ambiguous or
+ * unmatched address (with "Compare"), or why the lookup failed. A modal <dialog>: focus moves in, Escape
+ * closes, and focus goes back to the row that opened it.
+ */
+export function RowDetails({ result, onClose, now }: { result: ResultRow; onClose: () => void; now: Date }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const [comparing, setComparing] = useState(false);
+  const { row } = result;
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    // jsdom (tests) has no showModal; an open <dialog> is the same content without the top layer.
+    if (typeof dialog.showModal === 'function') dialog.showModal();
+    else dialog.setAttribute('open', '');
+    return () => {
+      if (typeof dialog.close === 'function' && dialog.open) dialog.close();
+      opener?.focus();
+    };
+  }, []);
+
+  const candidates = row.candidates ?? [];
+  const retrieved = retrievedText(result);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+      className="m-auto max-h-[90vh] w-[min(64rem,calc(100vw-1.5rem))] overflow-auto rounded-xl border border-slate-200 bg-slate-50 p-0 text-slate-900 shadow-2xl backdrop:bg-slate-950/60 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
+    >
+      <div className="sticky top-0 z-10 flex items-start justify-between gap-3 border-b border-slate-200 bg-slate-50 px-4 py-3 sm:px-6 dark:border-slate-800 dark:bg-slate-950">
+        <div className="min-w-0">
+          <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
+            Row {row.index + 1} · {OUTCOME_TEXT[row.outcome]}
+          </p>
+          <h2 id={titleId} className="break-words text-lg font-semibold">
+            {row.input}
+          </h2>
+          {retrieved ? <p className="text-xs text-slate-600 dark:text-slate-400">{retrieved}</p> : null}
+        </div>
+        <Button variant="secondary" onClick={onClose} autoFocus>
+          Close
+        </Button>
+      </div>
+      <div className="space-y-4 p-4 sm:p-6">
+        {row.property ? (
+          <PropertyRecord property={row.property} now={now} />
+        ) : row.outcome === 'pending' ? (
+          <p>This address has not been looked up yet.</p>
+        ) : row.outcome === 'failed' ? (
+          <div className="space-y-1">
+            <p className="font-semibold">The lookup failed.</p>
+            <p>{row.error?.message ?? 'The property service did not give an answer.'}</p>
+            {row.error ? (
+              <p className="text-sm text-slate-600 dark:text-slate-400">Code: {row.error.code}</p>
+            ) : null}
+          </div>
+        ) : (
+          <div className="space-y-2">
+            <p className="font-semibold">
+              {row.outcome === 'ambiguous'
+                ? 'More than one property matches this address.'
+                : row.error?.code === 'unit_not_found'
+                  ? 'The building is known, but not that unit.'
+                  : 'No property matches this address.'}
+            </p>
+            {candidates.length > 0 ? (
+              <>
+                <p className="text-sm">
+                  {row.outcome === 'ambiguous' ? 'Matching properties' : 'Did you mean'} (opens the search):
+                </p>
+                <ul
+                  aria-label="Candidates"
+                  className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-700 dark:bg-slate-900"
+                >
+                  {candidates.map((c) => (
+                    <li key={c.id}>
+                      <Link
+                        to={searchLink(c.address)}
+                        className="block px-4 py-2.5 text-sm font-medium text-teal-800 hover:bg-slate-50 dark:text-teal-300 dark:hover:bg-slate-800"
+                      >
+                        {c.address}
+                      </Link>
+                    </li>
+                  ))}
+                </ul>
+                {candidates.length >= MIN_COMPARE && !comparing ? (
+                  <Button variant="secondary" onClick={() => setComparing(true)}>
+                    Compare
+                  </Button>
+                ) : null}
+              </>
+            ) : (
+              <p className="text-sm">The service offered no candidates: check the address and try again.</p>
+            )}
+          </div>
+        )}
+        {comparing ? (
+          <CandidateComparison candidates={candidates} onClose={() => setComparing(false)} />
+        ) : null}
+      </div>
+    </dialog>
+  );
+}
