@@ -4,7 +4,7 @@ import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import type { Account } from '../../contract/index.ts';
 import { Button } from '../components/ui/button.tsx';
 import { useDeleteSession } from '../features/auth/api/delete-session.ts';
-import { sessionEndedKey, sessionQueryOptions } from '../features/auth/api/get-session.ts';
+import { sessionEndedKey, sessionQueryOptions, signedOutKey } from '../features/auth/api/get-session.ts';
 
 export function Logo() {
   return (
@@ -92,6 +92,8 @@ export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
     );
   }
   if (session.data === null) {
+    // Signed out on purpose: the page that was open is that account's, not a place to come back to.
+    if (queryClient.getQueryData(signedOutKey) === true) return <Navigate to="/sign-in" replace />;
     const next = `${location.pathname}${location.search}`;
     const expired = queryClient.getQueryData(sessionEndedKey) === true;
     return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace state={{ expired }} />;

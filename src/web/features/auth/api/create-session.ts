@@ -3,7 +3,7 @@ import { SessionResponse } from '../../../../contract/index.ts';
 import { enterAccount, isAnotherAccount } from '../../../lib/account-scope.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
 import { removeAccountQueries } from './account-queries.ts';
-import { sessionEndedKey, sessionQueryKey } from './get-session.ts';
+import { sessionEndedKey, sessionQueryKey, signedOutKey } from './get-session.ts';
 
 /** Signs in: the key goes to the BFF once and stays there; the browser keeps only an HttpOnly cookie. */
 export function createSession(apiKey: string) {
@@ -25,6 +25,7 @@ export function useCreateSession() {
       enterAccount(session.accountId);
       removeAccountQueries(queryClient);
       queryClient.removeQueries({ queryKey: sessionEndedKey, exact: true });
+      queryClient.removeQueries({ queryKey: signedOutKey, exact: true });
       queryClient.setQueryData(sessionQueryKey, session);
     },
   });

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { leaveAccount } from '../../../lib/account-scope.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
 import { removeAccountQueries } from './account-queries.ts';
-import { sessionEndedKey, sessionQueryKey } from './get-session.ts';
+import { sessionEndedKey, sessionQueryKey, signedOutKey } from './get-session.ts';
 
 export function deleteSession() {
   return apiFetch('/api/session', null, { method: 'DELETE' });
@@ -18,6 +18,7 @@ export function useDeleteSession() {
       leaveAccount();
       removeAccountQueries(queryClient);
       queryClient.removeQueries({ queryKey: sessionEndedKey, exact: true });
+      queryClient.setQueryData(signedOutKey, true);
       queryClient.setQueryData(sessionQueryKey, null);
     },
   });
