@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import type { Account } from '../../contract/index.ts';
 import { Button } from '../components/ui/button.tsx';
 import { useDeleteSession } from '../features/auth/api/delete-session.ts';
@@ -109,8 +109,17 @@ export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
 export function AccountHeader({ account, extra }: { account: Account; extra?: ReactNode }) {
   const navigate = useNavigate();
   const signOut = useDeleteSession();
+  const session = useQuery(sessionQueryOptions()).data;
   return (
     <SiteHeader>
+      <nav aria-label="Main" className="text-sm font-semibold">
+        <NavLink
+          to="/review"
+          className="rounded-md px-2 py-1 text-teal-800 underline-offset-4 hover:underline aria-[current=page]:underline dark:text-teal-300"
+        >
+          Review
+        </NavLink>
+      </nav>
       {/* Left-aligned after the logo: the meter's text changes every second and must move nothing. */}
       <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto">
         <span className="font-semibold">{account.name}</span>
@@ -126,9 +135,16 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
         variant="secondary"
         className="ml-auto"
         disabled={signOut.isPending}
-        onClick={() =>
-          signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) })
-        }
+        onClick={() => {
+          // The account's reviews stop; a demo key's are deleted. Loaded on demand: not in the first chunk.
+          if (session) {
+            const { accountId, demo } = session;
+            void import('../features/review/lib/workspace.ts').then((m) =>
+              m.forgetReviewsOnSignOut(accountId, demo),
+            );
+          }
+          signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) });
+        }}
       >
         Sign out
       </Button>

@@ -9,6 +9,11 @@ import { loadSearchRoute } from './search-chunk.ts';
 // The search screen loads on demand (and is preloaded once a sign-in is under way): the key screen, the
 // first thing most visits show, stays small.
 const SearchRoute = lazy(() => loadSearchRoute().then((m) => ({ default: m.SearchRoute })));
+// The review workspace (papaparse, IndexedDB, the results' charts) loads only when a review is opened.
+const ReviewRoute = lazy(() => import('./routes/review.tsx').then((m) => ({ default: m.ReviewRoute })));
+const ReviewRunRoute = lazy(() =>
+  import('./routes/review-run.tsx').then((m) => ({ default: m.ReviewRunRoute })),
+);
 
 function RouteFallback() {
   return <div className="min-h-64" aria-busy="true" />;
@@ -29,6 +34,22 @@ export function AppRoutes() {
           element={
             <Suspense fallback={<RouteFallback />}>
               <SearchRoute />
+            </Suspense>
+          }
+        />
+        <Route
+          path="/review"
+          element={
+            <Suspense fallback={<RouteFallback />}>
+              <ReviewRoute />
+            </Suspense>
+          }
+        />
+        <Route
+          path="/review/:id"
+          element={
+            <Suspense fallback={<RouteFallback />}>
+              <ReviewRunRoute />
             </Suspense>
           }
         />

@@ -31,6 +31,8 @@ export interface Review {
   skippedBlank: number;
   /** The account name at the time, for "retrieved ... by ...". */
   accountName: string;
+  /** Rows with an outcome when the review was last saved (the list of reviews shows it); absent: unknown. */
+  finished?: number;
 }
 
 /** 'pending': not yet looked up (or sent back for a retry). */

@@ -1,0 +1,59 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useNavigate } from 'react-router';
+import type { SessionResponse } from '../../../contract/index.ts';
+import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
+import { useReviewList } from '../../features/review/api/reviews.ts';
+import { ReviewList } from '../../features/review/components/review-list.tsx';
+import { SampleReview } from '../../features/review/components/sample-review.tsx';
+import { StartReview } from '../../features/review/components/start-review.tsx';
+import type { Review } from '../../features/review/model.ts';
+import { useReviewSessionRedirect } from './review-session.tsx';
+
+/** /review: start a review (paste, file, area, or the sample with a demo key) and the account's reviews. */
+export function ReviewRoute() {
+  const session = useQuery(sessionQueryOptions());
+  // Rendered under the protected layout: a session is there.
+  const data = session.data as SessionResponse;
+  return <ReviewHome session={data} />;
+}
+
+function ReviewHome({ session }: { session: SessionResponse }) {
+  const navigate = useNavigate();
+  const endSession = useReviewSessionRedirect();
+  const list = useReviewList(session.accountId);
+  const started = (review: Review) => navigate(`/review/${review.id}`);
+
+  useEffect(() => {
+    document.title = 'Reviews · PropLens';
+  }, []);
+
+  return (
+    <div className="space-y-8">
+      <div>
+        <h1 className="text-2xl font-bold tracking-tight">Review many addresses</h1>
+        <p className="mt-1 max-w-3xl text-sm text-slate-600 dark:text-slate-300">
+          Look up a whole portfolio, deal or area at once and see how far each record can be relied on.
+          PropLens goes as fast as your rate limit allows, and a review that is interrupted goes on where it
+          stopped.
+        </p>
+      </div>
+      {session.demo ? (
+        <SampleReview accountId={session.accountId} accountName={session.account.name} onStarted={started} />
+      ) : null}
+      <StartReview
+        accountId={session.accountId}
+        accountName={session.account.name}
+        onStarted={started}
+        onSessionEnded={endSession}
+      />
+      {list.data ? (
+        <ReviewList reviews={list.data} accountId={session.accountId} />
+      ) : list.isError ? (
+        <p role="alert" className="text-sm">
+          This browser would not open its saved reviews (storage may be turned off for this site).
+        </p>
+      ) : null}
+    </div>
+  );
+}

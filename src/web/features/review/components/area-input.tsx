@@ -1,0 +1,228 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import type { Property } from '../../../../contract/index.ts';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
+import { AREA_CAP, type Area, AreaWalkError, areaName, areaQuery, walkArea } from '../lib/area.ts';
+import { type Draft, hintClass, inputClass, labelClass } from './draft.ts';
+
+type WalkState =
+  | { kind: 'idle' }
+  | { kind: 'walking'; found: number; page: number; waitUntil: number | null }
+  | { kind: 'done'; records: Property[]; capped: boolean; retrievedAt: string; area: Area }
+  | { kind: 'error'; message: string };
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+function Field({
+  label,
+  value,
+  onChange,
+  ...rest
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  inputMode?: 'numeric' | 'text';
+  autoComplete?: string;
+  maxLength?: number;
+  className?: string;
+}) {
+  const id = useId();
+  return (
+    <div className={`min-w-0 space-y-1 ${rest.className ?? ''}`}>
+      <label htmlFor={id} className={labelClass}>
+        {label}
+      </label>
+      <input
+        id={id}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        inputMode={rest.inputMode}
+        autoComplete={rest.autoComplete ?? 'off'}
+        maxLength={rest.maxLength}
+        className={`${inputClass} min-h-10`}
+      />
+    </div>
+  );
+}
+
+/**
+ * An area: a ZIP code, or a street with its city and state. Every record the service lists for it is
+ * walked page by page (the count shows as pages arrive), up to a stated cap; each record is a matched row.
+ */
+export function AreaInput({
+  onDraft,
+  onSessionEnded,
+}: {
+  onDraft: (d: Draft | null) => void;
+  onSessionEnded: () => void;
+}) {
+  const id = useId();
+  const [mode, setMode] = useState<Area['kind']>('zip');
+  const [zip, setZip] = useState('');
+  const [street, setStreet] = useState('');
+  const [city, setCity] = useState('');
+  const [stateCode, setStateCode] = useState('');
+  const [walk, setWalk] = useState<WalkState>({ kind: 'idle' });
+  const [problem, setProblem] = useState<string | null>(null);
+  const controller = useRef<AbortController | null>(null);
+  const waitSeconds = useSecondsUntil(
+    walk.kind === 'walking' && walk.waitUntil !== null ? new Date(walk.waitUntil).toISOString() : null,
+  );
+
+  useEffect(() => () => controller.current?.abort(), []);
+
+  useEffect(() => {
+    onDraft(
+      walk.kind === 'done' && walk.records.length > 0
+        ? {
+            kind: 'records',
+            records: walk.records,
+            retrievedAt: walk.retrievedAt,
+            source: { kind: 'area', query: areaQuery(walk.area), cap: AREA_CAP },
+            defaultName: areaName(walk.area),
+          }
+        : null,
+    );
+  }, [walk, onDraft]);
+
+  // A changed area makes earlier results stale.
+  const reset = () => {
+    controller.current?.abort();
+    setProblem(null);
+    setWalk({ kind: 'idle' });
+  };
+  const edit = (set: (v: string) => void) => (v: string) => {
+    set(v);
+    reset();
+  };
+
+  const area = (): Area | string => {
+    if (mode === 'zip') {
+      return /^\d{5}$/.test(zip.trim()) ? { kind: 'zip', zip: zip.trim() } : 'Enter a 5-digit ZIP code.';
+    }
+    if (street.trim() === '' || city.trim() === '' || stateCode.trim() === '')
+      return 'Enter the street, the city and the state.';
+    return { kind: 'street', street, city, state: stateCode };
+  };
+
+  const find = async () => {
+    const a = area();
+    if (typeof a === 'string') {
+      setProblem(a);
+      return;
+    }
+    setProblem(null);
+    controller.current?.abort();
+    const c = new AbortController();
+    controller.current = c;
+    setWalk({ kind: 'walking', found: 0, page: 0, waitUntil: null });
+    try {
+      const { records, capped } = await walkArea(a, {
+        signal: c.signal,
+        onPage: (found, page) => setWalk({ kind: 'walking', found, page, waitUntil: null }),
+        onWait: (until) => setWalk((w) => (w.kind === 'walking' ? { ...w, waitUntil: until } : w)),
+      });
+      setWalk({ kind: 'done', records, capped, retrievedAt: new Date().toISOString(), area: a });
+    } catch (err) {
+      if (c.signal.aborted) return;
+      if (err instanceof AreaWalkError && err.code === 'unauthenticated') {
+        onSessionEnded();
+        return;
+      }
+      setWalk({
+        kind: 'error',
+        message: err instanceof Error ? err.message : 'The search did not finish. Try again.',
+      });
+    }
+  };
+
+  return (
+    <div className="space-y-4">
+      <fieldset className="space-y-2">
+        <legend className={labelClass}>Area by</legend>
+        <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
+          {(
+            [
+              ['zip', 'ZIP code'],
+              ['street', 'Street, city and state'],
+            ] as const
+          ).map(([value, label]) => (
+            <label key={value} className="flex items-center gap-2">
+              <input
+                type="radio"
+                name={`${id}-mode`}
+                className="size-4"
+                checked={mode === value}
+                onChange={() => {
+                  setMode(value);
+                  reset();
+                }}
+              />
+              {label}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {mode === 'zip' ? (
+        <Field
+          label="ZIP code"
+          value={zip}
+          onChange={edit(setZip)}
+          inputMode="numeric"
+          maxLength={5}
+          className="max-w-40"
+        />
+      ) : (
+        <div className="grid gap-3 sm:grid-cols-[2fr_1.5fr_6rem]">
+          <Field label="Street" value={street} onChange={edit(setStreet)} maxLength={200} />
+          <Field label="City" value={city} onChange={edit(setCity)} maxLength={100} />
+          <Field label="State" value={stateCode} onChange={edit(setStateCode)} maxLength={20} />
+        </div>
+      )}
+      <p className={hintClass}>
+        Every record the property service lists for the area, up to the first {n(AREA_CAP)}. Each page of
+        results is one request against your rate limit.
+      </p>
+      {problem ? (
+        <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
+          {problem}
+        </p>
+      ) : null}
+      <div className="flex flex-wrap items-center gap-3">
+        {walk.kind === 'walking' ? (
+          <Button
+            variant="secondary"
+            onClick={() => {
+              controller.current?.abort();
+              setWalk({ kind: 'idle' });
+            }}
+          >
+            Stop
+          </Button>
+        ) : (
+          <Button variant="secondary" onClick={() => void find()}>
+            Find records
+          </Button>
+        )}
+        <p role="status" className="text-sm">
+          {walk.kind === 'walking'
+            ? walk.waitUntil !== null && waitSeconds > 0
+              ? `Found ${n(walk.found)} records so far. Waiting for the rate limit to reset, ${waitSeconds} s`
+              : `Found ${n(walk.found)} records so far${walk.page > 0 ? ` (page ${walk.page})` : ''}…`
+            : walk.kind === 'done'
+              ? walk.records.length === 0
+                ? `No records found for ${areaName(walk.area)}.`
+                : `Found ${n(walk.records.length)} records for ${areaName(walk.area)}${walk.capped ? ` (the first ${n(AREA_CAP)}: the cap)` : ''}.`
+              : ''}
+        </p>
+      </div>
+      {walk.kind === 'error' ? (
+        <Alert tone="error" title="The area could not be listed">
+          <p>{walk.message}</p>
+        </Alert>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import type { Property } from '../../../../contract/index.ts';
+import type { PreparedRows } from '../lib/rows.ts';
+import type { ReviewSource } from '../model.ts';
+
+/** What an input panel (paste, file, area) offers to start a review with. */
+export type Draft =
+  | { kind: 'rows'; prepared: PreparedRows; source: ReviewSource; defaultName: string }
+  | { kind: 'records'; records: Property[]; retrievedAt: string; source: ReviewSource; defaultName: string };
+
+export const inputClass =
+  'w-full rounded-md border border-slate-400 bg-white px-3 text-base shadow-sm dark:border-slate-600 dark:bg-slate-900';
+export const labelClass = 'block text-sm font-semibold';
+export const hintClass = 'text-xs text-slate-600 dark:text-slate-400';
+
+const n = (x: number) => x.toLocaleString('en-US');
+const plural = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;
+
+/** "12 addresses · 2 blank lines skipped · 1 repeated (looked up once) · 1 too long (marked failed)" */
+export function describePrepared(p: PreparedRows, extraBlank = 0): string {
+  const parts = [plural(p.rows.length, 'address', 'addresses')];
+  const blank = p.skippedBlank + extraBlank;
+  if (blank > 0) parts.push(`${plural(blank, 'blank line', 'blank lines')} skipped`);
+  if (p.duplicates > 0) parts.push(`${plural(p.duplicates, 'repeat', 'repeats')} (looked up once)`);
+  if (p.refused > 0)
+    parts.push(`${plural(p.refused, 'row', 'rows')} refused (over 512 characters or control characters)`);
+  return parts.join(' · ');
+}

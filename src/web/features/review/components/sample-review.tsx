@@ -1,0 +1,73 @@
+import { useState } from 'react';
+import { Button } from '../../../components/ui/button.tsx';
+import { csvAddresses } from '../lib/csv.ts';
+import { InputError, prepareRows } from '../lib/rows.ts';
+import { getReviewWorkspace } from '../lib/workspace.ts';
+import type { Review } from '../model.ts';
+import { loadCsv } from './csv-input.tsx';
+
+export const SAMPLE_PATH = '/sample-review.csv';
+
+/** Reads the sample file that ships with the app and starts a review of it. */
+export async function startSampleReview(accountId: string, accountName: string): Promise<Review> {
+  const res = await fetch(SAMPLE_PATH, { credentials: 'same-origin' });
+  if (!res.ok) throw new InputError('The sample could not be loaded. Reload the page and try again.');
+  const { table, hasHeader, choice } = await loadCsv(await res.blob());
+  const prepared = prepareRows(csvAddresses(table, hasHeader, choice));
+  return getReviewWorkspace().create({
+    accountId,
+    accountName,
+    name: 'Sample review',
+    source: { kind: 'sample' },
+    prepared: { ...prepared, skippedBlank: prepared.skippedBlank + table.blankLines },
+  });
+}
+
+/** The sales demo: 200 addresses of every kind, run at the demo key's pace. Offered with a demo key only. */
+export function SampleReview({
+  accountId,
+  accountName,
+  onStarted,
+}: {
+  accountId: string;
+  accountName: string;
+  onStarted: (review: Review) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <section
+      aria-labelledby="sample-heading"
+      className="rounded-xl border border-dashed border-teal-600/50 bg-teal-50/60 p-4 sm:p-5 dark:bg-teal-950/30"
+    >
+      <h2 id="sample-heading" className="text-base font-semibold">
+        New here? Run the sample
+      </h2>
+      <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
+        200 addresses as people really type them: clean, messy, misspelt, ambiguous and unknown, at every
+        confidence level. Watch it keep to the rate limit, then read the reliability overview.
+      </p>
+      <Button
+        className="mt-3"
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            onStarted(await startSampleReview(accountId, accountName));
+          } catch (err) {
+            setError(err instanceof InputError ? err.message : 'The sample could not be started. Try again.');
+            setBusy(false);
+          }
+        }}
+      >
+        Try a sample review
+      </Button>
+      {error ? (
+        <p role="alert" className="mt-2 text-sm font-medium text-red-700 dark:text-red-300">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+import { useCallback, useId, useState } from 'react';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { getReviewWorkspace } from '../lib/workspace.ts';
+import type { Review } from '../model.ts';
+import { AreaInput } from './area-input.tsx';
+import { CsvInput } from './csv-input.tsx';
+import { type Draft, hintClass, inputClass, labelClass } from './draft.ts';
+import { PasteInput } from './paste-input.tsx';
+
+type Mode = 'paste' | 'file' | 'area';
+const MODES: { mode: Mode; label: string; missing: string }[] = [
+  { mode: 'paste', label: 'Paste', missing: 'Paste at least one address, one per line.' },
+  { mode: 'file', label: 'Upload a file', missing: 'Choose a CSV file with addresses first.' },
+  { mode: 'area', label: 'An area', missing: 'Find the records of an area first.' },
+];
+
+export const dateName = (at = new Date()) =>
+  `Review of ${at.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`;
+
+/**
+ * The form that starts a review: addresses pasted, from a CSV/TSV file, or an area's records; a name
+ * (default: the file name or the date); "Start review" saves it in this browser and opens it.
+ */
+export function StartReview({
+  accountId,
+  accountName,
+  onStarted,
+  onSessionEnded,
+}: {
+  accountId: string;
+  accountName: string;
+  onStarted: (review: Review) => void;
+  onSessionEnded: () => void;
+}) {
+  const id = useId();
+  const [mode, setMode] = useState<Mode>('paste');
+  const [drafts, setDrafts] = useState<Record<Mode, Draft | null>>({ paste: null, file: null, area: null });
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [pasteName] = useState(() => dateName());
+
+  const onPaste = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, paste: d })), []);
+  const onFile = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, file: d })), []);
+  const onArea = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, area: d })), []);
+
+  const draft = drafts[mode];
+  const defaultName = draft?.defaultName ?? pasteName;
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    if (!draft) {
+      setError(MODES.find((m) => m.mode === mode)?.missing ?? null);
+      return;
+    }
+    setError(null);
+    setSaving(true);
+    const common = { accountId, accountName, name: name.trim() || defaultName, source: draft.source };
+    try {
+      const workspace = getReviewWorkspace();
+      const review =
+        draft.kind === 'rows'
+          ? await workspace.create({ ...common, prepared: draft.prepared })
+          : await workspace.createFromRecords({
+              ...common,
+              records: draft.records,
+              retrievedAt: draft.retrievedAt,
+            });
+      onStarted(review);
+    } catch {
+      setError('This browser would not save the review (its storage may be full or turned off).');
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form
+      onSubmit={submit}
+      noValidate
+      aria-labelledby={`${id}-heading`}
+      className="space-y-5 rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-6 dark:border-slate-800 dark:bg-slate-900"
+    >
+      <h2 id={`${id}-heading`} className="text-lg font-semibold">
+        Start a review
+      </h2>
+      <fieldset>
+        <legend className="mb-2 text-sm font-semibold">Addresses from</legend>
+        <div className="inline-flex max-w-full flex-wrap gap-1 rounded-lg border border-slate-300 bg-slate-100 p-1 dark:border-slate-700 dark:bg-slate-800">
+          {MODES.map((m) => (
+            <label
+              key={m.mode}
+              className="cursor-pointer rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 has-[:checked]:bg-white has-[:checked]:text-teal-900 has-[:checked]:shadow-sm has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-teal-600 dark:text-slate-200 dark:has-[:checked]:bg-slate-950 dark:has-[:checked]:text-teal-200"
+            >
+              <input
+                type="radio"
+                name={`${id}-mode`}
+                value={m.mode}
+                checked={mode === m.mode}
+                onChange={() => {
+                  setMode(m.mode);
+                  setError(null);
+                }}
+                className="sr-only"
+              />
+              {m.label}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      {/* Panels stay mounted while hidden, so switching back keeps what was typed or chosen. */}
+      <div hidden={mode !== 'paste'}>
+        <PasteInput onDraft={onPaste} defaultName={pasteName} />
+      </div>
+      <div hidden={mode !== 'file'}>
+        <CsvInput onDraft={onFile} />
+      </div>
+      <div hidden={mode !== 'area'}>
+        <AreaInput onDraft={onArea} onSessionEnded={onSessionEnded} />
+      </div>
+
+      <div className="max-w-md space-y-1">
+        <label htmlFor={`${id}-name`} className={labelClass}>
+          Review name
+        </label>
+        <input
+          id={`${id}-name`}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          maxLength={120}
+          placeholder={defaultName}
+          aria-describedby={`${id}-name-hint`}
+          className={`${inputClass} min-h-10`}
+        />
+        <p id={`${id}-name-hint`} className={hintClass}>
+          Leave it empty to use “{defaultName}”.
+        </p>
+      </div>
+
+      {error ? (
+        <Alert tone="error" title="The review cannot start yet">
+          <p>{error}</p>
+        </Alert>
+      ) : null}
+
+      <div className="flex flex-wrap items-center gap-3">
+        <Button type="submit" disabled={saving} className="min-h-11 px-6">
+          Start review
+        </Button>
+        <p className={hintClass}>
+          Kept in this browser only, for this account. Each lookup counts against your rate limit.
+        </p>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,207 @@
+import { describe, expect, it } from 'vitest';
+import {
+  columnNames,
+  csvAddresses,
+  detectHeader,
+  guessColumns,
+  joinAddress,
+  parseCsv,
+  readTextFile,
+} from './csv.ts';
+import { InputError, MAX_INPUT_BYTES, MAX_REVIEW_ROWS } from './rows.ts';
+
+const file = (parts: BlobPart[], name = 'homes.csv') => new File(parts, name, { type: 'text/csv' });
+
+describe('readTextFile', () => {
+  it('reads UTF-8 text and drops a BOM', async () => {
+    const text = await readTextFile(
+      file([new Uint8Array([0xef, 0xbb, 0xbf]), 'address\n1 Rue Café, Montréal']),
+    );
+    expect(text).toBe('address\n1 Rue Café, Montréal');
+  });
+
+  it('refuses a binary file, naming it and saying how to save a CSV', async () => {
+    const xlsx = file([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3])], 'homes.xlsx');
+    await expect(readTextFile(xlsx)).rejects.toThrow(/“homes.xlsx” is not a text CSV file.*CSV UTF-8/);
+    await expect(readTextFile(file(['address\n1 Main', new Uint8Array([0]), 'St']))).rejects.toThrow(
+      /not a text CSV file/,
+    );
+  });
+
+  it('refuses text that is not UTF-8 instead of guessing its letters', async () => {
+    // "Café" in Windows-1252: 0xE9 alone is not UTF-8.
+    const latin1 = file([new Uint8Array([0x43, 0x61, 0x66, 0xe9, 0x0a])]);
+    await expect(readTextFile(latin1)).rejects.toThrow(/is not UTF-8 text.*Save as/);
+    const utf16 = file([new Uint8Array([0xff, 0xfe, 0x41, 0x00])]);
+    await expect(readTextFile(utf16)).rejects.toThrow(/UTF-16/);
+  });
+
+  it('refuses a file over 5 MB and an empty one', async () => {
+    const big = file([new Uint8Array(MAX_INPUT_BYTES + 1).fill(0x41)]);
+    await expect(readTextFile(big)).rejects.toThrow(/is 5.0 MB; PropLens reads files up to 5 MB/);
+    await expect(readTextFile(file([]))).rejects.toThrow(/is empty/);
+    // Exactly 5 MB is allowed.
+    const max = file([new Uint8Array(MAX_INPUT_BYTES).fill(0x41)]);
+    await expect(readTextFile(max)).resolves.toHaveLength(MAX_INPUT_BYTES);
+  });
+});
+
+describe('parseCsv', () => {
+  it('keeps quoted commas, doubled quotes and line breaks inside a cell', async () => {
+    const table = await parseCsv(
+      'address,note\n"1100 Congress Ave, Austin, TX","the ""capitol""\nbuilding"\n',
+    );
+    expect(table.records).toEqual([
+      ['address', 'note'],
+      ['1100 Congress Ave, Austin, TX', 'the "capitol"\nbuilding'],
+    ]);
+    expect(table.delimiter).toBe(',');
+    expect(table.columns).toBe(2);
+  });
+
+  it('detects tabs (TSV) and a leading BOM', async () => {
+    const table = await parseCsv(
+      '\uFEFFstreet\tcity\tstate\tzip\r\n1100 Congress Ave\tAustin\tTX\t78701\r\n',
+    );
+    expect(table.delimiter).toBe('\t');
+    expect(table.records[0]).toEqual(['street', 'city', 'state', 'zip']);
+  });
+
+  it('counts blank records instead of keeping them, but not the final line break', async () => {
+    const table = await parseCsv('a\n1 Main St\n\n,\n  \n2 Main St\n');
+    expect(table.records).toEqual([['a'], ['1 Main St'], ['2 Main St']]);
+    expect(table.blankLines).toBe(3);
+  });
+
+  it('says which row has a quote that never closes', async () => {
+    await expect(parseCsv('address\n1 Main St\n"2 Main St, Austin\n3 Main St\n')).rejects.toThrow(
+      /Row 3 opens a quote/,
+    );
+  });
+
+  it('refuses more than 10,000 rows, allowing for a header', async () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1} Main St`).join('\n');
+    await expect(parseCsv(`address\n${rows(MAX_REVIEW_ROWS)}`)).resolves.toMatchObject({
+      records: { length: MAX_REVIEW_ROWS + 1 },
+    });
+    await expect(parseCsv(`address\n${rows(MAX_REVIEW_ROWS + 1)}`)).rejects.toThrow(/more than 10,000 rows/);
+  });
+
+  it('parses a 5 MB file in chunks, reporting progress, with cells split across chunk edges intact', async () => {
+    const note = 'x'.repeat(480);
+    const line = (i: number) => `"${i} Main St, Springfield, IL","${note}, with ""quotes""\nand a break"`;
+    const lines = Array.from({ length: MAX_REVIEW_ROWS }, (_, i) => line(i + 1));
+    const text = lines.join('\n');
+    expect(text.length).toBeGreaterThan(4.9 * 1024 * 1024);
+    const progress: number[] = [];
+    const table = await parseCsv(text, { onProgress: (f) => progress.push(f), chunkSize: 64 * 1024 });
+    expect(table.records).toHaveLength(MAX_REVIEW_ROWS);
+    expect(table.records[9_999]).toEqual([
+      '10000 Main St, Springfield, IL',
+      `${note}, with "quotes"\nand a break`,
+    ]);
+    expect(table.records.every((r, i) => r[0] === `${i + 1} Main St, Springfield, IL`)).toBe(true);
+    // One step per chunk: the page got a turn about 80 times, not once at the end.
+    expect(progress.length).toBeGreaterThan(50);
+    expect(progress.at(-1)).toBe(1);
+  });
+
+  it('refuses text with nothing in it', async () => {
+    await expect(parseCsv('\n\n  \n')).rejects.toThrow(InputError);
+  });
+});
+
+describe('header detection and columns', () => {
+  it('takes a first row named like address columns as a header', () => {
+    expect(detectHeader([['Property Address'], ['1100 Congress Ave']])).toBe(true);
+    expect(
+      detectHeader([
+        ['Street', 'City', 'ST', 'ZIP'],
+        ['1 Main St', 'Austin', 'TX', '78701'],
+      ]),
+    ).toBe(true);
+  });
+
+  it('takes a first row without digits above rows with house numbers as a header', () => {
+    expect(
+      detectHeader([
+        ['Where', 'Who'],
+        ['1 Main St', 'A'],
+        ['2 Main St', 'B'],
+      ]),
+    ).toBe(true);
+  });
+
+  it('does not take an address for a header', () => {
+    expect(detectHeader([['1100 Congress Ave'], ['233 S Wacker Dr']])).toBe(false);
+    expect(detectHeader([['Main Street Plaza'], ['Oak Court']])).toBe(false);
+  });
+
+  it('picks the address column by name, or joins street, city, state and ZIP', () => {
+    expect(
+      guessColumns(
+        [
+          ['id', 'Address', 'notes'],
+          ['1', '1 Main St', ''],
+        ],
+        true,
+      ),
+    ).toEqual({
+      kind: 'single',
+      column: 1,
+    });
+    expect(guessColumns([['ZIP', 'Street Address', 'City', 'State'], []], true)).toEqual({
+      kind: 'parts',
+      street: 1,
+      city: 2,
+      state: 3,
+      zip: 0,
+    });
+    // An "address" column beside city and state is the street line.
+    expect(guessColumns([['address', 'city', 'state'], []], true)).toEqual({
+      kind: 'parts',
+      street: 0,
+      city: 1,
+      state: 2,
+      zip: null,
+    });
+  });
+
+  it('without a header, picks the column whose cells start with a house number', () => {
+    const records = [
+      ['Ann', '1100 Congress Ave, Austin TX', 'x'],
+      ['Bo', '233 S Wacker Dr, Chicago IL', 'y'],
+    ];
+    expect(guessColumns(records, false)).toEqual({ kind: 'single', column: 1 });
+  });
+
+  it('joins the parts, leaving out blank ones', () => {
+    const parts = { kind: 'parts', street: 0, city: 1, state: 2, zip: 3 } as const;
+    expect(joinAddress([' 1100 Congress Ave ', 'Austin', 'TX', '78701'], parts)).toBe(
+      '1100 Congress Ave, Austin, TX 78701',
+    );
+    expect(joinAddress(['1100 Congress Ave', '', 'TX', ''], parts)).toBe('1100 Congress Ave, TX');
+    expect(joinAddress(['1100 Congress Ave'], parts)).toBe('1100 Congress Ave');
+  });
+
+  it('gives the addresses of the data rows, and says when the chosen column is empty', () => {
+    const table = {
+      records: [
+        ['name', 'address'],
+        ['A', '1 Main St'],
+        ['B', ''],
+      ],
+      blankLines: 0,
+      delimiter: ',',
+      columns: 2,
+    };
+    expect(csvAddresses(table, true, { kind: 'single', column: 1 })).toEqual(['1 Main St', '']);
+    expect(() => csvAddresses(table, true, { kind: 'single', column: 0 })).not.toThrow();
+    expect(() => csvAddresses(table, true, { kind: 'single', column: 5 })).toThrow(/empty in every row/);
+    expect(() =>
+      csvAddresses({ ...table, records: [['address']] }, true, { kind: 'single', column: 0 }),
+    ).toThrow(/header row but no addresses/);
+    expect(columnNames(table, true)).toEqual(['name (column 1)', 'address (column 2)']);
+    expect(columnNames(table, false)).toEqual(['Column 1', 'Column 2']);
+  });
+});

@@ -1,0 +1,83 @@
+import { AddressInput, addressKey, MAX_ADDRESS_LENGTH } from '../../../../contract/index.ts';
+import type { ReviewRow } from '../model.ts';
+
+/** Most rows in one review, and the largest input (pasted text or file) we read. */
+export const MAX_REVIEW_ROWS = 10_000;
+export const MAX_INPUT_BYTES = 5 * 1024 * 1024;
+
+export { MAX_ADDRESS_LENGTH };
+
+/** The rows of a review before it is saved: input order, blanks already dropped. */
+export interface PreparedRows {
+  rows: Omit<ReviewRow, 'reviewId'>[];
+  /** Blank inputs skipped (not rows). */
+  skippedBlank: number;
+  /** Rows refused before any lookup (too long, control characters): their own failed outcome. */
+  refused: number;
+  /** Rows whose address repeats an earlier row: looked up once, kept in place. */
+  duplicates: number;
+}
+
+export class InputError extends Error {}
+
+/**
+ * Turns addresses as given into review rows. A blank input is skipped and counted; an input the contract
+ * refuses (over 512 characters, control characters) becomes a failed row that is never sent, so every other
+ * row still goes ahead; a repeat of an earlier address stays in place (the runner looks it up once).
+ */
+export function prepareRows(inputs: Iterable<string>): PreparedRows {
+  const rows: PreparedRows['rows'] = [];
+  const seen = new Set<string>();
+  let skippedBlank = 0;
+  let refused = 0;
+  let duplicates = 0;
+  for (const raw of inputs) {
+    const input = raw.trim();
+    if (input === '') {
+      skippedBlank++;
+      continue;
+    }
+    if (rows.length >= MAX_REVIEW_ROWS) {
+      throw new InputError(
+        `That is more than ${MAX_REVIEW_ROWS.toLocaleString('en-US')} addresses. Split the list and start one review for each part.`,
+      );
+    }
+    const index = rows.length;
+    const checked = AddressInput.safeParse(input);
+    if (!checked.success) {
+      refused++;
+      rows.push({
+        index,
+        // Kept whole in the row so the export shows what was refused; it is never sent.
+        input,
+        outcome: 'failed',
+        error: {
+          code: 'bad_request',
+          message:
+            input.length > MAX_ADDRESS_LENGTH
+              ? `Longer than ${MAX_ADDRESS_LENGTH} characters: shorten it to the street address.`
+              : (checked.error.issues[0]?.message ?? 'That is not an address.'),
+        },
+      });
+      continue;
+    }
+    const key = addressKey(input);
+    if (seen.has(key)) duplicates++;
+    else seen.add(key);
+    rows.push({ index, input, outcome: 'pending' });
+  }
+  return { rows, skippedBlank, refused, duplicates };
+}
+
+/** Pasted text: one address per line, any line ending. */
+export function pastedLines(text: string): string[] {
+  if (new TextEncoder().encode(text).length > MAX_INPUT_BYTES) {
+    throw new InputError(
+      'That is more than 5 MB of text. Split the list and start one review for each part.',
+    );
+  }
+  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
+  // The line break after the last address does not make a blank line.
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  return lines;
+}
