@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import sample from '../../../../../public/sample-review.csv?raw';
+import { csvAddresses, detectHeader, guessColumns, parseCsv } from './csv.ts';
+import { prepareRows } from './rows.ts';
+
+describe('the sample review', () => {
+  it('reads as the upload path reads a file: 200 addresses from the address column, repeats counted', async () => {
+    const table = await parseCsv(sample);
+    const hasHeader = detectHeader(table.records);
+    expect(hasHeader).toBe(true);
+    const choice = guessColumns(table.records, hasHeader);
+    expect(choice).toEqual({ kind: 'single', column: 0 });
+    const prepared = prepareRows(csvAddresses(table, hasHeader, choice));
+    expect(prepared.rows).toHaveLength(200);
+    expect(prepared.refused).toBe(0);
+    expect(prepared.duplicates).toBeGreaterThanOrEqual(10);
+    const kinds = new Set(table.records.slice(1).map((r) => r[1]));
+    expect([...kinds].sort()).toEqual(['ambiguous', 'clean', 'messy', 'repeat', 'typo', 'unknown']);
+  });
+});
