@@ -18,6 +18,8 @@ export interface Stores {
   budget: BudgetStore;
   /** Signs search cursors: the same on every replica when they share Redis. */
   cursorSecret: string;
+  /** The Redis connection, when there is one (readiness, tests). */
+  redis?: RedisConnection;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export function createStores(config: StoreConfig, logger?: Logger): Stores {
     // A slot is held for one attempt, which UPSTREAM_TIMEOUT_MS bounds, headers and body.
     budget: new RedisBudgetStore(redis, keys, { inflightTtlMs: config.timeoutMs + 5000, logger }),
     cursorSecret: config.cursorSecret ?? secrets.cursorSecret,
+    redis,
     close: () => redis.close(),
   };
 }

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RedisConnection } from '../redis.ts';
+import { deriveSecrets, RedisKeys } from './redis-keys.ts';
+import { RedisSessionStore } from './redis-sessions.ts';
+import { RedisServer, redisServerAvailable } from './test-redis.ts';
+
+const SECRET = 'a-session-secret-of-at-least-32-characters';
+const API_KEY = 'pi_live_4f9a8b7c6d5e4f3a2b1c';
+const account = { name: 'Harbor & Vale Realty', plan: 'professional' as const };
+const limits = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, maxSessions: 100 };
+
+describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
+  let server: RedisServer;
+  let redis: RedisConnection;
+  const secrets = deriveSecrets(SECRET);
+  const keys = new RedisKeys(secrets.namesKey);
+  const make = (
+    now: { t: number },
+    overrides: Partial<typeof limits> = {},
+    sessionKey = secrets.sessionKey,
+  ) => new RedisSessionStore(redis, keys, sessionKey, { ...limits, ...overrides }, () => now.t);
+  const session = { apiKey: API_KEY, keyHash: 'c0ffee'.repeat(10), account };
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    redis = new RedisConnection({ url: server.url });
+    await redis.waitUntilReady();
+  });
+  afterAll(async () => {
+    await redis?.close();
+    await server?.stop();
+  });
+  beforeEach(async () => {
+    await redis.client.flushall();
+  });
+
+  it('is one store for every replica: made on one, used and ended on another', async () => {
+    const now = { t: 1_000_000 };
+    const a = make(now);
+    const b = make(now);
+    const id = await a.create(session);
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await b.get(id)).toEqual({ ...session, createdAt: 1_000_000, lastSeenAt: 1_000_000 });
+    await b.delete(id);
+    expect(await a.get(id)).toBeUndefined();
+  });
+
+  it('holds nothing readable as the key, the session id or the account', async () => {
+    const id = await make({ t: 0 }).create(session);
+    const names = await redis.client.keys('*');
+    expect(names.sort()).toEqual([keys.session(id), keys.sessionIndex()].sort());
+    const dump = [
+      ...names,
+      (await redis.client.get(keys.session(id))) ?? '',
+      ...(await redis.client.zrange(keys.sessionIndex(), 0, -1)),
+    ].join('\n');
+    for (const secret of [
+      API_KEY,
+      Buffer.from(API_KEY).toString('base64'),
+      id,
+      session.keyHash,
+      account.name,
+    ]) {
+      expect(dump).not.toContain(secret);
+    }
+    for (const name of names) expect(name.startsWith('proplens:v1:')).toBe(true);
+  });
+
+  it('keeps the idle timeout as the key’s expiry, pushed back by each use', async () => {
+    const now = { t: 0 };
+    const store = make(now);
+    const id = await store.create(session);
+    const ttl = () => redis.client.pttl(keys.session(id));
+    expect(await ttl()).toBeGreaterThan(limits.idleMs - 5000);
+    expect(await ttl()).toBeLessThanOrEqual(limits.idleMs);
+    // As if 29 minutes had passed unused: Redis would end it in a minute.
+    await redis.client.pexpire(keys.session(id), 60_000);
+    now.t = 29 * 60_000;
+    expect(await store.get(id)).toBeDefined();
+    expect(await ttl()).toBeGreaterThan(limits.idleMs - 5000);
+  });
+
+  it('ends every session at the absolute timeout, however busy, and never lets it outlive it', async () => {
+    const now = { t: 0 };
+    const store = make(now);
+    const id = await store.create(session);
+    now.t = limits.absoluteMs - 10 * 60_000;
+    expect(await store.get(id)).toBeDefined();
+    // Ten minutes left: the expiry is cut to those, not a full idle timeout.
+    const ttl = await redis.client.pttl(keys.session(id));
+    expect(ttl).toBeLessThanOrEqual(10 * 60_000);
+    expect(ttl).toBeGreaterThan(10 * 60_000 - 5000);
+    now.t = limits.absoluteMs + 1;
+    expect(await store.get(id)).toBeUndefined();
+    expect(await redis.client.exists(keys.session(id))).toBe(0);
+  });
+
+  it('caps the number of sessions, dropping the one idle longest', async () => {
+    const now = { t: 0 };
+    const store = make(now, { maxSessions: 2 });
+    const a = await store.create({ ...session, apiKey: 'a' });
+    now.t = 1;
+    const b = await store.create({ ...session, apiKey: 'b' });
+    now.t = 10;
+    await store.get(a); // a is now the most recently used
+    now.t = 11;
+    const c = await store.create({ ...session, apiKey: 'c' });
+    expect(await store.get(b)).toBeUndefined();
+    expect((await store.get(a))?.apiKey).toBe('a');
+    expect((await store.get(c))?.apiKey).toBe('c');
+    expect(await redis.client.zcard(keys.sessionIndex())).toBe(2);
+  });
+
+  it('opens nothing sealed under another SESSION_SECRET, altered, or moved to another session’s name', async () => {
+    const now = { t: 0 };
+    const id = await make(now).create(session);
+    const other = make(now, {}, deriveSecrets('another-secret-of-at-least-32-characters').sessionKey);
+    expect(await other.get(id)).toBeUndefined();
+
+    const store = make(now);
+    const victim = await store.create(session);
+    const attacker = await store.create({ ...session, apiKey: 'pi_attacker' });
+    const sealed = (await redis.client.get(keys.session(victim))) as string;
+    await redis.client.set(keys.session(attacker), sealed);
+    expect(await store.get(attacker)).toBeUndefined();
+
+    const parts = sealed.split('.');
+    const body = Buffer.from(parts[3] as string, 'base64url');
+    body[0] = (body[0] as number) ^ 1;
+    parts[3] = body.toString('base64url');
+    await redis.client.set(keys.session(victim), parts.join('.'));
+    expect(await store.get(victim)).toBeUndefined();
+  });
+
+  it('treats unknown and absurd cookies as no session, without asking Redis to store anything', async () => {
+    const store = make({ t: 0 });
+    expect(await store.get('nope')).toBeUndefined();
+    expect(await store.get('x'.repeat(10_000))).toBeUndefined();
+    expect(await redis.client.dbsize()).toBe(0);
+  });
+
+  it('answers 503 store_unavailable at once, and says it is not ready, while Redis is away', async () => {
+    const gone = new RedisConnection({ url: 'redis://127.0.0.1:1' });
+    const store = new RedisSessionStore(gone, keys, secrets.sessionKey, limits);
+    const started = Date.now();
+    await expect(store.get('a'.repeat(43))).rejects.toMatchObject({ status: 503, code: 'store_unavailable' });
+    await expect(store.create(session)).rejects.toMatchObject({ code: 'store_unavailable' });
+    expect(await store.ping()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(500);
+    await gone.close();
+  });
+});
