@@ -5,7 +5,13 @@ import type { BudgetStore, RateObservation } from './budget.ts';
 import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
 import { redactKey, toRefusal } from './refusal.ts';
 import { ClientGone, type Slot, SlotUnavailable, type UpstreamScheduler } from './scheduler.ts';
-import { type Attempt, sendOnce, TransportFailure } from './transport.ts';
+import {
+  type Attempt,
+  fetchTransport,
+  type HeaderReader,
+  type Transport,
+  TransportFailure,
+} from './transport.ts';
 
 export { ClientGone } from './scheduler.ts';
 
@@ -32,14 +38,32 @@ export interface UpstreamConfig {
   salesContact: string | null;
 }
 
+/** Which call an attempt belongs to, and how it ended: metrics labels, fixed sets (README "Metrics"). */
+export type UpstreamOperation = 'me' | 'resolve' | 'search';
+export type UpstreamOutcome =
+  | '2xx'
+  | '3xx'
+  | '404'
+  | '409'
+  | '4xx'
+  | '429'
+  | '5xx'
+  | 'timeout'
+  | 'error'
+  | 'cancelled';
+
 export interface UpstreamDeps {
-  fetch: typeof fetch;
+  /** How a request reaches the network: production passes an undici pool; tests pass `fetch` instead. */
+  transport?: Transport;
+  fetch?: typeof fetch;
   scheduler: UpstreamScheduler;
   budget: BudgetStore;
   logger?: Logger;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /** Told of every attempt's outcome and duration (metrics). */
+  onAttempt?: (operation: UpstreamOperation, outcome: UpstreamOutcome, seconds: number) => void;
 }
 
 export interface CallOptions {
@@ -100,6 +124,7 @@ export class UpstreamClient {
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
+  readonly #send: Transport;
   #ready: { at: number; answer: Promise<boolean> } | null = null;
 
   constructor(
@@ -109,6 +134,9 @@ export class UpstreamClient {
     this.#now = deps.now ?? Date.now;
     this.#sleep = deps.sleep ?? abortableSleep;
     this.#random = deps.random ?? Math.random;
+    if (deps.transport) this.#send = deps.transport;
+    else if (deps.fetch) this.#send = fetchTransport(deps.fetch);
+    else throw new Error('UpstreamClient needs a transport or a fetch');
   }
 
   /** Checks a key with GET /auth/me. Plan problems and bad keys become the API's own errors. */
@@ -172,13 +200,7 @@ export class UpstreamClient {
   ready(): Promise<boolean> {
     const now = this.#now();
     if (this.#ready && now - this.#ready.at < READY_CACHE_MS) return this.#ready.answer;
-    const answer = sendOnce(
-      this.deps.fetch,
-      this.#url('/auth/me'),
-      new Headers(),
-      this.config.timeoutMs,
-      undefined,
-    )
+    const answer = this.#send({ url: this.#url('/auth/me'), headers: {}, timeoutMs: this.config.timeoutMs })
       .then(() => true)
       .catch(() => false);
     this.#ready = { at: now, answer };
@@ -243,7 +265,7 @@ export class UpstreamClient {
     for (let attempt = 0; ; attempt++) {
       const slot = await this.#acquire(keyHash, lane, deadline, signal);
       const started = this.#now();
-      const outcome = await this.#attempt(slot, url, headers, apiKey, signal);
+      const outcome = await this.#attempt(slot, url, headers, apiKey, signal, this.#operation(path));
       if (outcome.kind === 'answer') return outcome.answer;
       this.#logFailure(path, attempt, started, outcome.detail);
       if (outcome.kind === 'fatal') throw outcome.error;
@@ -261,11 +283,11 @@ export class UpstreamClient {
   /** The URL and headers of one call, the key placed as the upstream wants it. */
   #request(apiKey: string, path: string, params: Record<string, string>) {
     const url = this.#url(path);
-    const headers = new Headers({ Accept: 'application/json' });
+    const headers: Record<string, string> = { accept: 'application/json' };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     const { auth } = this.config;
-    if (auth.kind === 'bearer') headers.set('Authorization', `Bearer ${apiKey}`);
-    else if (auth.kind === 'header') headers.set(auth.name, apiKey);
+    if (auth.kind === 'bearer') headers.authorization = `Bearer ${apiKey}`;
+    else if (auth.kind === 'header') headers[auth.name.toLowerCase()] = apiKey;
     else url.searchParams.set(auth.name, apiKey);
     return { url, headers };
   }
@@ -274,14 +296,25 @@ export class UpstreamClient {
   async #attempt(
     slot: Slot,
     url: URL,
-    headers: Headers,
+    headers: Record<string, string>,
     apiKey: string,
     signal: AbortSignal | undefined,
+    operation: UpstreamOperation,
   ): Promise<AttemptOutcome> {
     let res: Attempt;
+    const started = performance.now();
+    const observe = (outcome: UpstreamOutcome) =>
+      this.deps.onAttempt?.(operation, outcome, (performance.now() - started) / 1000);
     try {
-      res = await sendOnce(this.deps.fetch, url, headers, this.config.timeoutMs, signal);
+      res = await this.#send({ url, headers, timeoutMs: this.config.timeoutMs, signal });
     } catch (err) {
+      observe(
+        err instanceof ApiError && err.code === 'upstream_timeout'
+          ? 'timeout'
+          : err instanceof ClientGone
+            ? 'cancelled'
+            : 'error',
+      );
       await slot.release({ kind: 'none' });
       if (err instanceof TransportFailure) {
         return { kind: 'transient', detail: { cause: err.reason }, error: unreachable() };
@@ -289,6 +322,7 @@ export class UpstreamClient {
       if (err instanceof ApiError) return { kind: 'fatal', detail: { cause: err.code }, error: err };
       throw err;
     }
+    observe(outcomeOf(res.status));
     await slot.release({ kind: 'answer', status: res.status, rate: this.#rateFrom(res.headers) });
     if (res.status === 429) return { kind: 'rate_limited', detail: { status: 429 } };
     if (res.status >= 500) return { kind: 'transient', detail: { status: res.status }, error: troubled() };
@@ -341,7 +375,11 @@ export class UpstreamClient {
     );
   }
 
-  #rateFrom(headers: Headers): RateObservation | null {
+  #operation(path: string): UpstreamOperation {
+    return path === this.config.resolvePath ? 'resolve' : path === this.config.searchPath ? 'search' : 'me';
+  }
+
+  #rateFrom(headers: HeaderReader): RateObservation | null {
     const limitText = headers.get('x-ratelimit-limit');
     const limit = Number(limitText);
     const remaining = Number(headers.get('x-ratelimit-remaining'));
@@ -360,4 +398,10 @@ export class UpstreamClient {
       throw new ClientGone();
     }
   }
+}
+
+function outcomeOf(status: number): UpstreamOutcome {
+  if (status >= 200 && status < 300) return '2xx';
+  if (status === 404 || status === 409 || status === 429) return String(status) as '404' | '409' | '429';
+  return status >= 500 ? '5xx' : status >= 400 ? '4xx' : '3xx';
 }

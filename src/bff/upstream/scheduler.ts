@@ -23,12 +23,14 @@ interface Waiter {
   resolve: (slot: Slot) => void;
   reject: (err: Error) => void;
   done: boolean;
+  /** The budget refused while it queued: its grant ends a rate-limit wait (metrics). */
+  held: boolean;
 }
 
 export interface SchedulerDeps {
   now?: () => number;
-  /** Scheduler events for metrics (waits, grants); optional. */
-  onGrant?: (lane: Lane, waitedMs: number) => void;
+  /** Scheduler events for metrics (waits, grants); optional. `held`: it waited for the budget. */
+  onGrant?: (lane: Lane, waitedMs: number, held: boolean) => void;
 }
 
 /**
@@ -61,9 +63,10 @@ export class UpstreamScheduler {
         deadline,
         seq: this.#seq++,
         done: false,
+        held: false,
         resolve: (slot) => {
           signal?.removeEventListener('abort', onAbort);
-          this.deps.onGrant?.(lane, this.#now() - queued);
+          this.deps.onGrant?.(lane, this.#now() - queued, waiter.held);
           resolve(slot);
         },
         reject: (err) => {
@@ -149,8 +152,9 @@ export class UpstreamScheduler {
         if (certainLate || expired) {
           this.#remove(key, w);
           w.reject(new SlotUnavailable(decision.resetAt ?? decision.retryAt ?? now + 1000));
-        } else if (decision.retryAt === null) {
-          wakeAt = Math.min(wakeAt, w.deadline);
+        } else {
+          w.held = true;
+          if (decision.retryAt === null) wakeAt = Math.min(wakeAt, w.deadline);
         }
       }
       if (decision.retryAt !== null) wakeAt = Math.min(wakeAt, decision.retryAt);

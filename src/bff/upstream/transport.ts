@@ -1,15 +1,37 @@
+import { type Dispatcher, Pool } from 'undici';
 import { ApiError } from '../errors.ts';
 import { ClientGone } from './scheduler.ts';
+
+/** The answer's headers, read by (lower-case) name: fetch's Headers, or a view over undici's object. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
 
 /** One upstream attempt, read in full: status, headers, and the body as text (empty for 429 and 5xx). */
 export interface Attempt {
   status: number;
-  headers: Headers;
+  headers: HeaderReader;
   text: string;
 }
 
+/** One GET to the upstream, with the deadline for its whole answer and the browser's signal. */
+export interface UpstreamRequest {
+  url: URL;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends one request and reads its whole answer (the seam between the client and the network). Production
+ * uses an undici Pool (createPoolTransport); tests inject a `fetch` (fetchTransport). Both keep the same
+ * rules: one deadline over headers and body (504 `upstream_timeout`), a departing client cancels everything
+ * (ClientGone), a byte cap on the body, and failures named by cause (TransportFailure).
+ */
+export type Transport = (request: UpstreamRequest) => Promise<Attempt>;
+
 /** Why an attempt got no usable HTTP answer, for the log and the retry decision. */
-export type FailureCause = 'refused' | 'reset' | 'dns' | 'body_cut' | 'network';
+export type FailureCause = 'refused' | 'reset' | 'dns' | 'body_cut' | 'redirect' | 'network';
 
 /** No usable answer: transient, worth a retry. */
 export class TransportFailure extends Error {
@@ -20,6 +42,15 @@ export class TransportFailure extends Error {
 
 export const MAX_BODY_BYTES = 2_000_000;
 
+const timedOut = () =>
+  new ApiError(504, 'upstream_timeout', 'The property service took too long to answer. Try again.');
+
+/** The transport over an injected fetch (tests, and anything fetch-shaped). */
+export const fetchTransport =
+  (fetchFn: typeof fetch): Transport =>
+  ({ url, headers, timeoutMs, signal }) =>
+    sendOnce(fetchFn, url, headers, timeoutMs, signal);
+
 /**
  * Sends one request and reads the whole answer under one deadline: an upstream that trickles its body is cut
  * off at `timeoutMs` like one that never answers, and a client that goes away cancels the read as well as the
@@ -28,15 +59,15 @@ export const MAX_BODY_BYTES = 2_000_000;
 export async function sendOnce(
   fetchFn: typeof fetch,
   url: URL,
-  headers: Headers,
+  headers: HeadersInit,
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<Attempt> {
   if (signal?.aborted) throw new ClientGone();
   const controller = new AbortController();
-  let timedOut = false;
+  let expired = false;
   const timer = setTimeout(() => {
-    timedOut = true;
+    expired = true;
     controller.abort();
   }, timeoutMs);
   const onClientAbort = () => controller.abort();
@@ -52,9 +83,7 @@ export async function sendOnce(
     return { status: res.status, headers: res.headers, text: await readCapped(res, controller.signal) };
   } catch (err) {
     if (signal?.aborted) throw new ClientGone();
-    if (timedOut) {
-      throw new ApiError(504, 'upstream_timeout', 'The property service took too long to answer. Try again.');
-    }
+    if (expired) throw timedOut();
     if (err instanceof TransportFailure || err instanceof ApiError) throw err;
     throw new TransportFailure(gotHeaders ? 'body_cut' : causeOf(err));
   } finally {
@@ -97,9 +126,10 @@ async function readCapped(res: Response, signal: AbortSignal): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** fetch hides the cause in err.cause.code (undici); name what an operator can act on. */
+/** fetch hides the cause in err.cause.code, undici's own API puts it in err.code; name what an operator can act on. */
 function causeOf(err: unknown): FailureCause {
-  const code = String((err as { cause?: { code?: unknown } })?.cause?.code ?? '');
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = String(e?.cause?.code ?? e?.code ?? '');
   if (code === 'ECONNREFUSED') return 'refused';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return 'reset';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
@@ -112,3 +142,140 @@ const tooLarge = () =>
     'upstream_invalid',
     'The property service sent an answer too large to be a property record.',
   );
+
+export interface PoolTransportOptions {
+  /** Most sockets open to the upstream at once; more requests queue (their deadline still runs). */
+  connections?: number;
+  /** Starts the deadline timer and returns its cancel; tests fire it by hand. */
+  setTimer?: (fire: () => void, ms: number) => () => void;
+}
+
+export interface PoolTransport {
+  send: Transport;
+  /** Closes the kept-alive sockets once requests in flight have finished. */
+  close(): Promise<void>;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+const realTimer = (fire: () => void, ms: number) => {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
+};
+
+/**
+ * Production's transport: undici's Pool with kept-alive sockets to the upstream's origin, and a dispatch
+ * handler that collects the body itself. No fetch Request/Response, web stream or AbortController per
+ * request: a plain timer is the deadline, and aborting undici's controller cancels the request or its body
+ * read (the socket is dropped, never reused mid-answer). Redirects are not followed (as fetch's
+ * `redirect: 'error'`): the upstream is configured by URL, and a redirect is a misconfiguration to log.
+ */
+export function createPoolTransport(baseUrl: string, options: PoolTransportOptions = {}): PoolTransport {
+  const origin = new URL(baseUrl).origin;
+  const pool = new Pool(origin, { connections: options.connections ?? 128 });
+  const setTimer = options.setTimer ?? realTimer;
+  const send: Transport = ({ url, headers, timeoutMs, signal }) =>
+    new Promise<Attempt>((resolve, reject) => {
+      if (signal?.aborted) return reject(new ClientGone());
+      // One origin per pool: anything else is a programming error, never a request elsewhere with the key.
+      if (url.origin !== origin) return reject(new Error(`upstream URL outside ${origin}`));
+      const attempt = new PoolAttempt(resolve, reject, signal);
+      attempt.cancelTimer = setTimer(() => attempt.fail(timedOut()), timeoutMs);
+      pool.dispatch({ origin, path: url.pathname + url.search, method: 'GET', headers }, attempt);
+    });
+  return { send, close: () => pool.close() };
+}
+
+/** One request's handler: collects status, headers and a capped body, and settles exactly once. */
+class PoolAttempt implements Dispatcher.DispatchHandler {
+  cancelTimer: () => void = () => {};
+  #controller: Dispatcher.DispatchController | null = null;
+  #settled = false;
+  #gotHeaders = false;
+  #status = 0;
+  #headers: Record<string, string | string[] | undefined> = {};
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  readonly #onClientAbort = () => this.fail(new ClientGone());
+
+  constructor(
+    private readonly resolve: (attempt: Attempt) => void,
+    private readonly reject: (err: Error) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    signal?.addEventListener('abort', this.#onClientAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController) {
+    this.#controller = controller;
+    // Settled while queued for a socket (deadline, client gone): never send it.
+    if (this.#settled) controller.abort(new Error('abandoned'));
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+  ) {
+    if (this.#settled || status < 200) return;
+    this.#gotHeaders = true;
+    this.#status = status;
+    this.#headers = headers;
+    if (REDIRECTS.has(status)) return this.fail(new TransportFailure('redirect'));
+    if (status === 429 || status >= 500) {
+      // Nobody reads these bodies: answer now and drop the socket rather than wait for it.
+      this.#finish('');
+      controller.abort(new Error('body not needed'));
+      return;
+    }
+    if (Number(headerValue(headers, 'content-length') ?? '0') > MAX_BODY_BYTES) this.fail(tooLarge());
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer) {
+    if (this.#settled) return;
+    this.#bytes += chunk.byteLength;
+    if (this.#bytes > MAX_BODY_BYTES) return this.fail(tooLarge());
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd() {
+    if (this.#settled) return;
+    this.#finish(
+      this.#chunks.length === 1
+        ? (this.#chunks[0] as Buffer).toString('utf8')
+        : Buffer.concat(this.#chunks, this.#bytes).toString('utf8'),
+    );
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error) {
+    this.fail(new TransportFailure(this.#gotHeaders ? 'body_cut' : causeOf(err)));
+  }
+
+  /** Rejects (once) and cancels whatever undici is still doing for this request. */
+  fail(err: Error) {
+    if (this.#settled) return;
+    this.#settle();
+    this.reject(err);
+    this.#controller?.abort(err);
+  }
+
+  #finish(text: string) {
+    this.#settle();
+    const headers = this.#headers;
+    this.resolve({ status: this.#status, headers: { get: (name) => headerValue(headers, name) }, text });
+  }
+
+  #settle() {
+    this.#settled = true;
+    this.cancelTimer();
+    this.signal?.removeEventListener('abort', this.#onClientAbort);
+  }
+}
+
+/** Own properties only: upstream header names are data (`__proto__` is not a header we look up). */
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  if (!Object.hasOwn(headers, name)) return null;
+  const v = headers[name];
+  if (v === undefined) return null;
+  return Array.isArray(v) ? v.join(', ') : v;
+}
