@@ -140,7 +140,7 @@ async function dumpRedis(stores: Stores): Promise<string> {
       const type = await r.type(name);
       if (type === 'string') out.push((await r.get(name)) ?? '');
       else if (type === 'hash') out.push(JSON.stringify(await r.hgetall(name)));
-      else if (type === 'zset') out.push((await r.zrange(name, 0, -1, 'WITHSCORES')).join(' '));
+      else if (type === 'zset') out.push((await r.zrange(name, '0', '-1', 'WITHSCORES')).join(' '));
       else out.push(`<${type}>`);
     }
   } while (cursor !== '0');

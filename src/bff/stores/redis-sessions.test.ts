@@ -52,7 +52,7 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     const dump = [
       ...names,
       (await redis.client.get(keys.session(id))) ?? '',
-      ...(await redis.client.zrange(keys.sessionIndex(), 0, -1)),
+      ...(await redis.client.zrange(keys.sessionIndex(), '0', '-1')),
     ].join('\n');
     for (const secret of [
       API_KEY,
