@@ -97,7 +97,13 @@ describe('search', () => {
       'GET /api/session': session,
       'GET /api/config': config,
       'GET /api/properties/search': () =>
-        json({ items: [property(CONGRESS), property('1102 Congress Ave, Austin, TX 78701')], rateLimit }),
+        json({
+          items: [
+            property(CONGRESS),
+            property('1102 Congress Ave, Austin, TX 78701', { id: 'pi_1102', confidence: 'low' }),
+          ],
+          rateLimit,
+        }),
       'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit }),
     });
     renderRoutes(routes, '/search');
@@ -105,8 +111,13 @@ describe('search', () => {
     await userEvent.type(field, 'congress');
     const list = await screen.findByRole('listbox', { name: 'Suggestions' });
     expect(field).toHaveAttribute('aria-expanded', 'true');
+    // Each suggestion says its confidence in words (the badge's, compact), so a pick is informed.
     const options = within(list).getAllByRole('option');
-    expect(options.map((o) => o.textContent)).toEqual([CONGRESS, '1102 Congress Ave, Austin, TX 78701']);
+    expect(options.map((o) => o.getAttribute('aria-label'))).toEqual([
+      `${CONGRESS}, High confidence`,
+      '1102 Congress Ave, Austin, TX 78701, Low confidence',
+    ]);
+    expect(within(options[1] as HTMLElement).getByText('Low')).toBeInTheDocument();
     await userEvent.keyboard('{ArrowDown}{ArrowDown}{ArrowUp}');
     expect(field).toHaveAttribute('aria-activedescendant', options[0]?.id);
     expect(options[0]).toHaveAttribute('aria-selected', 'true');
@@ -153,17 +164,16 @@ describe('every other state', () => {
   it('not found: says so, with "did you mean" links', async () => {
     renderWith(() =>
       apiError(404, 'not_found', 'No', {
-        candidates: [{ id: 'a', address: '521 Morrow Rd, Austin, TX 78751' }],
+        candidates: [{ id: 'a', address: '521 Morrow Rd, Austin, TX 78751', confidence: 'low' }],
       }),
     );
     expect(await screen.findByText('No property matches “100 Main St”')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: '521 Morrow Rd, Austin, TX 78751' })).toHaveAttribute(
-      'href',
-      '/search?address=521+Morrow+Rd%2C+Austin%2C+TX+78751',
-    );
+    const suggestion = screen.getByRole('link', { name: '521 Morrow Rd, Austin, TX 78751' });
+    expect(suggestion).toHaveAttribute('href', '/search?address=521+Morrow+Rd%2C+Austin%2C+TX+78751');
+    expect(suggestion).toHaveAccessibleDescription('Low confidence');
   });
 
-  it('ambiguous: lets the person pick one of the candidates', async () => {
+  it('ambiguous: lets the person pick one of the candidates, all of them listed', async () => {
     renderWith(() =>
       apiError(409, 'ambiguous', 'Many', {
         candidates: [
@@ -173,31 +183,50 @@ describe('every other state', () => {
       }),
     );
     expect(await screen.findByText('More than one property matches')).toBeInTheDocument();
-    expect(
-      within(screen.getByRole('list', { name: 'Matching properties' })).getAllByRole('link'),
-    ).toHaveLength(2);
-    expect(screen.queryByText(/Showing the first/)).not.toBeInTheDocument();
+    expect(screen.getByText(/“100 Main St” matches 2 properties in different places/)).toBeInTheDocument();
+    expect(screen.getByText(/All 2 listed, by state and city/)).toBeInTheDocument();
+    expect(screen.getAllByRole('link', { name: /^100 Main St/ })).toHaveLength(2);
+    expect(screen.queryByRole('button', { name: 'Show more' })).not.toBeInTheDocument();
   });
 
-  it('ambiguous with many candidates: says the list is cut and how to narrow it', async () => {
-    const candidates = Array.from({ length: 10 }, (_, i) => ({
-      id: `c${i}`,
-      address: `100 Main St, Town ${i}, TX 7500${i}`,
-    }));
-    renderWith(() => apiError(409, 'ambiguous', 'Many', { candidates }));
-    expect(
-      await screen.findByText(/Showing the first 10\. Add the city and state, or the ZIP code/),
-    ).toBeInTheDocument();
-  });
-
-  it('unit not found: offers the building and its units', async () => {
+  it('unit not found: says only the building is listed when the service named no units', async () => {
     renderWith(() =>
       apiError(404, 'unit_not_found', 'No unit', {
         candidates: [{ id: 'b', address: '10 Collier Ln, Plainfield, IA 50666' }],
       }),
     );
     expect(await screen.findByText('The building is known, but not that unit')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: '10 Collier Ln, Plainfield, IA 50666' })).toBeInTheDocument();
+    expect(
+      screen.getByText(/Below is the building’s own record; the service listed none of its units\./),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/units we know are listed/)).not.toBeInTheDocument();
+    const list = screen.getByRole('list', { name: 'Building' });
+    expect(
+      within(list).getByRole('link', { name: '10 Collier Ln, Plainfield, IA 50666' }),
+    ).toBeInTheDocument();
+  });
+
+  it('unit not found: names the building and how many units are listed', async () => {
+    renderWith(() =>
+      apiError(404, 'unit_not_found', 'No unit', {
+        candidates: [
+          { id: 'b', address: '107 N Bridge St, Austin, TX 78701', confidence: 'high' },
+          { id: 'u1', address: '107 N Bridge St Apt 101, Austin, TX 78701', confidence: 'medium' },
+          { id: 'u2', address: '107 N Bridge St Apt 102, Austin, TX 78701' },
+        ],
+      }),
+    );
+    expect(
+      await screen.findByText(/Below are the building’s own record and 2 units the service listed\./),
+    ).toBeInTheDocument();
+    const list = screen.getByRole('list', { name: 'Building and units' });
+    // Confidence where the service stated it: the link's description, in words.
+    expect(
+      within(list).getByRole('link', { name: '107 N Bridge St Apt 101, Austin, TX 78701' }),
+    ).toHaveAccessibleDescription('Medium confidence');
+    expect(
+      within(list).getByRole('link', { name: '107 N Bridge St Apt 102, Austin, TX 78701' }),
+    ).not.toHaveAttribute('aria-describedby');
   });
 
   it('rate limited: a live countdown, never "not found", then an automatic retry', async () => {

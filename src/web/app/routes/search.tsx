@@ -4,24 +4,22 @@ import { Link, useSearchParams } from 'react-router';
 import type { Property } from '../../../contract/index.ts';
 import { Alert } from '../../components/ui/alert.tsx';
 import { Button } from '../../components/ui/button.tsx';
-import { configQueryOptions } from '../../features/auth/api/get-config.ts';
+import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { resolveQueryOptions } from '../../features/property/api/resolve-property.ts';
+import { AreaListing } from '../../features/property/components/area-listing.tsx';
+import { ConfidenceMark, confidenceText } from '../../features/property/components/badges.tsx';
+import { MatchNotice } from '../../features/property/components/match-notice.tsx';
 import { PropertyRecord, RecordSkeleton } from '../../features/property/components/property-record.tsx';
 import { ResolveError } from '../../features/property/components/resolve-states.tsx';
+import { zipOnly } from '../../features/property/lib/place.ts';
 import { RateLimitWait } from '../../features/rate-limit/components/rate-limit-wait.tsx';
 import { AddressSearch } from '../../features/search/components/address-search.tsx';
+import { DemoTour } from '../../features/search/components/demo-tour.tsx';
 import {
   addRecentSearch,
   clearRecentSearches,
   useRecentSearches,
 } from '../../features/search/lib/recent-searches.ts';
-
-const EXAMPLES = [
-  '1100 congress avenue austin tx',
-  '233 S Wacker Dr, Chicago IL',
-  '742 Evergreen Terrace, Springfield, OR',
-  '100 Main St',
-];
 
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
 
@@ -50,10 +48,8 @@ function AddressLinks({ addresses }: { addresses: readonly string[] }) {
   );
 }
 
-function StartHere() {
+function StartHere({ demo }: { demo: boolean }) {
   const recent = useRecentSearches();
-  const config = useQuery(configQueryOptions());
-  const demo = (config.data?.demoKeys?.length ?? 0) > 0;
   return (
     <div className="grid gap-6 sm:grid-cols-2">
       {recent.length > 0 ? (
@@ -75,17 +71,7 @@ function StartHere() {
           </p>
         </section>
       ) : null}
-      {demo ? (
-        <section
-          aria-labelledby="examples-heading"
-          className="rounded-xl border border-dashed border-teal-600/50 p-5"
-        >
-          <h2 id="examples-heading" className="text-sm font-semibold">
-            Try a demo address
-          </h2>
-          <AddressLinks addresses={EXAMPLES} />
-        </section>
-      ) : null}
+      {demo ? <DemoTour current="" folded={false} /> : null}
     </div>
   );
 }
@@ -95,11 +81,19 @@ export function SearchRoute() {
   const address = (params.get('address') ?? '').trim();
   const queryClient = useQueryClient();
   const online = useOnline();
-  const resolve = useQuery({ ...resolveQueryOptions(address), enabled: address !== '' });
+  const session = useQuery(sessionQueryOptions());
+  const demo = session.data?.demo === true;
+  // A ZIP code alone asks for an area: it is listed, not resolved.
+  const zip = zipOnly(address);
+  const resolve = useQuery({ ...resolveQueryOptions(address), enabled: address !== '' && zip === null });
+  const match = resolve.data?.match ?? null;
+  // After a match that changed what was typed, the field and the tab title show the record's address; what
+  // was typed stays in the URL (a reload or a shared link explains the match again) and in the explanation.
+  const shown = match && resolve.data ? resolve.data.property.address : address;
 
   useEffect(() => {
-    document.title = address ? `${address} · PropLens` : 'Search · PropLens';
-  }, [address]);
+    document.title = shown ? `${shown} · PropLens` : 'Search · PropLens';
+  }, [shown]);
 
   useEffect(() => {
     if (resolve.data) addRecentSearch(resolve.data.property.address);
@@ -123,18 +117,29 @@ export function SearchRoute() {
 
   const retry = useCallback(() => void resolve.refetch(), [resolve.refetch]);
 
+  // The field now shows the matched address: searching it again is answered at once, at no cost.
+  useEffect(() => {
+    if (match && resolve.data) seed(resolve.data.property);
+  }, [match, resolve.data, seed]);
+
+  const accountName = session.data?.account.name;
+
   return (
     <div className="space-y-6">
-      <div>
+      <div data-print-hide>
         <h1 className="text-2xl font-bold tracking-tight">Find a property</h1>
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
           Every record shows where it came from, how confident the source is, and when it was last verified.
         </p>
       </div>
       <AddressSearch
-        value={address}
+        value={shown}
         onSubmit={go}
         onActivate={seed}
+        detail={(property) => ({
+          node: <ConfidenceMark level={property.confidence} />,
+          label: confidenceText(property.confidence),
+        })}
         onPick={(property) => {
           seed(property);
           go(property.address);
@@ -142,9 +147,17 @@ export function SearchRoute() {
       />
       <div aria-live="polite" aria-busy={resolve.isFetching}>
         {address === '' ? (
-          <StartHere />
+          <StartHere demo={demo} />
+        ) : zip ? (
+          <AreaListing zip={zip} onOpen={seed} />
         ) : resolve.data ? (
-          <PropertyRecord property={resolve.data.property} />
+          <div className="space-y-4">
+            {match ? <MatchNotice match={match} /> : null}
+            <PropertyRecord
+              property={resolve.data.property}
+              retrieved={accountName ? { at: new Date(resolve.dataUpdatedAt), by: accountName } : undefined}
+            />
+          </div>
         ) : resolve.isError ? (
           <ResolveError error={resolve.error} address={address} onRetry={retry} />
         ) : !online || resolve.fetchStatus === 'paused' ? (
@@ -157,6 +170,7 @@ export function SearchRoute() {
           </RateLimitWait>
         )}
       </div>
+      {demo && address !== '' ? <DemoTour current={address} folded /> : null}
     </div>
   );
 }

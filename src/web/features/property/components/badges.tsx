@@ -65,6 +65,32 @@ const CONFIDENCE = {
 
 export const confidenceText = (level: Confidence) => CONFIDENCE[level].text;
 
+function ConfidenceIcon({ level, className }: { level: Confidence; className: string }) {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 20 20" className={className}>
+      <circle cx="10" cy="10" r="9" fill="none" stroke="currentColor" strokeWidth="1.5" />
+      {CONFIDENCE[level].icon}
+    </svg>
+  );
+}
+
+/**
+ * The confidence badge in a compact form for lists (suggestions, candidates, an area): the same icon and
+ * the level's word, the rest of the phrase for screen readers.
+ */
+export function ConfidenceMark({ level }: { level: Confidence }) {
+  const c = CONFIDENCE[level];
+  return (
+    <span
+      className={`inline-flex shrink-0 items-center gap-1 rounded-full border px-2 py-0.5 text-xs font-semibold ${c.tone}`}
+      data-confidence={level}
+    >
+      <ConfidenceIcon level={level} className="size-3.5" />
+      {c.text.split(' ')[0]} <span className="sr-only">confidence</span>
+    </span>
+  );
+}
+
 export function ConfidenceBadge({ level }: { level: Confidence }) {
   const c = CONFIDENCE[level];
   return (
@@ -72,10 +98,7 @@ export function ConfidenceBadge({ level }: { level: Confidence }) {
       label={<>{c.meaning} Confidence reflects the quality of the source and how recently it was verified.</>}
     >
       <span className={`${BADGE} ${c.tone}`} data-confidence={level}>
-        <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4">
-          <circle cx="10" cy="10" r="9" fill="none" stroke="currentColor" strokeWidth="1.5" />
-          {c.icon}
-        </svg>
+        <ConfidenceIcon level={level} className="size-4" />
         {c.text}
       </span>
     </Tooltip>

@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useId, useState } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { formatArea, formatCount, formatPropertyType, formatUsd, humanizeField } from '../lib/format.ts';
@@ -10,6 +10,7 @@ import {
   sourceKindText,
   VerificationBadge,
 } from './badges.tsx';
+import './record-print.css';
 
 /** One plain sentence that sums up whether the record can be relied on. */
 export function reliabilitySentence(property: Property, days: number): string {
@@ -21,8 +22,12 @@ export function reliabilitySentence(property: Property, days: number): string {
   return base;
 }
 
+/** What the ID is good for, said next to the button that copies it. */
+export const ID_HINT = 'The service’s identifier for this record: paste it into the search to open it again.';
+
 function CopyId({ id }: { id: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const hintId = useId();
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(id);
@@ -34,11 +39,14 @@ function CopyId({ id }: { id: string }) {
   return (
     <span className="inline-flex flex-wrap items-center gap-2">
       <code className="rounded bg-slate-100 px-2 py-1 font-mono text-sm dark:bg-slate-800">{id}</code>
-      <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={copy}>
+      <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={copy} aria-describedby={hintId}>
         Copy ID
       </Button>
       <span role="status" className="text-xs text-slate-600 dark:text-slate-300">
         {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the ID and copy it' : ''}
+      </span>
+      <span id={hintId} className="w-full text-xs text-slate-600 dark:text-slate-400" data-print-hide>
+        {ID_HINT}
       </span>
     </span>
   );
@@ -55,7 +63,28 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-export function PropertyRecord({ property, now = new Date() }: { property: Property; now?: Date }) {
+const retrievedTime = new Intl.DateTimeFormat('en-US', {
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
+const retrievedDate = new Intl.DateTimeFormat('en-US', { dateStyle: 'long' });
+
+/** "Retrieved at 3:04 PM EST on November 21, 2026 by Harbor & Vale Realty": a printed record is evidence. */
+export function retrievedLine(at: Date, by: string): string {
+  return `Retrieved at ${retrievedTime.format(at)} on ${retrievedDate.format(at)} by ${by}.`;
+}
+
+export function PropertyRecord({
+  property,
+  now = new Date(),
+  retrieved,
+}: {
+  property: Property;
+  now?: Date;
+  /** When this page received the record, and for which account. */
+  retrieved?: { at: Date; by: string };
+}) {
   const days = ageInDays(property.lastVerified, now);
   const a = property.attributes;
   const facts: [string, ReactNode][] = [];
@@ -87,6 +116,7 @@ export function PropertyRecord({ property, now = new Date() }: { property: Prope
   return (
     <article
       aria-labelledby="record-address"
+      data-print-record
       className="rounded-xl border border-slate-200 bg-white p-5 shadow-sm sm:p-6 dark:border-slate-800 dark:bg-slate-900"
     >
       <h2 id="record-address" className="text-xl font-bold tracking-tight sm:text-2xl">
@@ -131,6 +161,7 @@ export function PropertyRecord({ property, now = new Date() }: { property: Prope
           ? ` (${sourceKindText(property.sourceKind)?.toLowerCase()})`
           : ''}
         ; last verified {longDate(property.lastVerified)}.
+        {retrieved ? <> {retrievedLine(retrieved.at, retrieved.by)}</> : null}
       </p>
     </article>
   );

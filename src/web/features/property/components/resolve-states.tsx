@@ -1,34 +1,12 @@
 import { useEffect } from 'react';
-import { Link } from 'react-router';
-import type { Candidate } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { allowanceInWords } from '../../../lib/rate-limit-wording.ts';
 import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
-
-const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
-
-function CandidateList({ candidates, label }: { candidates: Candidate[]; label: string }) {
-  return (
-    <ul
-      aria-label={label}
-      className="mt-2 divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-700 dark:bg-slate-900"
-    >
-      {candidates.map((c) => (
-        <li key={c.id}>
-          <Link
-            to={searchLink(c.address)}
-            className="block px-4 py-3 text-sm font-medium text-teal-800 hover:bg-slate-50 dark:text-teal-300 dark:hover:bg-slate-800"
-          >
-            {c.address}
-          </Link>
-        </li>
-      ))}
-    </ul>
-  );
-}
+import { AmbiguousCandidates } from './ambiguous-candidates.tsx';
+import { CandidateList } from './candidate-list.tsx';
 
 export function formatCountdown(seconds: number): string {
   const m = Math.floor(seconds / 60);
@@ -53,6 +31,17 @@ function RateLimited({ resetAt, onRetry }: { resetAt: string | null; onRetry: ()
       </p>
     </Alert>
   );
+}
+
+/**
+ * What the unit-not-found list holds, said as it is: the BFF lists the building first, then any units the
+ * service named; often it names none, and then only the building is shown.
+ */
+function unitsShown(listed: number): string {
+  if (listed === 0) return '';
+  if (listed === 1) return 'Below is the building’s own record; the service listed none of its units.';
+  const units = listed - 1;
+  return `Below are the building’s own record and ${units === 1 ? 'one unit' : `${units} units`} the service listed.`;
 }
 
 /** Every way a lookup can fail, each with what the person can do next. */
@@ -80,29 +69,16 @@ export function ResolveError({
         </Alert>
       );
     case 'ambiguous':
-      return (
-        <Alert tone="info" title="More than one property matches">
-          <p>
-            “{address}” exists in more than one place. Pick the one you mean
-            {e.candidates.length === 0 ? ', or add the city and state or the ZIP code' : ''}.
-          </p>
-          {e.candidates.length > 0 ? (
-            <CandidateList candidates={e.candidates} label="Matching properties" />
-          ) : null}
-          {e.candidates.length >= 10 ? (
-            <p>
-              Showing the first {e.candidates.length}. Add the city and state, or the ZIP code, to narrow it
-              down.
-            </p>
-          ) : null}
-        </Alert>
-      );
+      return <AmbiguousCandidates address={address} candidates={e.candidates} total={e.total} />;
     case 'unit_not_found':
       return (
         <Alert tone="info" title="The building is known, but not that unit">
-          <p>Check the unit number. The building and the units we know are listed below.</p>
+          <p>Check the unit number. {unitsShown(e.candidates.length)}</p>
           {e.candidates.length > 0 ? (
-            <CandidateList candidates={e.candidates} label="Building and units" />
+            <CandidateList
+              candidates={e.candidates}
+              label={e.candidates.length > 1 ? 'Building and units' : 'Building'}
+            />
           ) : null}
         </Alert>
       );

@@ -1,5 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { searchQueryOptions } from '../api/search-properties.ts';
@@ -32,6 +40,12 @@ export interface AddressSearchProps {
   onPick: (property: Property) => void;
   /** A suggestion became active (arrow keys or hover): a chance to prepare its record. */
   onActivate?: (property: Property) => void;
+  /**
+   * Shown at the end of a suggestion from the service (`node`), and said after its address in the option's
+   * accessible name (`label`): e.g. its confidence. Given by the route, so this feature need not know how a
+   * record's reliability is drawn.
+   */
+  detail?: (property: Property) => { node: ReactNode; label: string };
 }
 
 /**
@@ -39,7 +53,7 @@ export interface AddressSearchProps {
  * browser's recent searches. Arrows move, Enter picks or searches, Escape closes then clears, and "/"
  * focuses it from anywhere on the page.
  */
-export function AddressSearch({ value, onSubmit, onPick, onActivate }: AddressSearchProps) {
+export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: AddressSearchProps) {
   const [text, setText] = useState(value);
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
@@ -190,7 +204,11 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate }: AddressSe
                 id={optionId(i)}
                 role="option"
                 aria-selected={i === active}
-                aria-label={o.kind === 'recent' ? `Recent search: ${o.address}` : o.address}
+                aria-label={
+                  o.kind === 'recent'
+                    ? `Recent search: ${o.address}`
+                    : [o.address, detail?.(o.property).label].filter(Boolean).join(', ')
+                }
                 onMouseDown={(e) => {
                   e.preventDefault(); // keep focus in the field
                   choose(o);
@@ -216,7 +234,12 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate }: AddressSe
                     />
                   )}
                 </svg>
-                <span className="min-w-0 break-words">{o.address}</span>
+                <span className="min-w-0 flex-1 break-words">{o.address}</span>
+                {o.kind === 'match' && detail ? (
+                  <span aria-hidden="true" className="shrink-0">
+                    {detail(o.property).node}
+                  </span>
+                ) : null}
               </div>
             ))}
           </div>

@@ -1,0 +1,205 @@
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useId, useMemo, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { addressKey, type Candidate, type Property, US_STATES } from '../../../../contract/index.ts';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { resolveQueryOptions } from '../api/resolve-property.ts';
+import { searchPagesQueryOptions } from '../api/search-pages.ts';
+import { candidateOf, groupByState, mergeById, placed, stateName } from '../lib/place.ts';
+import { CandidateList, searchLink } from './candidate-list.tsx';
+
+/** Pages one "Show more" may read looking for candidates not yet listed, before it stops and says so. */
+const MAX_PAGES_PER_CLICK = 3;
+
+const STATE_OPTIONS = Object.entries(US_STATES).sort((a, b) => a[1].localeCompare(b[1], 'en-US'));
+
+/**
+ * Which search results are more of the same candidates: those on the same street line ("100 Main St") as
+ * the ones the service listed. The search list also holds units in those buildings and near spellings;
+ * they are not what the person is choosing between.
+ */
+function sameStreet(candidates: readonly Candidate[]) {
+  const streets = new Set(candidates.map((c) => addressKey(placed(c).street)));
+  return (p: Property) => streets.has(addressKey(candidateOf(p).street));
+}
+
+function NarrowForm({ street, initialState }: { street: string; initialState: string }) {
+  const navigate = useNavigate();
+  const [state, setState] = useState(initialState);
+  const [city, setCity] = useState('');
+  const ids = { state: useId(), city: useId() };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const place = [city.trim(), state].filter(Boolean);
+    if (place.length === 0) return;
+    navigate(searchLink([street, ...place].join(', ')));
+  };
+  return (
+    <form aria-label="Narrow down" onSubmit={submit} className="flex flex-wrap items-end gap-3">
+      <div>
+        <label htmlFor={ids.state} className="block text-xs font-semibold">
+          State
+        </label>
+        <select
+          id={ids.state}
+          value={state}
+          onChange={(e) => setState(e.target.value)}
+          className="mt-1 min-h-10 rounded-md border border-slate-400 bg-white px-2 text-sm dark:border-slate-600 dark:bg-slate-900"
+        >
+          <option value="">Any state</option>
+          {STATE_OPTIONS.map(([code, name]) => (
+            <option key={code} value={code}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="min-w-40 flex-1 sm:flex-none">
+        <label htmlFor={ids.city} className="block text-xs font-semibold">
+          City
+        </label>
+        <input
+          id={ids.city}
+          type="text"
+          value={city}
+          maxLength={100}
+          autoComplete="address-level2"
+          onChange={(e) => setCity(e.target.value)}
+          className="mt-1 min-h-10 w-full rounded-md border border-slate-400 bg-white px-2 text-sm dark:border-slate-600 dark:bg-slate-900"
+        />
+      </div>
+      <Button type="submit" variant="secondary" disabled={city.trim() === '' && state === ''}>
+        Narrow
+      </Button>
+    </form>
+  );
+}
+
+/**
+ * More than one property matches: how many in all, ordered by state and city and grouped by state, to be
+ * narrowed by state or city (a new, more precise search) or paged through with "Show more" (the search list
+ * with the same text and its cursors).
+ */
+export function AmbiguousCandidates({
+  address,
+  candidates,
+  total,
+}: {
+  address: string;
+  candidates: readonly Candidate[];
+  /** How many there are in all, when the service said; else the number listed. */
+  total: number | null;
+}) {
+  const queryClient = useQueryClient();
+  const [wanted, setWanted] = useState(0);
+  const [pagesThisClick, setPagesThisClick] = useState(0);
+  const pages = useInfiniteQuery({ ...searchPagesQueryOptions(address), enabled: wanted > 0 });
+  const isSame = useMemo(() => sameStreet(candidates), [candidates]);
+  const found = useMemo(
+    () => (pages.data?.pages ?? []).flatMap((p) => p.items).filter(isSame),
+    [pages.data, isSame],
+  );
+  const all = useMemo(() => mergeById(candidates.map(placed), found.map(candidateOf)), [candidates, found]);
+  const count = Math.max(total ?? candidates.length, all.length);
+  const exhausted = wanted > 0 && pages.isSuccess && !pages.hasNextPage;
+  const canShowMore =
+    !exhausted &&
+    !pages.isError &&
+    (total === null ? candidates.length >= 10 || wanted > 0 : count > all.length);
+
+  // One click asks for at least one more candidate: read on (a few pages at most) while a page brought only
+  // what is already listed.
+  const { isFetching, hasNextPage, fetchNextPage } = pages;
+  useEffect(() => {
+    if (wanted === 0 || isFetching || !pages.data) return;
+    if (all.length < wanted && hasNextPage && pagesThisClick < MAX_PAGES_PER_CLICK) {
+      setPagesThisClick((n) => n + 1);
+      void fetchNextPage();
+    }
+  }, [wanted, isFetching, pages.data, all.length, hasNextPage, pagesThisClick, fetchNextPage]);
+
+  const showMore = () => {
+    setPagesThisClick(pages.data ? 1 : 0);
+    setWanted(all.length + 1);
+    if (pages.data) void fetchNextPage();
+  };
+
+  // A candidate from the search list carries its record: opening it costs no request.
+  const records = useMemo(() => new Map(found.map((p) => [p.id, p])), [found]);
+  const open = (c: Candidate) => {
+    const property = records.get(c.id);
+    if (!property) return;
+    const key = resolveQueryOptions(property.address).queryKey;
+    if (!queryClient.getQueryData(key)) queryClient.setQueryData(key, { property, rateLimit: null });
+  };
+
+  const groups = groupByState(all);
+  const places = new Set(all.map((c) => `${c.state}|${c.city}`));
+  const states = new Set(all.map((c) => c.state));
+  const street = placed(candidates[0] ?? { id: '', address }).street;
+  const oneStreet = candidates.every((c) => addressKey(placed(c).street) === addressKey(street));
+  const statusId = useId();
+
+  return (
+    <div className="space-y-4">
+      <Alert tone="info" title="More than one property matches">
+        <p>
+          “{address}” matches {count === 1 ? 'one property' : `${count.toLocaleString('en-US')} properties`}
+          {states.size > 1 ? ' in different places' : ''}. Pick the one you mean
+          {all.length === 0 ? ', or add the city and state or the ZIP code' : ', or narrow it down'}.
+        </p>
+      </Alert>
+      {oneStreet && (places.size > 1 || count > all.length) ? (
+        <NarrowForm street={street} initialState={states.size === 1 ? ([...states][0] ?? '') : ''} />
+      ) : null}
+      {all.length > 0 ? (
+        <>
+          <p id={statusId} role="status" className="text-sm text-slate-700 dark:text-slate-300">
+            {all.length === count
+              ? `All ${count.toLocaleString('en-US')} listed`
+              : `Showing ${all.length.toLocaleString('en-US')} of ${count.toLocaleString('en-US')}`}
+            , by state and city.
+            {exhausted && all.length < count
+              ? ' The service lists no more of them: narrow it down to find the rest.'
+              : ''}
+          </p>
+          {/* Loading more must not read the whole list out again: the status line above says what changed. */}
+          <div aria-live="off" className="space-y-4">
+            {groups.map((g) => (
+              <section key={g.state ?? ''} aria-label={stateName(g.state)}>
+                <h3 className="text-sm font-semibold">
+                  {stateName(g.state)}{' '}
+                  <span className="font-normal text-slate-600 dark:text-slate-400">· {g.items.length}</span>
+                </h3>
+                <CandidateList
+                  candidates={g.items}
+                  label={`Matching properties in ${stateName(g.state)}`}
+                  onOpen={open}
+                />
+              </section>
+            ))}
+          </div>
+          {canShowMore ? (
+            <Button
+              variant="secondary"
+              onClick={showMore}
+              disabled={pages.isFetching}
+              aria-describedby={statusId}
+            >
+              {pages.isFetching ? 'Loading more…' : 'Show more'}
+            </Button>
+          ) : null}
+          {pages.isError ? (
+            <p role="alert" className="text-sm">
+              More could not be loaded.{' '}
+              <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={() => void fetchNextPage()}>
+                Try again
+              </Button>
+            </p>
+          ) : null}
+        </>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,145 @@
+import { Link } from 'react-router';
+import { addressKey } from '../../../../contract/index.ts';
+
+/**
+ * The showcase searches of the embedded reference service (README, "Addresses worth trying"), in the order
+ * a demo tells its story: a record to rely on, then ones to doubt, then the states around a record. Keep it
+ * in step with the README and the reference's showcase records.
+ */
+export const TOUR: readonly { title: string; address: string | null; shows: string }[] = [
+  {
+    title: 'High confidence',
+    address: '1100 congress avenue austin tx',
+    shows: 'A fresh assessor record: the badges say it can be relied on, and the ZIP the service added.',
+  },
+  {
+    title: 'Medium confidence',
+    address: '233 S Wacker Dr, Chicago IL',
+    shows: 'A recorded deed verified over a year ago: check the facts that matter.',
+  },
+  {
+    title: 'Low confidence, stale',
+    address: '742 Evergreen Terrace, Springfield, OR',
+    shows: 'A building permit from years ago: the summary warns before anyone relies on it.',
+  },
+  {
+    title: 'A typo',
+    address: '1100 Congres Ave, Austn, TX',
+    shows: 'Corrected to the right record, and the screen says exactly what was corrected.',
+  },
+  {
+    title: 'Ambiguous',
+    address: '100 Main St',
+    shows: 'Hundreds of matches: how many, grouped by state, narrowed by state or city.',
+  },
+  {
+    title: 'A unit',
+    address: '615 Bourbon St Apt 9, New Orleans, LA 70116',
+    shows: 'A unit that does not exist: the building is offered instead.',
+  },
+  {
+    title: 'A whole ZIP code',
+    address: '78701',
+    shows: 'Every property in the ZIP, page by page, with a way to review the area.',
+  },
+  {
+    title: 'Rate limit',
+    address: null,
+    shows:
+      'The meter in the header counts the lookups left. When none are, a search waits, counts down and runs by itself: never a false “not found”.',
+  },
+];
+
+const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
+
+/**
+ * For demo keys only: the showcase searches in order, each with what it shows. On the empty search screen it
+ * is open; next to a result it folds away, says which stop this is, and offers the next one.
+ */
+export function DemoTour({ current, folded }: { current: string; folded: boolean }) {
+  const at = TOUR.findIndex((s) => s.address !== null && addressKey(s.address) === addressKey(current));
+  const next = TOUR.slice(at + 1).find((s) => s.address !== null);
+  const steps = (
+    <ol className="mt-3 space-y-3 text-sm">
+      {TOUR.map((s, i) => (
+        <li key={s.title} className="flex gap-3">
+          <span
+            aria-hidden="true"
+            className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-full text-xs font-semibold ${i === at ? 'bg-teal-700 text-white dark:bg-teal-400 dark:text-slate-950' : 'bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100'}`}
+          >
+            {i + 1}
+          </span>
+          <div className="min-w-0">
+            <p className="font-semibold">
+              {s.address ? (
+                <Link
+                  to={searchLink(s.address)}
+                  aria-current={i === at ? 'step' : undefined}
+                  className="text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
+                >
+                  {s.title}
+                </Link>
+              ) : (
+                s.title
+              )}
+              {s.address ? (
+                <span className="ml-2 break-words font-mono text-xs font-normal text-slate-600 dark:text-slate-400">
+                  {s.address}
+                </span>
+              ) : null}
+            </p>
+            <p className="text-slate-700 dark:text-slate-300">{s.shows}</p>
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+
+  if (!folded) {
+    return (
+      <section
+        aria-labelledby="tour-heading"
+        data-print-hide
+        className="rounded-xl border border-dashed border-teal-600/50 p-5"
+      >
+        <h2 id="tour-heading" className="text-sm font-semibold">
+          Demo tour
+        </h2>
+        <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+          The showcase searches of the demo data, in order. Each is a link.
+        </p>
+        {steps}
+      </section>
+    );
+  }
+  return (
+    <section
+      aria-label="Demo tour"
+      data-print-hide
+      className="rounded-xl border border-dashed border-teal-600/50 px-5 py-3 text-sm"
+    >
+      <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1">
+        <p className="font-semibold">
+          Demo tour
+          {at >= 0 ? (
+            <span className="font-normal">
+              : stop {at + 1} of {TOUR.length}, {TOUR[at]?.title.toLowerCase()}
+            </span>
+          ) : null}
+        </p>
+        {next?.address ? (
+          <Link
+            to={searchLink(next.address)}
+            className="font-semibold text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
+          >
+            {at >= 0 ? 'Next' : 'Start'}: {next.title.toLowerCase()} →
+          </Link>
+        ) : null}
+      </div>
+      <details className="mt-1">
+        <summary className="cursor-pointer text-slate-700 dark:text-slate-300">All stops</summary>
+        {steps}
+      </details>
+    </section>
+  );
+}
