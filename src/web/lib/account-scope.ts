@@ -39,9 +39,14 @@ export function currentAccount(): string | null {
   return current;
 }
 
+/** The account whose data the page or this browser holds: signed in now, or last (its session ended). */
+export function previousAccount(): string | null {
+  return current ?? storedOwner();
+}
+
 /** Would signing in as `accountId` replace another account's data (on this page, or left in this browser)? */
 export function isAnotherAccount(accountId: string): boolean {
-  const previous = current ?? storedOwner();
+  const previous = previousAccount();
   return previous !== null && previous !== accountId;
 }
 

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
-import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { useEffect, useState } from 'react';
+import { Navigate, useLocation, useSearchParams } from 'react-router';
 import { Alert } from '../../components/ui/alert.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { KeyForm } from '../../features/auth/components/key-form.tsx';
+import { previousAccount } from '../../lib/account-scope.ts';
 import { PageShell, SiteHeader } from '../layouts.tsx';
 import { loadSearchRoute } from '../search-chunk.ts';
 
@@ -16,8 +17,9 @@ export function safeNext(next: string | null): string {
 export function SignInRoute() {
   const [params] = useSearchParams();
   const location = useLocation();
-  const navigate = useNavigate();
   const session = useQuery(sessionQueryOptions());
+  // Whose page `next=` is: the account signed in (or last signed in) on this browser when a sign-in began.
+  const [nextOwner, setNextOwner] = useState<string | null>(null);
   const next = safeNext(params.get('next'));
   const expired = (location.state as { expired?: boolean } | null)?.expired === true && params.has('next');
 
@@ -25,7 +27,11 @@ export function SignInRoute() {
     document.title = 'Sign in · PropLens';
   }, []);
 
-  if (session.data) return <Navigate to={next} replace />;
+  if (session.data) {
+    // A `next=` left by another account's session (it ended here) is that account's page: not followed.
+    const theirs = nextOwner !== null && nextOwner !== session.data.accountId;
+    return <Navigate to={theirs ? '/search' : next} replace />;
+  }
 
   return (
     <PageShell header={<SiteHeader />}>
@@ -46,12 +52,11 @@ export function SignInRoute() {
         ) : null}
         <div className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
           <KeyForm
-            // The search screen's code is fetched while the key is checked, so it opens at once.
-            onSigningIn={() => void loadSearchRoute().catch(() => {})}
-            // A `next=` left by another account's session (it expired here) is that account's: not followed.
-            onSignedIn={({ switchedAccount }) =>
-              navigate(switchedAccount ? '/search' : next, { replace: true })
-            }
+            onSigningIn={() => {
+              setNextOwner(previousAccount());
+              // The search screen's code is fetched while the key is checked, so it opens at once.
+              void loadSearchRoute().catch(() => {});
+            }}
           />
         </div>
       </div>

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { SessionResponse } from '../../../../contract/index.ts';
-import { enterAccount, isAnotherAccount } from '../../../lib/account-scope.ts';
+import { enterAccount } from '../../../lib/account-scope.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
 import { removeAccountQueries } from './account-queries.ts';
 import { sessionEndedKey, sessionQueryKey, signedOutKey } from './get-session.ts';
@@ -13,13 +13,8 @@ export function createSession(apiKey: string) {
 export function useCreateSession() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (apiKey: string) => {
-      const session = await createSession(apiKey);
-      // Decided before the page takes the new account on: the key screen uses it to drop a `next=` path
-      // that was the previous account's.
-      return { session, switchedAccount: isAnotherAccount(session.accountId) };
-    },
-    onSuccess: ({ session }) => {
+    mutationFn: createSession,
+    onSuccess: (session) => {
       // A new sign-in starts clean, whoever it is: no cached results, and another account's recent
       // searches and rate-limit budget are gone too (enterAccount).
       enterAccount(session.accountId);

@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProtectedLayout } from '../../../app/layouts.tsx';
@@ -120,6 +120,59 @@ describe('the key screen', () => {
     renderRoutes(routes, '/sign-in');
     await userEvent.click(await screen.findByRole('button', { name: 'Use demo key' }));
     expect(screen.getByLabelText('API key')).toHaveValue('pi_demo_professional');
+    // Every demo key is listed with what it shows, and can fill the field.
+    await userEvent.click(screen.getByText('All demo keys (2)'));
+    await userEvent.click(screen.getByRole('button', { name: 'Fill the Starter plan (no API access) key' }));
+    expect(screen.getByLabelText('API key')).toHaveValue('pi_demo_starter');
+  });
+
+  it('"Try the demo" signs in with the professional demo key in one click', async () => {
+    const api = fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json(demoConfig),
+      'POST /api/session': () => json({ ...account, demo: true }),
+    });
+    renderRoutes(routes, '/sign-in');
+    await userEvent.click(await screen.findByRole('button', { name: 'Try the demo' }));
+    expect(await screen.findByText('Search page')).toBeInTheDocument();
+    expect(api.calls.filter((c) => c.method === 'POST').map((c) => c.body)).toEqual([
+      { apiKey: 'pi_demo_professional' },
+    ]);
+  });
+
+  it('puts the cursor in the API key field on arrival', async () => {
+    fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+    });
+    renderRoutes(routes, '/sign-in');
+    expect(await screen.findByLabelText('API key')).toHaveFocus();
+  });
+
+  it('makes the sales contact in a plan refusal a link, e-mail or web address', async () => {
+    let message =
+      'API access needs a professional or enterprise plan. Contact sales@example.test to upgrade.';
+    fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+      'POST /api/session': () => apiError(403, 'plan_not_eligible', message),
+    });
+    renderRoutes(routes, '/sign-in');
+    await userEvent.type(await screen.findByLabelText('API key'), 'pi_demo_starter');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByRole('link', { name: 'sales@example.test' })).toHaveAttribute(
+      'href',
+      'mailto:sales@example.test',
+    );
+    expect(alert).toHaveTextContent(/Contact sales@example\.test to upgrade\.$/);
+
+    message = 'API access needs a professional or enterprise plan. Contact https://example.test/sales.';
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByRole('link', { name: 'https://example.test/sales' })).toHaveAttribute(
+      'href',
+      'https://example.test/sales',
+    );
   });
 
   it('sends a signed-out visitor of a protected page to sign in, then back', async () => {

@@ -73,10 +73,9 @@ function tryTheDemoKey(keys: DemoKey[]): DemoKey | undefined {
 }
 
 export interface KeyFormProps {
-  /** Signed in. `switchedAccount`: the page held another account's data (now cleared). */
-  onSignedIn: (result: { switchedAccount: boolean }) => void;
-  /** A key is on its way to be checked: a chance to fetch what comes after sign-in. */
+  /** A key is on its way to be checked: a chance to note where things stand and fetch what comes next. */
   onSigningIn?: () => void;
+  onSignedIn?: () => void;
 }
 
 export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
@@ -96,10 +95,10 @@ export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
     setViaDemo(demo);
     onSigningIn?.();
     signIn.mutate(key, {
-      onSuccess: ({ switchedAccount }) => {
+      onSuccess: () => {
         // The key is not kept in the page once the server has it.
         setApiKey('');
-        onSignedIn({ switchedAccount });
+        onSignedIn?.();
       },
       onError: () => inputRef.current?.focus(),
     });
@@ -220,7 +219,7 @@ export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
                     <span className="text-xs text-slate-600 dark:text-slate-400">{k.label}</span>
                   </div>
                   <Button variant="ghost" className="min-h-8 shrink-0 px-3 py-1" onClick={() => fill(k.key)}>
-                    Fill<span className="sr-only"> the {k.label} key</span>
+                    Fill <span className="sr-only">{`the ${k.label} key`}</span>
                   </Button>
                 </li>
               ))}
