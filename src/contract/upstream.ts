@@ -24,6 +24,8 @@ export const PropertyType = z.enum([
   'apartment_unit',
   'mobile_home',
   'vacant_land',
+  'commercial',
+  'government',
 ]);
 export type PropertyType = z.infer<typeof PropertyType>;
 
@@ -54,7 +56,12 @@ export const UpstreamProperty = z.object({
 });
 export type UpstreamProperty = z.infer<typeof UpstreamProperty>;
 
-export const UpstreamCandidate = z.object({ property_id: z.string(), address: z.string() });
+export const UpstreamCandidate = z.object({
+  property_id: z.string(),
+  address: z.string(),
+  // Optional: a client must cope with an upstream whose candidates do not say; the reference always does.
+  confidence: z.optional(described(Confidence, 'The confidence of the record this candidate stands for.')),
+});
 export type UpstreamCandidate = z.infer<typeof UpstreamCandidate>;
 
 export const UpstreamSearchPage = z.object({
@@ -83,6 +90,12 @@ export const UpstreamError = z.object({
     code: UpstreamErrorCode,
     message: z.string(),
     candidates: z.optional(z.array(UpstreamCandidate)),
+    total: z.optional(
+      described(
+        z.int(),
+        'With ambiguous_address: how many properties match in all. The candidates are the first of them by state, city and address; GET /properties/search with the same text lists them all.',
+      ),
+    ),
     building: z.optional(
       described(UpstreamCandidate, 'With unit_not_found: the building the unit was sought in.'),
     ),

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { UpstreamErrorCode, UpstreamProperty } from '../contract/index.ts';
+import type { UpstreamCandidate, UpstreamErrorCode, UpstreamProperty } from '../contract/index.ts';
 import type { Dialect } from './dialect.ts';
 
 /** Renders the service's answers in the configured dialect. Everything dialect-specific on the way out. */
@@ -43,8 +43,8 @@ export function toWireProperty(p: UpstreamProperty, dialect: Dialect): Record<st
   };
 }
 
-export function toWireCandidate(c: { property_id: string; address: string }, dialect: Dialect) {
-  return { [dialect.id]: c.property_id, address: c.address };
+export function toWireCandidate(c: UpstreamCandidate, dialect: Dialect) {
+  return { [dialect.id]: c.property_id, address: c.address, confidence: c.confidence };
 }
 
 /** A single object, in the dialect's envelope. `name` is the key of the named envelope. */

@@ -1,27 +1,78 @@
 import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import type { UpstreamCandidate, UpstreamProperty } from '../../contract/index.ts';
 import type { PropertyStore, ResolveOutcome, SearchResult } from '../store.ts';
 import { PROPERTY_COLUMNS } from './database.ts';
-import { editDistance, type ParsedAddress, parseAddress, tokenize, typoAllowance } from './normalize.ts';
+import { type ParsedAddress, parseAddress, tokenize } from './normalize.ts';
+import { PlaceIndex, type Scope, type StreetCandidate, type TypedPlace, type ZipRow } from './place-index.ts';
+import { nameForm, rank, typedStreets } from './street-score.ts';
 import { standardToken, UNIT_DESIGNATORS } from './usps.ts';
 
-interface Row extends UpstreamProperty {
+/**
+ * What matching and ordering need of a property: the full record is read only for the few that are shown
+ * (reading 14,000 whole rows for "100 Main St" takes four times as long as these columns).
+ */
+interface Row {
+  rid: number;
+  zip: string;
+  state: string;
   city_key: string;
+  street_key: string;
+  street_number: string;
   unit_key: string;
 }
 
+interface FullRow extends UpstreamProperty, Row {}
+
+/** Candidates named in an ambiguous or unit-not-found answer; the rest are reached through search. */
 const MAX_CANDIDATES = 10;
+const SUGGESTIONS = 5;
 const SEARCH_CANDIDATES = 1000;
 
-interface SearchRow extends UpstreamProperty {
-  rid: number;
-  street_key: string;
-  city_key: string;
-  unit_key: string;
+const PROPERTY_ID = /^pi_[0-9a-z]{8}$/i;
+const PARCEL = /^\d{5}-\d{3}-\d{3}(?:-\d{4})?$/;
+const ZIP_ONLY = /^(\d{5})(?:-?\d{4})?$/;
+
+/**
+ * Addresses in a useful order: state, city, street, house number, then unit (the building before its units),
+ * numbers compared as numbers. A key per row, compared as plain strings: sorting the 9,000 "100 Main St"
+ * with a collator takes a third of a second.
+ */
+const padNumbers = (s: string) => s.replace(/\d+/g, (d) => d.padStart(8, '0'));
+const sortKeys = new WeakMap<Row, string>();
+function sortKey(r: Row): string {
+  let key = sortKeys.get(r);
+  if (key === undefined) {
+    key = `${r.state}|${r.city_key}|${r.street_key}|${padNumbers(r.street_number)}|${padNumbers(r.unit_key)}`;
+    sortKeys.set(r, key);
+  }
+  return key;
+}
+function byPlace(a: Row, b: Row): number {
+  const ka = sortKey(a);
+  const kb = sortKey(b);
+  return ka < kb ? -1 : ka > kb ? 1 : a.rid - b.rid;
 }
 
-/** A row of the street table, raw: zip, street key, city key, state. */
-type StreetRow = [zip: string, streetKey: string, cityKey: string, state: string];
+/** What a typed address came to, before it is cut down to an answer's size. */
+type Resolution =
+  | { kind: 'found'; row: Row }
+  /** Every match, in order. */
+  | { kind: 'ambiguous'; rows: Row[] }
+  | { kind: 'unit_not_found'; building: Row; units: Row[] }
+  /** `near`: the known street's nearest house numbers, when the street was recognised. */
+  | { kind: 'not_found'; near: Row[] };
+
+/** The streets an address names, best score first, and the rows at its house number on them. */
+interface Match {
+  streets: StreetCandidate[];
+  rows: Row[];
+}
+
+interface Split {
+  street: string[];
+  place: TypedPlace;
+}
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   let value = map.get(key);
@@ -32,84 +83,61 @@ function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   return value;
 }
 
-/**
- * Which streets are in which ZIP, city and state, in memory (a few MB for a million properties) so that a
- * typo can be corrected against the streets of the place the person named without a query per street.
- */
-class PlaceIndex {
-  readonly #byZip = new Map<string, string[]>();
-  readonly #byCity = new Map<string, Set<string>>();
-  readonly #byState = new Map<string, Set<string>>();
-  readonly #citiesByState = new Map<string, Set<string>>();
-  /** Every street name by its length, for inputs that name no place. */
-  readonly #byLength = new Map<number, string[]>();
-
-  constructor(rows: Iterable<StreetRow>) {
-    const all = new Set<string>();
-    for (const [zip, street, city, state] of rows) {
-      getOrCreate(this.#byZip, zip, () => []).push(street);
-      getOrCreate(this.#byCity, `${state}|${city}`, () => new Set()).add(street);
-      getOrCreate(this.#byState, state, () => new Set()).add(street);
-      getOrCreate(this.#citiesByState, state, () => new Set()).add(city);
-      all.add(street);
-    }
-    for (const s of all) getOrCreate(this.#byLength, s.length, () => []).push(s);
-  }
-
-  /** Street names that a typo of `street` may stand for, in the place named. */
-  streetsNear(parsed: ParsedAddress, city: string[], allowance: number, street = ''): Iterable<string> {
-    if (parsed.zip) return this.#byZip.get(parsed.zip) ?? [];
-    if (parsed.state && city.length > 0) {
-      const name = city.join(' ');
-      const cityAllowance = typoAllowance(name);
-      const out: string[] = [];
-      for (const c of this.#citiesByState.get(parsed.state) ?? []) {
-        if (editDistance(c, name, cityAllowance) <= cityAllowance)
-          out.push(...(this.#byCity.get(`${parsed.state}|${c}`) ?? []));
-      }
-      return out;
-    }
-    if (parsed.state) return this.#byState.get(parsed.state) ?? [];
-    return this.#ofLengths(street.length - allowance, street.length + allowance);
-  }
-
-  /** Every street name whose length is in [min, max], without copying the lists. */
-  *#ofLengths(min: number, max: number): Iterable<string> {
-    for (let len = min; len <= max; len++) yield* this.#byLength.get(len) ?? [];
-  }
-}
-
 /** Address resolution and search over the reference SQLite database. */
 export class SqlitePropertyStore implements PropertyStore {
   readonly #byAddress: Database.Statement<[string, string], Row>;
   readonly #byAddressInState: Database.Statement<[string, string, string], Row>;
   readonly #byAddressInZip: Database.Statement<[string, string, string], Row>;
-  readonly #search: Database.Statement<[string], SearchRow>;
+  readonly #byId: Database.Statement<[string], Row>;
+  readonly #byParcel: Database.Statement<[string], Row>;
+  readonly #inZip: Database.Statement<[string], Row>;
+  readonly #onStreetInZip: Database.Statement<[string, string], Row>;
+  readonly #onStreetInState: Database.Statement<[string, string], Row>;
+  readonly #nearestOnStreet: Database.Statement<[string, string, number], Row>;
+  readonly #byRids: Database.Statement<[string], FullRow>;
+  readonly #search: Database.Statement<[string], Row>;
   readonly #count: number;
   readonly #places: PlaceIndex;
+  /** Ordered rids of recent list queries, so paging through a long list sorts it once. */
+  readonly #lists = new LRUCache<string, number[]>({ max: 64 });
 
   constructor(db: Database.Database) {
-    const cols = `${PROPERTY_COLUMNS.join(', ')}, city_key, unit_key`;
-    this.#byAddress = db.prepare(`SELECT ${cols} FROM property WHERE street_key = ? AND street_number = ?`);
-    this.#byAddressInState = db.prepare(
-      `SELECT ${cols} FROM property WHERE street_key = ? AND street_number = ? AND state = ?`,
+    const cols = 'rid, zip, state, city_key, street_key, street_number, unit_key';
+    const select = <P extends unknown[]>(where: string) =>
+      db.prepare<P, Row>(`SELECT ${cols} FROM property WHERE ${where}`);
+    this.#byRids = db.prepare<[string], FullRow>(
+      `SELECT ${PROPERTY_COLUMNS.join(', ')}, ${cols} FROM property WHERE rid IN (SELECT value FROM json_each(?))`,
     );
-    this.#byAddressInZip = db.prepare(
-      `SELECT ${cols} FROM property WHERE street_key = ? AND street_number = ? AND zip = ?`,
+    this.#byAddress = select<[string, string]>('street_key = ? AND street_number = ?');
+    this.#byAddressInState = select<[string, string, string]>(
+      'street_key = ? AND street_number = ? AND state = ?',
+    );
+    this.#byAddressInZip = select<[string, string, string]>(
+      'street_key = ? AND street_number = ? AND zip = ?',
+    );
+    this.#byId = select<[string]>('property_id = ?');
+    this.#byParcel = select<[string]>('parcel_number = ?');
+    this.#inZip = select<[string]>('zip = ?');
+    this.#onStreetInZip = select<[string, string]>('zip = ? AND street_key = ?');
+    this.#onStreetInState = select<[string, string]>('street_key = ? AND state = ?');
+    // "Did you mean": the street's houses nearest the number typed, buildings rather than their units.
+    this.#nearestOnStreet = select<[string, string, number]>(
+      `street_key = ? AND unit_key = '' AND zip IN (SELECT value FROM json_each(?))
+       ORDER BY abs(CAST(street_number AS INTEGER) - ?), rid LIMIT ${SUGGESTIONS}`,
     );
     // Candidates in index order, bounded so a one-letter prefix stays fast; ranked in JavaScript below.
-    this.#search = db.prepare(
-      `SELECT ${PROPERTY_COLUMNS.map((c) => `p.${c}`).join(', ')}, p.rid, p.street_key, p.city_key, p.unit_key
+    this.#search = db.prepare<[string], Row>(
+      `SELECT ${cols.replace(/(\w+)/g, 'p.$1')}
        FROM (SELECT rowid FROM address_fts WHERE address_fts MATCH ? LIMIT ${SEARCH_CANDIDATES}) f
        JOIN property p ON p.rid = f.rowid`,
     );
     this.#count = (db.prepare('SELECT count(*) AS n FROM property').get() as { n: number }).n;
-    // Streamed as raw rows: materialising 200,000 row objects at once would double the start-up peak.
+    // One row per ZIP with its streets joined: a native call per street row would take most of a warm start.
     this.#places = new PlaceIndex(
       db
-        .prepare('SELECT zip, street_key, city_key, state FROM street')
+        .prepare(`SELECT zip, city_key, state, group_concat(street_key, '|') FROM street GROUP BY zip`)
         .raw()
-        .iterate() as Iterable<StreetRow>,
+        .all() as ZipRow[],
     );
   }
 
@@ -118,133 +146,253 @@ export class SqlitePropertyStore implements PropertyStore {
   }
 
   resolve(address: string): ResolveOutcome {
-    const parsed = parseAddress(address);
-    let outcome = this.#resolveParsed(parsed);
+    const r = this.#resolve(address);
+    switch (r.kind) {
+      case 'found':
+        return { kind: 'found', property: strip(this.#full([r.row])[0] as FullRow) };
+      case 'ambiguous':
+        return {
+          kind: 'ambiguous',
+          candidates: this.#full(r.rows.slice(0, MAX_CANDIDATES)).map(candidate),
+          total: r.rows.length,
+        };
+      case 'unit_not_found': {
+        const [building, ...units] = this.#full([r.building, ...r.units.slice(0, MAX_CANDIDATES)]);
+        return {
+          kind: 'unit_not_found',
+          building: candidate(building as FullRow),
+          candidates: units.map(candidate),
+        };
+      }
+      case 'not_found':
+        return {
+          kind: 'not_found',
+          candidates: this.#full(r.near.length > 0 ? r.near : this.#suggest(address)).map(candidate),
+        };
+    }
+  }
+
+  /** The whole records of these rows, in the same order. */
+  #full(rows: readonly Pick<Row, 'rid'>[]): FullRow[] {
+    if (rows.length === 0) return [];
+    const byRid = new Map(this.#byRids.all(JSON.stringify(rows.map((r) => r.rid))).map((r) => [r.rid, r]));
+    return rows.map((r) => byRid.get(r.rid) as FullRow);
+  }
+
+  #resolve(address: string): Resolution {
+    const text = address.trim();
+    // A property id or parcel number pasted from a record ("Copy ID") finds that record.
+    if (PROPERTY_ID.test(text)) return decideAll(this.#byId.all(text.toLowerCase()));
+    if (PARCEL.test(text)) return decideAll(this.#byParcel.all(text));
+    // A ZIP code alone names every property in it: which one?
+    const zip = ZIP_ONLY.exec(text)?.[1];
+    if (zip) return decideAll(this.#inZip.all(zip).sort(byPlace));
+
+    const parsed = parseAddress(text);
+    let match = this.#match(parsed);
     // "123 Main St NE" reads NE as Nebraska: if that finds nothing, read it as part of the street.
-    if (outcome === null && parsed.state && !parsed.zip && parsed.city === null) {
-      outcome = this.#resolveParsed({
-        ...parsed,
-        state: null,
-        rest: [...parsed.rest, ...parsed.stateTokens],
-      });
+    if (match === null && parsed.state && !parsed.zip && parsed.city === null) {
+      match = this.#match({ ...parsed, state: null, rest: [...parsed.rest, ...parsed.stateTokens] });
     }
-    return outcome ?? { kind: 'not_found', candidates: this.#suggest(address) };
+    if (match === null) return { kind: 'not_found', near: [] };
+    if (match.rows.length === 0) return { kind: 'not_found', near: this.#nearest(match.streets, parsed) };
+    return decide(match.rows, parsed.unit);
   }
 
-  #resolveParsed(parsed: ParsedAddress): ResolveOutcome | null {
-    if (!parsed.house || parsed.rest.length === 0) return null;
-    const splits: { street: string; city: string[] }[] = [];
-    if (parsed.city) splits.push({ street: parsed.rest.join(' '), city: parsed.city });
-    else {
-      for (let k = parsed.rest.length; k >= 1; k--) {
-        splits.push({ street: parsed.rest.slice(0, k).join(' '), city: parsed.rest.slice(k) });
-      }
+  /** The ways to read the words before the state as street and city: "congress ave austin" has no comma. */
+  #splits(parsed: ParsedAddress): Split[] {
+    const place = (city: string[]) => ({
+      zip: parsed.zip,
+      state: parsed.state,
+      city: city.length > 0 ? nameForm(city) : null,
+    });
+    if (parsed.city) return [{ street: parsed.rest, place: place(parsed.city) }];
+    const splits: Split[] = [];
+    for (let k = parsed.rest.length; k >= 1; k--) {
+      splits.push({ street: parsed.rest.slice(0, k), place: place(parsed.rest.slice(k)) });
     }
-    for (const split of splits) {
-      const rows = this.#matchLocality(this.#lookup(split.street, parsed), parsed, split.city);
-      if (rows.length > 0) return this.#decide(rows, parsed);
-    }
-    // No exact street: allow a typo in the street name, among the streets of the place named.
-    let best: { street: string; city: string[]; distance: number } | null = null;
-    for (const split of splits) {
-      const allowance = typoAllowance(split.street);
-      if (allowance === 0) continue;
-      const [first, second] = split.street;
-      for (const known of this.#places.streetsNear(parsed, split.city, allowance, split.street)) {
-        // A typo rarely hits both of the first two letters (a swap of them keeps both): skip the rest cheaply.
-        if (known[0] !== first && known[1] !== second && known[0] !== second) continue;
-        const d = editDistance(split.street, known, allowance);
-        if (d <= allowance && (!best || d < best.distance))
-          best = { street: known, city: split.city, distance: d };
-      }
-    }
-    if (best) {
-      const rows = this.#matchLocality(this.#lookup(best.street, parsed), parsed, best.city);
-      if (rows.length > 0) return this.#decide(rows, parsed);
-    }
-    return null;
+    return splits;
   }
 
-  /** Keeps the rows in the ZIP, state and city the input named; the city may carry a typo. */
-  #matchLocality(rows: Row[], parsed: ParsedAddress, city: string[]): Row[] {
-    let out = rows;
-    if (parsed.zip) out = out.filter((r) => r.zip === parsed.zip);
-    if (parsed.state) out = out.filter((r) => r.state === parsed.state);
-    if (city.length > 0) {
-      const name = city.join(' ');
-      const exact = out.filter((r) => r.city_key === name);
-      if (exact.length > 0) return exact;
-      const allowance = typoAllowance(name);
-      // With a ZIP the ZIP decides; a city that is nothing like the ZIP's is still a mismatch.
-      out = out.filter((r) => editDistance(r.city_key, name, allowance) <= allowance);
-    }
-    return out;
-  }
-
-  #lookup(streetKey: string, parsed: ParsedAddress): Row[] {
+  /**
+   * The streets the address names and the rows at its house number on them. A street spelt exactly in the
+   * place named decides alone; otherwise every street within a typo of what was typed is scored, and only
+   * the best-scored ones count: a house number missing there is not found, never taken from a street that
+   * fits worse (a neighbour).
+   */
+  #match(parsed: ParsedAddress): Match | null {
+    const streets = this.#streets(parsed);
+    if (streets === null) return null;
     const house = parsed.house as string;
-    if (parsed.zip) return this.#byAddressInZip.all(streetKey, house, parsed.zip);
-    if (parsed.state) return this.#byAddressInState.all(streetKey, house, parsed.state);
+    const rows = new Map<number, Row>();
+    for (const c of streets) {
+      for (const r of this.#rowsAt(c.street.key, house, c.scope)) rows.set(r.rid, r);
+    }
+    return { streets, rows: [...rows.values()] };
+  }
+
+  /** The best-scored streets the address names; null when none is close enough. */
+  #streets(parsed: ParsedAddress, needsHouse = true): StreetCandidate[] | null {
+    if ((needsHouse && !parsed.house) || parsed.rest.length === 0) return null;
+    const splits = this.#splits(parsed);
+    for (const { street, place } of splits) {
+      const key = street.join(' ');
+      const scope = this.#places.exact(key, place);
+      const info = scope && this.#places.street(key);
+      if (scope && info) return [{ street: info, scope, score: { mistakes: 0, missing: 0 } }];
+    }
+    let all = splits.flatMap(({ street, place }) => this.#places.candidates(typedStreets(street), place));
+    if (all.length === 0 && parsed.zip) {
+      // The ZIP has no such street, or the city is nothing like the ZIP's: a mistyped ZIP. Where a city was
+      // named, look there (in the ZIP's state when none was typed).
+      const state = parsed.state ?? this.#places.zip(parsed.zip)?.state ?? null;
+      all = splits
+        .filter((s) => s.place.city !== null)
+        .flatMap(({ street, place }) =>
+          this.#places.candidates(typedStreets(street), { ...place, zip: null, state }),
+        );
+    }
+    if (all.length === 0) return null;
+    const best = Math.min(...all.map((c) => rank(c.score)));
+    const tier = all.filter((c) => rank(c.score) - best < 1e-9);
+    // The same street may come from two readings of the words: keep it once per place.
+    const seen = new Set<string>();
+    return tier.filter((c) => {
+      const id = `${c.street.key}|${c.scope.zips?.join(',') ?? ''}|${c.scope.state ?? ''}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+  }
+
+  #rowsAt(streetKey: string, house: string, scope: Scope): Row[] {
+    if (scope.zips) return scope.zips.flatMap((z) => this.#byAddressInZip.all(streetKey, house, z));
+    if (scope.state) return this.#byAddressInState.all(streetKey, house, scope.state);
     return this.#byAddress.all(streetKey, house);
   }
 
-  #decide(rows: Row[], parsed: ParsedAddress): ResolveOutcome {
-    const buildings = new Map<string, Row[]>();
-    for (const r of rows)
-      getOrCreate(buildings, `${r.zip}|${r.street_name}|${r.street_number}`, () => []).push(r);
-    const wanted = parsed.unit ?? '';
-    const exact = rows.filter((r) => r.unit_key === wanted);
-    if (exact.length === 1) return { kind: 'found', property: strip(exact[0] as Row) };
-    if (exact.length > 1)
-      return { kind: 'ambiguous', candidates: exact.slice(0, MAX_CANDIDATES).map(candidate) };
-    if (buildings.size > 1) {
-      const heads = [...buildings.values()].map(
-        (units) => units.find((u) => u.unit_key === '') ?? (units[0] as Row),
-      );
-      return { kind: 'ambiguous', candidates: heads.slice(0, MAX_CANDIDATES).map(candidate) };
-    }
-    const units = [...buildings.values()][0] as Row[];
-    const building = units.find((u) => u.unit_key === '') ?? (units[0] as Row);
-    const others = units
-      .filter((u) => u.unit_key !== '')
-      .slice(0, MAX_CANDIDATES)
-      .map(candidate);
-    if (parsed.unit) return { kind: 'unit_not_found', building: candidate(building), candidates: others };
-    // A building known only by its units: which unit was meant?
-    return { kind: 'ambiguous', candidates: others };
+  #rowsOnStreet(streetKey: string, scope: Scope): Row[] {
+    if (scope.zips) return scope.zips.flatMap((z) => this.#onStreetInZip.all(z, streetKey));
+    if (scope.state) return this.#onStreetInState.all(streetKey, scope.state);
+    return [];
+  }
+
+  /**
+   * "Did you mean": on the street recognised, the houses whose numbers are nearest the one typed. Only in a
+   * named city or ZIP: a street across a state or the country is better served by the text search.
+   */
+  #nearest(streets: StreetCandidate[], parsed: ParsedAddress): Row[] {
+    const house = Number.parseInt(parsed.house ?? '', 10);
+    if (!Number.isFinite(house)) return [];
+    const near = streets.flatMap((c) =>
+      c.scope.zips ? this.#nearestOnStreet.all(c.street.key, JSON.stringify(c.scope.zips), house) : [],
+    );
+    const distance = (r: Row) => Math.abs(Number.parseInt(r.street_number, 10) - house);
+    return near.sort((a, b) => distance(a) - distance(b) || byPlace(a, b)).slice(0, SUGGESTIONS);
   }
 
   /** "Did you mean": the closest addresses that share the most of what was typed, dropping words from the front. */
-  #suggest(address: string): UpstreamCandidate[] {
+  #suggest(address: string): Row[] {
     const words = tokenize(address).filter((t) => t !== ',');
     for (let from = 0; from < words.length - 1; from++) {
-      const found = this.search(words.slice(from).join(' '), 5, 0).items;
-      if (found.length > 0) return found.map(candidate);
+      const found = this.#ranked(searchWords(words.slice(from).join(' '))).slice(0, SUGGESTIONS);
+      if (found.length > 0) return found;
     }
     return [];
   }
 
   search(query: string, limit: number, offset: number): SearchResult {
-    const words = searchWords(query);
-    if (words.length === 0) return { items: [], more: false };
-    const ranked = this.#search
+    const key = query.trim().toUpperCase().replace(/\s+/g, ' ');
+    let rids = this.#lists.get(key);
+    if (rids === undefined) {
+      rids = this.#list(query);
+      this.#lists.set(key, rids);
+    }
+    const page = rids.slice(offset, offset + limit).map((rid) => ({ rid }));
+    return { items: this.#full(page).map(strip), more: rids.length > offset + limit };
+  }
+
+  /** The whole ordered list a search query stands for, as rids. */
+  #list(query: string): number[] {
+    const r = this.#resolve(query);
+    const parsed = parseAddress(query);
+    const rids = (rows: Row[]) => rows.map((x) => x.rid);
+    const text = query.trim();
+    // An id, a parcel, a ZIP code: exactly what resolve finds (a ZIP's properties, by street and number).
+    if (PROPERTY_ID.test(text) || PARCEL.test(text) || ZIP_ONLY.test(text)) {
+      return r.kind === 'found' ? [r.row.rid] : r.kind === 'ambiguous' ? rids(r.rows) : [];
+    }
+    // The same candidates, in the same order, as the 409 that resolve answers: "Show more" pages through them.
+    if (r.kind === 'ambiguous') return rids(r.rows);
+    if (r.kind === 'unit_not_found') return rids([r.building, ...r.units]);
+    const ranked = rids(this.#ranked(searchWords(query)));
+    // Found: that record first (it may carry a typo no prefix matches), then what the words still match,
+    // since the person may still be typing.
+    if (r.kind === 'found') return [r.row.rid, ...ranked.filter((rid) => rid !== r.row.rid)];
+    // A street with its city and state, or its ZIP: every property on it (an area to walk).
+    if (!parsed.house && (parsed.zip || parsed.state)) {
+      const area = this.#area(parsed);
+      if (area.length > 0) return rids(area);
+    }
+    return ranked;
+  }
+
+  /** Every property on the street named, in the place named, by number and unit. */
+  #area(parsed: ParsedAddress): Row[] {
+    const streets = this.#streets(parsed, false)?.filter((c) => c.scope.zips || c.scope.state);
+    if (!streets || streets.length === 0) return [];
+    // A state alone is too wide for an area unless a city was named with it.
+    if (!parsed.zip && !streets.every((c) => c.scope.zips)) return [];
+    const rows = new Map<number, Row>();
+    for (const c of streets) for (const r of this.#rowsOnStreet(c.street.key, c.scope)) rows.set(r.rid, r);
+    return [...rows.values()].sort(byPlace);
+  }
+
+  /** FTS candidates for the words, best first. */
+  #ranked(words: string[]): Row[] {
+    if (words.length === 0) return [];
+    return this.#search
       .all(ftsQuery(words))
       .map((row) => ({ row, score: searchScore(words, row) }))
-      .sort((a, b) => b.score - a.score || a.row.rid - b.row.rid);
-    const page = ranked.slice(offset, offset + limit).map(({ row }) => {
-      const { rid: _r, street_key: _s, city_key: _c, unit_key: _u, ...property } = row;
-      return property;
-    });
-    return { items: page, more: ranked.length > offset + limit };
+      .sort((a, b) => b.score - a.score || a.row.rid - b.row.rid)
+      .map(({ row }) => row);
   }
 }
 
-function candidate(r: UpstreamProperty): UpstreamCandidate {
-  return { property_id: r.property_id, address: r.address };
+/** The rows that share a house number on the street(s) named, and the unit asked for, if any. */
+function decide(rows: Row[], unit: string | null): Resolution {
+  const wanted = unit ?? '';
+  const exact = rows.filter((r) => r.unit_key === wanted);
+  if (exact.length === 1) return { kind: 'found', row: exact[0] as Row };
+  if (exact.length > 1) return { kind: 'ambiguous', rows: exact.sort(byPlace) };
+  const buildings = new Map<string, Row[]>();
+  for (const r of rows)
+    getOrCreate(buildings, `${r.zip}|${r.street_key}|${r.street_number}`, () => []).push(r);
+  if (buildings.size > 1) {
+    const heads = [...buildings.values()].map((units) => units.find((u) => u.unit_key === '') ?? units[0]);
+    return { kind: 'ambiguous', rows: (heads as Row[]).sort(byPlace) };
+  }
+  const units = ([...buildings.values()][0] as Row[]).sort(byPlace);
+  const building = units.find((u) => u.unit_key === '') ?? (units[0] as Row);
+  const others = units.filter((u) => u.unit_key !== '');
+  if (unit) return { kind: 'unit_not_found', building, units: others };
+  // A building known only by its units: which unit was meant?
+  return { kind: 'ambiguous', rows: others };
 }
 
-function strip(r: Row): UpstreamProperty {
-  const { city_key: _c, unit_key: _u, ...property } = r;
+/** Rows found by an identifier or a ZIP: one is the answer, several a list to choose from. */
+function decideAll(rows: Row[]): Resolution {
+  if (rows.length === 0) return { kind: 'not_found', near: [] };
+  if (rows.length === 1) return { kind: 'found', row: rows[0] as Row };
+  return { kind: 'ambiguous', rows };
+}
+
+function candidate(r: FullRow): UpstreamCandidate {
+  return { property_id: r.property_id, address: r.address, confidence: r.confidence };
+}
+
+function strip(r: FullRow): UpstreamProperty {
+  const { rid: _r, street_key: _s, city_key: _c, unit_key: _u, ...property } = r;
   return property;
 }
 
@@ -270,7 +418,10 @@ export function ftsQuery(words: string[]): string {
  * "Best first" for a partial address: a typed number that is the house number counts most, then words that
  * match whole (not just as a prefix), then the shorter address (fewer words the person did not type).
  */
-export function searchScore(words: string[], row: SearchRow): number {
+export function searchScore(
+  words: string[],
+  row: Pick<Row, 'street_number' | 'street_key' | 'unit_key' | 'city_key' | 'state' | 'zip'>,
+): number {
   const tokens =
     `${row.street_number} ${row.street_key} ${row.unit_key} ${row.city_key} ${row.state} ${row.zip}`
       .split(' ')

@@ -9,9 +9,13 @@ const streetTypes = require('street-types') as { suffix: string; abbrs: string[]
 
 /** Any accepted spelling of a suffix -> its standard abbreviation, e.g. AVENUE, AVEN, AV -> AVE. */
 export const SUFFIX_ABBR = new Map<string, string>();
+/** A standard suffix abbreviation -> the suffix written out, e.g. RIV -> RIVER, DR -> DRIVE. */
+export const SUFFIX_LONG = new Map<string, string>();
 for (const t of streetTypes) {
   const std = t.standardAbbr.trim().toUpperCase();
   for (const a of [...t.abbrs, t.suffix, t.standardAbbr]) SUFFIX_ABBR.set(a.trim().toUpperCase(), std);
+  // PARK and PARKS share PARK: the first (singular) spelling stands for both.
+  if (!SUFFIX_LONG.has(std)) SUFFIX_LONG.set(std, t.suffix.trim().toUpperCase());
 }
 
 export const DIRECTIONALS: Record<string, string> = {
@@ -141,4 +145,24 @@ export const STATE_SPELLINGS: { tokens: string[]; code: string }[] = Object.entr
 /** One token in its standard form: suffixes, directionals, ordinals and a few words abbreviated. */
 export function standardToken(token: string): string {
   return DIRECTIONALS[token] ?? ORDINALS[token] ?? WORDS[token] ?? SUFFIX_ABBR.get(token) ?? token;
+}
+
+const DIRECTIONAL_LONG = new Map(Object.entries(DIRECTIONALS).map(([long, short]) => [short, long]));
+const WORDS_LONG = new Map(Object.entries(WORDS).map(([long, short]) => [short, long]));
+
+export function isDirectional(standard: string): boolean {
+  return DIRECTIONAL_LONG.has(standard);
+}
+
+export function isSuffix(standard: string): boolean {
+  return SUFFIX_LONG.has(standard);
+}
+
+/**
+ * A standard token written out again: RIV -> RIVER, N -> NORTH, MT -> MOUNT. Typos happen in what people
+ * write, the long words: "Rivre Rd" is one swap from RIVER ROAD, but three edits from the standard RIV RD.
+ * ST reads as STREET (also SAINT's abbreviation; both sides of a comparison get the same reading).
+ */
+export function longToken(standard: string): string {
+  return SUFFIX_LONG.get(standard) ?? DIRECTIONAL_LONG.get(standard) ?? WORDS_LONG.get(standard) ?? standard;
 }

@@ -68,7 +68,9 @@ export interface components {
         | 'multi_family'
         | 'apartment_unit'
         | 'mobile_home'
-        | 'vacant_land';
+        | 'vacant_land'
+        | 'commercial'
+        | 'government';
       year_built: number | null;
       living_area_sqft: number | null;
       lot_size_sqft: number | null;
@@ -83,6 +85,11 @@ export interface components {
     Candidate: {
       property_id: string;
       address: string;
+      /**
+       * @description The confidence of the record this candidate stands for.
+       * @enum {string}
+       */
+      confidence?: 'high' | 'medium' | 'low';
     };
     SearchPage: {
       data: components['schemas']['Property'][];
@@ -107,6 +114,8 @@ export interface components {
           | 'unavailable';
         message: string;
         candidates?: components['schemas']['Candidate'][];
+        /** @description With ambiguous_address: how many properties match in all. The candidates are the first of them by state, city and address; GET /properties/search with the same text lists them all. */
+        total?: number;
         /** @description With unit_not_found: the building the unit was sought in. */
         building?: components['schemas']['Candidate'];
       };

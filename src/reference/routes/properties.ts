@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { AddressInput } from '../../contract/index.ts';
+import { AddressInput, type UpstreamCandidate } from '../../contract/index.ts';
 import type { ReferenceDeps, ReferenceEnv } from '../context.ts';
 import { openCursor, sealCursor } from '../cursor.ts';
 import { envelope, errorResponse, toWireCandidate, toWireProperty } from '../wire.ts';
@@ -11,8 +11,7 @@ const MAX_QUERY_LENGTH = 512;
 /** /properties: resolve one address to one record, and search (the interface's list endpoint). */
 export function propertyRoutes(deps: ReferenceDeps) {
   const { dialect, store, cursorSecret } = deps;
-  const candidates = (list: { property_id: string; address: string }[]) =>
-    list.map((x) => toWireCandidate(x, dialect));
+  const candidates = (list: UpstreamCandidate[]) => list.map((x) => toWireCandidate(x, dialect));
 
   return new Hono<ReferenceEnv>()
     .get('/resolve', (c) => {
@@ -41,7 +40,7 @@ export function propertyRoutes(deps: ReferenceDeps) {
             409,
             'ambiguous_address',
             'More than one property matches this address. Add the city and state, or the ZIP code.',
-            { candidates: candidates(outcome.candidates) },
+            { candidates: candidates(outcome.candidates), total: outcome.total },
           );
         case 'unit_not_found':
           return errorResponse(

@@ -1,0 +1,163 @@
+import { editDistance } from './normalize.ts';
+import { isDirectional, isSuffix, longToken } from './usps.ts';
+
+/**
+ * How far what someone typed is from a street or place the data knows, counted in mistakes a person makes:
+ * a typo in a name (one edit), a wrong suffix or directional (one each). Parts left out are not mistakes
+ * ("100 Main, Houston" names Main St) but count a little, so an exact name always beats a shortened one.
+ */
+
+/** A name (street core or city) in the two spellings a typo is measured against. */
+export interface NameForm {
+  /** USPS standard tokens: "RIV", "VLY VW". */
+  std: string;
+  /** The same written out: "RIVER", "VALLEY VIEW". */
+  long: string;
+  letters: number;
+  /** Which letters and digits occur in each spelling, one bit each: a cheap bound before an edit distance. */
+  stdMask: number;
+  longMask: number;
+}
+
+function charMask(s: string): number {
+  let mask = 0;
+  for (let i = 0; i < s.length; i++) mask |= 1 << (s.charCodeAt(i) % 32);
+  return mask;
+}
+
+function popcount(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+export function nameForm(tokens: readonly string[]): NameForm {
+  const std = tokens.join(' ');
+  const long = tokens.map(longToken).join(' ');
+  return {
+    std,
+    long,
+    letters: std.replace(/\s/g, '').length,
+    stdMask: charMask(std),
+    longMask: charMask(long),
+  };
+}
+
+/**
+ * Distance between two names: the smaller of their distances in standard and in written-out form, so a typo
+ * in a word that is also a suffix ("Rivre" for River, stored as RIV) counts as the one edit it is.
+ */
+export function nameDistance(a: NameForm, b: NameForm, max: number): number {
+  if (a.std === b.std) return 0;
+  // An edit adds at most one kind of character and removes at most one: names whose character sets differ
+  // by more than twice the allowance, in both spellings, cannot be within it.
+  if (popcount(a.stdMask ^ b.stdMask) > 2 * max && popcount(a.longMask ^ b.longMask) > 2 * max)
+    return max + 1;
+  const std = editDistance(a.std, b.std, max);
+  if (std <= 1) return std;
+  return Math.min(std, editDistance(a.long, b.long, Math.min(max, std)));
+}
+
+/**
+ * Edits a name of this many letters may carry and still be recognised. Short names get one (a typo in
+ * "Elm" is still Elm when the place is named), long ones two: beyond that a name is another name.
+ */
+export function allowance(letters: number): number {
+  return letters < 3 ? 0 : letters < 8 ? 1 : 2;
+}
+
+/** A street taken apart: "S College St" -> dir S, core COLLEGE, suffix ST. */
+export interface StreetForm {
+  core: NameForm;
+  /** A USPS standard suffix, or a word in the suffix's place that may be a misspelt one. */
+  suffix: string | null;
+  suffixMisspelt: boolean;
+  /** A pre- or post-directional (which side it stands on is not a mistake). */
+  dir: string | null;
+}
+
+function split(tokens: readonly string[]): { dir: string | null; rest: string[] } {
+  const rest = [...tokens];
+  let dir: string | null = null;
+  if (rest.length > 1 && isDirectional(rest[rest.length - 1] as string)) dir = rest.pop() as string;
+  else if (rest.length > 1 && isDirectional(rest[0] as string)) dir = rest.shift() as string;
+  return { dir, rest };
+}
+
+/** A street the data knows, from its standard key ("S COLLEGE ST"). */
+export function knownStreet(key: string): StreetForm {
+  const { dir, rest } = split(key.split(' '));
+  const suffix = rest.length > 1 && isSuffix(rest[rest.length - 1] as string) ? (rest.pop() as string) : null;
+  return { core: nameForm(rest), suffix, suffixMisspelt: false, dir };
+}
+
+/**
+ * The readings of a typed street (standard tokens): as written, and when its last word is no suffix, that
+ * word as a misspelt suffix ("River Stret").
+ */
+export function typedStreets(tokens: readonly string[]): StreetForm[] {
+  const { dir, rest } = split(tokens);
+  if (rest.length === 0) return [];
+  const last = rest[rest.length - 1] as string;
+  if (rest.length > 1 && isSuffix(last)) {
+    return [
+      { core: nameForm(rest.slice(0, -1)), suffix: last, suffixMisspelt: false, dir },
+      // "Valley View" typed without its Dr: VW is then part of the name.
+      { core: nameForm(rest), suffix: null, suffixMisspelt: false, dir },
+    ];
+  }
+  const readings: StreetForm[] = [{ core: nameForm(rest), suffix: null, suffixMisspelt: false, dir }];
+  if (rest.length > 1 && /^[A-Z]+$/.test(last)) {
+    readings.push({ core: nameForm(rest.slice(0, -1)), suffix: last, suffixMisspelt: true, dir });
+  }
+  return readings;
+}
+
+export interface Score {
+  mistakes: number;
+  /** Parts the person left out (suffix, directional): a tie-break, never a mistake. */
+  missing: number;
+}
+
+/** Orders scores: fewer mistakes first, then fewer parts left out. */
+export function rank(s: Score): number {
+  return s.mistakes + 0.4 * s.missing;
+}
+
+/** The score of one reading against a known street, or null when it is past the name's allowance. */
+export function scoreStreet(typed: StreetForm, known: StreetForm): Score | null {
+  const allowed = allowance(Math.max(typed.core.letters, known.core.letters));
+  let mistakes = 0;
+  let missing = 0;
+  if (typed.suffix === null) missing += known.suffix === null ? 0 : 1;
+  else if (known.suffix === null) mistakes += 1;
+  else if (typed.suffixMisspelt) {
+    // Only a word one edit from the known suffix, written either way, is read as that suffix misspelt.
+    const s = known.suffix;
+    if (Math.min(editDistance(typed.suffix, s, 1), editDistance(typed.suffix, longToken(s), 1)) > 1)
+      return null;
+    mistakes += 1;
+  } else if (typed.suffix !== known.suffix) mistakes += 1;
+  if (typed.dir === null) missing += known.dir === null ? 0 : 1;
+  else if (typed.dir !== known.dir) mistakes += 1;
+  if (mistakes > allowed) return null;
+  mistakes += nameDistance(typed.core, known.core, allowed - mistakes);
+  return mistakes > allowed ? null : { mistakes, missing };
+}
+
+/** The best score over a typed street's readings. */
+export function bestStreetScore(readings: readonly StreetForm[], known: StreetForm): Score | null {
+  let best: Score | null = null;
+  for (const r of readings) {
+    const s = scoreStreet(r, known);
+    if (s && (!best || rank(s) < rank(best))) best = s;
+  }
+  return best;
+}
+
+/** Mistakes in a place name (city), or null past its allowance; `extra` widens it (a ZIP corroborates). */
+export function scoreName(typed: NameForm, known: NameForm, extra = 0): number | null {
+  const allowed = allowance(Math.max(typed.letters, known.letters)) + extra;
+  const d = nameDistance(typed, known, allowed);
+  return d > allowed ? null : d;
+}
