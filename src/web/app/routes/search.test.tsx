@@ -303,3 +303,141 @@ describe('every other state', () => {
     expect(location.search).toBe('?address=1100%20Congress');
   });
 });
+
+describe('a match that changed what was typed', () => {
+  const TYPED = '1100 Congres Ave, Austn, TX';
+  const match = {
+    typed: TYPED,
+    matched: CONGRESS,
+    changes: [
+      { kind: 'corrected', part: 'street', typed: 'Congres', matched: 'Congress' },
+      { kind: 'corrected', part: 'city', typed: 'Austn', matched: 'Austin' },
+      { kind: 'added', part: 'zip', typed: '', matched: '78701' },
+    ],
+  };
+
+  it('is explained above the record; the field and the tab title show the matched address', async () => {
+    const api = fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit, match }),
+    });
+    renderRoutes(routes, `/search?${new URLSearchParams({ address: TYPED })}`);
+    const notice = await screen.findByRole('region', { name: 'How the address was matched' });
+    expect(notice).toHaveTextContent('corrected: Congres → Congress, Austn → Austin; added: ZIP 78701.');
+    expect(notice).toHaveTextContent(`You typed: “${TYPED}”`);
+    // Above the record, in reading order.
+    const record = screen.getByRole('article', { name: CONGRESS });
+    expect(notice.compareDocumentPosition(record) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(screen.getByRole('combobox', { name: 'Address' })).toHaveValue(CONGRESS);
+    expect(document.title).toBe(`${CONGRESS} · PropLens`);
+    // The URL keeps what was typed: a reload or a shared link explains the match again.
+    expect(location.search).toBe(`?${new URLSearchParams({ address: TYPED })}`);
+    // Searching the address now in the field costs nothing: it is the record already shown.
+    await userEvent.click(screen.getByRole('button', { name: 'Search' }));
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(location.search).toBe(`?${new URLSearchParams({ address: CONGRESS })}`);
+    expect(resolveCalls(api)).toHaveLength(1);
+    expect(screen.queryByRole('region', { name: 'How the address was matched' })).not.toBeInTheDocument();
+  });
+
+  it('an exact or merely normalised match says nothing, and the field keeps what was typed', async () => {
+    fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit, match: null }),
+    });
+    renderRoutes(routes, '/search?address=1100+congress+avenue%2C+austin+tx+78701');
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'How the address was matched' })).not.toBeInTheDocument();
+    expect(screen.getByRole('combobox', { name: 'Address' })).toHaveValue(
+      '1100 congress avenue, austin tx 78701',
+    );
+  });
+
+  it('the record says when and by which account it was retrieved', async () => {
+    fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit }),
+    });
+    renderRoutes(routes, '/search?address=1100+Congress');
+    expect(await screen.findByText(/Retrieved at .+ by Harbor & Vale Realty\./)).toBeInTheDocument();
+  });
+});
+
+describe('a ZIP code alone', () => {
+  it('lists the area instead of resolving it, and opening a property costs no request', async () => {
+    const api = fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/search': () =>
+        json({ items: [property(CONGRESS, { attributes: { zip: '78701' } })], rateLimit }),
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit }),
+    });
+    renderRoutes(routes, '/search?address=78701');
+    expect(await screen.findByRole('heading', { name: 'Properties in ZIP code 78701' })).toBeInTheDocument();
+    expect(document.title).toBe('78701 · PropLens');
+    await userEvent.click(screen.getByRole('link', { name: CONGRESS }));
+    expect(await screen.findByRole('heading', { name: CONGRESS, level: 2 })).toBeInTheDocument();
+    expect(resolveCalls(api)).toHaveLength(0);
+  });
+});
+
+describe('the demo tour', () => {
+  const demoSession: Handler = () =>
+    json({ account: { name: 'Demo Realty', plan: 'professional' }, accountId: 'acct-demo', demo: true });
+
+  it('is shown to demo keys only: the showcase searches in order, each a link with what it shows', async () => {
+    fakeApi({ 'GET /api/session': demoSession, 'GET /api/config': config });
+    renderRoutes(routes, '/search');
+    const tour = await screen.findByRole('region', { name: 'Demo tour' });
+    const stops = within(tour).getAllByRole('listitem');
+    expect(
+      stops.map((s) => within(s).queryByRole('link')?.textContent ?? s.querySelector('p')?.textContent),
+    ).toEqual([
+      'High confidence',
+      'Medium confidence',
+      'Low confidence, stale',
+      'A typo',
+      'Ambiguous',
+      'A unit',
+      'A whole ZIP code',
+      'Rate limit',
+    ]);
+    expect(within(tour).getByRole('link', { name: 'A typo' })).toHaveAttribute(
+      'href',
+      '/search?address=1100+Congres+Ave%2C+Austn%2C+TX',
+    );
+    expect(within(stops[2] as HTMLElement).getByText(/summary warns/)).toBeInTheDocument();
+  });
+
+  it('is not shown to other keys', async () => {
+    fakeApi({ 'GET /api/session': session, 'GET /api/config': config });
+    renderRoutes(routes, '/search');
+    await screen.findByRole('combobox', { name: 'Address' });
+    expect(screen.queryByRole('region', { name: 'Demo tour' })).not.toBeInTheDocument();
+    expect(screen.queryByText('Demo tour')).not.toBeInTheDocument();
+  });
+
+  it('next to a result, says which stop this is and links the next', async () => {
+    fakeApi({
+      'GET /api/session': demoSession,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () =>
+        json({
+          property: property('233 S Wacker Dr, Chicago, IL 60606', { confidence: 'medium' }),
+          rateLimit,
+        }),
+    });
+    renderRoutes(routes, '/search?address=233+S+Wacker+Dr%2C+Chicago+IL');
+    const tour = await screen.findByRole('region', { name: 'Demo tour' });
+    expect(tour).toHaveTextContent('Demo tour: stop 2 of 8, medium confidence');
+    expect(within(tour).getByRole('link', { name: 'Medium confidence' })).toHaveAttribute(
+      'aria-current',
+      'step',
+    );
+    await userEvent.click(within(tour).getByRole('link', { name: 'Next: low confidence, stale →' }));
+    expect(location.search).toBe('?address=742+Evergreen+Terrace%2C+Springfield%2C+OR');
+  });
+});

@@ -44,9 +44,7 @@ export function MatchNotice({ match }: { match: MatchExplanation }) {
           <span className="break-words">{match.matched}</span>
         </p>
         <p className="break-words">{describeMatch(match)}.</p>
-        <p className="break-words text-xs opacity-80">
-          You typed: <q>{match.typed}</q>
-        </p>
+        <p className="break-words text-xs opacity-80">You typed: “{match.typed}”</p>
       </div>
     </section>
   );

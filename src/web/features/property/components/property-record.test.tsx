@@ -1,7 +1,9 @@
 import { render, screen, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Property } from '../../../../contract/index.ts';
-import { PropertyRecord, reliabilitySentence } from './property-record.tsx';
+import { MatchNotice } from './match-notice.tsx';
+import { PropertyRecord, reliabilitySentence, retrievedLine } from './property-record.tsx';
 
 const now = new Date(2026, 10, 21, 15, 0);
 const record = (over: Partial<Property> = {}): Property => ({
@@ -77,5 +79,82 @@ describe('the record', () => {
     );
     expect(container.querySelector('img')).toBeNull();
     expect(screen.getAllByText(/<img src=x/).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the record as evidence', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('"Copy ID" copies the identifier and says what it is for', async () => {
+    const user = userEvent.setup();
+    render(<PropertyRecord property={record()} now={now} />);
+    const button = screen.getByRole('button', { name: 'Copy ID' });
+    expect(button).toHaveAccessibleDescription(
+      'The service’s identifier for this record: paste it into the search to open it again.',
+    );
+    await user.click(button);
+    expect(await navigator.clipboard.readText()).toBe('pi_1oesttw0');
+    expect(screen.getByRole('status')).toHaveTextContent('Copied');
+  });
+
+  it('"Copy ID" says how to copy by hand when the browser refuses', async () => {
+    const user = userEvent.setup();
+    render(<PropertyRecord property={record()} now={now} />);
+    vi.spyOn(navigator.clipboard, 'writeText').mockRejectedValue(new Error('denied'));
+    await user.click(screen.getByRole('button', { name: 'Copy ID' }));
+    expect(screen.getByRole('status')).toHaveTextContent('Copy failed: select the ID and copy it');
+  });
+
+  it('says when and for which account it was retrieved, in en-US with the time zone', () => {
+    vi.stubEnv('TZ', 'America/Chicago');
+    const at = new Date('2026-11-21T21:04:00Z');
+    expect(retrievedLine(at, 'Harbor & Vale Realty')).toBe(
+      'Retrieved at 3:04 PM CST on November 21, 2026 by Harbor & Vale Realty.',
+    );
+    render(<PropertyRecord property={record()} now={now} retrieved={{ at, by: 'Harbor & Vale Realty' }} />);
+    expect(
+      screen.getByText(/Retrieved at 3:04 PM CST on November 21, 2026 by Harbor & Vale Realty\./),
+    ).toBeVisible();
+  });
+
+  it('marks the record for the print stylesheet', () => {
+    const { container } = render(<PropertyRecord property={record()} now={now} />);
+    expect(container.querySelector('article[data-print-record]')).toBe(screen.getByRole('article'));
+  });
+});
+
+describe('the match explanation', () => {
+  const match = {
+    typed: '1100 Congres Ave, Austn, TX',
+    matched: '1100 Congress Ave, Austin, TX 78701',
+    changes: [
+      { kind: 'corrected', part: 'street', typed: 'Congres', matched: 'Congress' },
+      { kind: 'corrected', part: 'city', typed: 'Austn', matched: 'Austin' },
+      { kind: 'added', part: 'zip', typed: '', matched: '78701' },
+    ],
+  } as const;
+
+  it('says a correction was made, to what, each change, and what was typed', () => {
+    render(<MatchNotice match={{ ...match, changes: [...match.changes] }} />);
+    const notice = screen.getByRole('region', { name: 'How the address was matched' });
+    expect(notice).toHaveTextContent(
+      'Matched after correcting what was typed: 1100 Congress Ave, Austin, TX 78701',
+    );
+    expect(notice).toHaveTextContent('corrected: Congres → Congress, Austn → Austin; added: ZIP 78701.');
+    expect(notice).toHaveTextContent('You typed: “1100 Congres Ave, Austn, TX”');
+  });
+
+  it('only added parts: says they were added, without calling it a correction', () => {
+    render(
+      <MatchNotice
+        match={{ typed: '1100 Congress Ave, Austin TX', matched: match.matched, changes: [match.changes[2]] }}
+      />,
+    );
+    const notice = screen.getByRole('region', { name: 'How the address was matched' });
+    expect(notice).toHaveTextContent(
+      'Matched, with parts the service added: 1100 Congress Ave, Austin, TX 78701',
+    );
+    expect(notice).toHaveTextContent('added: ZIP 78701.');
+    expect(notice).not.toHaveTextContent(/correct/);
   });
 });

@@ -63,16 +63,14 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-const retrievedTime = new Intl.DateTimeFormat('en-US', {
-  hour: 'numeric',
-  minute: '2-digit',
-  timeZoneName: 'short',
-});
-const retrievedDate = new Intl.DateTimeFormat('en-US', { dateStyle: 'long' });
-
-/** "Retrieved at 3:04 PM EST on November 21, 2026 by Harbor & Vale Realty": a printed record is evidence. */
+/**
+ * "Retrieved at 3:04 PM EST on November 21, 2026 by Harbor & Vale Realty": a printed record is evidence. In
+ * the reader's time zone, named, read at each call (a formatter made once would keep the zone it was made in).
+ */
 export function retrievedLine(at: Date, by: string): string {
-  return `Retrieved at ${retrievedTime.format(at)} on ${retrievedDate.format(at)} by ${by}.`;
+  const time = at.toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  const date = at.toLocaleDateString('en-US', { dateStyle: 'long' });
+  return `Retrieved at ${time} on ${date} by ${by}.`;
 }
 
 export function PropertyRecord({
