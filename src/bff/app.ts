@@ -7,10 +7,13 @@ import type { ResultCache } from './cache.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
 import { type CachedResult, Lookups } from './lookups.ts';
+import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
+import { requestMetrics } from './middleware/metrics.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { propertyRoutes } from './routes/properties.ts';
 import { reviewRoutes } from './routes/reviews.ts';
 import { sessionRoutes } from './routes/session.ts';
@@ -34,6 +37,10 @@ export interface BffDeps {
   cursorSecret?: string;
   /** The built SPA; omitted in API-only tests. */
   distDir?: string;
+  /** Prometheus metrics; omitted, nothing is counted and /metrics is 404. */
+  metrics?: BffMetrics;
+  /** METRICS_TOKEN: without it, /metrics on this port is 404 (README "Metrics"). */
+  metricsToken?: string;
   now?: () => number;
 }
 
@@ -43,10 +50,16 @@ export function createBffApp(deps: BffDeps) {
   const lookups = new Lookups(deps);
   const app = new Hono<AppEnv>();
 
+  if (deps.metrics) {
+    app.use('*', requestMetrics(deps.metrics));
+    const { sessions } = deps;
+    if (sessions.count) deps.metrics.countSessionsWith(() => sessions.count?.() ?? Promise.resolve(0));
+  }
   app.use('*', requestId({ limitLength: 64 }));
   app.use('*', requestContext(deps.logger, deps.trustProxy));
   app.use('*', securityHeaders);
   app.route('/', healthRoutes(deps.upstream, deps.sessions));
+  app.route('/', metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken, separatePort: false }));
 
   const api = new Hono<AppEnv>();
   api.use('*', csrf);

@@ -115,6 +115,14 @@ const BffEnv = z.object({
     .min(32, 'must be at least 32 characters')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  // -1: no separate metrics port.
+  METRICS_PORT: int(0, 65535, -1),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  METRICS_TOKEN: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DIST_DIR: z.string().default('dist'),
 });
@@ -161,6 +169,11 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     redisUrl: e.REDIS_URL,
     /** Encrypts API keys held in Redis (and derives key names and, unless CURSOR_SECRET is set, cursors). */
     sessionSecret: e.SESSION_SECRET,
+    /** Undefined: no separate metrics listener (README "Metrics"). */
+    metricsPort: e.METRICS_PORT < 0 ? undefined : e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
+    /** Bearer token for /metrics; without it (and without metricsPort) /metrics is 404. */
+    metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     distDir: e.DIST_DIR,
   };

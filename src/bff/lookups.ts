@@ -1,6 +1,7 @@
 import { addressKey, type Lane, type Property } from '../contract/index.ts';
 import { InFlight, type ResultCache } from './cache.ts';
 import { ApiError } from './errors.ts';
+import type { BffMetrics } from './metrics.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 
@@ -26,6 +27,7 @@ export class Lookups {
       upstream: UpstreamClient;
       cache: ResultCache<CachedResult>;
       sessions: SessionStore;
+      metrics?: Pick<BffMetrics, 'cacheLookup'>;
     },
   ) {}
 
@@ -80,6 +82,7 @@ export class Lookups {
     load: (signal: AbortSignal) => Promise<CachedResult>,
   ): Promise<{ result: CachedResult; cached: boolean }> {
     const hit = await this.deps.cache.get(session.keyHash, key);
+    this.deps.metrics?.cacheLookup(key.startsWith('search:') ? 'search' : 'resolve', hit !== undefined);
     if (hit) return { result: hit, cached: true };
     try {
       const result = await this.#inFlight.run(`${session.keyHash}:${key}`, load, options.signal);

@@ -4,6 +4,8 @@ import type { DemoKey } from '../contract/index.ts';
 import { createBffApp } from './app.ts';
 import type { BffConfig } from './env.ts';
 import { createLogger } from './logger.ts';
+import { BffMetrics } from './metrics.ts';
+import { createMetricsApp } from './routes/metrics.ts';
 import { createStores } from './stores/create-stores.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
 import { UpstreamScheduler } from './upstream/scheduler.ts';
@@ -18,6 +20,8 @@ export interface BffOptions {
 
 export interface RunningBff {
   url: string;
+  /** The separate metrics listener's URL, when METRICS_PORT is set. */
+  metricsUrl?: string;
   /** Stops accepting, lets in-flight requests finish, then resolves. */
   close(): Promise<void>;
 }
@@ -28,7 +32,10 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
   // Memory, or Redis when REDIS_URL is set (replicas sharing sessions, cache and rate budget).
   const stores = createStores(config, logger);
   const { budget } = stores;
-  const scheduler = new UpstreamScheduler(budget);
+  const metrics = new BffMetrics({ processMetrics: true });
+  const scheduler = new UpstreamScheduler(budget, {
+    onGrant: (lane, waitedMs, held) => metrics.slotGranted(lane, waitedMs, held),
+  });
   // Kept-alive sockets to the upstream, no fetch machinery per request (docs/decisions/005-lean-hot-path.md).
   const pool = createPoolTransport(options.upstreamUrl);
   const upstream = new UpstreamClient(
@@ -44,7 +51,13 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       reviewMaxWaitMs: config.reviewMaxWaitMs,
       salesContact: options.salesContact,
     },
-    { transport: pool.send, budget, scheduler, logger },
+    {
+      transport: pool.send,
+      budget,
+      scheduler,
+      logger,
+      onAttempt: (operation, outcome, seconds) => metrics.upstreamAttempt(operation, outcome, seconds),
+    },
   );
   const app = createBffApp({
     upstream,
@@ -57,6 +70,8 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     trustProxy: config.trustProxy,
     cursorSecret: stores.cursorSecret,
     distDir: config.distDir,
+    metrics,
+    metricsToken: config.metricsToken,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>
@@ -68,13 +83,30 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     throw err;
   });
   applyServerLimits(server);
+  // Metrics on their own port, for a scraper on a network the app's users never reach (README "Metrics").
+  const metricsServer =
+    config.metricsPort === undefined
+      ? null
+      : await listen(
+          createMetricsApp({ metrics, token: config.metricsToken }).fetch,
+          config.metricsHost,
+          config.metricsPort,
+        ).catch(async (err: unknown) => {
+          server.close();
+          await Promise.all([stores.close(), pool.close()]);
+          throw err;
+        });
+  if (metricsServer) applyServerLimits(metricsServer);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    ...(metricsServer ? { metricsUrl: urlOf(metricsServer, config.metricsHost) } : {}),
     close: () =>
       new Promise<void>((resolve) => {
+        metricsServer?.close();
+        metricsServer?.closeAllConnections();
         // Stop accepting; resolve once every connection has closed.
         server.close(() => {
           clearInterval(sweep);
@@ -99,4 +131,18 @@ export function applyServerLimits(server: Server) {
   server.keepAliveTimeout = 5_000;
   server.maxConnections = 2_000;
   server.maxHeadersCount = 100;
+}
+
+function listen(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number) {
+  return new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch, hostname, port }, () => resolve(s as Server));
+    (s as Server).once('error', reject);
+  });
+}
+
+function urlOf(server: Server, hostname: string): string {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const host = hostname.includes(':') ? `[${hostname}]` : hostname;
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
 }

@@ -17,6 +17,8 @@ export interface SessionStore {
   /** The live session, its idle clock reset; undefined when unknown or expired. */
   get(id: string): Promise<Session | undefined>;
   delete(id: string): Promise<void>;
+  /** Live sessions, for the sessions gauge (metrics); absent when a store cannot count cheaply. */
+  count?(): Promise<number>;
   /** Is a shared store reachable (for /readyz)? Absent: in-process memory, always there. */
   ping?(): Promise<boolean>;
 }
@@ -75,5 +77,15 @@ export class MemorySessionStore implements SessionStore {
 
   async delete(id: string): Promise<void> {
     this.#sessions.delete(id);
+  }
+
+  /** Expired sessions leave on their next use; they are not counted here. */
+  async count(): Promise<number> {
+    const now = this.now();
+    let live = 0;
+    for (const s of this.#sessions.values()) {
+      if (now - s.lastSeenAt <= this.limits.idleMs && now - s.createdAt <= this.limits.absoluteMs) live++;
+    }
+    return live;
   }
 }

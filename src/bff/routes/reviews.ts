@@ -7,6 +7,7 @@ import type { AppEnv } from '../context.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import { methodNotAllowed, readJson } from '../http.ts';
 import type { Lookups } from '../lookups.ts';
+import type { BffMetrics } from '../metrics.ts';
 import { requireSession } from '../middleware/session.ts';
 import { checkAddress } from '../params.ts';
 import type { Session, SessionStore } from '../sessions.ts';
@@ -17,6 +18,7 @@ export interface ReviewRouteDeps {
   upstream: UpstreamClient;
   sessions: SessionStore;
   logger: Logger;
+  metrics?: Pick<BffMetrics, 'reviewRowsScheduled' | 'reviewRows'>;
   now?: () => number;
 }
 
@@ -52,6 +54,7 @@ export function reviewRoutes(deps: ReviewRouteDeps) {
       const session = c.get('session');
       const sessionId = c.get('sessionId');
       const signal = c.req.raw.signal;
+      deps.metrics?.reviewRowsScheduled.inc(parsed.data.addresses.length);
       c.header('Content-Type', 'application/x-ndjson; charset=utf-8');
       c.header('X-Content-Type-Options', 'nosniff');
       return stream(c, async (out) => {
@@ -85,8 +88,9 @@ async function lookupOne(
 ): Promise<LookupResult | null> {
   const line = (
     fields: Omit<LookupResult, 'index' | 'retrievedAt' | 'rateLimit' | 'cached'> & { cached?: boolean },
-  ) =>
-    deps.upstream.rateLimit(session.keyHash).then(
+  ) => {
+    deps.metrics?.reviewRows.inc({ outcome: fields.outcome, cached: String(fields.cached ?? false) });
+    return deps.upstream.rateLimit(session.keyHash).then(
       (rateLimit): LookupResult => ({
         index,
         cached: false,
@@ -95,6 +99,7 @@ async function lookupOne(
         ...fields,
       }),
     );
+  };
   try {
     const address = checkAddress(input);
     const { property, cached } = await deps.lookups.resolve(session, sessionId, address, {

@@ -1,0 +1,295 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { AccountDirectory } from '../reference/accounts.ts';
+import { createInProcessFetch, createReferenceApp } from '../reference/app.ts';
+import type { RateRule } from '../reference/rate-limiter.ts';
+import { openTestStore } from '../reference/test-support.ts';
+import { type CachedResult, createBffApp } from './app.ts';
+import { MemoryCache } from './cache.ts';
+import { readBffConfig } from './env.ts';
+import { createLogger } from './logger.ts';
+import { BffMetrics } from './metrics.ts';
+import { createMetricsApp } from './routes/metrics.ts';
+import { startBff } from './server.ts';
+import { MemorySessionStore } from './sessions.ts';
+import { MemoryBudgetStore } from './upstream/budget.ts';
+import { UpstreamClient } from './upstream/client.ts';
+import { UpstreamScheduler } from './upstream/scheduler.ts';
+
+const KEY = 'pi_demo_professional';
+const TOKEN = 'metrics-token-for-tests-0123456789abcdef';
+const { store } = await openTestStore();
+
+// A built SPA, so an unguarded /metrics would be answered by the SPA's fallback with a 200.
+const dist = mkdtempSync(join(tmpdir(), 'proplens-metrics-'));
+writeFileSync(join(dist, 'index.html'), '<!doctype html><title>PropLens</title>');
+afterAll(() => rmSync(dist, { recursive: true, force: true }));
+
+/** The BFF wired as server.ts wires it (metrics hooks included) to the in-process reference. */
+function bff(options: { token?: string; rateLimit?: RateRule } = {}) {
+  const metrics = new BffMetrics();
+  const reference = createReferenceApp({
+    store,
+    rateLimit: options.rateLimit,
+    accounts: new AccountDirectory(),
+    cursorSecret: 'reference-test-secret',
+    sleep: async () => {},
+  });
+  const logger = createLogger('silent');
+  const budget = new MemoryBudgetStore();
+  const scheduler = new UpstreamScheduler(budget, {
+    onGrant: (lane, ms, held) => metrics.slotGranted(lane, ms, held),
+  });
+  const upstream = new UpstreamClient(
+    {
+      baseUrl: 'http://reference.test',
+      auth: { kind: 'bearer' },
+      idField: undefined,
+      resolvePath: '/properties/resolve',
+      searchPath: '/properties/search',
+      timeoutMs: 5000,
+      retries: 0,
+      maxRateLimitWaitMs: 20_000,
+      salesContact: null,
+    },
+    {
+      fetch: createInProcessFetch(reference),
+      budget,
+      scheduler,
+      logger,
+      onAttempt: (op, outcome, s) => metrics.upstreamAttempt(op, outcome, s),
+    },
+  );
+  const app = createBffApp({
+    upstream,
+    sessions: new MemorySessionStore({ idleMs: 60_000, absoluteMs: 3_600_000, maxSessions: 100 }),
+    cache: new MemoryCache<CachedResult>({
+      ttlMs: 300_000,
+      maxBytes: 1024 * 1024,
+      maxEntries: 100,
+      accountShare: 1,
+    }),
+    logger,
+    demoKeys: null,
+    salesContact: null,
+    sessionAbsoluteMs: 3_600_000,
+    trustProxy: false,
+    cursorSecret: 'bff-test-secret-bff-test-secret-0000',
+    distDir: dist,
+    metrics,
+    metricsToken: options.token,
+  });
+  let cookie = '';
+  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
+    const headers = new Headers({ 'X-Requested-With': 'proplens' });
+    if (init.body !== undefined) headers.set('Content-Type', 'application/json');
+    if (cookie) headers.set('Cookie', cookie);
+    const res = await app.request(path, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const set = res.headers.get('set-cookie');
+    if (set) cookie = set.split(';')[0] as string;
+    return res;
+  };
+  const scrape = async () => {
+    const res = await app.request('/metrics', { headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    return res.text();
+  };
+  return {
+    app,
+    call,
+    scrape,
+    signIn: () => call('/api/session', { method: 'POST', body: { apiKey: KEY } }),
+    resolve: (address: string) => call(`/api/properties/resolve?address=${encodeURIComponent(address)}`),
+  };
+}
+
+/** One sample's value from the exposition text; 0 when the series does not exist (yet). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const m = /^([^{ ]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]),
+    );
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
+  }
+  return 0;
+}
+
+describe('who may read /metrics', () => {
+  it('nobody, on the app port, when no token is set: 404, not the SPA', async () => {
+    const h = bff();
+    for (const headers of [{}, { Authorization: `Bearer ${TOKEN}` }] as Record<string, string>[]) {
+      const res = await h.app.request('/metrics', { headers });
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain('proplens_');
+    }
+  });
+
+  it('with METRICS_TOKEN, only a scraper that sends it as a bearer token', async () => {
+    const h = bff({ token: TOKEN });
+    for (const authorization of [undefined, 'Bearer wrong', TOKEN, `Basic ${TOKEN}`, `Bearer ${TOKEN}x`]) {
+      const res = await h.app.request('/metrics', {
+        headers: authorization ? { Authorization: authorization } : {},
+      });
+      expect(res.status, String(authorization)).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(await res.text()).not.toContain('proplens_');
+    }
+    const res = await h.app.request('/metrics', { headers: { Authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.text()).toContain('# TYPE proplens_http_requests_total counter');
+  });
+
+  it('on the separate metrics port: /metrics only, open unless a token is set', async () => {
+    const metrics = new BffMetrics();
+    const open = createMetricsApp({ metrics, token: undefined });
+    expect((await open.request('/metrics')).status).toBe(200);
+    expect((await open.request('/api/session')).status).toBe(404);
+    expect((await open.request('/metrics', { method: 'POST' })).status).toBe(405);
+    const guarded = createMetricsApp({ metrics, token: TOKEN });
+    expect((await guarded.request('/metrics')).status).toBe(401);
+    expect(
+      (await guarded.request('/metrics', { headers: { Authorization: `Bearer ${TOKEN}` } })).status,
+    ).toBe(200);
+  });
+
+  it('METRICS_PORT starts that listener on its own, and the app port still answers 404', async () => {
+    const config = readBffConfig({
+      PORT: '0',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'silent',
+      DIST_DIR: dist,
+      PROPERTY_API_URL: 'http://127.0.0.1:9',
+    });
+    const running = await startBff(config, {
+      upstreamUrl: 'http://127.0.0.1:9',
+      auth: { kind: 'bearer' },
+      demoKeys: null,
+      salesContact: null,
+    });
+    try {
+      expect(running.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(running.metricsUrl).not.toBe(running.url);
+      expect((await fetch(`${running.url}/metrics`)).status).toBe(404);
+      const scraped = await fetch(`${running.metricsUrl}/metrics`);
+      expect(scraped.status).toBe(200);
+      const text = await scraped.text();
+      expect(text).toContain('proplens_http_requests_total{method="GET",route="/metrics",status="404"} 1');
+      expect(text).toContain('process_cpu_seconds_total');
+      expect((await fetch(`${running.metricsUrl}/api/config`)).status).toBe(404);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('refuses a short token and a bad port at start, naming them', () => {
+    expect(() => readBffConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 32/);
+    expect(() => readBffConfig({ METRICS_PORT: 'nine' })).toThrow(/METRICS_PORT/);
+  });
+});
+
+describe('what the metrics count', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('a resolve moves the request, upstream, cache and session series, and nothing else', async () => {
+    const h = bff({ token: TOKEN });
+    expect((await h.signIn()).status).toBe(200);
+    let m = await h.scrape();
+    expect(sample(m, 'proplens_sessions')).toBe(1);
+    expect(sample(m, 'proplens_upstream_requests_total', { operation: 'me', outcome: '2xx' })).toBe(1);
+
+    expect((await h.resolve('1100 Congress Ave, Austin, TX')).status).toBe(200);
+    m = await h.scrape();
+    const route = { method: 'GET', route: '/api/properties/resolve' };
+    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '200' })).toBe(1);
+    expect(sample(m, 'proplens_http_request_duration_seconds_count', route)).toBe(1);
+    expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '2xx' })).toBe(1);
+    expect(sample(m, 'proplens_upstream_request_duration_seconds_count', { operation: 'resolve' })).toBe(1);
+    expect(sample(m, 'proplens_cache_lookups_total', { kind: 'resolve', result: 'miss' })).toBe(1);
+    expect(sample(m, 'proplens_cache_lookups_total', { kind: 'resolve', result: 'hit' })).toBe(0);
+    expect(sample(m, 'proplens_ratelimit_wait_seconds_count', { lane: 'interactive' })).toBe(0);
+
+    // The same address again is a cache hit: no upstream call.
+    expect((await h.resolve('1100 Congress Ave, Austin, TX')).status).toBe(200);
+    m = await h.scrape();
+    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '200' })).toBe(2);
+    expect(sample(m, 'proplens_cache_lookups_total', { kind: 'resolve', result: 'hit' })).toBe(1);
+    expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '2xx' })).toBe(1);
+  });
+
+  it('upstream outcomes: 404 and 409 by name', async () => {
+    const h = bff({ token: TOKEN });
+    await h.signIn();
+    expect((await h.resolve('99999 Congress Ave, Austin, TX')).status).toBe(404);
+    expect((await h.resolve('100 Main St')).status).toBe(409);
+    const m = await h.scrape();
+    expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '404' })).toBe(1);
+    expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '409' })).toBe(1);
+    const route = { method: 'GET', route: '/api/properties/resolve' };
+    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '404' })).toBe(1);
+    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '409' })).toBe(1);
+  });
+
+  it('a request held for the rate limit is a wait in its lane, with its length', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'Date'],
+      now: new Date('2026-11-21T12:00:00Z'),
+    });
+    const h = bff({ token: TOKEN, rateLimit: { requests: 2, seconds: 10 } });
+    await h.signIn();
+    await h.resolve('1100 Congress Ave, Austin, TX');
+    const held = h.resolve('233 S Wacker Dr, Chicago, IL');
+    await vi.advanceTimersByTimeAsync(11_000);
+    expect((await held).status).toBe(200);
+    const m = await h.scrape();
+    expect(sample(m, 'proplens_ratelimit_wait_seconds_count', { lane: 'interactive' })).toBe(1);
+    const waited = sample(m, 'proplens_ratelimit_wait_seconds_sum', { lane: 'interactive' });
+    expect(waited).toBeGreaterThan(5);
+    expect(waited).toBeLessThanOrEqual(11);
+    expect(sample(m, 'proplens_ratelimit_wait_seconds_count', { lane: 'review' })).toBe(0);
+    expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '429' })).toBe(0);
+  });
+
+  it('review rows: scheduled, then answered by outcome', async () => {
+    const h = bff({ token: TOKEN });
+    await h.signIn();
+    await h.resolve('1100 Congress Ave, Austin, TX');
+    const res = await h.call('/api/reviews/lookups', {
+      method: 'POST',
+      body: { addresses: ['1100 Congress Ave, Austin, TX', '233 S Wacker Dr, Chicago, IL', '100 Main St'] },
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    const m = await h.scrape();
+    expect(sample(m, 'proplens_review_rows_scheduled_total')).toBe(3);
+    expect(sample(m, 'proplens_review_rows_total', { outcome: 'matched', cached: 'true' })).toBe(1);
+    expect(sample(m, 'proplens_review_rows_total', { outcome: 'matched', cached: 'false' })).toBe(1);
+    expect(sample(m, 'proplens_review_rows_total', { outcome: 'ambiguous', cached: 'false' })).toBe(1);
+  });
+
+  it('labels with route patterns, never raw paths, addresses, keys or accounts', async () => {
+    const h = bff({ token: TOKEN });
+    await h.signIn();
+    await h.resolve('1100 Congress Ave, Austin, TX');
+    await h.call('/api/nope/123456');
+    await h.call('/some/client/route-789');
+    const m = await h.scrape();
+    expect(sample(m, 'proplens_http_requests_total', { method: 'GET', route: '/api/*', status: '404' })).toBe(
+      1,
+    );
+    expect(sample(m, 'proplens_http_requests_total', { method: 'GET', route: '/*', status: '200' })).toBe(1);
+    for (const leak of ['123456', 'route-789', 'Congress', KEY, 'pi_demo', 'proplens_session=']) {
+      expect(m).not.toContain(leak);
+    }
+  });
+});
