@@ -17,8 +17,13 @@ const backLink = (
 
 /** /review/:id: runs the review (progress, pause, resume, cancel, retry) and shows its results. */
 export function ReviewRunRoute() {
+  const session = useQuery(sessionQueryOptions()).data;
+  // The protected layout renders this only with a session; for the moment the session ends, render nothing.
+  return session ? <ReviewRun session={session} /> : null;
+}
+
+function ReviewRun({ session }: { session: SessionResponse }) {
   const { id = '' } = useParams();
-  const session = useQuery(sessionQueryOptions()).data as SessionResponse;
   useReviewSessionRedirect();
   const { runner, snapshot, error } = useReviewRun(session.accountId, id);
   const name = snapshot?.review.name;

@@ -12,10 +12,9 @@ import { useReviewSessionRedirect } from './review-session.tsx';
 
 /** /review: start a review (paste, file, area, or the sample with a demo key) and the account's reviews. */
 export function ReviewRoute() {
-  const session = useQuery(sessionQueryOptions());
-  // Rendered under the protected layout: a session is there.
-  const data = session.data as SessionResponse;
-  return <ReviewHome session={data} />;
+  const session = useQuery(sessionQueryOptions()).data;
+  // The protected layout renders this only with a session; for the moment the session ends, render nothing.
+  return session ? <ReviewHome session={session} /> : null;
 }
 
 function ReviewHome({ session }: { session: SessionResponse }) {

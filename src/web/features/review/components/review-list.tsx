@@ -96,17 +96,23 @@ function ReviewItem({ review, accountId }: { review: Review; accountId: string }
           <Button
             variant="primary"
             className="bg-red-700 hover:bg-red-800 dark:bg-red-400 dark:hover:bg-red-300"
+            aria-label={`Delete ${review.name}`}
             onClick={() => void getReviewWorkspace().remove(accountId, review.id)}
           >
-            Delete<span className="sr-only"> {review.name}</span>
+            Delete
           </Button>
           <Button variant="secondary" onClick={() => setConfirm(false)}>
             Keep
           </Button>
         </div>
       ) : (
-        <Button variant="ghost" className="self-start sm:self-auto" onClick={() => setConfirm(true)}>
-          Delete<span className="sr-only"> review {review.name}</span>
+        <Button
+          variant="ghost"
+          className="self-start sm:self-auto"
+          aria-label={`Delete review ${review.name}`}
+          onClick={() => setConfirm(true)}
+        >
+          Delete
         </Button>
       )}
     </li>
