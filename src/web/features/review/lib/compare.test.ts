@@ -97,6 +97,8 @@ describe('compareAttributes', () => {
       differs: false,
     });
     expect(byLabel.get('Confidence')?.differs).toBe(false);
+    // Ids always differ: shown, not flagged.
+    expect(byLabel.get('Property ID')).toEqual({ label: 'Property ID', values: ['a', 'b'], differs: false });
     expect(byLabel.get('Flood zone')).toEqual({ label: 'Flood zone', values: [null, 'AE'], differs: true });
     // Nobody states a lot size: no empty row.
     expect(byLabel.has('Lot size')).toBe(false);

@@ -48,7 +48,12 @@ export interface ReliabilityVerdict {
   reason: string;
 }
 
-const kindWords = (kind: string | null) => sourceKindText(kind)?.toLowerCase() ?? 'a source of unknown kind';
+/** "MLS listing" stays as it is; "Assessor record" reads "assessor record" mid-sentence. */
+const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0]?.toLowerCase() + s.slice(1) : s);
+const kindWords = (kind: string | null) => {
+  const text = sourceKindText(kind);
+  return text ? lowerFirst(text) : 'a source of unknown kind';
+};
 
 function listAddresses(ps: readonly Property[]): string {
   const names = ps.map((p) => p.address);
@@ -145,10 +150,12 @@ export interface ComparedAttribute {
   differs: boolean;
 }
 
+/** Identifiers differ between any two records by nature: shown, never flagged as a difference. */
+const IDENTITY = new Set(['Property ID']);
+
 type Getter = (p: Property) => string | null | undefined;
 
 const ATTRIBUTES: [string, Getter][] = [
-  ['Address', (p) => p.address],
   ['Property ID', (p) => p.id],
   ['Confidence', (p) => confidenceText(p.confidence)],
   ['Source', (p) => p.source],
@@ -200,7 +207,7 @@ export function compareAttributes(properties: readonly Property[]): ComparedAttr
         const v = get(p);
         return v === undefined || v === null || v === '' ? null : v;
       });
-      return { label, values, differs: new Set(values).size > 1 };
+      return { label, values, differs: !IDENTITY.has(label) && new Set(values).size > 1 };
     })
     .filter((row) => row.values.some((v) => v !== null));
 }

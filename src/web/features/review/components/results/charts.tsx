@@ -26,7 +26,7 @@ import {
   TIERS,
 } from '../../lib/stats.ts';
 import type { ResultFilters } from '../../lib/stats-filters.ts';
-import { usePrefersDark } from './use-prefers-dark.ts';
+import { useNarrow, usePrefersDark } from './use-prefers-dark.ts';
 
 /*
  * Three charts of the review's records. Each is a <figure> whose caption says what it shows in a sentence,
@@ -142,18 +142,20 @@ function FilterButton({
   onClick,
   children,
   swatch,
+  wide = false,
 }: {
   pressed: boolean;
   onClick: () => void;
   children: ReactNode;
   swatch?: string;
+  wide?: boolean;
 }) {
   return (
     <button
       type="button"
       aria-pressed={pressed}
       onClick={onClick}
-      className={`inline-flex min-h-9 items-center gap-2 rounded-md border px-2.5 py-1 text-left text-sm ${
+      className={`${wide ? 'flex w-full' : 'inline-flex'} min-h-9 items-center gap-2 rounded-md border px-2.5 py-1 text-left text-sm ${
         pressed
           ? 'border-teal-700 bg-teal-50 font-semibold text-teal-900 dark:border-teal-400 dark:bg-teal-950 dark:text-teal-100'
           : 'border-slate-300 bg-white text-slate-800 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800'
@@ -276,6 +278,7 @@ export function SourceChart({
   onFilter: (patch: FilterPatch) => void;
 }) {
   const dark = usePrefersDark();
+  const narrow = useNarrow();
   const colours = dark ? DARK : LIGHT;
   const isActive = (b: SourceBar) => filters.source?.label === b.label;
   const toggle = (b: SourceBar, confidence?: Confidence) =>
@@ -320,10 +323,10 @@ export function SourceChart({
           <YAxis
             type="category"
             dataKey="label"
-            width={150}
-            tick={TICK}
+            width={narrow ? 104 : 160}
+            tick={narrow ? { ...TICK, fontSize: 11 } : TICK}
             tickLine={false}
-            tickFormatter={(v: string) => truncate(v, 22)}
+            tickFormatter={(v: string) => truncate(v, narrow ? 16 : 24)}
             interval={0}
           />
           <ChartTooltip
@@ -342,7 +345,7 @@ export function SourceChart({
               );
             }}
           />
-          <Legend verticalAlign="bottom" height={28} wrapperStyle={{ fontSize: 12 }} />
+          <Legend verticalAlign="bottom" height={28} wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
           {CONFIDENCES.map((c, i) => (
             <Bar
               key={c}
@@ -369,7 +372,7 @@ export function SourceChart({
         <ul aria-label="Records by source: show only" className="mt-3 grid gap-2 sm:grid-cols-2">
           {bars.map((b) => (
             <li key={b.label} className="min-w-0">
-              <FilterButton pressed={isActive(b)} onClick={() => toggle(b)}>
+              <FilterButton pressed={isActive(b)} onClick={() => toggle(b)} wide>
                 <span className="min-w-0">
                   <span className="block truncate font-medium">{b.label}</span>
                   <span className="block text-xs">
@@ -403,6 +406,7 @@ export function AgeChart({
   onFilter: (patch: FilterPatch) => void;
 }) {
   const dark = usePrefersDark();
+  const narrow = useNarrow();
   const colours = dark ? DARK : LIGHT;
   const data = histogram.map((h) => ({ ...h.bin, count: h.count }));
   const toggle = (bin: AgeBin) => onFilter({ ageBin: filters.ageBin === bin.id ? null : bin.id });
@@ -453,7 +457,15 @@ export function AgeChart({
             );
           })}
           <CartesianGrid vertical={false} stroke={colours.grid} />
-          <XAxis dataKey="short" tick={{ ...TICK, fontSize: 11 }} tickLine={false} interval={0} />
+          <XAxis
+            dataKey="short"
+            tick={{ ...TICK, fontSize: 11 }}
+            tickLine={false}
+            interval={0}
+            angle={narrow ? -40 : 0}
+            textAnchor={narrow ? 'end' : 'middle'}
+            height={narrow ? 48 : 30}
+          />
           <YAxis allowDecimals={false} tick={TICK} tickLine={false} axisLine={false} />
           <ChartTooltip
             dark={dark}

@@ -38,7 +38,6 @@ const CELL = 'border border-slate-400 px-1.5 py-1 align-top text-left';
 export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }) {
   return (
     <section aria-label="Printed results" className="hidden print:block">
-      <h2 className="mt-4 text-base font-semibold">Results</h2>
       <p className="text-xs">{scope}</p>
       <table className="mt-2 w-full border-collapse text-[9pt] leading-snug">
         <thead className="table-header-group">
@@ -69,7 +68,7 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                   {p ? (
                     <>
                       {p.source}
-                      {kind ? ` (${kind.toLowerCase()})` : ''}
+                      {kind ? ` (${kind})` : ''}
                     </>
                   ) : (
                     '—'

@@ -34,7 +34,8 @@ export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; r
         <h2 id="reliability-summary-heading" className="text-lg font-semibold">
           Reliability summary
         </h2>
-        <p className="text-sm text-slate-600 dark:text-slate-300">{retrieved}</p>
+        {/* The printed page states it once, in its own header. */}
+        <p className="text-sm text-slate-600 dark:text-slate-300 print:hidden">{retrieved}</p>
       </div>
       <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6 print:grid-cols-6">
         <Figure

@@ -144,7 +144,7 @@ export function FilterChips({
 }) {
   const chips = describeFilters(filters);
   return (
-    <div className="flex flex-wrap items-center gap-2 text-sm">
+    <div className="flex flex-wrap items-center gap-2 text-sm print:hidden">
       <p role="status" className="font-medium">
         {chips.length === 0
           ? `Showing all ${total.toLocaleString('en-US')} rows`

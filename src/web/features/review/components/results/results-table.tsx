@@ -8,7 +8,7 @@ import {
   useReactTable,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type ReactNode, useMemo, useRef, useState } from 'react';
+import { type ReactNode, useRef, useState } from 'react';
 import { confidenceText, sourceKindText } from '../../../property/components/badges.tsx';
 import { relativeAge } from '../../../property/lib/verification.ts';
 import { CONFIDENCE_RANK, MAX_COMPARE } from '../../lib/compare.ts';
@@ -57,119 +57,126 @@ const DOT = {
 
 const none = <span className="text-slate-400 dark:text-slate-500">—</span>;
 
-function columns(
-  selected: ReadonlySet<number>,
-  onToggle: (index: number) => void,
-  onOpen: (r: ResultRow) => void,
-): ColumnDef<ResultRow, unknown>[] {
-  return [
-    {
-      id: 'select',
-      header: () => <span className="sr-only">Select for comparison</span>,
-      enableSorting: false,
-      cell: ({ row: { original: r } }) =>
-        r.row.property ? (
-          <input
-            type="checkbox"
-            className="size-4 accent-teal-700"
-            aria-label={`Select ${r.row.input} for comparison`}
-            checked={selected.has(r.row.index)}
-            disabled={!selected.has(r.row.index) && selected.size >= MAX_COMPARE}
-            onClick={(e) => e.stopPropagation()}
-            onChange={() => onToggle(r.row.index)}
-          />
-        ) : null,
-    },
-    {
-      id: 'input',
-      header: 'Input',
-      accessorFn: (r) => r.row.input.toLocaleLowerCase(),
-      cell: ({ row: { original: r } }) => (
-        <button
-          type="button"
-          aria-haspopup="dialog"
-          title={r.row.input}
-          onClick={(e) => {
-            e.stopPropagation();
-            onOpen(r);
-          }}
-          className="block max-w-full truncate text-left font-medium text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
-        >
-          {r.row.input}
-        </button>
-      ),
-    },
-    {
-      id: 'address',
-      header: 'Matched address',
-      accessorFn: (r) => r.row.property?.address.toLocaleLowerCase(),
-      sortUndefined: 'last',
-      cell: ({ row: { original: r } }) =>
-        r.row.property ? (
-          <span className="block truncate" title={r.row.property.address}>
-            {r.row.property.address}
-          </span>
-        ) : (
-          none
-        ),
-    },
-    {
-      id: 'outcome',
-      header: 'Outcome',
-      accessorFn: (r) => OUTCOME_ORDER[r.row.outcome],
-      sortDescFirst: false,
-      cell: ({ row: { original: r } }) => <OutcomeCell outcome={r.row.outcome} />,
-    },
-    {
-      id: 'confidence',
-      header: 'Confidence',
-      accessorFn: (r) => (r.row.property ? CONFIDENCE_RANK[r.row.property.confidence] : undefined),
-      sortUndefined: 'last',
-      sortDescFirst: true,
-      cell: ({ row: { original: r } }) =>
-        r.row.property ? (
-          <span className="inline-flex items-center gap-1.5" data-confidence={r.row.property.confidence}>
-            <span aria-hidden="true" className={`size-2.5 rounded-full ${DOT[r.row.property.confidence]}`} />
-            {confidenceText(r.row.property.confidence).replace(' confidence', '')}
-          </span>
-        ) : (
-          none
-        ),
-    },
-    {
-      id: 'source',
-      header: 'Source',
-      accessorFn: (r) => r.row.property?.source.toLocaleLowerCase(),
-      sortUndefined: 'last',
-      cell: ({ row: { original: r } }) => {
-        const p = r.row.property;
-        if (!p) return none;
-        const kind = sourceKindText(p.sourceKind);
-        return (
-          <span className="block truncate" title={kind ? `${p.source} (${kind})` : p.source}>
-            {p.source}
-          </span>
-        );
-      },
-    },
-    {
-      id: 'verified',
-      header: 'Verified',
-      accessorFn: (r) => r.ageDays ?? undefined,
-      sortUndefined: 'last',
-      sortDescFirst: false,
-      cell: ({ row: { original: r } }) =>
-        r.ageDays !== null && r.tier ? (
-          <span className="block truncate" title={r.row.property?.lastVerified} data-tier={r.tier}>
-            {relativeAge(r.ageDays)}{' '}
-            <span className="text-slate-600 dark:text-slate-300">· {TIER_TEXT[r.tier].toLowerCase()}</span>
-          </span>
-        ) : (
-          none
-        ),
-    },
-  ];
+/** What the cells need from the view; through the table's meta, so the columns never change identity. */
+interface ResultsMeta {
+  selected: ReadonlySet<number>;
+  onToggle: (index: number) => void;
+  onOpen: (r: ResultRow) => void;
 }
+
+const meta = (table: Table<ResultRow>) => table.options.meta as ResultsMeta;
+
+// Stable column definitions: a new set on every selection change would remount every visible cell and take
+// keyboard focus away from the checkbox just ticked.
+const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
+  {
+    id: 'select',
+    header: () => <span className="sr-only">Select for comparison</span>,
+    enableSorting: false,
+    cell: ({ row: { original: r }, table }) => {
+      const { selected, onToggle } = meta(table);
+      return r.row.property ? (
+        <input
+          type="checkbox"
+          className="size-4 accent-teal-700"
+          aria-label={`Select ${r.row.input} for comparison`}
+          checked={selected.has(r.row.index)}
+          disabled={!selected.has(r.row.index) && selected.size >= MAX_COMPARE}
+          onClick={(e) => e.stopPropagation()}
+          onChange={() => onToggle(r.row.index)}
+        />
+      ) : null;
+    },
+  },
+  {
+    id: 'input',
+    header: 'Input',
+    accessorFn: (r) => r.row.input.toLocaleLowerCase(),
+    cell: ({ row: { original: r }, table }) => (
+      <button
+        type="button"
+        aria-haspopup="dialog"
+        title={r.row.input}
+        onClick={(e) => {
+          e.stopPropagation();
+          meta(table).onOpen(r);
+        }}
+        className="block max-w-full truncate text-left font-medium text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
+      >
+        {r.row.input}
+      </button>
+    ),
+  },
+  {
+    id: 'address',
+    header: 'Matched address',
+    accessorFn: (r) => r.row.property?.address.toLocaleLowerCase(),
+    sortUndefined: 'last',
+    cell: ({ row: { original: r } }) =>
+      r.row.property ? (
+        <span className="block truncate" title={r.row.property.address}>
+          {r.row.property.address}
+        </span>
+      ) : (
+        none
+      ),
+  },
+  {
+    id: 'outcome',
+    header: 'Outcome',
+    accessorFn: (r) => OUTCOME_ORDER[r.row.outcome],
+    sortDescFirst: false,
+    cell: ({ row: { original: r } }) => <OutcomeCell outcome={r.row.outcome} />,
+  },
+  {
+    id: 'confidence',
+    header: 'Confidence',
+    accessorFn: (r) => (r.row.property ? CONFIDENCE_RANK[r.row.property.confidence] : undefined),
+    sortUndefined: 'last',
+    sortDescFirst: true,
+    cell: ({ row: { original: r } }) =>
+      r.row.property ? (
+        <span className="inline-flex items-center gap-1.5" data-confidence={r.row.property.confidence}>
+          <span aria-hidden="true" className={`size-2.5 rounded-full ${DOT[r.row.property.confidence]}`} />
+          {confidenceText(r.row.property.confidence).replace(' confidence', '')}
+        </span>
+      ) : (
+        none
+      ),
+  },
+  {
+    id: 'source',
+    header: 'Source',
+    accessorFn: (r) => r.row.property?.source.toLocaleLowerCase(),
+    sortUndefined: 'last',
+    cell: ({ row: { original: r } }) => {
+      const p = r.row.property;
+      if (!p) return none;
+      const kind = sourceKindText(p.sourceKind);
+      return (
+        <span className="block truncate" title={kind ? `${p.source} (${kind})` : p.source}>
+          {p.source}
+        </span>
+      );
+    },
+  },
+  {
+    id: 'verified',
+    header: 'Verified',
+    accessorFn: (r) => r.ageDays ?? undefined,
+    sortUndefined: 'last',
+    sortDescFirst: false,
+    cell: ({ row: { original: r } }) =>
+      r.ageDays !== null && r.tier ? (
+        <span className="block truncate" title={r.row.property?.lastVerified} data-tier={r.tier}>
+          {relativeAge(r.ageDays)}{' '}
+          <span className="text-slate-600 dark:text-slate-300">· {TIER_TEXT[r.tier].toLowerCase()}</span>
+        </span>
+      ) : (
+        none
+      ),
+  },
+];
 
 /** The table's state, held by the results view so the print layout shows the rows in the same order. */
 export function useResultsTable({
@@ -184,10 +191,10 @@ export function useResultsTable({
   onOpen: (r: ResultRow) => void;
 }): Table<ResultRow> {
   const [sorting, setSorting] = useState<SortingState>([]);
-  const cols = useMemo(() => columns(selected, onToggle, onOpen), [selected, onToggle, onOpen]);
   return useReactTable({
     data: rows,
-    columns: cols,
+    columns: COLUMNS,
+    meta: { selected, onToggle, onOpen } satisfies ResultsMeta,
     state: { sorting },
     onSortingChange: setSorting,
     getCoreRowModel: getCoreRowModel(),
@@ -202,8 +209,8 @@ const WIDTHS: Record<string, string> = {
   address: 'w-[26%]',
   outcome: 'w-32',
   confidence: 'w-28',
-  source: 'w-[18%]',
-  verified: 'w-40',
+  source: 'w-[17%]',
+  verified: 'w-48',
 };
 
 function SortIcon({ dir }: { dir: false | 'asc' | 'desc' }) {
@@ -284,7 +291,7 @@ export function ResultsTable({
                       <button
                         type="button"
                         onClick={h.column.getToggleSortingHandler()}
-                        className="inline-flex items-center gap-1.5 rounded px-1 py-0.5 -mx-1 hover:bg-slate-200 dark:hover:bg-slate-700"
+                        className="-mx-1 inline-flex items-center gap-1.5 rounded px-1 py-0.5 text-left hover:bg-slate-200 dark:hover:bg-slate-700"
                       >
                         {flexRender(h.column.columnDef.header, h.getContext())}
                         <SortIcon dir={dir} />

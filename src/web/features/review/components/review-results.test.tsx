@@ -1,0 +1,339 @@
+import { act, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import Papa from 'papaparse';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Route, renderRoutes } from '../../../test/utils.tsx';
+import { generateRows, makeProperty, makeReview, makeRow } from '../lib/stats.fixtures.ts';
+import type { ReviewRow } from '../model.ts';
+import { ReviewResults } from './review-results.tsx';
+
+// Noon local time on 1 November 2026: every age below counts from this calendar day.
+const NOW = new Date(2026, 10, 1, 12);
+const daysAgo = (n: number) => new Date(Date.UTC(2026, 10, 1) - n * 86_400_000).toISOString().slice(0, 10);
+
+const ROWS: ReviewRow[] = [
+  makeRow(0, {
+    input: '1100 Congress Ave',
+    property: makeProperty({
+      id: 'P-A',
+      address: '1100 CONGRESS AVE, AUSTIN, TX',
+      confidence: 'high',
+      lastVerified: daysAgo(10),
+    }),
+  }),
+  makeRow(1, {
+    input: '233 Wacker Dr',
+    property: makeProperty({
+      id: 'P-B',
+      address: '233 S WACKER DR, CHICAGO, IL',
+      source: 'City of Chicago Building Permits',
+      sourceKind: 'permits',
+      confidence: 'low',
+      lastVerified: daysAgo(400),
+      attributes: { bedrooms: 5 },
+    }),
+  }),
+  makeRow(2, {
+    input: '9 Elm St',
+    property: makeProperty({
+      id: 'P-C',
+      address: '9 ELM ST, AUSTIN, TX',
+      confidence: 'high',
+      lastVerified: daysAgo(200),
+    }),
+  }),
+  makeRow(3, {
+    input: '4 Oak Rd',
+    property: makeProperty({
+      id: 'P-D',
+      address: '4 OAK RD, AUSTIN, TX',
+      confidence: 'medium',
+      lastVerified: daysAgo(30),
+    }),
+  }),
+  makeRow(4, {
+    input: '100 Main St',
+    outcome: 'ambiguous',
+    candidates: [
+      { id: 'c1', address: '100 Main St, Springfield, IL' },
+      { id: 'c2', address: '100 Main St, Springfield, OR' },
+    ],
+    error: { code: 'ambiguous', message: 'More than one property matches.' },
+  }),
+  makeRow(5, {
+    input: 'Nowhere 1',
+    outcome: 'not_found',
+    error: { code: 'not_found', message: 'No match.' },
+  }),
+  makeRow(6, {
+    input: 'Slow 1',
+    outcome: 'failed',
+    error: { code: 'upstream_timeout', message: 'Too slow.' },
+  }),
+  makeRow(7, { input: 'Later 1', outcome: 'pending', retrievedAt: undefined }),
+];
+const review = makeReview({ total: ROWS.length, name: 'Portfolio Q3', accountName: 'Harbor & Vale Realty' });
+
+function renderResults(rows = ROWS) {
+  return renderRoutes(
+    <Route path="/review/:id" element={<ReviewResults review={review} rows={rows} now={NOW} />} />,
+    '/review/rev-1',
+  );
+}
+
+const table = () => screen.getByRole('table', { name: 'Results' });
+/** The data rows' inputs, in display order (the first row is the header). */
+const shownInputs = () =>
+  within(table())
+    .getAllByRole('row')
+    .slice(1)
+    .map((r) => within(r).queryAllByRole('button')[0]?.textContent)
+    .filter(Boolean);
+
+afterEach(() => vi.restoreAllMocks());
+
+// jsdom lays nothing out: give elements a size, as a browser would, so the virtualiser has a viewport to
+// fill (600 px: about 14 rows of 44 px, plus its overscan).
+const layout = ['clientHeight', 'clientWidth'] as const;
+const saved = layout.map((k) => Object.getOwnPropertyDescriptor(Element.prototype, k));
+beforeAll(() => {
+  Object.defineProperty(Element.prototype, 'clientHeight', { configurable: true, get: () => 600 });
+  Object.defineProperty(Element.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
+});
+afterAll(() => {
+  layout.forEach((k, i) => {
+    const d = saved[i];
+    if (d) Object.defineProperty(Element.prototype, k, d);
+  });
+});
+
+// userEvent drives a full page of charts and table: more than the default 5 s on a busy 2-core machine.
+describe('ReviewResults', { timeout: 30_000 }, () => {
+  it('sums up reliability: records, confidence shares, stale share, median age and outcomes', () => {
+    renderResults();
+    const summary = screen.getByRole('region', { name: 'Reliability summary' });
+    const figure = (label: string) => within(summary).getByText(label).closest('div') as HTMLElement;
+    expect(figure('Records')).toHaveTextContent('4of 8 addresses');
+    expect(figure('High confidence')).toHaveTextContent('50%2 records');
+    expect(figure('Medium confidence')).toHaveTextContent('25%1 record');
+    expect(figure('Low confidence')).toHaveTextContent('25%1 record');
+    expect(figure('Stale')).toHaveTextContent('25%1 verified over a year ago');
+    // Ages 10, 30, 200, 400: the median is (30 + 200) / 2.
+    expect(figure('Median verification age')).toHaveTextContent('115 days');
+    const outcomes = within(summary).getByRole('list', { name: 'Outcomes' });
+    expect(outcomes).toHaveTextContent('Matched: 4');
+    expect(outcomes).toHaveTextContent('Not found: 1');
+    expect(outcomes).toHaveTextContent('Ambiguous: 1');
+    expect(outcomes).toHaveTextContent('Failed: 1');
+    expect(outcomes).toHaveTextContent('Pending: 1');
+    expect(summary).toHaveTextContent('Retrieved at 1 November 2026');
+    expect(summary).toHaveTextContent('by Harbor & Vale Realty');
+  });
+
+  it('filters the table from a chart, shows a "filtered by" chip, and the chip clears it', async () => {
+    const user = userEvent.setup();
+    renderResults();
+    expect(shownInputs()).toHaveLength(8);
+    const confidence = screen.getByRole('figure', { name: 'Confidence mix' });
+    expect(confidence).toHaveTextContent('Of 4 records: high 50%, medium 25%, low 25%.');
+    await user.click(within(confidence).getByRole('button', { name: 'High: 2 (50%)' }));
+    expect(within(confidence).getByRole('button', { name: 'High: 2 (50%)' })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
+    expect(shownInputs()).toEqual(['1100 Congress Ave', '9 Elm St']);
+    expect(screen.getByText('Showing 2 of 8 rows, filtered by')).toBeInTheDocument();
+
+    // A bar of the age histogram adds to it.
+    const age = screen.getByRole('figure', { name: 'Verification age' });
+    await user.click(within(age).getByRole('button', { name: '181–365 days: 1' }));
+    expect(shownInputs()).toEqual(['9 Elm St']);
+
+    await user.click(screen.getByRole('button', { name: 'Clear filter Confidence: High' }));
+    await user.click(screen.getByRole('button', { name: 'Clear filter Verified: 181–365 days ago' }));
+    expect(shownInputs()).toHaveLength(8);
+    expect(screen.getByText('Showing all 8 rows')).toBeInTheDocument();
+  });
+
+  it('filters by source from the source chart and by the table controls', async () => {
+    const user = userEvent.setup();
+    renderResults();
+    const sources = screen.getByRole('figure', { name: 'Records by source' });
+    await user.click(within(sources).getByRole('button', { name: /City of Chicago Building Permits/ }));
+    expect(shownInputs()).toEqual(['233 Wacker Dr']);
+    await user.click(
+      screen.getByRole('button', { name: 'Clear filter Source: City of Chicago Building Permits' }),
+    );
+
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Outcome' }), 'Ambiguous');
+    expect(shownInputs()).toEqual(['100 Main St']);
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Outcome' }), 'All outcomes');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Age tier' }), 'Stale');
+    expect(shownInputs()).toEqual(['233 Wacker Dr']);
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Age tier' }), 'All ages');
+    await user.type(screen.getByRole('searchbox', { name: 'Search results' }), 'elm');
+    expect(shownInputs()).toEqual(['9 Elm St']);
+  });
+
+  it('sorts by a column from its header button, stating the order in aria-sort', async () => {
+    const user = userEvent.setup();
+    renderResults();
+    const header = within(table()).getByRole('columnheader', { name: /Verified/ });
+    expect(header).toHaveAttribute('aria-sort', 'none');
+    await user.click(within(header).getByRole('button', { name: /Verified/ }));
+    expect(header).toHaveAttribute('aria-sort', 'ascending');
+    // Freshest first; rows without a record last.
+    expect(shownInputs().slice(0, 4)).toEqual(['1100 Congress Ave', '4 Oak Rd', '9 Elm St', '233 Wacker Dr']);
+    await user.click(within(header).getByRole('button', { name: /Verified/ }));
+    expect(header).toHaveAttribute('aria-sort', 'descending');
+    expect(shownInputs().slice(0, 4)).toEqual(['233 Wacker Dr', '9 Elm St', '4 Oak Rd', '1100 Congress Ave']);
+
+    const conf = within(table()).getByRole('columnheader', { name: /Confidence/ });
+    await user.click(within(conf).getByRole('button'));
+    expect(conf).toHaveAttribute('aria-sort', 'descending');
+    expect(shownInputs().slice(0, 4)).toEqual(['1100 Congress Ave', '9 Elm St', '4 Oak Rd', '233 Wacker Dr']);
+  });
+
+  it('compares two selected rows side by side and names the most reliable', async () => {
+    const user = userEvent.setup();
+    renderResults();
+    const compare = screen.getByRole('button', { name: 'Compare selected' });
+    expect(compare).toBeDisabled();
+    await user.click(screen.getByRole('checkbox', { name: 'Select 233 Wacker Dr for comparison' }));
+    expect(compare).toBeDisabled();
+    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Rd for comparison' }));
+    await user.click(compare);
+
+    const comparison = screen.getByRole('region', { name: 'Comparison' });
+    const cols = within(comparison).getAllByRole('columnheader');
+    expect(cols.map((c) => c.textContent)).toEqual([
+      'Attribute',
+      expect.stringContaining('233 S WACKER DR, CHICAGO, IL'),
+      expect.stringContaining('4 OAK RD, AUSTIN, TX'),
+    ]);
+    expect(cols[2]).toHaveTextContent('Most reliable');
+    expect(cols[2]).toHaveTextContent('Medium confidence');
+    expect(comparison).toHaveTextContent(
+      '4 OAK RD, AUSTIN, TX is the most reliable: it has medium confidence; the others have low confidence.',
+    );
+    // Differences are said in words, not only tinted.
+    const bedrooms = within(comparison).getByRole('rowheader', { name: /Bedrooms/ });
+    expect(bedrooms).toHaveTextContent('Differs');
+    expect(within(comparison).getByRole('rowheader', { name: /County/ })).not.toHaveTextContent('Differs');
+    expect(within(comparison).getByRole('heading', { name: 'Comparison' })).toHaveFocus();
+
+    await user.click(within(comparison).getByRole('button', { name: 'Close comparison' }));
+    expect(screen.queryByRole('region', { name: 'Comparison' })).not.toBeInTheDocument();
+  });
+
+  it('allows at most four rows in a comparison', async () => {
+    const user = userEvent.setup();
+    const rows = Array.from({ length: 6 }, (_, i) => makeRow(i, { property: makeProperty({ id: `P${i}` }) }));
+    renderResults(rows);
+    const boxes = screen.getAllByRole('checkbox', { name: /^Select .* for comparison$/ });
+    for (const box of boxes.slice(0, 4)) await user.click(box);
+    expect(boxes[4]).toBeDisabled();
+    expect(screen.getByText('4 selected for comparison (the most there can be).')).toBeInTheDocument();
+  });
+
+  it('opens the full record from a row, and the candidates of an ambiguous row', async () => {
+    const user = userEvent.setup();
+    renderResults();
+    await user.click(within(table()).getByRole('button', { name: '233 Wacker Dr' }));
+    let dialog = screen.getByRole('dialog', { name: '233 Wacker Dr' });
+    expect(within(dialog).getByRole('heading', { name: '233 S WACKER DR, CHICAGO, IL' })).toBeInTheDocument();
+    expect(within(dialog).getByText('Low confidence')).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    await user.click(within(table()).getByRole('button', { name: '100 Main St' }));
+    dialog = screen.getByRole('dialog', { name: '100 Main St' });
+    expect(within(dialog).getByRole('list', { name: 'Candidates' })).toHaveTextContent(
+      '100 Main St, Springfield, OR',
+    );
+    expect(within(dialog).getByRole('button', { name: 'Compare' })).toBeInTheDocument();
+  });
+
+  it('exports every row as CSV that parses back, with the account and the neutralised formula', async () => {
+    const user = userEvent.setup();
+    const blobs: Blob[] = [];
+    const names: string[] = [];
+    const original = { create: URL.createObjectURL, revoke: URL.revokeObjectURL };
+    URL.createObjectURL = (b: Blob) => {
+      blobs.push(b);
+      return 'blob:test';
+    };
+    URL.revokeObjectURL = () => {};
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      names.push(this.download);
+    });
+    try {
+      const rows = [...ROWS, makeRow(8, { input: '=HYPERLINK("x")', outcome: 'not_found' })];
+      renderResults(rows);
+      // Filters narrow the table, never the evidence.
+      await user.selectOptions(screen.getByRole('combobox', { name: 'Outcome' }), 'Failed');
+      await user.click(screen.getByRole('button', { name: 'Export CSV' }));
+      expect(names).toEqual([expect.stringMatching(/^proplens-portfolio-q3-\d{4}-\d{2}-\d{2}\.csv$/)]);
+      const text = await (blobs[0] as Blob).text();
+      const parsed = Papa.parse<Record<string, string>>(text.replace(/^\ufeff/, ''), {
+        header: true,
+        skipEmptyLines: true,
+      });
+      expect(parsed.data).toHaveLength(9);
+      expect(parsed.data[1]).toMatchObject({
+        input: '233 Wacker Dr',
+        outcome: 'matched',
+        property_id: 'P-B',
+        source_kind: 'permits',
+        confidence: 'low',
+        account: 'Harbor & Vale Realty',
+      });
+      expect(parsed.data[8]?.input).toBe(`'=HYPERLINK("x")`);
+      expect(screen.getByText(/Saved proplens-portfolio-q3-.*\.csv \(9 rows\)\./)).toBeInTheDocument();
+
+      await user.click(screen.getByRole('button', { name: 'Export JSON' }));
+      const doc = JSON.parse(await (blobs[1] as Blob).text());
+      expect(doc.rows).toHaveLength(9);
+      expect(doc.rows[8].input).toBe('=HYPERLINK("x")');
+    } finally {
+      URL.createObjectURL = original.create;
+      URL.revokeObjectURL = original.revoke;
+    }
+  });
+
+  it('renders only a window of a 10,000-row review', () => {
+    renderResults(generateRows(10_000, 3));
+    const t = table();
+    expect(t).toHaveAttribute('aria-rowcount', '10001');
+    // A viewport's worth (600 px / 44 px) plus overscan, and the header: not 10,000.
+    const rendered = within(t).getAllByRole('row');
+    expect(rendered.length).toBeGreaterThan(14);
+    expect(rendered.length).toBeLessThan(60);
+    expect(rendered[1]).toHaveAttribute('aria-rowindex', '2');
+  });
+
+  it('prints every row the table shows, only while printing', async () => {
+    const user = userEvent.setup();
+    renderResults(generateRows(300, 3));
+    expect(screen.queryByRole('region', { name: 'Printed results' })).not.toBeInTheDocument();
+    act(() => {
+      window.dispatchEvent(new Event('beforeprint'));
+    });
+    let printed = screen.getByRole('region', { name: 'Printed results' });
+    expect(within(printed).getAllByRole('row')).toHaveLength(301);
+    expect(printed).toHaveTextContent('All 300 rows.');
+    act(() => {
+      window.dispatchEvent(new Event('afterprint'));
+    });
+    expect(screen.queryByRole('region', { name: 'Printed results' })).not.toBeInTheDocument();
+
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Outcome' }), 'Failed');
+    act(() => {
+      window.dispatchEvent(new Event('beforeprint'));
+    });
+    printed = screen.getByRole('region', { name: 'Printed results' });
+    const failed = within(printed).getAllByRole('row').length - 1;
+    expect(failed).toBeGreaterThan(0);
+    expect(printed).toHaveTextContent(`${failed} of 300 rows, filtered by Outcome: Failed.`);
+  });
+});
