@@ -76,7 +76,7 @@ test('ambiguous and unknown addresses say what to do, and sign-out ends it', asy
   await signInWithDemoKey(page);
   await page.goto('/search?address=100%20Main%20St');
   await expect(page.getByText('More than one property matches')).toBeVisible();
-  const choices = page.getByRole('list', { name: 'Matching properties' }).getByRole('link');
+  const choices = page.getByRole('list', { name: /^Matching properties in / }).getByRole('link');
   expect(await choices.count()).toBeGreaterThan(1);
   await expectNoAxeViolations(page, 'an ambiguous address');
   const first = (await choices.first().textContent()) ?? '';

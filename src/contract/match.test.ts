@@ -188,6 +188,21 @@ describe('explainMatch: says what was corrected and what was added', () => {
   });
 });
 
+describe('explainMatch: an identifier typed instead of an address', () => {
+  const record = { ...CONGRESS, identifiers: ['pi_1oesttw0', '453-696-154', null] };
+
+  it.each([['pi_1oesttw0'], [' PI_1OESTTW0 '], ['453-696-154'], ['453696154']])(
+    '%j says nothing',
+    (typed) => {
+      expect(explainMatch(typed, record)).toBeNull();
+    },
+  );
+
+  it('another identifier is not a match by identifier', () => {
+    expect(explainMatch('pi_other', record)?.changes.length).toBeGreaterThan(0);
+  });
+});
+
 describe('describeMatch', () => {
   it('groups by kind in a fixed order and labels added places', () => {
     expect(

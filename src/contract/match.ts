@@ -38,10 +38,12 @@ export const MatchExplanation = z.object({
 });
 export type MatchExplanation = z.infer<typeof MatchExplanation>;
 
-/** The record's side: its one-line address and, when the service sent them, its parts. */
+/** The record's side: its one-line address, its city when the service sent it, and its identifiers. */
 export interface MatchedAddress {
   address: string;
   city?: string | null;
+  /** The property ID, the parcel number: typed instead of an address, they were not corrected into one. */
+  identifiers?: readonly (string | null | undefined)[];
 }
 
 /** US states and DC by USPS code, with their names as people write them. */
@@ -428,6 +430,8 @@ const PART_ORDER: readonly MatchPart[] = MatchPart.options;
  * abbreviations; null when nothing does (an exact or merely normalised match says nothing).
  */
 export function explainMatch(typed: string, matched: MatchedAddress): MatchExplanation | null {
+  const asId = fold(typed);
+  if (matched.identifiers?.some((id) => id && fold(id) === asId)) return null;
   const t = parse(typed);
   const m = tagMatched(matched);
   const typedWords = [...(t.house ? [t.house] : []), ...t.rest, ...(t.zip ? [t.zip] : [])];

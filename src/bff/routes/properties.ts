@@ -44,7 +44,11 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
       rateLimit: await deps.upstream.rateLimit(session.keyHash),
       // Per request, not cached: the same record answers many spellings (the cache key folds case and
       // spacing), and each gets its own explanation.
-      match: explainMatch(address, { address: property.address, city: property.attributes.city }),
+      match: explainMatch(address, {
+        address: property.address,
+        city: property.attributes.city,
+        identifiers: [property.id, property.attributes.parcelNumber],
+      }),
     } satisfies ResolveResponse);
   });
 
