@@ -1,5 +1,5 @@
 import { onlineManager, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useSyncExternalStore } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { Property } from '../../../contract/index.ts';
 import { Alert } from '../../components/ui/alert.tsx';
@@ -10,7 +10,7 @@ import { AreaListing } from '../../features/property/components/area-listing.tsx
 import { ConfidenceMark, confidenceText } from '../../features/property/components/badges.tsx';
 import { MatchNotice } from '../../features/property/components/match-notice.tsx';
 import { PropertyRecord, RecordSkeleton } from '../../features/property/components/property-record.tsx';
-import { ResolveError } from '../../features/property/components/resolve-states.tsx';
+import { type RenderCompare, ResolveError } from '../../features/property/components/resolve-states.tsx';
 import { zipOnly } from '../../features/property/lib/place.ts';
 import { RateLimitWait } from '../../features/rate-limit/components/rate-limit-wait.tsx';
 import { AddressSearch } from '../../features/search/components/address-search.tsx';
@@ -20,6 +20,16 @@ import {
   clearRecentSearches,
   useRecentSearches,
 } from '../../features/search/lib/recent-searches.ts';
+
+// Comparing candidates is the review feature's view: loaded only when someone asks for it.
+const CandidateComparison = lazy(
+  () => import('../../features/review/components/results/candidate-comparison.tsx'),
+);
+const renderCompare: RenderCompare = (candidates, close) => (
+  <Suspense fallback={<p role="status">Loading the comparison…</p>}>
+    <CandidateComparison candidates={candidates} onClose={close} />
+  </Suspense>
+);
 
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
 
@@ -159,7 +169,12 @@ export function SearchRoute() {
             />
           </div>
         ) : resolve.isError ? (
-          <ResolveError error={resolve.error} address={address} onRetry={retry} />
+          <ResolveError
+            error={resolve.error}
+            address={address}
+            onRetry={retry}
+            renderCompare={renderCompare}
+          />
         ) : !online || resolve.fetchStatus === 'paused' ? (
           <Alert tone="warning" title="You are offline">
             <p>The search will run as soon as the connection is back.</p>

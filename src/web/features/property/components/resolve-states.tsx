@@ -1,4 +1,5 @@
-import { useEffect } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
+import type { Candidate } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
@@ -44,15 +45,39 @@ function unitsShown(listed: number): string {
   return `Below are the building’s own record and ${units === 1 ? 'one unit' : `${units} units`} the service listed.`;
 }
 
+/** Candidates side by side; the route supplies the comparison (it belongs to the review feature). */
+export type RenderCompare = (candidates: readonly Candidate[], close: () => void) => ReactNode;
+
+/** "Compare" under a list of candidates: the candidates of an ambiguous search, or a building's units. */
+function CompareCandidates({
+  candidates,
+  render,
+}: {
+  candidates: readonly Candidate[];
+  render?: RenderCompare;
+}) {
+  const [open, setOpen] = useState(false);
+  if (!render || candidates.length < 2) return null;
+  return open ? (
+    <div className="mt-2">{render(candidates, () => setOpen(false))}</div>
+  ) : (
+    <Button variant="secondary" onClick={() => setOpen(true)}>
+      Compare
+    </Button>
+  );
+}
+
 /** Every way a lookup can fail, each with what the person can do next. */
 export function ResolveError({
   error,
   address,
   onRetry,
+  renderCompare,
 }: {
   error: unknown;
   address: string;
   onRetry: () => void;
+  renderCompare?: RenderCompare;
 }) {
   const e = error instanceof ApiRequestError ? error : null;
   switch (e?.code) {
@@ -69,7 +94,12 @@ export function ResolveError({
         </Alert>
       );
     case 'ambiguous':
-      return <AmbiguousCandidates address={address} candidates={e.candidates} total={e.total} />;
+      return (
+        <div className="space-y-3">
+          <AmbiguousCandidates address={address} candidates={e.candidates} total={e.total} />
+          <CompareCandidates key={address} candidates={e.candidates} render={renderCompare} />
+        </div>
+      );
     case 'unit_not_found':
       return (
         <Alert tone="info" title="The building is known, but not that unit">
@@ -80,6 +110,7 @@ export function ResolveError({
               label={e.candidates.length > 1 ? 'Building and units' : 'Building'}
             />
           ) : null}
+          <CompareCandidates key={address} candidates={e.candidates} render={renderCompare} />
         </Alert>
       );
     case 'rate_limited':

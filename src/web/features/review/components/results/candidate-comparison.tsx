@@ -16,7 +16,7 @@ export function CandidateComparison({
   candidates,
   onClose,
 }: {
-  candidates: Candidate[];
+  candidates: readonly Candidate[];
   onClose?: () => void;
 }) {
   const [chosen, setChosen] = useState<string[]>(() =>
