@@ -101,17 +101,20 @@ export function ResolveError({
         </div>
       );
     case 'unit_not_found':
+      // The comparison sits outside the alert: a status region would read the whole table out.
       return (
-        <Alert tone="info" title="The building is known, but not that unit">
-          <p>Check the unit number. {unitsShown(e.candidates.length)}</p>
-          {e.candidates.length > 0 ? (
-            <CandidateList
-              candidates={e.candidates}
-              label={e.candidates.length > 1 ? 'Building and units' : 'Building'}
-            />
-          ) : null}
+        <div className="space-y-3">
+          <Alert tone="info" title="The building is known, but not that unit">
+            <p>Check the unit number. {unitsShown(e.candidates.length)}</p>
+            {e.candidates.length > 0 ? (
+              <CandidateList
+                candidates={e.candidates}
+                label={e.candidates.length > 1 ? 'Building and units' : 'Building'}
+              />
+            ) : null}
+          </Alert>
           <CompareCandidates key={address} candidates={e.candidates} render={renderCompare} />
-        </Alert>
+        </div>
       );
     case 'rate_limited':
       return <RateLimited resetAt={e.resetAt} onRetry={onRetry} />;
