@@ -7,6 +7,7 @@ import { defineConfig, devices } from '@playwright/test';
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const MAIN_PORT = Number(process.env.E2E_PORT ?? 4310);
 const LIMITED_PORT = MAIN_PORT + 1;
+const REVIEW_PORT = MAIN_PORT + 2;
 
 const server = (port: number, env: Record<string, string>) => ({
   // `npm start` itself: the compiled server, built first if missing or stale.
@@ -54,13 +55,21 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: 'journeys', testIgnore: /rate-limit/ },
+    { name: 'journeys', testIgnore: /rate-limit|review/ },
     // Its own server with a tiny rate limit, so the limit is hit on purpose and nowhere else.
     { name: 'rate-limit', testMatch: /rate-limit/, use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` } },
+    // Reviews against a low limit (30 per 10 s), so the BFF really paces them and rows really wait.
+    {
+      name: 'review',
+      testMatch: /review/,
+      timeout: 120_000,
+      use: { baseURL: `http://127.0.0.1:${REVIEW_PORT}` },
+    },
   ],
   webServer: [
     server(MAIN_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
     // 4 requests per 12 s, and the BFF holds a request at most 2 s: the UI's countdown is what recovers.
     server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/12', MAX_RATE_LIMIT_WAIT_S: '2' }),
+    server(REVIEW_PORT, { REFERENCE_RATE_LIMIT: '30/10' }),
   ],
 });

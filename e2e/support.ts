@@ -18,3 +18,27 @@ export async function signInWithDemoKey(page: Page) {
   // The search screen loads lazily: wait for what the person actually sees.
   await expect(page.getByRole('heading', { name: 'Find a property' })).toBeVisible();
 }
+
+/** The e2e servers' dataset (playwright.config: REFERENCE_RECORDS 20000, the default seed). */
+const E2E_RECORDS = 20_000;
+
+/**
+ * Records the e2e servers really hold, generated here exactly as the reference generates its dataset, so a
+ * journey can use addresses that resolve. `from` spreads journeys over different records (and the BFF's
+ * cache): each call gets fresh ones.
+ */
+export async function referenceRecords(count: number, from: number) {
+  const { generateProperties } = await import('../src/reference/data/generate.ts');
+  const { readReferenceConfig } = await import('../src/reference/config.ts');
+  const { seed } = readReferenceConfig({});
+  const out: { address: string; street: string; city: string; state: string; zip: string }[] = [];
+  let i = 0;
+  for (const p of generateProperties({ count: E2E_RECORDS, seed })) {
+    // Every 37th record from `from` on: different streets and towns, no run of one building's units.
+    if (i++ < from || (i - from) % 37 !== 0) continue;
+    const street = `${p.street_number} ${p.street_name}${p.unit ? ` Apt ${p.unit}` : ''}`;
+    out.push({ address: p.address, street, city: p.city, state: p.state, zip: p.zip });
+    if (out.length === count) break;
+  }
+  return out;
+}

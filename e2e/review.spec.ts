@@ -1,0 +1,158 @@
+import { expect, type Locator, type Page, test } from '@playwright/test';
+import { expectNoAxeViolations, referenceRecords, signInWithDemoKey } from './support.ts';
+
+/*
+ * Review journeys against their own server with a low rate limit (30 requests per 10 s, playwright.config):
+ * reviews longer than one window, so the BFF really paces them, and a review row really waits.
+ */
+
+async function openReviews(page: Page) {
+  await signInWithDemoKey(page);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
+  await expect(page.getByRole('heading', { name: 'Review many addresses' })).toBeVisible();
+}
+
+const progress = (page: Page) => page.getByRole('progressbar', { name: 'Review progress' });
+
+/** The figure next to an outcome's name in the progress panel. */
+function count(page: Page, label: string): Locator {
+  return page
+    .getByRole('region', { name: 'Progress' })
+    .locator('dl > div')
+    .filter({ has: page.getByRole('term').filter({ hasText: label }) })
+    .getByRole('definition');
+}
+
+/** Every row has an outcome, and nothing told the reviewer about the rate limit as an error. */
+async function expectFinished(page: Page, total: number) {
+  await expect(progress(page)).toHaveAttribute('aria-valuetext', `${total} of ${total}`, { timeout: 90_000 });
+  await expect(page.getByText(`Done: all ${total} addresses have an outcome.`)).toBeVisible();
+  const sum = await Promise.all(
+    ['Matched', 'Not found', 'Ambiguous', 'Failed'].map(async (l) =>
+      Number(await count(page, l).innerText()),
+    ),
+  );
+  expect(sum.reduce((a, b) => a + b, 0)).toBe(total);
+  await expect(page.getByRole('alert')).toHaveCount(0);
+}
+
+test('a pasted review goes at the pace the rate limit allows and ends with every row accounted for', async ({
+  page,
+}) => {
+  const records = await referenceRecords(40, 0);
+  await openReviews(page);
+  await expectNoAxeViolations(page, 'the review start screen');
+
+  const longRow = `1 ${'Long '.repeat(110)}Rd`;
+  const lines = [
+    ...records.map((r) => r.address),
+    '',
+    (records[0] as { address: string }).address.toUpperCase(),
+    '100 Main St',
+    '99999 Nowhere Rd, Springfield, IL 62701',
+    longRow,
+  ];
+  await page.getByRole('textbox', { name: 'Addresses' }).fill(lines.join('\n'));
+  await expect(
+    page.getByText(/44 addresses · 1 blank line skipped · 1 repeat \(looked up once\) · 1 row refused/),
+  ).toBeVisible();
+  await page.getByRole('textbox', { name: 'Review name' }).fill('Pasted portfolio');
+  const started = Date.now();
+  await page.getByRole('button', { name: 'Start review' }).click();
+
+  await expect(page.getByRole('heading', { name: 'Pasted portfolio' })).toBeVisible();
+  await expect(page).toHaveURL(/\/review\/[\w-]+$/);
+  // Running: an ETA from the rate limit (30 per 10 s: about 180 a minute, as the BFF has measured the window).
+  await expect(page.getByTestId('review-status')).toHaveText(
+    /Looking up addresses: (about \d+ min|less than a minute) left at \d+ lookups a minute\.|Waiting for the rate limit to reset, \d+ s/,
+  );
+  await expectNoAxeViolations(page, 'a running review');
+
+  await expectFinished(page, 44);
+  // 42 lookups against 30 per 10 s cannot all have gone in the first window.
+  expect(Date.now() - started).toBeGreaterThan(2_000);
+  await expect(count(page, 'Matched')).toHaveText('41');
+  await expect(count(page, 'Ambiguous')).toHaveText('1');
+  await expect(count(page, 'Not found')).toHaveText('1');
+  await expect(count(page, 'Failed')).toHaveText('1');
+  await expectNoAxeViolations(page, 'a finished review');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectNoAxeViolations(page, 'a finished review, dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // The list has it, with its state, size and date; Delete removes it.
+  await page.getByRole('link', { name: 'All reviews' }).click();
+  const item = page
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('link', { name: 'Pasted portfolio' }) });
+  await expect(item).toContainText('Done');
+  await expect(item).toContainText('44 addresses');
+  await expectNoAxeViolations(page, 'the list of reviews');
+  await item.getByRole('button', { name: 'Delete review Pasted portfolio' }).click();
+  await page.getByRole('button', { name: 'Delete Pasted portfolio' }).click();
+  await expect(page.getByText(/No reviews yet/)).toBeVisible();
+});
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+  test('an uploaded CSV with street, city, state and ZIP columns is previewed, joined and reviewed', async ({
+    page,
+  }) => {
+    const records = await referenceRecords(35, 5);
+    const quote = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+    const csv = [
+      'Street,City,State,Zip,Note',
+      ...records.map((r, i) =>
+        [r.street, r.city, r.state, r.zip, i === 0 ? 'corner lot, "as is"' : ''].map(quote).join(','),
+      ),
+      ',,,,',
+    ].join('\r\n');
+    await openReviews(page);
+    await page.getByText('Upload a file').click();
+    await page.getByLabel('CSV file').setInputFiles({
+      name: 'deal-7.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csv)]),
+    });
+    const preview = page.getByRole('table', { name: /Preview/ });
+    await expect(preview.getByRole('row').nth(1)).toContainText(
+      `${records[0]?.street}, ${records[0]?.city}, ${records[0]?.state} ${records[0]?.zip}`,
+    );
+    await expect(page.getByRole('checkbox', { name: 'The first row is a header' })).toBeChecked();
+    await expect(page.getByText(/35 addresses · 1 blank line skipped/)).toBeVisible();
+    await expectNoAxeViolations(page, 'a CSV preview on a phone');
+
+    await page.getByRole('button', { name: 'Start review' }).click();
+    await expect(page.getByRole('heading', { name: 'deal-7' })).toBeVisible();
+    await expectFinished(page, 35);
+    await expect(count(page, 'Matched')).toHaveText('35');
+    await expectNoAxeViolations(page, 'a finished review on a phone');
+  });
+});
+
+test('a review interrupted by a reload goes on by itself where it stopped', async ({ page }) => {
+  const records = await referenceRecords(60, 11);
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/api/reviews/lookups'))
+      sent.push(...(r.postDataJSON() as { addresses: string[] }).addresses);
+  });
+  await openReviews(page);
+  await page.getByRole('textbox', { name: 'Addresses' }).fill(records.map((r) => r.address).join('\n'));
+  await page.getByRole('button', { name: 'Start review' }).click();
+  await expect(progress(page)).toHaveAttribute('aria-valuetext', /^(1\d|2\d|3\d) of 60$/, {
+    timeout: 30_000,
+  });
+
+  await page.reload();
+  const before = Number((await progress(page).getAttribute('aria-valuenow')) ?? 0);
+  expect(before).toBeGreaterThanOrEqual(10);
+  await expectFinished(page, 60);
+  await expect(count(page, 'Matched')).toHaveText('60');
+  // Rows answered before the reload were not asked again (only those in flight when it happened).
+  const asked = new Map<string, number>();
+  for (const a of sent) asked.set(a, (asked.get(a) ?? 0) + 1);
+  expect(asked.size).toBe(60);
+  expect([...asked.values()].filter((n) => n > 1).length).toBeLessThanOrEqual(60 - before);
+});
