@@ -1,0 +1,119 @@
+import { readFile } from 'node:fs/promises';
+import { expect, type Page, test } from '@playwright/test';
+import Papa from 'papaparse';
+import { expectNoAxeViolations, referenceRecords, signInWithDemoKey } from './support.ts';
+
+/*
+ * What a finished review shows (issue 8 §3-5), against the real built app: the reliability summary, a chart
+ * bar that filters the table, two rows compared, the CSV exported and parsed back, the print layout.
+ */
+
+async function finishedReview(page: Page, name: string) {
+  const records = await referenceRecords(12, 900);
+  await signInWithDemoKey(page);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
+  const lines = [...records.map((r) => r.address), '100 Main St', '99999 Nowhere Rd, Springfield, IL 62701'];
+  await page.getByRole('textbox', { name: 'Addresses' }).fill(lines.join('\n'));
+  await page.getByRole('textbox', { name: 'Review name' }).fill(name);
+  await page.getByRole('button', { name: 'Start review' }).click();
+  await expect(page.getByText(`Done: all ${lines.length} addresses have an outcome.`)).toBeVisible({
+    timeout: 60_000,
+  });
+  return lines;
+}
+
+const resultsTable = (page: Page) => page.getByRole('table', { name: 'Results' });
+
+test('a finished review: summary, a chart bar filters the table, compare two rows, export and print', async ({
+  page,
+}) => {
+  const lines = await finishedReview(page, 'Evidence, “Q3”');
+
+  const summary = page.getByRole('region', { name: 'Reliability summary' });
+  await expect(summary).toContainText(`of ${lines.length} addresses`);
+  await expect(summary.getByRole('list', { name: 'Outcomes' })).toContainText('Ambiguous: 1');
+  await expect(summary).toContainText(/Retrieved at .+ by .+\./);
+  await expect(resultsTable(page)).toHaveAttribute('aria-rowcount', String(lines.length + 1));
+
+  // A bar of the confidence chart (the tallest, so it is there to click) filters the table to its level.
+  const chart = page.getByRole('figure', { name: 'Confidence mix' });
+  const bars = chart.locator('.recharts-bar-rectangle');
+  const heights = await bars.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+  const tallest = heights.indexOf(Math.max(...heights));
+  const level = ['High', 'Medium', 'Low'][tallest] as string;
+  await bars.nth(tallest).click();
+  const chip = page.getByRole('button', { name: `Clear filter Confidence: ${level}` });
+  await expect(chip).toBeVisible();
+  await expect(page.getByText(/Showing \d+ of \d+ rows, filtered by/)).toBeVisible();
+  const shown = resultsTable(page).locator('tbody tr[aria-rowindex]');
+  const n = await shown.count();
+  expect(n).toBeGreaterThan(0);
+  for (let i = 0; i < n; i++) await expect(shown.nth(i).locator('td').nth(4)).toHaveText(level);
+  await expectNoAxeViolations(page, 'review results, filtered from a chart');
+  await chip.click();
+  await expect(page.getByText(`Showing all ${lines.length} rows`)).toBeVisible();
+
+  // Compare two matched rows.
+  const boxes = resultsTable(page).getByRole('checkbox');
+  await boxes.nth(0).check();
+  await boxes.nth(1).check();
+  await page.getByRole('button', { name: 'Compare selected' }).click();
+  const comparison = page.getByRole('region', { name: 'Comparison' });
+  await expect(comparison).toBeVisible();
+  await expect(comparison.getByRole('columnheader')).toHaveCount(3);
+  await expect(comparison).toContainText(/is the most reliable|equally reliable by this rule/);
+  await expectNoAxeViolations(page, 'review results with a comparison');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectNoAxeViolations(page, 'review results with a comparison, dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Export CSV: every input row, parsed back, in order, with the account.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^proplens-evidence-q3-\d{4}-\d{2}-\d{2}\.csv$/);
+  const text = await readFile((await download.path()) as string, 'utf8');
+  expect(text.charCodeAt(0)).toBe(0xfeff);
+  const parsed = Papa.parse<Record<string, string>>(text.slice(1), { header: true, skipEmptyLines: true });
+  expect(parsed.errors).toEqual([]);
+  expect(parsed.data.map((r) => r.input)).toEqual(lines);
+  expect(parsed.meta.fields?.slice(0, 11)).toEqual([
+    'input',
+    'outcome',
+    'matched_address',
+    'property_id',
+    'source',
+    'source_kind',
+    'confidence',
+    'last_verified',
+    'age_days',
+    'retrieved_at',
+    'account',
+  ]);
+  expect(parsed.data.at(-2)?.outcome).toBe('ambiguous');
+  expect(new Set(parsed.data.map((r) => r.account)).size).toBe(1);
+  expect(parsed.data[0]?.property_id).not.toBe('');
+
+  // Print: every row, under "Retrieved at ... by ...", without the controls.
+  await page.emulateMedia({ media: 'print' });
+  const printed = page.getByRole('region', { name: 'Printed results' });
+  await expect(printed).toBeVisible();
+  await expect(printed.getByRole('row')).toHaveCount(lines.length + 1);
+  await expect(page.getByRole('heading', { name: 'PropLens review: Evidence, “Q3”' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Export CSV' })).toBeHidden();
+  await expect(resultsTable(page)).toBeHidden();
+});
+
+test('the review results at phone width: charts fit, the table scrolls inside its frame', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await finishedReview(page, 'Phone check');
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width).toBeLessThanOrEqual(390);
+  await expect(
+    page.getByRole('figure', { name: 'Verification age' }).locator('svg.recharts-surface'),
+  ).toBeVisible();
+  await expectNoAxeViolations(page, 'review results at phone width');
+});
