@@ -69,16 +69,19 @@ export class RedisServer {
         clearTimeout(timer);
         reject(err);
       };
-      child.once('error', fail);
-      child.once('exit', (code) => fail(new Error(`redis-server exited (${code}):\n${output}`)));
-      child.stdout?.on('data', (chunk: Buffer) => {
+      const exited = (code: number | null) => fail(new Error(`redis-server exited (${code}):\n${output}`));
+      const read = (chunk: Buffer) => {
         output += chunk.toString();
-        if (output.includes('Ready to accept connections')) {
-          clearTimeout(timer);
-          child.removeAllListeners('exit');
-          resolve();
-        }
-      });
+        if (!output.includes('Ready to accept connections')) return;
+        clearTimeout(timer);
+        child.off('exit', exited);
+        child.stdout?.off('data', read);
+        child.stdout?.resume();
+        resolve();
+      };
+      child.once('error', fail);
+      child.once('exit', exited);
+      child.stdout?.on('data', read);
     });
   }
 

@@ -1,0 +1,350 @@
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  Agent,
+  createServer,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readBffConfig } from '../src/bff/env.ts';
+import { startBff } from '../src/bff/server.ts';
+import {
+  DEMO_KEYS,
+  type ReferenceConfig,
+  readReferenceConfig,
+  SALES_CONTACT,
+  startReference,
+} from '../src/reference/index.ts';
+import { isCurrent } from './build-stamp.js';
+
+/**
+ * `npm run cluster`: the scaled-out shape on one machine. A redis-server (Debian's, loopback, no persistence,
+ * on a free port) unless REDIS_URL is set; the reference service unless PROPERTY_API_URL is set; REPLICAS BFF
+ * processes (default 2) on PORT+1, PORT+2, ... all on that Redis; and a small round-robin entry point on PORT,
+ * standing in for a load balancer without sticky sessions. Ctrl-C or SIGTERM stops everything it started.
+ *
+ * Replicas are this same file with --replica. The cluster passes --demo-keys only when their upstream is the
+ * reference it started itself, so the key screen offers the demo keys exactly when they work.
+ */
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const self = fileURLToPath(import.meta.url);
+
+/** Thrown when something finished starting after a stop began: it is stopped at once, and start-up ends. */
+class Stopped extends Error {
+  constructor(readonly cleanup: () => Promise<void>) {
+    super('stopped during start-up');
+  }
+}
+
+if (process.argv.includes('--replica')) await runReplica();
+else await runCluster();
+
+/** One BFF replica: the production server, told by the cluster whether the demo keys apply. */
+async function runReplica() {
+  try {
+    const config = readBffConfig(process.env);
+    if (!config.upstreamUrl) throw new Error('A replica needs PROPERTY_API_URL (the cluster sets it).');
+    const demo = process.argv.includes('--demo-keys');
+    const bff = await startBff(config, {
+      upstreamUrl: config.upstreamUrl,
+      auth: config.auth,
+      demoKeys: demo ? [...DEMO_KEYS] : null,
+      salesContact: config.salesContact ?? (demo ? SALES_CONTACT : null),
+    });
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      setTimeout(() => process.exit(1), 10_000).unref();
+      void bff.close().then(() => process.exit(0));
+    };
+    process.once('SIGTERM', stop);
+    // The cluster decides when replicas stop (Ctrl-C reaches the whole process group)...
+    process.on('SIGINT', () => {});
+    // ...and if the cluster itself dies, however abruptly, its channel closes and the replica stops too.
+    process.once('disconnect', stop);
+    process.send?.({ ready: bff.url }, (err: Error | null) => {
+      if (err) stop();
+    });
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+}
+
+async function runCluster() {
+  const cleanups: (() => Promise<void>)[] = [];
+  let stopping = false;
+  /** What was started is stopped, last first; something started after a stop began is stopped at once. */
+  const track = (cleanup: () => Promise<void>) => {
+    if (stopping) throw new Stopped(cleanup);
+    cleanups.push(cleanup);
+  };
+  const stop = async (reason: string, code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (reason) console.log(reason);
+    setTimeout(() => process.exit(1), 15_000).unref();
+    while (cleanups.length > 0) await (cleanups.pop() as () => Promise<void>)().catch(() => {});
+    process.exit(code);
+  };
+  const stopping_ = 'stopping the entry point, the replicas, the reference service and Redis.';
+  process.once('SIGINT', () => void stop(`SIGINT: ${stopping_}`, 0));
+  process.once('SIGTERM', () => void stop(`SIGTERM: ${stopping_}`, 0));
+  try {
+    const replicaCount = readReplicas(process.env.REPLICAS);
+    // Every replica must share it; generated for this run when not given (sessions then end with the cluster).
+    const sessionSecret = process.env.SESSION_SECRET?.trim() || randomBytes(32).toString('base64url');
+    // The replicas' configuration, checked once up front (every bad variable listed); PORT and HOST are the
+    // entry point's.
+    const entry = readBffConfig({ ...process.env, SESSION_SECRET: sessionSecret });
+    if (entry.port === 0 || entry.port + replicaCount > 65535) {
+      throw new Error(`PORT must leave room for ${replicaCount} replica ports after it, got ${entry.port}.`);
+    }
+    buildWebIfStale();
+
+    let redisUrl = entry.redisUrl;
+    if (!redisUrl) {
+      const redis = await startRedisServer();
+      track(redis.stop);
+      redisUrl = redis.url;
+    }
+
+    let upstreamUrl = entry.upstreamUrl;
+    let auth = process.env.PROPERTY_API_AUTH ?? '';
+    const embedded = upstreamUrl === undefined;
+    if (upstreamUrl === undefined) {
+      const refConfig = readReferenceConfig({
+        ...process.env,
+        REFERENCE_PORT: '0',
+        REFERENCE_HOST: '127.0.0.1',
+      });
+      const ref = await startReference(refConfig);
+      track(ref.close);
+      upstreamUrl = ref.url;
+      if (!entry.authExplicit) auth = authFor(refConfig);
+      console.log(`Reference service: ${ref.records.toLocaleString('en-US')} properties on ${ref.url}`);
+    }
+
+    const replicas: { port: number; child: ChildProcess }[] = [];
+    for (let i = 1; i <= replicaCount; i++) {
+      const port = entry.port + i;
+      const child = await startReplica(
+        port,
+        {
+          ...process.env,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          PROPERTY_API_URL: upstreamUrl,
+          PROPERTY_API_AUTH: auth,
+          REDIS_URL: redisUrl,
+          SESSION_SECRET: sessionSecret,
+        },
+        embedded,
+      );
+      replicas.push({ port, child });
+      track(() => stopChild(child));
+    }
+
+    const proxy = await startRoundRobin(
+      entry.host,
+      entry.port,
+      replicas.map((r) => r.port),
+    );
+    track(
+      () =>
+        new Promise<void>((done) => {
+          proxy.close(() => done());
+          proxy.closeAllConnections();
+        }),
+    );
+    for (const r of replicas) {
+      r.child.on('exit', (code, signal) => {
+        if (!stopping)
+          console.error(`Replica on port ${r.port} exited (${signal ?? code}); the others carry on.`);
+      });
+    }
+
+    const host = entry.host === '0.0.0.0' ? '127.0.0.1' : entry.host;
+    console.log(`\nPropLens cluster is running at http://${host}:${entry.port}\n`);
+    console.log(
+      `  ${replicaCount} replicas: ${replicas.map((r) => `127.0.0.1:${r.port}`).join(', ')} (round robin)`,
+    );
+    console.log(`  Redis: ${entry.redisUrl ? 'REDIS_URL' : redisUrl}`);
+    if (embedded) {
+      console.log('\nDemo API keys (reference service; they open demo data only):');
+      for (const k of DEMO_KEYS) console.log(`  ${k.key.padEnd(22)} ${k.label}`);
+    } else {
+      console.log(`  Upstream: ${new URL(upstreamUrl).origin}`);
+    }
+    console.log('\nCtrl-C stops everything.\n');
+  } catch (err) {
+    if (err instanceof Stopped) return void (await err.cleanup().catch(() => {}));
+    console.error((err as Error).message);
+    await stop('', 1);
+  }
+}
+
+function readReplicas(text: string | undefined): number {
+  if (text === undefined || text.trim() === '') return 2;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 32)
+    throw new Error(`REPLICAS must be a whole number from 1 to 32, got "${text}"`);
+  return n;
+}
+
+/** The reference's key placement, as main.ts derives it. */
+function authFor(config: ReferenceConfig): string {
+  if (config.dialect.auth === 'header') return 'header:X-API-Key';
+  if (config.dialect.auth === 'query') return 'query:api_key';
+  return 'bearer';
+}
+
+/** As `npm start` does: build the SPA when it is missing or older than its sources (SKIP_WEB_BUILD=1: don't). */
+function buildWebIfStale() {
+  const distDir = resolve(process.env.DIST_DIR || 'dist');
+  if (process.env.SKIP_WEB_BUILD === '1' || isCurrent(root, 'web', distDir)) return;
+  console.log('Building the web app (missing or older than its sources)...');
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('scripts', 'build.ts'), 'web'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, DIST_DIR: distDir },
+  });
+  if (result.status !== 0) throw new Error('The web build failed; see the output above.');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createNetServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Debian's redis-server on loopback, a free port, nothing written to disk. */
+async function startRedisServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+  try {
+    execFileSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' });
+  } catch {
+    throw new Error(
+      'redis-server was not found. Install it (Debian/Ubuntu: `apt-get install -y redis-server`) or point ' +
+        'REDIS_URL at a Redis.',
+    );
+  }
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    // Its log is read until it is ready, then drained unread: the cluster's terminal is for the replicas.
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  await new Promise<void>((ready, fail) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`redis-server did not start:\n${output}`));
+    }, 10_000);
+    const exited = (code: number | null) => {
+      clearTimeout(timer);
+      fail(new Error(`redis-server exited (${code}):\n${output}`));
+    };
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!output.includes('Ready to accept connections')) return;
+      clearTimeout(timer);
+      child.off('exit', exited);
+      child.stdout?.off('data', read);
+      child.stdout?.resume();
+      ready();
+    };
+    child.once('exit', exited);
+    child.stdout?.on('data', read);
+  });
+  return { url: `redis://127.0.0.1:${port}`, stop: () => stopChild(child) };
+}
+
+/** Starts one replica and resolves when it listens; rejects if it exits first (a bad variable, a busy port). */
+function startReplica(port: number, env: NodeJS.ProcessEnv, demoKeys: boolean): Promise<ChildProcess> {
+  const args = ['--import', 'tsx', self, '--replica', ...(demoKeys ? ['--demo-keys'] : [])];
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((ready, fail) => {
+    child.once('exit', (code) =>
+      fail(new Error(`The replica on port ${port} could not start (exit ${code}).`)),
+    );
+    // The channel stays open: if the cluster dies, the replica sees it close and stops.
+    child.once('message', () => {
+      child.removeAllListeners('exit');
+      ready(child);
+    });
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      done();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * The entry point: each request to the next replica in turn, streamed both ways (review lookups stream their
+ * answer). A replica that refuses the connection is skipped for requests without a body; otherwise 502.
+ */
+function startRoundRobin(host: string, port: number, replicaPorts: number[]): Promise<Server> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  let next = 0;
+  const forward = (req: IncomingMessage, res: ServerResponse, tried: number) => {
+    const target = replicaPorts[next++ % replicaPorts.length] as number;
+    const bodiless = req.method === 'GET' || req.method === 'HEAD';
+    const upstream = request(
+      { host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      if (res.headersSent) return void res.destroy();
+      if (bodiless && err.code === 'ECONNREFUSED' && tried + 1 < replicaPorts.length) {
+        return forward(req, res, tried + 1);
+      }
+      res.writeHead(502, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(
+        JSON.stringify({
+          error: {
+            code: 'upstream_unavailable',
+            message: 'No PropLens replica answered. Try again shortly.',
+          },
+        }),
+      );
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    if (bodiless) upstream.end();
+    else req.pipe(upstream);
+  };
+  const server = createServer((req, res) => forward(req, res, 0));
+  return new Promise((ready, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => ready(server));
+  });
+}
