@@ -81,7 +81,7 @@ function StartHere({ demo }: { demo: boolean }) {
           </p>
         </section>
       ) : null}
-      {demo ? <DemoTour current="" folded={false} /> : null}
+      {demo ? <DemoTour current="" folded={false} className="sm:col-span-2" /> : null}
     </div>
   );
 }

@@ -168,10 +168,10 @@ export function AmbiguousCandidates({
           <div aria-live="off" className="space-y-4">
             {groups.map((g) => (
               <section key={g.state ?? ''} aria-label={stateName(g.state)}>
-                <h3 className="text-sm font-semibold">
+                <h2 className="text-sm font-semibold">
                   {stateName(g.state)}{' '}
                   <span className="font-normal text-slate-600 dark:text-slate-400">· {g.items.length}</span>
-                </h3>
+                </h2>
                 <CandidateList
                   candidates={g.items}
                   label={`Matching properties in ${stateName(g.state)}`}

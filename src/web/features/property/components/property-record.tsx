@@ -37,7 +37,7 @@ function CopyId({ id }: { id: string }) {
     }
   };
   return (
-    <span className="inline-flex flex-wrap items-center gap-2">
+    <>
       <code className="rounded bg-slate-100 px-2 py-1 font-mono text-sm dark:bg-slate-800">{id}</code>
       <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={copy} aria-describedby={hintId}>
         Copy ID
@@ -45,10 +45,10 @@ function CopyId({ id }: { id: string }) {
       <span role="status" className="text-xs text-slate-600 dark:text-slate-300">
         {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the ID and copy it' : ''}
       </span>
-      <span id={hintId} className="w-full text-xs text-slate-600 dark:text-slate-400" data-print-hide>
+      <span id={hintId} className="basis-full text-xs text-slate-600 dark:text-slate-400" data-print-hide>
         {ID_HINT}
       </span>
-    </span>
+    </>
   );
 }
 
@@ -120,8 +120,8 @@ export function PropertyRecord({
       <h2 id="record-address" className="text-xl font-bold tracking-tight sm:text-2xl">
         {property.address}
       </h2>
-      <div className="mt-2 text-sm text-slate-600 dark:text-slate-300">
-        <span className="mr-2">Property ID</span>
+      <div className="mt-2 flex flex-wrap items-center gap-x-2 gap-y-1 text-sm text-slate-600 dark:text-slate-300">
+        <span>Property ID</span>
         <CopyId id={property.id} />
       </div>
       <ul aria-label="Reliability" className="mt-4 flex flex-wrap gap-2">

@@ -56,11 +56,19 @@ const searchLink = (address: string) => `/search?${new URLSearchParams({ address
  * For demo keys only: the showcase searches in order, each with what it shows. On the empty search screen it
  * is open; next to a result it folds away, says which stop this is, and offers the next one.
  */
-export function DemoTour({ current, folded }: { current: string; folded: boolean }) {
+export function DemoTour({
+  current,
+  folded,
+  className = '',
+}: {
+  current: string;
+  folded: boolean;
+  className?: string;
+}) {
   const at = TOUR.findIndex((s) => s.address !== null && addressKey(s.address) === addressKey(current));
   const next = TOUR.slice(at + 1).find((s) => s.address !== null);
   const steps = (
-    <ol className="mt-3 space-y-3 text-sm">
+    <ol className={`mt-3 grid gap-x-8 gap-y-3 text-sm ${folded ? '' : 'lg:grid-cols-2'}`}>
       {TOUR.map((s, i) => (
         <li key={s.title} className="flex gap-3">
           <span
@@ -75,7 +83,7 @@ export function DemoTour({ current, folded }: { current: string; folded: boolean
                 <Link
                   to={searchLink(s.address)}
                   aria-current={i === at ? 'step' : undefined}
-                  className="text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
+                  className="text-teal-800 underline underline-offset-2 dark:text-teal-300"
                 >
                   {s.title}
                 </Link>
@@ -100,7 +108,7 @@ export function DemoTour({ current, folded }: { current: string; folded: boolean
       <section
         aria-labelledby="tour-heading"
         data-print-hide
-        className="rounded-xl border border-dashed border-teal-600/50 p-5"
+        className={`rounded-xl border border-dashed border-teal-600/50 p-5 ${className}`}
       >
         <h2 id="tour-heading" className="text-sm font-semibold">
           Demo tour
