@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { useNavigate } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import type { SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { useReviewList } from '../../features/review/api/reviews.ts';
@@ -22,6 +22,8 @@ function ReviewHome({ session }: { session: SessionResponse }) {
   const endSession = useReviewSessionRedirect();
   const list = useReviewList(session.accountId);
   const started = (review: Review) => navigate(`/review/${review.id}`);
+  // "Review this area" on the search screen's ZIP listing links here with ?area=<ZIP>.
+  const area = /^\d{5}$/.exec(useSearchParams()[0].get('area') ?? '')?.[0] ?? null;
 
   useEffect(() => {
     document.title = 'Reviews · PropLens';
@@ -41,6 +43,7 @@ function ReviewHome({ session }: { session: SessionResponse }) {
         <SampleReview accountId={session.accountId} accountName={session.account.name} onStarted={started} />
       ) : null}
       <StartReview
+        initialArea={area}
         accountId={session.accountId}
         accountName={session.account.name}
         onStarted={started}

@@ -54,13 +54,15 @@ function Field({
 export function AreaInput({
   onDraft,
   onSessionEnded,
+  initialZip = null,
 }: {
   onDraft: (d: Draft | null) => void;
   onSessionEnded: () => void;
+  initialZip?: string | null;
 }) {
   const id = useId();
   const [mode, setMode] = useState<Area['kind']>('zip');
-  const [zip, setZip] = useState('');
+  const [zip, setZip] = useState(initialZip ?? '');
   const [street, setStreet] = useState('');
   const [city, setCity] = useState('');
   const [stateCode, setStateCode] = useState('');

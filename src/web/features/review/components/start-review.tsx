@@ -23,18 +23,21 @@ export const dateName = (at = new Date()) =>
  * (default: the file name or the date); "Start review" saves it in this browser and opens it.
  */
 export function StartReview({
+  initialArea = null,
   accountId,
   accountName,
   onStarted,
   onSessionEnded,
 }: {
+  /** A ZIP code to start from (the search screen's "Review this area"): the area panel, filled in. */
+  initialArea?: string | null;
   accountId: string;
   accountName: string;
   onStarted: (review: Review) => void;
   onSessionEnded: () => void;
 }) {
   const id = useId();
-  const [mode, setMode] = useState<Mode>('paste');
+  const [mode, setMode] = useState<Mode>(initialArea ? 'area' : 'paste');
   const [drafts, setDrafts] = useState<Record<Mode, Draft | null>>({ paste: null, file: null, area: null });
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -117,7 +120,7 @@ export function StartReview({
         <CsvInput onDraft={onFile} />
       </div>
       <div hidden={mode !== 'area'}>
-        <AreaInput onDraft={onArea} onSessionEnded={onSessionEnded} />
+        <AreaInput onDraft={onArea} onSessionEnded={onSessionEnded} initialZip={initialArea} />
       </div>
 
       <div className="max-w-md space-y-1">
