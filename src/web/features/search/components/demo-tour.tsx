@@ -35,7 +35,7 @@ export const TOUR: readonly { title: string; address: string | null; shows: stri
   {
     title: 'A unit',
     address: '615 Bourbon St Apt 9, New Orleans, LA 70116',
-    shows: 'A unit that does not exist: the building is offered instead.',
+    shows: 'A unit that does not exist: the building and the units it has are offered instead.',
   },
   {
     title: 'A whole ZIP code',
