@@ -52,8 +52,8 @@ describe('mostReliable', () => {
     const v = mostReliable([permits, mls, survey]);
     expect(v.best).toEqual(['s']);
     expect(v.decidedBy).toBe('source');
-    expect(v.reason).toContain(
-      'survey record, a stronger kind of source than building permit or mls listing',
+    expect(v.reason).toBe(
+      `S is the most reliable: P, M and S all have medium confidence and were verified on the same day (${longDate('2026-10-01')}); it comes from a survey record, a stronger kind of source than a building permit or an MLS listing.`,
     );
     expect(mostReliable([permits, mls]).best).toEqual(['m']);
   });

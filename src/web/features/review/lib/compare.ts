@@ -48,11 +48,13 @@ export interface ReliabilityVerdict {
   reason: string;
 }
 
-/** "MLS listing" stays as it is; "Assessor record" reads "assessor record" mid-sentence. */
+/** "an assessor record", "an MLS listing", "a building permit": a kind of source as said mid-sentence. */
 const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0]?.toLowerCase() + s.slice(1) : s);
 const kindWords = (kind: string | null) => {
   const text = sourceKindText(kind);
-  return text ? lowerFirst(text) : 'a source of unknown kind';
+  if (!text) return 'a source of unknown kind';
+  const words = lowerFirst(text);
+  return `${/^([aeiou]|MLS)/i.test(words) ? 'an' : 'a'} ${words}`;
 };
 
 function listAddresses(ps: readonly Property[]): string {

@@ -3,12 +3,13 @@ import {
   flexRender,
   getCoreRowModel,
   getSortedRowModel,
+  type Row,
   type SortingState,
   type Table,
   useReactTable,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type ReactNode, useRef, useState } from 'react';
+import { memo, type ReactNode, useRef, useState } from 'react';
 import { confidenceText, sourceKindText } from '../../../property/components/badges.tsx';
 import { relativeAge } from '../../../property/lib/verification.ts';
 import { CONFIDENCE_RANK, MAX_COMPARE } from '../../lib/compare.ts';
@@ -223,6 +224,38 @@ function SortIcon({ dir }: { dir: false | 'asc' | 'desc' }) {
 }
 
 /**
+ * One row, re-rendered only when its own data or its checkbox's state changes: scrolling mounts the rows
+ * coming into view and leaves the others alone.
+ */
+const ResultRowView = memo(function ResultRowView({
+  row,
+  rowIndex,
+  onOpen,
+}: {
+  row: Row<ResultRow>;
+  rowIndex: number;
+  /** Only to re-render when the checkbox's state changes; the cell reads it from the table's meta. */
+  checked: boolean;
+  disabled: boolean;
+  onOpen: (r: ResultRow) => void;
+}) {
+  return (
+    <tr
+      aria-rowindex={rowIndex + 2}
+      onClick={() => onOpen(row.original)}
+      style={{ height: ROW_HEIGHT }}
+      className="cursor-pointer border-b border-slate-100 hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-800/60"
+    >
+      {row.getVisibleCells().map((cell) => (
+        <td key={cell.id} className="overflow-hidden px-3 align-middle whitespace-nowrap">
+          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+        </td>
+      ))}
+    </tr>
+  );
+});
+
+/**
  * The results as a real <table> (headers are real <th>, sortable ones hold a button and state aria-sort),
  * virtualised with spacer rows above and below the rows in view, so table semantics and column alignment
  * survive; aria-rowcount and aria-rowindex tell assistive technology where a row sits in the whole list.
@@ -250,11 +283,12 @@ export function ResultsTable({
   const padTop = items[0]?.start ?? 0;
   const padBottom = items.length > 0 ? virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0) : 0;
   const colCount = table.getVisibleLeafColumns().length;
+  const { selected } = meta(table);
 
   return (
     <div
       ref={scrollRef}
-      className="max-h-[70vh] overflow-auto rounded-xl border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900 print:hidden"
+      className="max-h-[70vh] overflow-auto rounded-xl contain-content border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900 print:hidden"
     >
       <table
         aria-labelledby={labelledBy}
@@ -315,20 +349,16 @@ export function ResultsTable({
           {items.map((item) => {
             const row = rows[item.index];
             if (!row) return null;
+            const checked = selected.has(row.original.row.index);
             return (
-              <tr
+              <ResultRowView
                 key={row.id}
-                aria-rowindex={item.index + 2}
-                onClick={() => onOpen(row.original)}
-                style={{ height: ROW_HEIGHT }}
-                className="cursor-pointer border-b border-slate-100 hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-800/60"
-              >
-                {row.getVisibleCells().map((cell) => (
-                  <td key={cell.id} className="overflow-hidden px-3 align-middle whitespace-nowrap">
-                    {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                  </td>
-                ))}
-              </tr>
+                row={row}
+                rowIndex={item.index}
+                checked={checked}
+                disabled={!checked && selected.size >= MAX_COMPARE}
+                onOpen={onOpen}
+              />
             );
           })}
           {padBottom > 0 ? (
