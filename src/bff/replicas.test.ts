@@ -303,4 +303,26 @@ describe.skipIf(!redisServerAvailable())('several replicas on one Redis', () => 
     expect((await user.signIn(b)).status).toBe(200);
     expect((await user.resolve(a, '1100 Congress Ave, Austin, TX')).status).toBe(200);
   });
+
+  it('with Redis hung (connected, silent): 503 within 2 s rather than a hang, and service resumes', async () => {
+    const [a] = pair(referenceUpstream());
+    await ready(a);
+    const user = browser();
+    await user.signIn(a);
+    server.pause();
+    try {
+      let t0 = Date.now();
+      const res = await user.resolve(a, '1100 Congress Ave, Austin, TX');
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('store_unavailable');
+      expect(Date.now() - t0).toBeLessThan(2000);
+      t0 = Date.now();
+      expect((await a.app.request('/readyz')).status).toBe(503);
+      expect(Date.now() - t0).toBeLessThan(2000);
+    } finally {
+      server.resume();
+    }
+    expect((await a.app.request('/readyz')).status).toBe(200);
+    expect((await user.resolve(a, '1100 Congress Ave, Austin, TX')).status).toBe(200);
+  });
 });

@@ -85,6 +85,15 @@ export class RedisServer {
     });
   }
 
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as with a hung server or a lost network. */
+  pause() {
+    this.#child?.kill('SIGSTOP');
+  }
+
+  resume() {
+    this.#child?.kill('SIGCONT');
+  }
+
   /** Stops it the hard way (as a crash or a lost machine would), and resolves once it is gone. */
   async stop(): Promise<void> {
     const child = this.#child;
