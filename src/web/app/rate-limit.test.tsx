@@ -99,6 +99,29 @@ describe('the meter follows every answer', () => {
   });
 });
 
+describe('what a search costs', () => {
+  it('opening a record spends one lookup: no suggestions are fetched for text the page put in the field', async () => {
+    const typed = '1100 congres ave austn';
+    const match = {
+      typed,
+      matched: CONGRESS,
+      changes: [{ kind: 'corrected', part: 'street', typed: 'congres', matched: 'Congress' }],
+    };
+    const api = render(
+      () => json({ property, match, rateLimit: budget(60, 57, 40, 60) }),
+      budget(60, 58, 41, 60),
+      `/search?address=${encodeURIComponent(typed)}`,
+    );
+    // The field shows the matched address once the record is in.
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(screen.getByRole('combobox', { name: 'Address' })).toHaveValue(CONGRESS);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(2_000);
+    });
+    expect(api.calls.map((c) => c.url.pathname)).not.toContain('/api/properties/search');
+  });
+});
+
 describe('a lookup held for the rate limit', () => {
   it('says it is waiting for the reset, with a live countdown, then shows the record', async () => {
     let answer: (r: Response) => void = () => {};

@@ -30,7 +30,9 @@ describe('rate-limit wording', () => {
   it.each([
     [42, '42 s'],
     [0, '0 s'],
-    [60, '1 min'],
+    [60, '60 s'],
+    [119, '119 s'],
+    [120, '2 min'],
     [185, '3 min 5 s'],
   ])('%i seconds reads "%s"', (s, words) => expect(secondsInWords(s)).toBe(words));
 });

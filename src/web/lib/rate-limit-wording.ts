@@ -18,9 +18,9 @@ export function allowanceInWords(rate: RateLimit | null): string {
   return rate.windowS ? `${lookups} ${windowInWords(rate.windowS)}` : `${lookups} per rate-limit window`;
 }
 
-/** "42 s", "3 min 5 s": a short wait, readable at a glance. */
+/** "42 s", "95 s", "3 min 5 s": a wait, readable at a glance (seconds up to two minutes, as they tick). */
 export function secondsInWords(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 120) return `${seconds} s`;
   const m = Math.floor(seconds / 60);
   const s = seconds % 60;
   return s === 0 ? `${m} min` : `${m} min ${s} s`;

@@ -58,12 +58,18 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(-1);
   const [emptySubmit, setEmptySubmit] = useState(false);
+  // Suggestions are for what the person types, never for text the page put in the field (the URL's or the
+  // matched address): each suggestion request costs a lookup from the rate limit.
+  const [typed, setTyped] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
   const ids = { input: useId(), list: useId(), hint: useId() };
   const recent = useRecentSearches();
   const debounced = useDebounced(text.trim(), DEBOUNCE_MS);
 
-  useEffect(() => setText(value), [value]);
+  useEffect(() => {
+    setText(value);
+    setTyped(false);
+  }, [value]);
 
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent) => {
@@ -78,7 +84,7 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
   }, []);
 
   const wantsMatches =
-    open && debounced.length >= MIN_CHARS && debounced === text.trim() && debounced !== value.trim();
+    typed && open && debounced.length >= MIN_CHARS && debounced === text.trim() && debounced !== value.trim();
   const matches = useQuery({ ...searchQueryOptions(debounced), enabled: wantsMatches });
 
   const needle = text.trim().toLowerCase();
@@ -115,6 +121,7 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
     setActive(-1);
     // An empty search would do nothing silently: say what to type instead.
     setEmptySubmit(text.trim() === '');
+    setTyped(false);
     if (text.trim() === '') inputRef.current?.focus();
     else onSubmit(text);
   };
@@ -179,6 +186,7 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
             placeholder="e.g. 1100 Congress Ave, Austin, TX"
             onChange={(e) => {
               setText(e.target.value);
+              setTyped(true);
               setEmptySubmit(false);
               setOpen(true);
               setActive(-1);
