@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Property } from '../../../contract/index.ts';
 import { resetRecentSearchesCache } from '../../features/search/lib/recent-searches.ts';
+import { resetRateLimit } from '../../lib/rate-limit-store.ts';
 import { apiError, fakeApi, type Handler, json, location, Route, renderRoutes } from '../../test/utils.tsx';
 import { ProtectedLayout } from '../layouts.tsx';
 import { SearchRoute } from './search.tsx';
@@ -381,6 +382,32 @@ describe('a ZIP code alone', () => {
     await userEvent.click(screen.getByRole('link', { name: CONGRESS }));
     expect(await screen.findByRole('heading', { name: CONGRESS, level: 2 })).toBeInTheDocument();
     expect(resolveCalls(api)).toHaveLength(0);
+  });
+});
+
+describe('a ZIP code alone, while the rate limit is spent', () => {
+  it('says the listing waits for the reset instead of showing a skeleton that seems stuck', async () => {
+    resetRateLimit(); // earlier tests' windows are not this one's
+    const spent = {
+      limit: 60,
+      remaining: 0,
+      resetAt: new Date(Date.now() + 8_000).toISOString(),
+      windowS: 60,
+    };
+    fakeApi({
+      'GET /api/session': () =>
+        json({
+          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+          accountId: 'acct-harbor',
+          demo: false,
+          rateLimit: spent,
+        }),
+      'GET /api/config': config,
+      'GET /api/properties/search': () => new Promise<Response>(() => {}),
+    });
+    renderRoutes(routes, '/search?address=78701');
+    expect(await screen.findByText(/^Waiting for the rate limit to reset, /)).toBeInTheDocument();
+    expect(screen.getByRole('status', { name: 'Looking up the properties' })).toBeInTheDocument();
   });
 });
 

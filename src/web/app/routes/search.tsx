@@ -159,7 +159,11 @@ export function SearchRoute() {
         {address === '' ? (
           <StartHere demo={demo} />
         ) : zip ? (
-          <AreaListing zip={zip} onOpen={seed} />
+          <AreaListing
+            zip={zip}
+            onOpen={seed}
+            wrapPending={(skeleton) => <RateLimitWait>{skeleton}</RateLimitWait>}
+          />
         ) : resolve.data ? (
           <div className="space-y-4">
             {match ? <MatchNotice match={match} /> : null}

@@ -1,5 +1,5 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useEffect, useId, useMemo, useRef } from 'react';
+import { type ReactNode, useEffect, useId, useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import type { Property } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -30,7 +30,16 @@ function ListingSkeleton() {
  * A ZIP code alone lists the properties in it, page by page ("Show more" follows the search list's cursors),
  * each opening its record at no cost (the list already carries it), with a way to review the whole area.
  */
-export function AreaListing({ zip, onOpen }: { zip: string; onOpen: (property: Property) => void }) {
+export function AreaListing({
+  zip,
+  onOpen,
+  wrapPending = (skeleton) => skeleton,
+}: {
+  zip: string;
+  onOpen: (property: Property) => void;
+  /** Around the skeleton while the first page loads: the route says there when the BFF is holding it. */
+  wrapPending?: (skeleton: ReactNode) => ReactNode;
+}) {
   const pages = useInfiniteQuery(searchPagesQueryOptions(zip));
   const items = useMemo(
     () => (pages.data?.pages ?? []).flatMap((p) => p.items).filter(inZip(zip)),
@@ -49,7 +58,7 @@ export function AreaListing({ zip, onOpen }: { zip: string; onOpen: (property: P
     listRef.current?.querySelectorAll('a')[from]?.focus();
   }, [items.length]);
 
-  if (pages.isPending) return <ListingSkeleton />;
+  if (pages.isPending) return wrapPending(<ListingSkeleton />);
   if (pages.isError && !pages.data)
     return <ResolveError error={pages.error} address={zip} onRetry={() => void pages.refetch()} />;
 
