@@ -56,6 +56,7 @@ export const RETRYABLE_LOOKUP_CODES: readonly ApiErrorCode[] = [
   'upstream_unavailable',
   'upstream_timeout',
   'upstream_invalid',
+  'store_unavailable',
   'internal',
 ];
 
