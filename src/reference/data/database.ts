@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { GeneratedProperty } from './generate.ts';
 import { normalizeName, normalizeUnit } from './normalize.ts';
 
 /** Bump when the generator or schema changes: an older file is rebuilt on next start. */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 10;
 
 export const PROPERTY_COLUMNS = [
   'property_id',
@@ -50,6 +51,7 @@ const INDEXES = `
 CREATE INDEX property_address ON property (street_key, street_number, state);
 CREATE INDEX property_zip_address ON property (zip, street_key, street_number);
 CREATE UNIQUE INDEX property_id_unique ON property (property_id);
+CREATE INDEX property_parcel ON property (parcel_number);
 `;
 
 export interface DatabaseOptions {
@@ -105,7 +107,7 @@ export async function openDatabase(
   removeOlderVersions(options.dir);
   // The generator (faker's street names, 41,000 ZIP codes) is loaded only to build: a warm start skips ~80 MB.
   const { generateProperties } = await import('./generate.ts');
-  buildDatabase(path, options, generateProperties);
+  buildDatabase(path, generateProperties({ count: options.records, seed: options.seed }), options);
   return { db: new Database(path, { readonly: true, fileMustExist: true }), built: true };
 }
 
@@ -118,10 +120,14 @@ function removeOlderVersions(dir: string): void {
   }
 }
 
-function buildDatabase(
+/**
+ * Writes a dataset file from records (the generator's, or a test's hand-made ones) with its indexes. `options`
+ * says what the file holds (records, seed) for the next start's check.
+ */
+export function buildDatabase(
   path: string,
-  options: DatabaseOptions,
-  generateProperties: typeof import('./generate.ts').generateProperties,
+  records: Iterable<GeneratedProperty>,
+  options: Pick<DatabaseOptions, 'records' | 'seed' | 'onProgress' | 'onIndexing'>,
 ): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.building`;
@@ -153,7 +159,7 @@ function buildDatabase(
     };
     let done = 0;
     let rows: unknown[][] = [];
-    for (const p of generateProperties({ count: total, seed: options.seed })) {
+    for (const p of records) {
       const unitKey = p.unit ? normalizeUnit(p.unit) : '';
       rows.push([...PROPERTY_COLUMNS.map((c) => p[c]), key(p.street_display), key(p.city), unitKey]);
       done++;

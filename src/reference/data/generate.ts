@@ -121,31 +121,98 @@ export interface GenerateOptions {
   seed: number;
 }
 
-/** Hand-made records at fixed addresses, so demos and tests have known addresses at every confidence. */
-export const SHOWCASE: readonly {
+/** What a showcase record states outright instead of drawing at random. */
+type Fixed = Partial<
+  Pick<
+    UpstreamProperty,
+    | 'year_built'
+    | 'living_area_sqft'
+    | 'lot_size_sqft'
+    | 'bedrooms'
+    | 'bathrooms'
+    | 'assessed_value'
+    | 'last_sale_date'
+    | 'last_sale_price'
+  >
+>;
+
+export interface Showcase {
   house: string;
   street: string;
   zip: string;
   kind: SourceKind;
   ageDays: number;
   type: PropertyType;
-}[] = [
+  /** Facts of a famous building, so its record fits it. */
+  fixed?: Fixed;
+  /** Units with records of their own, after the building's. */
+  units?: { type: PropertyType; ids: string[] };
+}
+
+/**
+ * Hand-made records at fixed addresses, so demos and tests have known addresses at every confidence: high
+ * (the Texas Capitol), medium (Willis Tower), low and old (742 Evergreen Ter), a building with units (615
+ * Bourbon St). Landmarks get records that fit them: what they are, their size, when they were built.
+ */
+export const SHOWCASE: readonly Showcase[] = [
   {
     house: '1100',
     street: 'Congress Ave',
     zip: '78701',
     kind: 'assessor',
     ageDays: 12,
-    type: 'single_family',
+    type: 'government',
+    // The Texas State Capitol: completed 1888, about 360,000 sq ft on 22 acres of grounds; public land is
+    // exempt, so it has no taxable value and was never sold.
+    fixed: {
+      year_built: 1888,
+      living_area_sqft: 360_000,
+      lot_size_sqft: 958_320,
+      bedrooms: null,
+      bathrooms: null,
+      assessed_value: null,
+      last_sale_date: null,
+      last_sale_price: null,
+    },
   },
-  { house: '233', street: 'S Wacker Dr', zip: '60606', kind: 'recorder', ageDays: 540, type: 'condominium' },
+  {
+    house: '233',
+    street: 'S Wacker Dr',
+    zip: '60606',
+    kind: 'recorder',
+    ageDays: 540,
+    type: 'commercial',
+    // Willis Tower: an office tower completed 1973, 4.48 million sq ft on a 3-acre block, sold in 2015.
+    fixed: {
+      year_built: 1973,
+      living_area_sqft: 4_477_800,
+      lot_size_sqft: 129_600,
+      bedrooms: null,
+      bathrooms: null,
+      assessed_value: 1_020_000_000,
+      last_sale_date: '2015-03-31',
+      last_sale_price: 1_300_000_000,
+    },
+  },
   {
     house: '1600',
     street: 'Pennsylvania Ave NW',
     zip: '20500',
     kind: 'survey',
     ageDays: 30,
-    type: 'single_family',
+    type: 'government',
+    // The White House: first occupied 1800, about 55,000 sq ft, 16 family and guest rooms and 35 bathrooms on
+    // 18 acres; federal, never assessed or sold.
+    fixed: {
+      year_built: 1800,
+      living_area_sqft: 55_000,
+      lot_size_sqft: 784_080,
+      bedrooms: 16,
+      bathrooms: 35,
+      assessed_value: null,
+      last_sale_date: null,
+      last_sale_price: null,
+    },
   },
   {
     house: '742',
@@ -156,8 +223,35 @@ export const SHOWCASE: readonly {
     type: 'single_family',
   },
   { house: '1313', street: 'Mockingbird Ln', zip: '63101', kind: 'mls', ageDays: 200, type: 'townhouse' },
-  { house: '615', street: 'Bourbon St', zip: '70116', kind: 'revenue', ageDays: 800, type: 'multi_family' },
+  {
+    house: '615',
+    street: 'Bourbon St',
+    zip: '70116',
+    kind: 'revenue',
+    ageDays: 800,
+    type: 'multi_family',
+    // A French Quarter house divided into four apartments.
+    fixed: { year_built: 1895 },
+    units: { type: 'apartment_unit', ids: ['1', '2', '3', '4'] },
+  },
 ];
+
+/**
+ * Parcel numbers as a county's assessor issues them, unique in the county and (with the county's FIPS code
+ * in front) in the country: "48453-012-345". A unit's adds its own number: "48453-012-345-0004".
+ */
+class ParcelNumbers {
+  readonly #issued = new Map<string, number>();
+
+  next(countyFips: string): string {
+    const n = this.#issued.get(countyFips) ?? 0;
+    this.#issued.set(countyFips, n + 1);
+    // A bijection of 0..998,000 (7,919 is prime to 999^2), so parcels look scattered yet never repeat.
+    const x = (n * 7919 + hash32(countyFips)) % 998_001;
+    const book = String(1 + Math.floor(x / 999)).padStart(3, '0');
+    return `${countyFips}-${book}-${String(1 + (x % 999)).padStart(3, '0')}`;
+  }
+}
 
 export function* generateProperties({ count, seed }: GenerateOptions): Generator<GeneratedProperty> {
   const rng = createRng(seed);
@@ -202,8 +296,17 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
     streetDisplay: string,
     unit: string | null,
     type: PropertyType,
-    forced?: { kind: SourceKind; ageDays: number },
+    parcel: string,
+    options: {
+      forced?: { kind: SourceKind; ageDays: number };
+      fixed?: Fixed;
+      /** A building whose units have records of their own: its size is theirs together, its rooms are theirs. */
+      units?: number;
+      /** A unit is as old as its building. */
+      yearBuilt?: number | null;
+    } = {},
   ): GeneratedProperty => {
+    const { forced, fixed, units } = options;
     const kind =
       forced?.kind ??
       rng.weighted<SourceKind>([
@@ -217,7 +320,7 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
     const age = forced?.ageDays ?? ageInDays(rng);
     const isLand = type === 'vacant_land';
     const isUnit = type === 'apartment_unit' || (type === 'condominium' && unit !== null);
-    const yearBuilt = isLand
+    const drawnYear = isLand
       ? null
       : rng.weighted([
           [rng.int(1890, 1945), 15],
@@ -225,10 +328,17 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
           [rng.int(1980, 2009), 35],
           [rng.int(2010, 2025), 15],
         ] as const);
-    const living = isLand ? null : isUnit ? rng.int(45, 160) * 10 : rng.int(70, 420) * 10;
+    const yearBuilt = options.yearBuilt === undefined ? drawnYear : options.yearBuilt;
+    const living = isLand
+      ? null
+      : units
+        ? units * rng.int(60, 110) * 10
+        : isUnit
+          ? rng.int(45, 160) * 10
+          : rng.int(70, 420) * 10;
     // About one bedroom per 750 sq ft (a 2,400 sq ft house has 3), studios only under 600 sq ft.
     const beds =
-      living === null
+      living === null || units
         ? null
         : Math.max(living < 600 ? 0 : 1, Math.min(6, Math.round(living / 750 + rng.next() * 1.2 - 0.6)));
     const baths = beds === null ? null : Math.max(1, Math.round((beds * 0.75 + rng.next() * 0.8) * 2) / 2);
@@ -256,7 +366,7 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
       source_kind: kind,
       confidence: confidenceFor(kind, age),
       last_verified: isoDay(AS_OF_MS - age * DAY_MS),
-      parcel_number: `${place.countyFips}-${String(rng.int(1, 999)).padStart(3, '0')}-${String(rng.int(1, 999)).padStart(3, '0')}${unit ? `-${unit.padStart(4, '0')}` : ''}`,
+      parcel_number: unit ? `${parcel}-${unit.padStart(4, '0')}` : parcel,
       property_type: type,
       year_built: yearBuilt,
       living_area_sqft: living,
@@ -267,15 +377,31 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
       last_sale_date: sold ? isoDay(AS_OF_MS - saleAgeDays * DAY_MS) : null,
       last_sale_price: sold ? Math.round((market * (0.6 + rng.next() * 0.4)) / 1000) * 1000 : null,
       street_display: streetDisplay,
+      ...fixed,
     };
     return record;
   };
 
+  const parcels = new ParcelNumbers();
   for (const s of SHOWCASE) {
-    if (index >= count) return;
     const place = byZip.get(s.zip);
     if (!place) continue;
-    yield emit(place, s.house, s.street, null, s.type, { kind: s.kind, ageDays: s.ageDays });
+    const parcel = parcels.next(place.countyFips);
+    const forced = { kind: s.kind, ageDays: s.ageDays };
+    if (index >= count) return;
+    const building = emit(place, s.house, s.street, null, s.type, parcel, {
+      forced,
+      fixed: s.fixed,
+      units: s.units?.ids.length,
+    });
+    yield building;
+    for (const unit of s.units?.ids ?? []) {
+      if (index >= count) return;
+      yield emit(place, s.house, s.street, unit, s.units?.type ?? 'apartment_unit', parcel, {
+        forced,
+        yearBuilt: building.year_built,
+      });
+    }
   }
 
   while (index < count) {
@@ -288,11 +414,17 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
       // A multi-unit building: its own record, then one per unit.
       const units = Math.min(count - index - 1, rng.int(2, 24));
       const condo = rng.chance(0.4);
-      yield emit(place, house, street.display, null, condo ? 'condominium' : 'multi_family');
+      const parcel = parcels.next(place.countyFips);
+      const head = emit(place, house, street.display, null, condo ? 'condominium' : 'multi_family', parcel, {
+        units,
+      });
+      yield head;
       const floors = units > 8;
       for (let u = 1; u <= units && index < count; u++) {
         const unit = floors ? `${Math.ceil(u / 4)}${String(((u - 1) % 4) + 1).padStart(2, '0')}` : String(u);
-        yield emit(place, house, street.display, unit, condo ? 'condominium' : 'apartment_unit');
+        yield emit(place, house, street.display, unit, condo ? 'condominium' : 'apartment_unit', parcel, {
+          yearBuilt: head.year_built,
+        });
       }
     } else {
       const type = rng.weighted<PropertyType>([
@@ -302,7 +434,7 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
         ['vacant_land', 6],
         ['multi_family', 10],
       ]);
-      yield emit(place, house, street.display, null, type);
+      yield emit(place, house, street.display, null, type, parcels.next(place.countyFips));
     }
   }
 }

@@ -154,7 +154,7 @@ describe('parseAddress', () => {
       { house: '300', rest: ['W', '5TH', 'ST'], city: ['AUSTIN'], state: 'TX', zip: '78701', unit: '1203' },
     ],
   ])('%s', (input, expected) => {
-    const { stateTokens: _s, ...parsed } = parseAddress(input);
+    const { stateTokens: _s, raw: _r, ...parsed } = parseAddress(input);
     expect(parsed).toEqual(expected);
   });
 

@@ -1,4 +1,4 @@
-import { STATE_SPELLINGS, STATES, standardToken, UNIT_DESIGNATORS } from './usps.ts';
+import { isSuffix, STATE_SPELLINGS, STATES, standardToken, UNIT_DESIGNATORS } from './usps.ts';
 
 /** A free-text address taken apart. Every token is upper case and in USPS standard form. */
 export interface ParsedAddress {
@@ -15,6 +15,11 @@ export interface ParsedAddress {
   stateTokens: string[];
   zip: string | null;
   unit: string | null;
+  /**
+   * The same words as typed (upper case, not standardised): a typo can turn a word into another USPS word
+   * ("Rad" for Read reads as RADL, radial), and only the typed letters show how close it was.
+   */
+  raw: { rest: string[]; city: string[] | null; stateTokens: string[] };
 }
 
 /** Upper case, accents folded, punctuation to spaces; '#' and commas kept as their own tokens. */
@@ -35,10 +40,29 @@ export function tokenize(input: string): string[] {
 
 /** A street or place name in the form the index keys it by, e.g. "North Main Street" -> "N MAIN ST". */
 export function normalizeName(name: string): string {
-  return tokenize(name)
-    .filter((t) => t !== ',')
-    .map(standardToken)
-    .join(' ');
+  return nameTokens(name).std.join(' ');
+}
+
+/** A name's words in standard form and as written (upper case), aligned. */
+export function nameTokens(name: string): { std: string[]; raw: string[] } {
+  const raw = mergeDirectionalPairs(tokenize(name).filter((t) => t !== ','));
+  return { std: raw.map(standardToken), raw };
+}
+
+/**
+ * "North West" written as two words is the directional NW ("N.W. 2nd St", "Pennsylvania Ave North West"),
+ * except where the second word is the street's name: "S East St" is East St, south. The index and the parser
+ * read a street alike (`tokens` start with the street).
+ */
+function mergeDirectionalPairs(tokens: string[]): string[] {
+  for (let i = 0; i < tokens.length - 1; i++) {
+    const pair = `${standardToken(tokens[i] as string)}${standardToken(tokens[i + 1] as string)}`;
+    if (pair !== 'NE' && pair !== 'NW' && pair !== 'SE' && pair !== 'SW') continue;
+    const after = tokens[i + 2];
+    if (i === 0 && (after === undefined || after === ',' || isSuffix(standardToken(after)))) continue;
+    if (/^(N|S|NORTH|SOUTH)$/.test(tokens[i] as string)) tokens.splice(i, 2, pair);
+  }
+  return tokens;
 }
 
 export function normalizeUnit(unit: string): string {
@@ -114,25 +138,21 @@ export function parseAddress(input: string): ParsedAddress {
     if (tokens[0] && /^\d\/\d$/.test(tokens[0])) house += ` ${tokens.shift()}`;
   }
 
-  // "North West" written as two words is the directional NW.
-  for (let i = 0; i < tokens.length - 1; i++) {
-    const pair = `${standardToken(tokens[i] as string)}${standardToken(tokens[i + 1] as string)}`;
-    if (pair === 'NE' || pair === 'NW' || pair === 'SE' || pair === 'SW') {
-      if (/^(N|S|NORTH|SOUTH)$/.test(tokens[i] as string)) tokens.splice(i, 2, pair);
-    }
-  }
+  mergeDirectionalPairs(tokens);
 
   const commaAt = tokens.indexOf(',');
   const streetPart = commaAt === -1 ? tokens : tokens.slice(0, commaAt);
   const cityPart = commaAt === -1 ? null : tokens.slice(commaAt + 1).filter((t) => t !== ',');
+  const city = cityPart && cityPart.length > 0 ? cityPart : null;
   return {
     house,
     rest: streetPart.map(standardToken),
-    city: cityPart && cityPart.length > 0 ? cityPart.map(standardToken) : null,
+    city: city?.map(standardToken) ?? null,
     state: state?.code ?? null,
     stateTokens: state?.tokens.map(standardToken) ?? [],
     zip,
     unit,
+    raw: { rest: streetPart, city, stateTokens: state?.tokens ?? [] },
   };
 }
 

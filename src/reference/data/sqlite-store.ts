@@ -71,6 +71,8 @@ interface Match {
 
 interface Split {
   street: string[];
+  /** The street's words as typed. */
+  streetRaw: string[];
   place: TypedPlace;
 }
 
@@ -190,9 +192,15 @@ export class SqlitePropertyStore implements PropertyStore {
 
     const parsed = parseAddress(text);
     let match = this.#match(parsed);
-    // "123 Main St NE" reads NE as Nebraska: if that finds nothing, read it as part of the street.
-    if (match === null && parsed.state && !parsed.zip && parsed.city === null) {
-      match = this.#match({ ...parsed, state: null, rest: [...parsed.rest, ...parsed.stateTokens] });
+    // "123 Main St NE" reads NE as Nebraska, "210 Todd Ct 60473" CT as Connecticut, "240 Washington 38332"
+    // the state of Washington: if that finds nothing, read those words as part of the street.
+    if (match === null && parsed.state && parsed.city === null) {
+      match = this.#match({
+        ...parsed,
+        state: null,
+        rest: [...parsed.rest, ...parsed.stateTokens],
+        raw: { ...parsed.raw, rest: [...parsed.raw.rest, ...parsed.raw.stateTokens] },
+      });
     }
     if (match === null) return { kind: 'not_found', near: [] };
     if (match.rows.length === 0) return { kind: 'not_found', near: this.#nearest(match.streets, parsed) };
@@ -201,15 +209,22 @@ export class SqlitePropertyStore implements PropertyStore {
 
   /** The ways to read the words before the state as street and city: "congress ave austin" has no comma. */
   #splits(parsed: ParsedAddress): Split[] {
-    const place = (city: string[]) => ({
+    const { rest, raw } = parsed;
+    const place = (city: string[], cityRaw: string[]) => ({
       zip: parsed.zip,
       state: parsed.state,
-      city: city.length > 0 ? nameForm(city) : null,
+      city: city.length > 0 ? nameForm(city, cityRaw) : null,
     });
-    if (parsed.city) return [{ street: parsed.rest, place: place(parsed.city) }];
+    if (parsed.city) {
+      return [{ street: rest, streetRaw: raw.rest, place: place(parsed.city, raw.city ?? parsed.city) }];
+    }
     const splits: Split[] = [];
-    for (let k = parsed.rest.length; k >= 1; k--) {
-      splits.push({ street: parsed.rest.slice(0, k), place: place(parsed.rest.slice(k)) });
+    for (let k = rest.length; k >= 1; k--) {
+      splits.push({
+        street: rest.slice(0, k),
+        streetRaw: raw.rest.slice(0, k),
+        place: place(rest.slice(k), raw.rest.slice(k)),
+      });
     }
     return splits;
   }
@@ -241,15 +256,17 @@ export class SqlitePropertyStore implements PropertyStore {
       const info = scope && this.#places.street(key);
       if (scope && info) return [{ street: info, scope, score: { mistakes: 0, missing: 0 } }];
     }
-    let all = splits.flatMap(({ street, place }) => this.#places.candidates(typedStreets(street), place));
+    let all = splits.flatMap(({ street, streetRaw, place }) =>
+      this.#places.candidates(typedStreets(street, streetRaw), place),
+    );
     if (all.length === 0 && parsed.zip) {
       // The ZIP has no such street, or the city is nothing like the ZIP's: a mistyped ZIP. Where a city was
       // named, look there (in the ZIP's state when none was typed).
       const state = parsed.state ?? this.#places.zip(parsed.zip)?.state ?? null;
       all = splits
         .filter((s) => s.place.city !== null)
-        .flatMap(({ street, place }) =>
-          this.#places.candidates(typedStreets(street), { ...place, zip: null, state }),
+        .flatMap(({ street, streetRaw, place }) =>
+          this.#places.candidates(typedStreets(street, streetRaw), { ...place, zip: null, state }),
         );
     }
     if (all.length === 0) return null;

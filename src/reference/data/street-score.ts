@@ -13,10 +13,13 @@ export interface NameForm {
   std: string;
   /** The same written out: "RIVER", "VALLEY VIEW". */
   long: string;
+  /** As typed, for typed names ("RAD", which standardises to RADL); a known name's is its written-out form. */
+  raw: string;
   letters: number;
   /** Which letters and digits occur in each spelling, one bit each: a cheap bound before an edit distance. */
   stdMask: number;
   longMask: number;
+  rawMask: number;
 }
 
 function charMask(s: string): number {
@@ -31,15 +34,18 @@ function popcount(x: number): number {
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
-export function nameForm(tokens: readonly string[]): NameForm {
+export function nameForm(tokens: readonly string[], raw?: readonly string[]): NameForm {
   const std = tokens.join(' ');
   const long = tokens.map(longToken).join(' ');
   return {
     std,
     long,
-    letters: std.replace(/\s/g, '').length,
+    raw: raw ? raw.join(' ') : long,
+    // Letters as written out: typos happen in HILL, not in its standard HL.
+    letters: long.replace(/\s/g, '').length,
     stdMask: charMask(std),
     longMask: charMask(long),
+    rawMask: raw ? charMask(raw.join(' ')) : charMask(long),
   };
 }
 
@@ -50,12 +56,14 @@ export function nameForm(tokens: readonly string[]): NameForm {
 export function nameDistance(a: NameForm, b: NameForm, max: number): number {
   if (a.std === b.std) return 0;
   // An edit adds at most one kind of character and removes at most one: names whose character sets differ
-  // by more than twice the allowance, in both spellings, cannot be within it.
-  if (popcount(a.stdMask ^ b.stdMask) > 2 * max && popcount(a.longMask ^ b.longMask) > 2 * max)
-    return max + 1;
-  const std = editDistance(a.std, b.std, max);
-  if (std <= 1) return std;
-  return Math.min(std, editDistance(a.long, b.long, Math.min(max, std)));
+  // by more than twice the allowance cannot be within it in that spelling.
+  const near = (x: number, y: number) => popcount(x ^ y) <= 2 * max;
+  let best = max + 1;
+  if (near(a.stdMask, b.stdMask)) best = editDistance(a.std, b.std, max);
+  if (best > 1 && near(a.longMask, b.longMask)) best = Math.min(best, editDistance(a.long, b.long, best - 1));
+  if (best > 1 && a.raw !== a.long && near(a.rawMask, b.rawMask))
+    best = Math.min(best, editDistance(a.raw, b.raw, best - 1));
+  return best;
 }
 
 /**
@@ -76,11 +84,17 @@ export interface StreetForm {
   dir: string | null;
 }
 
+/**
+ * A directional at either end, unless it is the street's name: in "W St" or "North Ave" nothing but the
+ * suffix would be left.
+ */
 function split(tokens: readonly string[]): { dir: string | null; rest: string[] } {
   const rest = [...tokens];
+  const leavesName = (left: string[]) =>
+    left.length > 1 || (left.length === 1 && !isSuffix(left[0] as string));
   let dir: string | null = null;
-  if (rest.length > 1 && isDirectional(rest[rest.length - 1] as string)) dir = rest.pop() as string;
-  else if (rest.length > 1 && isDirectional(rest[0] as string)) dir = rest.shift() as string;
+  if (isDirectional(rest[rest.length - 1] ?? '') && leavesName(rest.slice(0, -1))) dir = rest.pop() as string;
+  else if (isDirectional(rest[0] ?? '') && leavesName(rest.slice(1))) dir = rest.shift() as string;
   return { dir, rest };
 }
 
@@ -92,23 +106,43 @@ export function knownStreet(key: string): StreetForm {
 }
 
 /**
- * The readings of a typed street (standard tokens): as written, and when its last word is no suffix, that
- * word as a misspelt suffix ("River Stret").
+ * The readings of a typed street (standard tokens): with or without a directional at either end, and its last
+ * word as its suffix, as a misspelt suffix ("River Stret"), or as part of the name ("Valley View" typed
+ * without its Dr; "E Union" without its Ave, where UNION is also a suffix).
  */
-export function typedStreets(tokens: readonly string[]): StreetForm[] {
-  const { dir, rest } = split(tokens);
-  if (rest.length === 0) return [];
-  const last = rest[rest.length - 1] as string;
-  if (rest.length > 1 && isSuffix(last)) {
-    return [
-      { core: nameForm(rest.slice(0, -1)), suffix: last, suffixMisspelt: false, dir },
-      // "Valley View" typed without its Dr: VW is then part of the name.
-      { core: nameForm(rest), suffix: null, suffixMisspelt: false, dir },
-    ];
-  }
-  const readings: StreetForm[] = [{ core: nameForm(rest), suffix: null, suffixMisspelt: false, dir }];
-  if (rest.length > 1 && /^[A-Z]+$/.test(last)) {
-    readings.push({ core: nameForm(rest.slice(0, -1)), suffix: last, suffixMisspelt: true, dir });
+export function typedStreets(tokens: readonly string[], raw: readonly string[] = tokens): StreetForm[] {
+  const readings: StreetForm[] = [];
+  const seen = new Set<string>();
+  const n = tokens.length;
+  /** A reading from tokens [from, to), the word at `suffixAt` (if any) its suffix. */
+  const add = (
+    from: number,
+    to: number,
+    suffixAt: number | null,
+    suffixMisspelt: boolean,
+    dir: string | null,
+  ) => {
+    const id = `${from}|${to}|${suffixAt}|${suffixMisspelt}|${dir}`;
+    if (to <= from || seen.has(id)) return;
+    seen.add(id);
+    const suffix =
+      suffixAt === null ? null : suffixMisspelt ? (raw[suffixAt] as string) : (tokens[suffixAt] as string);
+    readings.push({
+      core: nameForm(tokens.slice(from, to), raw.slice(from, to)),
+      suffix,
+      suffixMisspelt,
+      dir,
+    });
+  };
+  const ways: { dir: string | null; from: number; to: number }[] = [{ dir: null, from: 0, to: n }];
+  if (n > 1 && isDirectional(tokens[n - 1] as string))
+    ways.push({ dir: tokens[n - 1] as string, from: 0, to: n - 1 });
+  if (n > 1 && isDirectional(tokens[0] as string)) ways.push({ dir: tokens[0] as string, from: 1, to: n });
+  for (const { dir, from, to } of ways) {
+    const last = tokens[to - 1] as string;
+    if (to - from > 1 && isSuffix(last)) add(from, to - 1, to - 1, false, dir);
+    else if (to - from > 1 && /^[A-Z]+$/.test(raw[to - 1] as string)) add(from, to - 1, to - 1, true, dir);
+    add(from, to, null, false, dir);
   }
   return readings;
 }

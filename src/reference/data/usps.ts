@@ -149,6 +149,7 @@ export function standardToken(token: string): string {
 
 const DIRECTIONAL_LONG = new Map(Object.entries(DIRECTIONALS).map(([long, short]) => [short, long]));
 const WORDS_LONG = new Map(Object.entries(WORDS).map(([long, short]) => [short, long]));
+const ORDINALS_LONG = new Map(Object.entries(ORDINALS).map(([long, short]) => [short, long]));
 
 export function isDirectional(standard: string): boolean {
   return DIRECTIONAL_LONG.has(standard);
@@ -159,10 +160,16 @@ export function isSuffix(standard: string): boolean {
 }
 
 /**
- * A standard token written out again: RIV -> RIVER, N -> NORTH, MT -> MOUNT. Typos happen in what people
+ * A standard token written out again: RIV -> RIVER, N -> NORTH, 2ND -> SECOND, MT -> MOUNT. Typos happen in what people
  * write, the long words: "Rivre Rd" is one swap from RIVER ROAD, but three edits from the standard RIV RD.
  * ST reads as STREET (also SAINT's abbreviation; both sides of a comparison get the same reading).
  */
 export function longToken(standard: string): string {
-  return SUFFIX_LONG.get(standard) ?? DIRECTIONAL_LONG.get(standard) ?? WORDS_LONG.get(standard) ?? standard;
+  return (
+    SUFFIX_LONG.get(standard) ??
+    DIRECTIONAL_LONG.get(standard) ??
+    ORDINALS_LONG.get(standard) ??
+    WORDS_LONG.get(standard) ??
+    standard
+  );
 }
