@@ -42,20 +42,23 @@ function ReviewHome({ session }: { session: SessionResponse }) {
       {session.demo ? (
         <SampleReview accountId={session.accountId} accountName={session.account.name} onStarted={started} />
       ) : null}
-      <StartReview
-        initialArea={area}
-        accountId={session.accountId}
-        accountName={session.account.name}
-        onStarted={started}
-        onSessionEnded={endSession}
-      />
-      {list.data ? (
-        <ReviewList reviews={list.data} accountId={session.accountId} />
-      ) : list.isError ? (
-        <p role="alert" className="text-sm">
-          This browser would not open its saved reviews (storage may be turned off for this site).
-        </p>
-      ) : null}
+      {/* Wide screens: the account's reviews beside the form, where a returning reviewer looks first. */}
+      <div className="grid items-start gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <StartReview
+          initialArea={area}
+          accountId={session.accountId}
+          accountName={session.account.name}
+          onStarted={started}
+          onSessionEnded={endSession}
+        />
+        {list.data ? (
+          <ReviewList reviews={list.data} accountId={session.accountId} />
+        ) : list.isError ? (
+          <p role="alert" className="text-sm">
+            This browser would not open its saved reviews (storage may be turned off for this site).
+          </p>
+        ) : null}
+      </div>
     </div>
   );
 }

@@ -155,7 +155,7 @@ export function AreaInput({
               <input
                 type="radio"
                 name={`${id}-mode`}
-                className="size-4"
+                className="size-4 accent-teal-700 dark:accent-teal-400"
                 checked={mode === value}
                 onChange={() => {
                   setMode(value);

@@ -199,7 +199,7 @@ function LoadedFile({
       <label className="flex items-center gap-2 text-sm">
         <input
           type="checkbox"
-          className="size-4"
+          className="size-4 accent-teal-700 dark:accent-teal-400"
           checked={state.hasHeader}
           onChange={(e) =>
             onChange({
@@ -219,7 +219,7 @@ function LoadedFile({
               <input
                 type="radio"
                 name={`${id}-kind`}
-                className="size-4"
+                className="size-4 accent-teal-700 dark:accent-teal-400"
                 checked={choice.kind === 'single'}
                 onChange={() =>
                   setChoice({ kind: 'single', column: choice.kind === 'parts' ? choice.street : 0 })
@@ -231,7 +231,7 @@ function LoadedFile({
               <input
                 type="radio"
                 name={`${id}-kind`}
-                className="size-4"
+                className="size-4 accent-teal-700 dark:accent-teal-400"
                 checked={choice.kind === 'parts'}
                 onChange={() =>
                   setChoice(
