@@ -175,6 +175,27 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(shownInputs()).toEqual(['9 Elm St']);
   });
 
+  it('groups sources by kind when there are many, and filters by a kind', async () => {
+    const user = userEvent.setup();
+    renderResults(generateRows(120, 5));
+    const sources = screen.getByRole('figure', { name: 'Records by source' });
+    // Far more sources than bars: grouped by kind at first.
+    expect(within(sources).getByRole('radio', { name: 'Kind of source' })).toBeChecked();
+    await user.click(within(sources).getByRole('button', { name: /^Building permit/ }));
+    expect(
+      screen.getByRole('button', { name: 'Clear filter Kind of source: Building permit' }),
+    ).toBeVisible();
+    const cells = within(table())
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) => within(r).getAllByRole('cell')[5]?.textContent);
+    expect(cells.length).toBeGreaterThan(0);
+    expect(new Set(cells)).toEqual(new Set(['City Building Permits']));
+
+    await user.click(within(sources).getByRole('radio', { name: 'Source' }));
+    expect(within(sources).getByRole('button', { name: /other sources/ })).toBeInTheDocument();
+  });
+
   it('sorts by a column from its header button, stating the order in aria-sort', async () => {
     const user = userEvent.setup();
     renderResults();

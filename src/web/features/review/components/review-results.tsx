@@ -1,7 +1,8 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
+import { sourceKindText } from '../../property/components/badges.tsx';
 import { MAX_COMPARE, MIN_COMPARE } from '../lib/compare.ts';
-import { ageHistogram, recordsBySource, summarize, toResultRows } from '../lib/stats.ts';
+import { ageHistogram, recordsByKind, recordsBySource, summarize, toResultRows } from '../lib/stats.ts';
 import {
   clearFilter,
   describeFilters,
@@ -45,8 +46,17 @@ export function retrievedLine(review: Review, rows: readonly ReviewRow[]): strin
     last = Math.max(last, t);
   }
   if (!Number.isFinite(first)) return `Nothing retrieved yet for ${review.accountName}.`;
-  const fmt = (t: number) => new Date(t).toLocaleString('en-GB', DATE_TIME);
-  const when = first === last ? fmt(first) : `${fmt(first)} – ${fmt(last)}`;
+  const day = (t: number) =>
+    new Date(t).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric' });
+  const time = (t: number) =>
+    new Date(t).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+  // Said once when it is one moment or one day: "1 November 2026, 10:00 – 10:45 UTC".
+  const when =
+    day(first) !== day(last)
+      ? `${day(first)}, ${time(first)} – ${day(last)}, ${time(last)}`
+      : time(first) === time(last)
+        ? `${day(first)}, ${time(first)}`
+        : `${day(first)}, ${time(first).replace(/\s\S+$/, '')} – ${time(last)}`;
   return `Retrieved at ${when} by ${review.accountName}.`;
 }
 
@@ -68,6 +78,7 @@ export function ReviewResults({
   const summary = useMemo(() => summarize(results), [results]);
   const histogram = useMemo(() => ageHistogram(results), [results]);
   const sourceBars = useMemo(() => recordsBySource(results), [results]);
+  const kindBars = useMemo(() => recordsByKind(results, sourceKindText), [results]);
   const sources = useMemo(() => {
     const counts = new Map<string, number>();
     for (const r of results) {
@@ -135,7 +146,13 @@ export function ReviewResults({
           <ConfidenceChart summary={summary} filters={filters} onFilter={patch} />
           <AgeChart histogram={histogram} summary={summary} filters={filters} onFilter={patch} />
           <div className="lg:col-span-2">
-            <SourceChart bars={sourceBars} records={summary.records} filters={filters} onFilter={patch} />
+            <SourceChart
+              bySource={sourceBars}
+              byKind={kindBars}
+              records={summary.records}
+              filters={filters}
+              onFilter={patch}
+            />
           </div>
         </div>
       </section>

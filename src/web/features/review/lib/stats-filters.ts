@@ -18,8 +18,11 @@ import {
 export interface ResultFilters {
   outcome: RowOutcome | null;
   confidence: Confidence | null;
-  /** A source by name, or the chart's "other sources" bar (several names under one label). */
-  source: { label: string; names: string[] } | null;
+  /**
+   * A source by name, the chart's "other sources" bar (several names under one label), or with `byKind`
+   * a kind of source (names are then source kinds: assessor, mls, ...; '' for records of no stated kind).
+   */
+  source: { label: string; names: string[]; byKind?: boolean } | null;
   tier: FreshnessTier | null;
   /** A bar of the verification-age histogram. */
   ageBin: AgeBin['id'] | null;
@@ -46,7 +49,7 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
     const p = r.row.property;
     if (f.outcome && r.row.outcome !== f.outcome) return false;
     if (f.confidence && p?.confidence !== f.confidence) return false;
-    if (names && !(p && names.has(p.source))) return false;
+    if (names && !(p && names.has(f.source?.byKind ? (p.sourceKind ?? '') : p.source))) return false;
     if (f.tier && r.tier !== f.tier) return false;
     if (bin && (r.ageDays === null || !inAgeBin(bin, r.ageDays))) return false;
     if (text) {
@@ -62,7 +65,8 @@ export function describeFilters(f: ResultFilters): { key: keyof ResultFilters; t
   const out: { key: keyof ResultFilters; text: string }[] = [];
   if (f.outcome) out.push({ key: 'outcome', text: `Outcome: ${OUTCOME_TEXT[f.outcome]}` });
   if (f.confidence) out.push({ key: 'confidence', text: `Confidence: ${CONFIDENCE_TEXT[f.confidence]}` });
-  if (f.source) out.push({ key: 'source', text: `Source: ${f.source.label}` });
+  if (f.source)
+    out.push({ key: 'source', text: `${f.source.byKind ? 'Kind of source' : 'Source'}: ${f.source.label}` });
   if (f.tier) out.push({ key: 'tier', text: `Age tier: ${TIER_TEXT[f.tier]}` });
   if (f.ageBin) {
     const bin = AGE_BINS.find((b) => b.id === f.ageBin);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { makeProperty, makeRow } from './stats.fixtures.ts';
-import { ageHistogram, formatShare, median, recordsBySource, summarize, toResultRows } from './stats.ts';
+import {
+  ageHistogram,
+  formatShare,
+  median,
+  recordsByKind,
+  recordsBySource,
+  summarize,
+  toResultRows,
+} from './stats.ts';
 import { clearFilter, describeFilters, filterRows, NO_FILTERS } from './stats-filters.ts';
 
 // Noon local time, so the calendar day is 1 November 2026 wherever the test runs.
@@ -121,6 +129,30 @@ describe('recordsBySource', () => {
     expect(bars).toHaveLength(9);
     expect(bars[8]).toMatchObject({ label: '4 other sources', total: 4, medium: 4 });
     expect(bars[8]?.sources).toEqual(['Source 08', 'Source 09', 'Source 10', 'Source 11']);
+  });
+});
+
+describe('recordsByKind', () => {
+  it('counts records by kind of source, whatever the source is called', () => {
+    const kinded = (i: number, kind: string | null, confidence: 'high' | 'low', source: string) =>
+      makeRow(i, { property: makeProperty({ id: `k${i}`, sourceKind: kind, confidence, source }) });
+    const rows = toResultRows(
+      [
+        kinded(0, 'assessor', 'high', 'A County Assessor'),
+        kinded(1, 'assessor', 'low', 'B County Assessor'),
+        kinded(2, null, 'low', 'Someone'),
+      ],
+      NOW,
+    );
+    const text = (k: string | null) => (k === 'assessor' ? 'Assessor record' : null);
+    expect(recordsByKind(rows, text)).toEqual([
+      { label: 'Assessor record', sources: ['assessor'], high: 1, medium: 0, low: 1, total: 2 },
+      { label: 'Kind not stated', sources: [''], high: 0, medium: 0, low: 1, total: 1 },
+    ]);
+    const byKind = (names: string[]) => ({ ...NO_FILTERS, source: { label: 'x', names, byKind: true } });
+    expect(filterRows(rows, byKind(['assessor'])).map((r) => r.row.index)).toEqual([0, 1]);
+    expect(filterRows(rows, byKind([''])).map((r) => r.row.index)).toEqual([2]);
+    expect(describeFilters(byKind(['assessor']))[0]?.text).toBe('Kind of source: x');
   });
 });
 

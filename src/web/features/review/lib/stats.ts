@@ -156,6 +156,37 @@ export function ageHistogram(results: readonly ResultRow[]): { bin: AgeBin; coun
   return counts;
 }
 
+/**
+ * Records by kind of source (assessor record, MLS listing, ...), each with its confidence mix: readable
+ * when a review spans many counties, each with its own assessor. `sources` holds the kinds ('' for none).
+ */
+export function recordsByKind(
+  results: readonly ResultRow[],
+  kindText: (kind: string | null) => string | null,
+): SourceBar[] {
+  const byKind = new Map<string, SourceBar>();
+  for (const r of results) {
+    const p = r.row.property;
+    if (!p) continue;
+    const kind = p.sourceKind ?? '';
+    let bar = byKind.get(kind);
+    if (!bar) {
+      bar = {
+        label: kindText(p.sourceKind) ?? 'Kind not stated',
+        sources: [kind],
+        high: 0,
+        medium: 0,
+        low: 0,
+        total: 0,
+      };
+      byKind.set(kind, bar);
+    }
+    bar[p.confidence] += 1;
+    bar.total += 1;
+  }
+  return [...byKind.values()].sort((a, b) => b.total - a.total || a.label.localeCompare(b.label));
+}
+
 /** Sources shown by name in the source chart; the rest share one "other sources" bar. */
 export const MAX_NAMED_SOURCES = 8;
 

@@ -1,4 +1,4 @@
-import { type KeyboardEvent, type ReactNode, useId, useRef } from 'react';
+import { type KeyboardEvent, type ReactNode, useId, useRef, useState } from 'react';
 import {
   Bar,
   BarChart,
@@ -20,6 +20,7 @@ import {
   CONFIDENCE_TEXT,
   CONFIDENCES,
   formatShare,
+  MAX_NAMED_SOURCES,
   type ReliabilitySummary,
   type SourceBar,
   TIER_TEXT,
@@ -91,10 +92,12 @@ function ChartFigure({
   chart,
   onActivate,
   figures,
+  controls,
 }: {
   title: string;
   caption: string;
   empty: boolean;
+  controls?: ReactNode;
   chart: (track: (label: string | undefined) => void) => ReactNode;
   onActivate: (label: string) => void;
   figures: ReactNode;
@@ -118,6 +121,7 @@ function ChartFigure({
         </h3>
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">{caption}</p>
       </figcaption>
+      {empty ? null : controls}
       {empty ? (
         <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">
           No records yet: the chart fills in as addresses are matched.
@@ -266,13 +270,56 @@ export function ConfidenceChart({
 
 const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
+type SourceGrouping = 'source' | 'kind';
+
+function GroupingSwitch({
+  value,
+  onChange,
+}: {
+  value: SourceGrouping;
+  onChange: (g: SourceGrouping) => void;
+}) {
+  const name = useId();
+  const options: [SourceGrouping, string][] = [
+    ['source', 'Source'],
+    ['kind', 'Kind of source'],
+  ];
+  return (
+    <fieldset className="mt-3 flex flex-wrap items-center gap-2 text-sm print:hidden">
+      <legend className="float-left mr-1 font-medium">Group by</legend>
+      {options.map(([v, text]) => (
+        <label
+          key={v}
+          className={`inline-flex min-h-9 cursor-pointer items-center gap-2 rounded-md border px-3 py-1 has-focus-visible:outline-3 has-focus-visible:outline-teal-600 ${
+            value === v
+              ? 'border-teal-700 bg-teal-50 font-semibold text-teal-900 dark:border-teal-400 dark:bg-teal-950 dark:text-teal-100'
+              : 'border-slate-300 dark:border-slate-600'
+          }`}
+        >
+          <input
+            type="radio"
+            name={name}
+            value={v}
+            checked={value === v}
+            onChange={() => onChange(v)}
+            className="accent-teal-700"
+          />
+          {text}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 export function SourceChart({
-  bars,
+  bySource,
+  byKind,
   records,
   filters,
   onFilter,
 }: {
-  bars: SourceBar[];
+  bySource: SourceBar[];
+  byKind: SourceBar[];
   records: number;
   filters: ResultFilters;
   onFilter: (patch: FilterPatch) => void;
@@ -280,21 +327,30 @@ export function SourceChart({
   const dark = usePrefersDark();
   const narrow = useNarrow();
   const colours = dark ? DARK : LIGHT;
-  const isActive = (b: SourceBar) => filters.source?.label === b.label;
+  const sourceCount = bySource.reduce((n, b) => n + b.sources.length, 0);
+  // Many counties, each its own assessor: by name, most records fold into "other sources"; by kind reads.
+  const [group, setGroup] = useState<SourceGrouping>(() =>
+    sourceCount > MAX_NAMED_SOURCES + 1 ? 'kind' : 'source',
+  );
+  const bars = group === 'kind' ? byKind : bySource;
+  const isActive = (b: SourceBar) =>
+    filters.source?.label === b.label && Boolean(filters.source.byKind) === (group === 'kind');
   const toggle = (b: SourceBar, confidence?: Confidence) =>
     onFilter(
       isActive(b) && (confidence === undefined || filters.confidence === confidence)
         ? { source: null, ...(confidence ? { confidence: null } : {}) }
-        : { source: { label: b.label, names: b.sources }, ...(confidence ? { confidence } : {}) },
+        : {
+            source: { label: b.label, names: b.sources, ...(group === 'kind' ? { byKind: true } : {}) },
+            ...(confidence ? { confidence } : {}),
+          },
     );
   const top = bars[0];
   const caption =
     records === 0 || !top
       ? 'Which sources the records come from, and at what confidence.'
-      : `${plural(
-          bars.reduce((n, b) => n + b.sources.length, 0),
-          'source',
-        )}; the largest, ${top.label}, gave ${plural(
+      : `${plural(sourceCount, 'source')}${
+          group === 'kind' ? ` of ${plural(byKind.length, 'kind')}` : ''
+        }; the largest ${group === 'kind' ? 'kind' : 'source'}, ${top.label}, gave ${plural(
           top.total,
           'record',
         )} (${formatShare(top.total, records)}).`;
@@ -368,6 +424,7 @@ export function SourceChart({
           ))}
         </BarChart>
       )}
+      controls={<GroupingSwitch value={group} onChange={setGroup} />}
       figures={
         <ul aria-label="Records by source: show only" className="mt-3 grid gap-2 sm:grid-cols-2">
           {bars.map((b) => (

@@ -37,7 +37,7 @@ export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; r
         {/* The printed page states it once, in its own header. */}
         <p className="text-sm text-slate-600 dark:text-slate-300 print:hidden">{retrieved}</p>
       </div>
-      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6 print:grid-cols-6">
+      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6 print:grid-cols-3">
         <Figure
           label="Records"
           value={count(records)}

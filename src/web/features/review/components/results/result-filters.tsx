@@ -27,7 +27,7 @@ export function ResultFiltersBar({
   const sourceValue =
     filters.source === null
       ? ANY
-      : filters.source.names.length === 1
+      : !filters.source.byKind && filters.source.names.length === 1
         ? (filters.source.names[0] ?? ANY)
         : GROUP;
   return (
