@@ -401,7 +401,14 @@ export function SourceChart({
               );
             }}
           />
-          <Legend verticalAlign="bottom" height={28} wrapperStyle={{ fontSize: 12 }} itemSorter={null} />
+          <Legend
+            verticalAlign="bottom"
+            height={28}
+            wrapperStyle={{ fontSize: 12 }}
+            itemSorter={null}
+            // The swatch carries the colour; the words stay in the text colour, readable on either theme.
+            formatter={(value) => <span className="text-slate-700 dark:text-slate-200">{value}</span>}
+          />
           {CONFIDENCES.map((c, i) => (
             <Bar
               key={c}
