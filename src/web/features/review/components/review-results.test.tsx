@@ -322,6 +322,13 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     }
   });
 
+  it('says so when a review has no rows yet', () => {
+    renderResults([]);
+    expect(within(table()).getByRole('cell', { name: 'No rows yet.' })).toBeInTheDocument();
+    expect(screen.getByRole('figure', { name: 'Confidence mix' })).toHaveTextContent('No records yet');
+    expect(screen.getByRole('button', { name: 'Export CSV' })).toBeDisabled();
+  });
+
   it('renders only a window of a 10,000-row review', () => {
     renderResults(generateRows(10_000, 3));
     const t = table();

@@ -199,7 +199,12 @@ export function ReviewResults({
             </Button>
           ) : null}
         </div>
-        <ResultsTable table={table} labelledBy={`${resultsId}-results`} onOpen={open} />
+        <ResultsTable
+          table={table}
+          labelledBy={`${resultsId}-results`}
+          onOpen={open}
+          footer={results.length === 0 ? 'No rows yet.' : undefined}
+        />
         {printing ? (
           <PrintTable
             rows={table.getRowModel().rows.map((r) => r.original)}
