@@ -3,6 +3,7 @@
  * tests, which flake on a shared machine). Loopback only; every loop is bounded in time and count.
  *
  *   BENCH_RECORDS   dataset size (default 1000000)     BENCH_SECONDS  seconds per load phase (default 5)
+ *   BENCH_ACCURACY_CASES  messy-input cases per kind of mistake (default 1000)
  *   BENCH_REVIEW_ROWS  rows in the review-pacing phase (default 1000, about 100 s at 600 per 60 s)
  *   BENCH_CONNECTIONS  concurrent connections in the throughput phases (default 32)
  *   BENCH_NGINX_WORKERS  nginx worker processes for the anchor (default 1)
@@ -160,6 +161,33 @@ async function main() {
       verdict(q.rssAfterQueriesMb <= 300),
     );
     row('known addresses not found (must be 0)', String(q.misses));
+
+    const perKind = Number(process.env.BENCH_ACCURACY_CASES ?? 1000);
+    console.log(
+      `\nResolver accuracy — messy input generated from the dataset, ${perKind} cases per kind of mistake`,
+    );
+    const a = child(['bench/resolver-accuracy.ts', dir, String(RECORDS), String(SEED), String(perKind)]);
+    const pct = (x: number) => `${fmt(x * 100, 1)} %`;
+    row('one typo (street or city)', pct(a.oneTypo), '>= 99 %', verdict(a.oneTypo >= 0.99));
+    row('two typos', pct(a.twoTypos), '>= 90 %', verdict(a.twoTypos >= 0.9));
+    row(
+      'no suffix',
+      pct(a.noSuffix),
+      '>= 95 %',
+      verdict(a.noSuffix >= 0.95),
+      'the record, or the candidates where two streets fit',
+    );
+    row('wrong record, of all answers', pct(a.wrongRate), '<= 0.5 %', verdict(a.wrongRate <= 0.005));
+    row('a neighbour for a missing house number', String(a.neighbours), '0', verdict(a.neighbours === 0));
+    row('resolve, messy input: p50 / p95', `${fmt(a.p50Ms, 2)} / ${fmt(a.p95Ms, 2)} ms`);
+    for (const [kind, k] of Object.entries(a.kinds) as [string, Record<string, number>][]) {
+      row(
+        `  ${kind}`,
+        `${k.right} / ${k.cases}`,
+        '',
+        `${k.wrong} wrong${k.ambiguous ? `, ${k.ambiguous} rightly ambiguous` : ''}${k.leftOut ? `, ${k.leftOut} left out (another address fits better)` : ''}`,
+      );
+    }
 
     const common = {
       REFERENCE_DATA_DIR: dir,
