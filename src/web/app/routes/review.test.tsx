@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LookupResult, Property, SessionResponse } from '../../../contract/index.ts';
+import { openReviewStore } from '../../features/review/lib/review-store.ts';
 import { setReviewWorkspace } from '../../features/review/lib/workspace.ts';
 import { resetAccountScope } from '../../lib/account-scope.ts';
 import { apiError, fakeApi, type Handler, json, location, Route, renderRoutes } from '../../test/utils.tsx';
@@ -299,6 +300,31 @@ describe('/review', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Delete review Mine' }));
     await userEvent.click(screen.getByRole('button', { name: 'Delete Mine' }));
     expect(await screen.findByText(/No reviews yet/)).toBeInTheDocument();
+  });
+});
+
+describe('signing out', () => {
+  const reviewsOf = async (accountId: string) =>
+    (await openReviewStore().listReviews(accountId)).map((r) => r.name);
+
+  it.each([
+    { demo: true, kept: [] },
+    { demo: false, kept: ['Kept or not'] },
+  ])('deletes the reviews of a demo key, and only those (demo: $demo)', async ({ demo, kept }) => {
+    fakeApi({
+      'GET /api/session': sessionFor('acct-s', demo),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+      'DELETE /api/session': () => new Response(null, { status: 204 }),
+      'POST /api/reviews/lookups': lookups,
+    });
+    renderRoutes(routes, '/review');
+    await startPasted('1100 Congress Ave, Austin TX', 'Kept or not');
+    const bar = await progress();
+    await waitFor(() => expect(bar).toHaveAttribute('aria-valuetext', '1 of 1'));
+    expect(await reviewsOf('acct-s')).toEqual(['Kept or not']);
+    await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
+    await waitFor(() => expect(location.pathname).toBe('/sign-in'));
+    await waitFor(async () => expect(await reviewsOf('acct-s')).toEqual(kept));
   });
 });
 
