@@ -416,6 +416,31 @@ describe('review runner', () => {
     expect(runner.getSnapshot().finished).toBe(50);
   });
 
+  it('pauses when the browser will not store answers, and stores them on resume', async () => {
+    const api = fakeLookups();
+    let refuse = true;
+    const flaky: ReviewStore = {
+      ...store,
+      putRows: (rows) =>
+        refuse ? Promise.reject(new DOMException('Quota', 'QuotaExceededError')) : store.putRows(rows),
+    };
+    const { review, rows } = await makeReview(['1 Main St', '2 Main St']);
+    const runner = createReviewRunner(review, rows, { store: flaky, fetch: api.fetch });
+    runner.start();
+    await settle();
+    api.calls[0]?.send(line(0));
+    await settle();
+    expect(runner.getSnapshot().status).toEqual({ kind: 'paused', reason: 'storage' });
+    expect(api.calls[0]?.signal.aborted).toBe(true);
+    expect(outcomes(await store.getRows(review.id))).toEqual(['pending', 'pending']);
+
+    refuse = false;
+    runner.resume();
+    await settle();
+    expect(outcomes(await store.getRows(review.id))).toEqual(['matched', 'pending']);
+    expect(api.calls[1]?.addresses).toEqual(['2 Main St']);
+  });
+
   it('cancel stops for good, leaving what is not looked up pending', async () => {
     const api = fakeLookups();
     const runner = await run(['1 Main St', '2 Main St'], { fetch: api.fetch });

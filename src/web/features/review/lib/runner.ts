@@ -161,6 +161,9 @@ export class ReviewRunner {
 
   resume() {
     if (this.#status.kind !== 'paused') return;
+    // Answers the browser refused to store are stored now (they are no longer pending, so never asked again).
+    if (this.#status.reason === 'storage')
+      void this.#write(this.#rows.filter((r) => r.outcome !== 'pending'));
     this.#serverErrors = 0;
     this.#saveReview('running');
     this.#go();
