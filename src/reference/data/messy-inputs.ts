@@ -132,10 +132,10 @@ function titleCase(s: string): string {
 
 /** One typo in a word: a letter replaced, dropped, added, or two neighbours swapped. */
 export function typo(word: string, rng: Rng): string {
-  const lower = word === word.toLowerCase();
+  const upper = word === word.toUpperCase();
   const letter = () => {
     const c = rng.pick([...LETTERS]);
-    return lower ? c : c.toUpperCase();
+    return upper ? c.toUpperCase() : c;
   };
   for (let attempt = 0; attempt < 20; attempt++) {
     const at = rng.int(0, word.length - 1);
@@ -419,6 +419,8 @@ export function messyCases(db: Database.Database, { perKind, seed }: GenerateOpt
         const d = street && onStreet.get(street.zip, street.street_key);
         if (!d) return null;
         const w = d.street_name.split(' ');
+        // "West Rd" is named West: only a directional in front of or after a name can be moved or left out.
+        if (w.length < 3) return null;
         const at = isDirectional((w[0] as string).toUpperCase()) ? 0 : w.length - 1;
         const dir = w[at] as string;
         const rest = w.filter((_, i) => i !== at);
