@@ -59,3 +59,19 @@ export async function load(
     p99: at(0.99),
   };
 }
+
+/** Several rounds of the same load as one result: the median of each figure, requests and errors summed. */
+export function medianOf(rounds: LoadResult[]): LoadResult {
+  const mid = (pick: (r: LoadResult) => number) => {
+    const xs = rounds.map(pick).sort((a, b) => a - b);
+    return xs[Math.floor(xs.length / 2)] ?? 0;
+  };
+  return {
+    requests: rounds.reduce((s, r) => s + r.requests, 0),
+    errors: rounds.reduce((s, r) => s + r.errors, 0),
+    seconds: rounds.reduce((s, r) => s + r.seconds, 0),
+    rps: mid((r) => r.rps),
+    p50: mid((r) => r.p50),
+    p99: mid((r) => r.p99),
+  };
+}

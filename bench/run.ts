@@ -7,13 +7,14 @@
  *   BENCH_REVIEW_ROWS  rows in the review-pacing phase (default 1000, about 100 s at 600 per 60 s)
  *   BENCH_CONNECTIONS  concurrent connections in the throughput phases (default 32)
  *   BENCH_NGINX_WORKERS  nginx worker processes for the anchor (default 1)
+ *   BENCH_ROUNDS  interleaved rounds of BENCH_SECONDS per target in the proxy comparison (default 3)
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { type LoadResult, load } from './load.ts';
+import { type LoadResult, load, medianOf } from './load.ts';
 import { findNginx, startNginx } from './nginx.ts';
 import { measurePacing } from './review-pacing.ts';
 
@@ -23,6 +24,7 @@ const SEED = 20261121;
 const KEY = 'pi_demo_enterprise';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const NGINX_WORKERS = Number(process.env.BENCH_NGINX_WORKERS ?? 1);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const children: ChildProcess[] = [];
 /** Other things to stop with the servers (nginx). */
 const stops: (() => void)[] = [];
@@ -49,6 +51,19 @@ function child(args: string[], env: Record<string, string> = {}): Record<string,
 
 /** Everything each server printed, by URL, so a section can count log lines (e.g. upstream 429s). */
 const output = new Map<string, () => string>();
+/** Each server's process id, by URL, to read the CPU it spent. */
+const pidOf = new Map<string, number>();
+
+/** CPU milliseconds a process has used so far (Linux /proc; null elsewhere). */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 10 ms ticks
+  } catch {
+    return null;
+  }
+}
 
 /** Starts a server process and resolves with the first URL it prints matching `pattern`. */
 function startServer(script: string, env: Record<string, string>, pattern: RegExp): Promise<string> {
@@ -68,6 +83,7 @@ function startServer(script: string, env: Record<string, string>, pattern: RegEx
       const m = pattern.exec(seen);
       if (m) {
         output.set(m[1] as string, () => seen);
+        if (p.pid !== undefined) pidOf.set(m[1] as string, p.pid);
         resolve(m[1] as string);
       }
     };
@@ -196,18 +212,49 @@ async function main() {
     const addresses = (JSON.parse(readFileSync(join(dir, 'sample.json'), 'utf8')) as string[]).slice(0, 1000);
     const q1 = (base: string, path: string) => (i: number) =>
       new URL(`${path}?${new URLSearchParams({ address: addresses[i % addresses.length] as string })}`, base);
-    const phase = async (makeUrl: (i: number) => URL, headers: Record<string, string>) => {
-      // Warm-up: JIT, connections, page cache, and the BFF's cache for the cached phase.
-      await load(makeUrl, headers, { seconds: 1, concurrency: CONNECTIONS });
-      return load(makeUrl, headers, { seconds: SECONDS, concurrency: CONNECTIONS });
-    };
-    const show = (label: string, r: LoadResult) =>
+    const show = (label: string, r: LoadResult & { cpuUs?: (number | null)[] }) =>
       row(
         label,
         `${fmt(r.rps, 0)} req/s`,
         '',
-        `p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, ${r.requests} requests, ${r.errors} errors`,
+        `p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, ${r.requests} requests, ${r.errors} errors` +
+          (r.cpuUs?.every((x) => x !== null)
+            ? `; CPU per request ${r.cpuUs.map((x) => `${fmt(x ?? 0, 0)}`).join(' + ')} µs`
+            : ''),
       );
+    type Target = { makeUrl: (i: number) => URL; headers: Record<string, string>; servers: string[] };
+    /**
+     * Every target warmed up once, then measured in ROUNDS interleaved rounds, so the shared machine's other
+     * load falls on all of them alike; each figure is the median of its rounds. CPU per request is what the
+     * target's server processes (the BFF, then the reference) spent over all rounds, divided by requests.
+     */
+    const compare = async (targets: (Target | null)[]) => {
+      const rounds: LoadResult[][] = targets.map(() => []);
+      const cpu = targets.map((t) => t?.servers.map(() => 0) ?? []);
+      // Warm-up: JIT, connections, page cache, and the BFF's cache for the cached target.
+      for (const t of targets) {
+        if (t) await load(t.makeUrl, t.headers, { seconds: 1, concurrency: CONNECTIONS });
+      }
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [k, t] of targets.entries()) {
+          if (!t) continue;
+          const before = t.servers.map((u) => cpuMs(pidOf.get(u)));
+          rounds[k]?.push(await load(t.makeUrl, t.headers, { seconds: SECONDS, concurrency: CONNECTIONS }));
+          const spent = cpu[k] as number[];
+          t.servers.forEach((u, i) => {
+            const after = cpuMs(pidOf.get(u));
+            const start = before[i] ?? null;
+            spent[i] = (spent[i] ?? 0) + (after === null || start === null ? Number.NaN : after - start);
+          });
+        }
+      }
+      return targets.map((t, k) => {
+        if (!t) return null;
+        const r = medianOf(rounds[k] as LoadResult[]);
+        const cpuUs = (cpu[k] as number[]).map((ms) => (Number.isNaN(ms) ? null : (ms * 1000) / r.requests));
+        return { ...r, cpuUs };
+      });
+    };
 
     /**
      * Side by side in one run, one phase at a time: the reference direct, nginx in front of it (the
@@ -228,7 +275,8 @@ async function main() {
       ['upstream latency 25 ms (a remote provider)', 'latency=25'],
     ] as const) {
       console.log(
-        `\nProxies side by side — ${title} (loopback HTTP, separate processes, ${CONNECTIONS} connections)`,
+        `\nProxies side by side — ${title} (loopback HTTP, separate processes, ${CONNECTIONS} connections,` +
+          ` median of ${ROUNDS} interleaved rounds of ${SECONDS} s)`,
       );
       const refUrl = await startServer(
         'src/reference/main.ts',
@@ -245,16 +293,25 @@ async function main() {
       );
       const cachedUrl = await startServer('src/main.ts', bffEnv, /running at (http:\/\/[\d.:]+)/);
       const bearer = { Authorization: `Bearer ${KEY}` };
-      const direct = await phase(q1(refUrl, '/properties/resolve'), bearer);
-      const viaNginx = nginx ? await phase(q1(nginx.url, '/properties/resolve'), bearer) : null;
-      const viaBff = await phase(q1(bffUrl, '/api/properties/resolve'), {
-        Cookie: await signIn(bffUrl),
+      const viaBffHeaders = async (url: string) => ({
+        Cookie: await signIn(url),
         'X-Requested-With': 'proplens',
       });
-      const cached = await phase(q1(cachedUrl, '/api/properties/resolve'), {
-        Cookie: await signIn(cachedUrl),
-        'X-Requested-With': 'proplens',
-      });
+      const [direct, viaNginx, viaBff, cached] = await compare([
+        { makeUrl: q1(refUrl, '/properties/resolve'), headers: bearer, servers: [refUrl] },
+        nginx ? { makeUrl: q1(nginx.url, '/properties/resolve'), headers: bearer, servers: [refUrl] } : null,
+        {
+          makeUrl: q1(bffUrl, '/api/properties/resolve'),
+          headers: await viaBffHeaders(bffUrl),
+          servers: [bffUrl, refUrl],
+        },
+        {
+          makeUrl: q1(cachedUrl, '/api/properties/resolve'),
+          headers: await viaBffHeaders(cachedUrl),
+          servers: [cachedUrl],
+        },
+      ]);
+      if (!direct || !viaBff || !cached) throw new Error('a phase did not run');
       show('direct to reference: resolve', direct);
       if (viaNginx) show(`nginx in front (${NGINX_WORKERS} worker): resolve`, viaNginx);
       show('through BFF, cache off: resolve', viaBff);
