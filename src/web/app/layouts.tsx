@@ -50,7 +50,28 @@ export function SiteHeader({ children }: { children?: ReactNode }) {
   );
 }
 
-export function PageShell({ header, children }: { header?: ReactNode; children: ReactNode }) {
+/**
+ * `settled={false}` while what the page shows is still being decided (the session, the configuration): only
+ * the header is drawn, with `children` as a status for screen readers. A main area or footer drawn now would
+ * be pushed about when the header fills in and the content arrives (layout shifts); they come with it.
+ */
+export function PageShell({
+  header,
+  children,
+  settled = true,
+}: {
+  header?: ReactNode;
+  children: ReactNode;
+  settled?: boolean;
+}) {
+  if (!settled) {
+    return (
+      <div className="flex min-h-screen flex-col">
+        {header}
+        {children}
+      </div>
+    );
+  }
   return (
     <div className="flex min-h-screen flex-col">
       <a
@@ -77,7 +98,7 @@ export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
   if (session.isPending) {
     // The same shell as every other state, with nothing in it yet: no flash of words that vanish at once.
     return (
-      <PageShell header={<SiteHeader />}>
+      <PageShell header={<SiteHeader />} settled={false}>
         <p role="status" className="sr-only">
           Checking your session…
         </p>

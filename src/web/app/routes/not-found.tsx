@@ -27,7 +27,7 @@ export function NotFoundRoute() {
     <SiteHeader />
   );
   return (
-    <PageShell header={header}>
+    <PageShell header={header} settled={!session.isPending}>
       {/* Shown once the header is settled, so the header filling in never pushes the text down. */}
       {session.isPending ? null : (
         <div className="max-w-xl">

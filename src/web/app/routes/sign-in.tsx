@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Navigate, useLocation, useSearchParams } from 'react-router';
 import { Alert } from '../../components/ui/alert.tsx';
+import { configQueryOptions } from '../../features/auth/api/get-config.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { KeyForm } from '../../features/auth/components/key-form.tsx';
 import { previousAccount } from '../../lib/account-scope.ts';
@@ -18,6 +19,7 @@ export function SignInRoute() {
   const [params] = useSearchParams();
   const location = useLocation();
   const session = useQuery(sessionQueryOptions());
+  const config = useQuery(configQueryOptions());
   // Whose page `next=` is: the account signed in (or last signed in) on this browser when a sign-in began.
   const [nextOwner, setNextOwner] = useState<string | null>(null);
   const next = safeNext(params.get('next'));
@@ -34,32 +36,36 @@ export function SignInRoute() {
   }
 
   return (
-    <PageShell header={<SiteHeader />}>
-      <div className="mx-auto max-w-md">
-        <div className="mb-6 text-center">
-          <h1 className="text-2xl font-bold tracking-tight">Sign in to PropLens</h1>
-          <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
-            Resolve any US street address to a property record, and see at a glance whether it can be relied
-            on.
-          </p>
-        </div>
-        {expired ? (
-          <div className="mb-4">
-            <Alert tone="info" title="Your session has ended">
-              <p>Sign in again and you will be taken back to where you were.</p>
-            </Alert>
+    // Drawn once the configuration says whether there are demo keys: the screen appears whole, and a demo
+    // section arriving late never pushes the footer down (a layout shift).
+    <PageShell header={<SiteHeader />} settled={!config.isPending}>
+      {config.isPending ? null : (
+        <div className="mx-auto max-w-md">
+          <div className="mb-6 text-center">
+            <h1 className="text-2xl font-bold tracking-tight">Sign in to PropLens</h1>
+            <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">
+              Resolve any US street address to a property record, and see at a glance whether it can be relied
+              on.
+            </p>
           </div>
-        ) : null}
-        <div className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
-          <KeyForm
-            onSigningIn={() => {
-              setNextOwner(previousAccount());
-              // The search screen's code is fetched while the key is checked, so it opens at once.
-              void loadSearchRoute().catch(() => {});
-            }}
-          />
+          {expired ? (
+            <div className="mb-4">
+              <Alert tone="info" title="Your session has ended">
+                <p>Sign in again and you will be taken back to where you were.</p>
+              </Alert>
+            </div>
+          ) : null}
+          <div className="rounded-xl border border-slate-200 bg-white p-6 shadow-sm dark:border-slate-800 dark:bg-slate-900">
+            <KeyForm
+              onSigningIn={() => {
+                setNextOwner(previousAccount());
+                // The search screen's code is fetched while the key is checked, so it opens at once.
+                void loadSearchRoute().catch(() => {});
+              }}
+            />
+          </div>
         </div>
-      </div>
+      )}
     </PageShell>
   );
 }
