@@ -2,6 +2,7 @@ import {
   allowance,
   bestStreetScore,
   knownStreet,
+  mayBeNear,
   type NameForm,
   nameForm,
   rank,
@@ -17,7 +18,8 @@ export type ZipRow = [zip: string, cityKey: string, state: string, streetKeys: s
 export interface StreetInfo {
   key: string;
   form: StreetForm;
-  states: Set<string>;
+  /** The states it is in (Main St: most of them). */
+  states: string[];
 }
 
 export interface CityInfo {
@@ -52,17 +54,10 @@ export interface TypedPlace {
   city: NameForm | null;
 }
 
-function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = create();
-    map.set(key, value);
-  }
-  return value;
-}
-
 /** The widest a street's written-out core may differ in length from the typed one and still match. */
 const MAX_LENGTH_GAP = 2;
+/** The most edits any name is allowed (see allowance). */
+const MAX_ALLOWANCE = allowance(Number.POSITIVE_INFINITY);
 
 /**
  * Which streets are in which ZIP, city and state, in memory (a few MB for a million properties), so a typo is
@@ -78,35 +73,38 @@ export class PlaceIndex {
   readonly #byLength = new Map<number, StreetInfo[]>();
 
   constructor(rows: Iterable<ZipRow>) {
+    // Plain loops without closures: this runs for every street of every ZIP on each start.
     for (const [zip, cityKey, state, streetKeys] of rows) {
-      const city = getOrCreate(this.#cities, `${state}|${cityKey}`, () => {
-        const c: CityInfo = {
-          key: cityKey,
-          state,
-          form: nameForm(cityKey.split(' ')),
-          streets: new Set(),
-          zips: [],
-        };
-        getOrCreate(this.#citiesByState, state, () => []).push(c);
-        this.#allCities.push(c);
-        return c;
-      });
+      const cityId = `${state}|${cityKey}`;
+      let city = this.#cities.get(cityId);
+      if (!city) {
+        city = { key: cityKey, state, form: nameForm(cityKey.split(' ')), streets: new Set(), zips: [] };
+        this.#cities.set(cityId, city);
+        const inState = this.#citiesByState.get(state);
+        if (inState) inState.push(city);
+        else this.#citiesByState.set(state, [city]);
+        this.#allCities.push(city);
+      }
       city.zips.push(zip);
       const streets: StreetInfo[] = [];
       for (const streetKey of streetKeys.split('|')) {
         let street = this.#streets.get(streetKey);
         if (!street) {
-          street = { key: streetKey, form: knownStreet(streetKey), states: new Set() };
+          street = { key: streetKey, form: knownStreet(streetKey), states: [] };
           this.#streets.set(streetKey, street);
         }
-        street.states.add(state);
+        if (!street.states.includes(state)) street.states.push(state);
         city.streets.add(street);
         streets.push(street);
       }
       this.#zips.set(zip, { city, streets });
     }
-    for (const s of this.#streets.values())
-      getOrCreate(this.#byLength, s.form.core.long.length, () => []).push(s);
+    for (const s of this.#streets.values()) {
+      const len = s.form.core.long.length;
+      const same = this.#byLength.get(len);
+      if (same) same.push(s);
+      else this.#byLength.set(len, [s]);
+    }
   }
 
   street(key: string): StreetInfo | undefined {
@@ -137,7 +135,7 @@ export class PlaceIndex {
       const c = this.#cities.get(`${place.state}|${place.city.std}`);
       return c?.streets.has(street) ? { zips: c.zips } : undefined;
     }
-    if (place.state) return street.states.has(place.state) ? { state: place.state } : undefined;
+    if (place.state) return street.states.includes(place.state) ? { state: place.state } : undefined;
     return {};
   }
 
@@ -173,11 +171,17 @@ export class PlaceIndex {
     // Each reading against the streets whose written-out core is about as long as its own.
     const best = new Map<StreetInfo, Score>();
     for (const reading of readings) {
-      const len = reading.core.long.length;
+      const { long, raw } = reading.core;
       const gap = allowance(reading.core.letters + MAX_LENGTH_GAP);
-      for (let l = len - gap; l <= len + gap; l++) {
+      for (
+        let l = Math.min(long.length, raw.length) - gap;
+        l <= Math.max(long.length, raw.length) + gap;
+        l++
+      ) {
         for (const street of this.#byLength.get(l) ?? []) {
-          if (place.state && !street.states.has(place.state)) continue;
+          // Thousands of streets: rule most out by their letters before scoring.
+          if (!mayBeNear(reading.core, street.form.core, MAX_ALLOWANCE)) continue;
+          if (place.state && !street.states.includes(place.state)) continue;
           const s = scoreStreet(reading, street.form);
           const known = best.get(street);
           if (s && (!known || rank(s) < rank(known))) best.set(street, s);

@@ -56,14 +56,25 @@ export function nameForm(tokens: readonly string[], raw?: readonly string[]): Na
 export function nameDistance(a: NameForm, b: NameForm, max: number): number {
   if (a.std === b.std) return 0;
   // An edit adds at most one kind of character and removes at most one: names whose character sets differ
-  // by more than twice the allowance cannot be within it in that spelling.
-  const near = (x: number, y: number) => popcount(x ^ y) <= 2 * max;
+  // by more than twice the allowance cannot be within it in that spelling. (No closures here: this runs for
+  // thousands of names per typo.)
   let best = max + 1;
-  if (near(a.stdMask, b.stdMask)) best = editDistance(a.std, b.std, max);
-  if (best > 1 && near(a.longMask, b.longMask)) best = Math.min(best, editDistance(a.long, b.long, best - 1));
-  if (best > 1 && a.raw !== a.long && near(a.rawMask, b.rawMask))
+  if (popcount(a.stdMask ^ b.stdMask) <= 2 * max) best = editDistance(a.std, b.std, max);
+  if (best > 1 && popcount(a.longMask ^ b.longMask) <= 2 * max)
+    best = Math.min(best, editDistance(a.long, b.long, best - 1));
+  if (best > 1 && a.raw !== a.long && popcount(a.rawMask ^ b.rawMask) <= 2 * max)
     best = Math.min(best, editDistance(a.raw, b.raw, best - 1));
   return best;
+}
+
+/** A cheap bound: false when no spelling of the two names can be within `max` edits (see nameDistance). */
+export function mayBeNear(a: NameForm, b: NameForm, max: number): boolean {
+  const limit = 2 * max;
+  return (
+    popcount(a.stdMask ^ b.stdMask) <= limit ||
+    popcount(a.longMask ^ b.longMask) <= limit ||
+    popcount(a.rawMask ^ b.rawMask) <= limit
+  );
 }
 
 /**
