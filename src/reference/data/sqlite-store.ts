@@ -322,36 +322,42 @@ export class SqlitePropertyStore implements PropertyStore {
     const key = query.trim().toUpperCase().replace(/\s+/g, ' ');
     let rids = this.#lists.get(key);
     if (rids === undefined) {
-      rids = this.#list(query);
-      this.#lists.set(key, rids);
+      const list = this.#list(query);
+      rids = list.rids;
+      if (list.sorted) this.#lists.set(key, rids);
     }
     const page = rids.slice(offset, offset + limit).map((rid) => ({ rid }));
     return { items: this.#full(page).map(strip), more: rids.length > offset + limit };
   }
 
-  /** The whole ordered list a search query stands for, as rids. */
-  #list(query: string): number[] {
+  /**
+   * The whole ordered list a search query stands for, as rids. `sorted`: a list worth keeping for the next
+   * page (a ZIP's, a street's or an ambiguous address's, sorted from thousands of rows); typeahead text is
+   * ranked afresh each time.
+   */
+  #list(query: string): { rids: number[]; sorted: boolean } {
     const r = this.#resolve(query);
     const parsed = parseAddress(query);
-    const rids = (rows: Row[]) => rows.map((x) => x.rid);
+    const sorted = (rows: Row[]) => ({ rids: rows.map((x) => x.rid), sorted: true });
     const text = query.trim();
     // An id, a parcel, a ZIP code: exactly what resolve finds (a ZIP's properties, by street and number).
     if (PROPERTY_ID.test(text) || PARCEL.test(text) || ZIP_ONLY.test(text)) {
-      return r.kind === 'found' ? [r.row.rid] : r.kind === 'ambiguous' ? rids(r.rows) : [];
+      return sorted(r.kind === 'found' ? [r.row] : r.kind === 'ambiguous' ? r.rows : []);
     }
     // The same candidates, in the same order, as the 409 that resolve answers: "Show more" pages through them.
-    if (r.kind === 'ambiguous') return rids(r.rows);
-    if (r.kind === 'unit_not_found') return rids([r.building, ...r.units]);
-    const ranked = rids(this.#ranked(searchWords(query)));
+    if (r.kind === 'ambiguous') return sorted(r.rows);
+    if (r.kind === 'unit_not_found') return sorted([r.building, ...r.units]);
+    // A street with its city and state, or its ZIP: every property on it (an area to walk).
+    if (r.kind !== 'found' && !parsed.house && (parsed.zip || parsed.state)) {
+      const area = this.#area(parsed);
+      if (area.length > 0) return sorted(area);
+    }
+    const ranked = this.#ranked(searchWords(query)).map((x) => x.rid);
     // Found: that record first (it may carry a typo no prefix matches), then what the words still match,
     // since the person may still be typing.
-    if (r.kind === 'found') return [r.row.rid, ...ranked.filter((rid) => rid !== r.row.rid)];
-    // A street with its city and state, or its ZIP: every property on it (an area to walk).
-    if (!parsed.house && (parsed.zip || parsed.state)) {
-      const area = this.#area(parsed);
-      if (area.length > 0) return rids(area);
-    }
-    return ranked;
+    if (r.kind === 'found')
+      return { rids: [r.row.rid, ...ranked.filter((rid) => rid !== r.row.rid)], sorted: false };
+    return { rids: ranked, sorted: false };
   }
 
   /** Every property on the street named, in the place named, by number and unit. */
