@@ -20,7 +20,10 @@ export function RateLimitWait({ children }: { children: ReactNode }) {
             <circle cx="10" cy="10" r="7" fill="none" stroke="currentColor" strokeWidth="2" opacity="0.3" />
             <path d="M10 3a7 7 0 0 1 7 7" fill="none" stroke="currentColor" strokeWidth="2" />
           </svg>
-          <span className="tabular-nums">{`Waiting for the rate limit to reset, ${secondsInWords(secondsLeft)}`}</span>
+          <span className="tabular-nums">
+            {/* A no-break space keeps "14 s" together when the line wraps on a phone. */}
+            {`Waiting for the rate limit to reset, ${secondsInWords(secondsLeft).replace(' ', '\u00a0')}`}
+          </span>
         </p>
         <p className="mt-1">
           Your key’s lookups for this window are used up. The search is queued and runs as soon as the window
