@@ -18,7 +18,9 @@ export function safeNext(next: string | null): string {
 export function SignInRoute() {
   const [params] = useSearchParams();
   const location = useLocation();
-  const session = useQuery(sessionQueryOptions());
+  // Asked only when this browser was signed in and did not sign out: a first visit or a signed-out one has no
+  // session to find, and the question would only earn a 401 (an error in the console).
+  const session = useQuery({ ...sessionQueryOptions(), enabled: previousAccount() !== null });
   const config = useQuery(configQueryOptions());
   // Whose page `next=` is: the account signed in (or last signed in) on this browser when a sign-in began.
   const [nextOwner, setNextOwner] = useState<string | null>(null);

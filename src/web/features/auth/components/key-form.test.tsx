@@ -203,6 +203,27 @@ describe('the key screen', () => {
   });
 });
 
+describe('the key screen and an existing session', () => {
+  afterEach(() => localStorage.clear());
+
+  it('a first or signed-out visit asks nothing about a session (no 401 to log)', async () => {
+    const api = fakeApi({ 'GET /api/config': () => json({ demoKeys: null, salesContact: null }) });
+    renderRoutes(routes, '/sign-in');
+    expect(await screen.findByLabelText('API key')).toBeInTheDocument();
+    expect(api.calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual(['GET /api/config']);
+  });
+
+  it('a browser still signed in goes straight on to the page asked for', async () => {
+    localStorage.setItem('proplens.account', 'acct-harbor');
+    fakeApi({
+      'GET /api/session': () => json(account),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+    });
+    renderRoutes(routes, '/sign-in?next=%2Fsearch');
+    expect(await screen.findByText('Search page')).toBeInTheDocument();
+  });
+});
+
 describe('where sign-in leads', () => {
   it.each([
     ['/search?address=1%20Main', '/search?address=1%20Main'],
