@@ -5,7 +5,7 @@ import type { GeneratedProperty } from './generate.ts';
 import { normalizeName, normalizeUnit } from './normalize.ts';
 
 /** Bump when the generator or schema changes: an older file is rebuilt on next start. */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 export const PROPERTY_COLUMNS = [
   'property_id',
@@ -51,7 +51,6 @@ const INDEXES = `
 CREATE INDEX property_address ON property (street_key, street_number, state);
 CREATE INDEX property_zip_address ON property (zip, street_key, street_number);
 CREATE UNIQUE INDEX property_id_unique ON property (property_id);
-CREATE INDEX property_parcel ON property (parcel_number);
 `;
 
 export interface DatabaseOptions {

@@ -81,7 +81,7 @@ describe('generateProperties', () => {
 
   it("gives every record its own parcel number; a unit has its building's, its year and no rooms of the building", () => {
     expect(new Set(records.map((r) => r.parcel_number)).size).toBe(records.length);
-    for (const r of records) expect(r.parcel_number).toMatch(/^\d{5}-\d{3}-\d{3}(-\d{4})?$/);
+    for (const r of records) expect(r.parcel_number).toMatch(/^\d{5}-\d{3}-\d{4}(-\d{4})?$/);
     const buildings = new Map(
       records.filter((r) => r.unit === null).map((r) => [`${r.zip}|${r.street_name}|${r.street_number}`, r]),
     );

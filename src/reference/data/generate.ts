@@ -1,5 +1,6 @@
 import type { Confidence, PropertyType, SourceKind, UpstreamProperty } from '../../contract/index.ts';
 import { loadPlaces, loadStreetNames, type Place } from './gazetteer.ts';
+import { parcelNumber } from './parcels.ts';
 import { createRng, hash32, type Rng } from './prng.ts';
 
 /**
@@ -236,23 +237,6 @@ export const SHOWCASE: readonly Showcase[] = [
   },
 ];
 
-/**
- * Parcel numbers as a county's assessor issues them, unique in the county and (with the county's FIPS code
- * in front) in the country: "48453-012-345". A unit's adds its own number: "48453-012-345-0004".
- */
-class ParcelNumbers {
-  readonly #issued = new Map<string, number>();
-
-  next(countyFips: string): string {
-    const n = this.#issued.get(countyFips) ?? 0;
-    this.#issued.set(countyFips, n + 1);
-    // A bijection of 0..998,000 (7,919 is prime to 999^2), so parcels look scattered yet never repeat.
-    const x = (n * 7919 + hash32(countyFips)) % 998_001;
-    const book = String(1 + Math.floor(x / 999)).padStart(3, '0');
-    return `${countyFips}-${book}-${String(1 + (x % 999)).padStart(3, '0')}`;
-  }
-}
-
 export function* generateProperties({ count, seed }: GenerateOptions): Generator<GeneratedProperty> {
   const rng = createRng(seed);
   const all = loadPlaces();
@@ -296,8 +280,9 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
     streetDisplay: string,
     unit: string | null,
     type: PropertyType,
-    parcel: string,
     options: {
+      /** A unit's parcel number is its building's with the unit added. */
+      buildingParcel?: string;
       forced?: { kind: SourceKind; ageDays: number };
       fixed?: Fixed;
       /** A building whose units have records of their own: its size is theirs together, its rooms are theirs. */
@@ -352,6 +337,8 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
     const unitLabel = unit
       ? ` ${/^[A-Z]$|^\d+$/.test(unit) && type === 'condominium' ? 'Unit' : 'Apt'} ${unit}`
       : '';
+    const parcel =
+      unit && options.buildingParcel ? options.buildingParcel : parcelNumber(place.countyFips, index);
     const record: GeneratedProperty = {
       property_id: propertyId(index++, seed),
       address: `${house} ${streetDisplay}${unitLabel}, ${place.city}, ${place.state} ${place.zip}`,
@@ -382,14 +369,12 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
     return record;
   };
 
-  const parcels = new ParcelNumbers();
   for (const s of SHOWCASE) {
     const place = byZip.get(s.zip);
     if (!place) continue;
-    const parcel = parcels.next(place.countyFips);
     const forced = { kind: s.kind, ageDays: s.ageDays };
     if (index >= count) return;
-    const building = emit(place, s.house, s.street, null, s.type, parcel, {
+    const building = emit(place, s.house, s.street, null, s.type, {
       forced,
       fixed: s.fixed,
       units: s.units?.ids.length,
@@ -397,7 +382,8 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
     yield building;
     for (const unit of s.units?.ids ?? []) {
       if (index >= count) return;
-      yield emit(place, s.house, s.street, unit, s.units?.type ?? 'apartment_unit', parcel, {
+      yield emit(place, s.house, s.street, unit, s.units?.type ?? 'apartment_unit', {
+        buildingParcel: building.parcel_number,
         forced,
         yearBuilt: building.year_built,
       });
@@ -414,15 +400,15 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
       // A multi-unit building: its own record, then one per unit.
       const units = Math.min(count - index - 1, rng.int(2, 24));
       const condo = rng.chance(0.4);
-      const parcel = parcels.next(place.countyFips);
-      const head = emit(place, house, street.display, null, condo ? 'condominium' : 'multi_family', parcel, {
+      const head = emit(place, house, street.display, null, condo ? 'condominium' : 'multi_family', {
         units,
       });
       yield head;
       const floors = units > 8;
       for (let u = 1; u <= units && index < count; u++) {
         const unit = floors ? `${Math.ceil(u / 4)}${String(((u - 1) % 4) + 1).padStart(2, '0')}` : String(u);
-        yield emit(place, house, street.display, unit, condo ? 'condominium' : 'apartment_unit', parcel, {
+        yield emit(place, house, street.display, unit, condo ? 'condominium' : 'apartment_unit', {
+          buildingParcel: head.parcel_number,
           yearBuilt: head.year_built,
         });
       }
@@ -434,7 +420,7 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
         ['vacant_land', 6],
         ['multi_family', 10],
       ]);
-      yield emit(place, house, street.display, null, type, parcels.next(place.countyFips));
+      yield emit(place, house, street.display, null, type);
     }
   }
 }

@@ -142,7 +142,11 @@ describe('resolve: ids, parcels and ZIP codes', () => {
     expect(foundId(store.resolve(rec.property_id))).toBe(rec.property_id);
     expect(foundId(store.resolve(` ${rec.property_id.toUpperCase()} `))).toBe(rec.property_id);
     expect(foundId(store.resolve(rec.parcel_number))).toBe(rec.property_id);
+    const unit = one('SELECT * FROM property WHERE unit IS NOT NULL ORDER BY rid DESC LIMIT 1');
+    expect(foundId(store.resolve(unit.parcel_number))).toBe(unit.property_id);
     expect(store.resolve('pi_zzzzzzzz').kind).toBe('not_found');
+    // A well-formed parcel number of no record.
+    expect(store.resolve(`${rec.parcel_number.slice(0, 5)}-000-0000`).kind).toBe('not_found');
   });
 
   it("gives every record its own parcel number, a unit its building's with the unit added", () => {

@@ -4,6 +4,7 @@ import type { UpstreamCandidate, UpstreamProperty } from '../../contract/index.t
 import type { PropertyStore, ResolveOutcome, SearchResult } from '../store.ts';
 import { PROPERTY_COLUMNS } from './database.ts';
 import { type ParsedAddress, parseAddress, tokenize } from './normalize.ts';
+import { PARCEL_PATTERN, parcelIndex } from './parcels.ts';
 import { PlaceIndex, type Scope, type StreetCandidate, type TypedPlace, type ZipRow } from './place-index.ts';
 import { nameForm, rank, typedStreets } from './street-score.ts';
 import { standardToken, UNIT_DESIGNATORS } from './usps.ts';
@@ -30,7 +31,6 @@ const SUGGESTIONS = 5;
 const SEARCH_CANDIDATES = 1000;
 
 const PROPERTY_ID = /^pi_[0-9a-z]{8}$/i;
-const PARCEL = /^\d{5}-\d{3}-\d{3}(?:-\d{4})?$/;
 const ZIP_ONLY = /^(\d{5})(?:-?\d{4})?$/;
 
 /**
@@ -91,7 +91,8 @@ export class SqlitePropertyStore implements PropertyStore {
   readonly #byAddressInState: Database.Statement<[string, string, string], Row>;
   readonly #byAddressInZip: Database.Statement<[string, string, string], Row>;
   readonly #byId: Database.Statement<[string], Row>;
-  readonly #byParcel: Database.Statement<[string], Row>;
+  readonly #withParcel: Database.Statement<[number], Row & { parcel_number: string }>;
+  readonly #parcelAt: Database.Statement<[string, string, string, string], Row>;
   readonly #inZip: Database.Statement<[string], Row>;
   readonly #onStreetInZip: Database.Statement<[string, string], Row>;
   readonly #onStreetInState: Database.Statement<[string, string], Row>;
@@ -118,7 +119,10 @@ export class SqlitePropertyStore implements PropertyStore {
       'street_key = ? AND street_number = ? AND zip = ?',
     );
     this.#byId = select<[string]>('property_id = ?');
-    this.#byParcel = select<[string]>('parcel_number = ?');
+    this.#withParcel = db.prepare(`SELECT ${cols}, parcel_number FROM property WHERE rid = ?`);
+    this.#parcelAt = select<[string, string, string, string]>(
+      'zip = ? AND street_key = ? AND street_number = ? AND parcel_number = ?',
+    );
     this.#inZip = select<[string]>('zip = ?');
     this.#onStreetInZip = select<[string, string]>('zip = ? AND street_key = ?');
     this.#onStreetInState = select<[string, string]>('street_key = ? AND state = ?');
@@ -185,7 +189,7 @@ export class SqlitePropertyStore implements PropertyStore {
     const text = address.trim();
     // A property id or parcel number pasted from a record ("Copy ID") finds that record.
     if (PROPERTY_ID.test(text)) return decideAll(this.#byId.all(text.toLowerCase()));
-    if (PARCEL.test(text)) return decideAll(this.#byParcel.all(text));
+    if (PARCEL_PATTERN.test(text)) return decideAll(this.#byParcel(text));
     // A ZIP code alone names every property in it: which one?
     const zip = ZIP_ONLY.exec(text)?.[1];
     if (zip) return decideAll(this.#inZip.all(zip).sort(byPlace));
@@ -205,6 +209,16 @@ export class SqlitePropertyStore implements PropertyStore {
     if (match === null) return { kind: 'not_found', near: [] };
     if (match.rows.length === 0) return { kind: 'not_found', near: this.#nearest(match.streets, parsed) };
     return decide(match.rows, parsed.unit);
+  }
+
+  /** The record of a parcel number: its building's is found by position (see parcels.ts), a unit's beside it. */
+  #byParcel(parcel: string): Row[] {
+    const index = parcelIndex(parcel);
+    const building = index === null ? undefined : this.#withParcel.get(index + 1);
+    const base = parcel.split('-').slice(0, 3).join('-');
+    if (!building || building.parcel_number !== base) return [];
+    if (base === parcel) return [building];
+    return this.#parcelAt.all(building.zip, building.street_key, building.street_number, parcel);
   }
 
   /** The ways to read the words before the state as street and city: "congress ave austin" has no comma. */
@@ -341,7 +355,7 @@ export class SqlitePropertyStore implements PropertyStore {
     const sorted = (rows: Row[]) => ({ rids: rows.map((x) => x.rid), sorted: true });
     const text = query.trim();
     // An id, a parcel, a ZIP code: exactly what resolve finds (a ZIP's properties, by street and number).
-    if (PROPERTY_ID.test(text) || PARCEL.test(text) || ZIP_ONLY.test(text)) {
+    if (PROPERTY_ID.test(text) || PARCEL_PATTERN.test(text) || ZIP_ONLY.test(text)) {
       return sorted(r.kind === 'found' ? [r.row] : r.kind === 'ambiguous' ? r.rows : []);
     }
     // The same candidates, in the same order, as the 409 that resolve answers: "Show more" pages through them.
