@@ -63,7 +63,7 @@ test('a lookup the BFF holds for the rate limit says it is waiting, with a count
   await expect(meter).toHaveText(/resets in [12] s$/, { timeout: 15_000 });
   const held = nowhere();
   await lookUp(held);
-  await expect(page.getByText(/^Waiting for the rate limit to reset, [12] s$/)).toBeVisible();
+  await expect(page.getByText(/^Waiting for the rate limit to reset, [12]\ss$/)).toBeVisible();
   await expectNoAxeViolations(page, 'a lookup held for the rate limit');
   await expect(notFound(held)).toBeVisible({ timeout: 10_000 });
   await expect(page.getByText(/Waiting for the rate limit/)).toHaveCount(0);
