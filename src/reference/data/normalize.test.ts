@@ -39,6 +39,21 @@ describe('parseAddress', () => {
       },
     ],
     [
+      '481 MARKET PL GAINESVILLE FL 32609 UNIT 2',
+      {
+        house: '481',
+        rest: ['MARKET', 'PL', 'GAINESVILLE'],
+        city: null,
+        state: 'FL',
+        zip: '32609',
+        unit: '2',
+      },
+    ],
+    [
+      '96 Ford Rd, Hialeah, FL 33014 # 603',
+      { house: '96', rest: ['FRD', 'RD'], city: ['HIALEAH'], state: 'FL', zip: '33014', unit: '603' },
+    ],
+    [
       '580 16th St, Fort Myers Beach, FL 33931',
       {
         house: '580',

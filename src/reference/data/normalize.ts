@@ -93,13 +93,12 @@ export function parseAddress(input: string): ParsedAddress {
     const next = tokens[i + 1];
     // A designator must be followed by an identifier, and cannot be the house number or the street's first
     // word; it may stand anywhere after that, even after the ZIP code.
-    // "FL 33931" at the end is Florida and its ZIP, not floor 33931.
-    const isStateAtEnd =
-      (tokens[i] as string) in STATES &&
-      (i === tokens.length - 1 || (i === tokens.length - 2 && /^\d{5}(-?\d{4})?$/.test(next ?? '')));
+    // "FL 33931" is Florida and its ZIP, not floor 33931, also with a unit after it ("FL 32609 Unit 2").
+    const isState =
+      (tokens[i] as string) in STATES && (i === tokens.length - 1 || /^\d{5}(-?\d{4})?$/.test(next ?? ''));
     if (
       designator &&
-      !isStateAtEnd &&
+      !isState &&
       i > 1 &&
       next &&
       next !== ',' &&
