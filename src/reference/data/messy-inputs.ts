@@ -254,9 +254,15 @@ class Oracle {
     ][];
     for (const [zip, key, cityKey, state] of rows) {
       let form = forms.get(key);
-      if (!form) forms.set(key, (form = knownStreet(key)));
+      if (!form) {
+        form = knownStreet(key);
+        forms.set(key, form);
+      }
       let cityForm = cityForms.get(cityKey);
-      if (!cityForm) cityForms.set(cityKey, (cityForm = nameForm(cityKey.split(' '))));
+      if (!cityForm) {
+        cityForm = nameForm(cityKey.split(' '));
+        cityForms.set(cityKey, cityForm);
+      }
       const row = { zip, key, form };
       const z = this.#byZip.get(zip) ?? this.#byZip.set(zip, { city: cityForm, rows: [] }).get(zip);
       z?.rows.push(row);
