@@ -3,3 +3,4 @@ export * from './common.ts';
 export * from './match.ts';
 export * from './review.ts';
 export * from './upstream.ts';
+export * from './usps.ts';

@@ -1,4 +1,7 @@
 import { createRequire } from 'node:module';
+import { DIRECTIONALS, ORDINALS, US_STATES, ABBREVIATED_WORDS as WORDS } from '../../contract/index.ts';
+
+export { DIRECTIONALS, ORDINALS };
 
 /**
  * USPS Publication 28 vocabulary: street suffixes (C1, from the `street-types` package), directionals (B),
@@ -17,17 +20,6 @@ for (const t of streetTypes) {
   // PARK and PARKS share PARK: the first (singular) spelling stands for both.
   if (!SUFFIX_LONG.has(std)) SUFFIX_LONG.set(std, t.suffix.trim().toUpperCase());
 }
-
-export const DIRECTIONALS: Record<string, string> = {
-  NORTH: 'N',
-  SOUTH: 'S',
-  EAST: 'E',
-  WEST: 'W',
-  NORTHEAST: 'NE',
-  NORTHWEST: 'NW',
-  SOUTHEAST: 'SE',
-  SOUTHWEST: 'SW',
-};
 
 /** Secondary unit designators; '#' is accepted too and stands for a unit number. */
 export const UNIT_DESIGNATORS: Record<string, string> = {
@@ -58,77 +50,10 @@ export const UNIT_DESIGNATORS: Record<string, string> = {
   '#': '#',
 };
 
-export const ORDINALS: Record<string, string> = {
-  FIRST: '1ST',
-  SECOND: '2ND',
-  THIRD: '3RD',
-  FOURTH: '4TH',
-  FIFTH: '5TH',
-  SIXTH: '6TH',
-  SEVENTH: '7TH',
-  EIGHTH: '8TH',
-  NINTH: '9TH',
-  TENTH: '10TH',
-  ELEVENTH: '11TH',
-  TWELFTH: '12TH',
-};
-
-/** Words that are abbreviated wherever they stand (names of streets and places alike). */
-const WORDS: Record<string, string> = { SAINT: 'ST', MOUNT: 'MT', FORT: 'FT' };
-
-export const STATES: Record<string, string> = {
-  AL: 'ALABAMA',
-  AK: 'ALASKA',
-  AZ: 'ARIZONA',
-  AR: 'ARKANSAS',
-  CA: 'CALIFORNIA',
-  CO: 'COLORADO',
-  CT: 'CONNECTICUT',
-  DE: 'DELAWARE',
-  DC: 'DISTRICT OF COLUMBIA',
-  FL: 'FLORIDA',
-  GA: 'GEORGIA',
-  HI: 'HAWAII',
-  ID: 'IDAHO',
-  IL: 'ILLINOIS',
-  IN: 'INDIANA',
-  IA: 'IOWA',
-  KS: 'KANSAS',
-  KY: 'KENTUCKY',
-  LA: 'LOUISIANA',
-  ME: 'MAINE',
-  MD: 'MARYLAND',
-  MA: 'MASSACHUSETTS',
-  MI: 'MICHIGAN',
-  MN: 'MINNESOTA',
-  MS: 'MISSISSIPPI',
-  MO: 'MISSOURI',
-  MT: 'MONTANA',
-  NE: 'NEBRASKA',
-  NV: 'NEVADA',
-  NH: 'NEW HAMPSHIRE',
-  NJ: 'NEW JERSEY',
-  NM: 'NEW MEXICO',
-  NY: 'NEW YORK',
-  NC: 'NORTH CAROLINA',
-  ND: 'NORTH DAKOTA',
-  OH: 'OHIO',
-  OK: 'OKLAHOMA',
-  OR: 'OREGON',
-  PA: 'PENNSYLVANIA',
-  RI: 'RHODE ISLAND',
-  SC: 'SOUTH CAROLINA',
-  SD: 'SOUTH DAKOTA',
-  TN: 'TENNESSEE',
-  TX: 'TEXAS',
-  UT: 'UTAH',
-  VT: 'VERMONT',
-  VA: 'VIRGINIA',
-  WA: 'WASHINGTON',
-  WV: 'WEST VIRGINIA',
-  WI: 'WISCONSIN',
-  WY: 'WYOMING',
-};
+/** State names by USPS code, in the upper case the normaliser works in. */
+export const STATES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(US_STATES).map(([code, name]) => [code, name.toUpperCase()]),
+);
 
 /** State spellings, longest first, as token lists: ["NEW","YORK"] -> NY, ["NY"] -> NY, ["WASH", "D", "C"]... */
 export const STATE_SPELLINGS: { tokens: string[]; code: string }[] = Object.entries(STATES)
