@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   Agent,
@@ -8,11 +8,11 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readBffConfig } from '../src/bff/env.ts';
 import { startBff } from '../src/bff/server.ts';
+import { freePort, hasRedisServer, spawnRedisServer } from '../src/bff/stores/redis-process.ts';
 import {
   DEMO_KEYS,
   type ReferenceConfig,
@@ -219,56 +219,16 @@ function buildWebIfStale() {
   if (result.status !== 0) throw new Error('The web build failed; see the output above.');
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createNetServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 /** Debian's redis-server on loopback, a free port, nothing written to disk. */
 async function startRedisServer(): Promise<{ url: string; stop: () => Promise<void> }> {
-  try {
-    execFileSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' });
-  } catch {
+  if (!hasRedisServer()) {
     throw new Error(
       'redis-server was not found. Install it (Debian/Ubuntu: `apt-get install -y redis-server`) or point ' +
         'REDIS_URL at a Redis.',
     );
   }
   const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    // Its log is read until it is ready, then drained unread: the cluster's terminal is for the replicas.
-    { stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  await new Promise<void>((ready, fail) => {
-    let output = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`redis-server did not start:\n${output}`));
-    }, 10_000);
-    const exited = (code: number | null) => {
-      clearTimeout(timer);
-      fail(new Error(`redis-server exited (${code}):\n${output}`));
-    };
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!output.includes('Ready to accept connections')) return;
-      clearTimeout(timer);
-      child.off('exit', exited);
-      child.stdout?.off('data', read);
-      child.stdout?.resume();
-      ready();
-    };
-    child.once('exit', exited);
-    child.stdout?.on('data', read);
-  });
+  const child = await spawnRedisServer(port);
   return { url: `redis://127.0.0.1:${port}`, stop: () => stopChild(child) };
 }
 
