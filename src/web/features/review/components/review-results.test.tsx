@@ -126,7 +126,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(outcomes).toHaveTextContent('Ambiguous: 1');
     expect(outcomes).toHaveTextContent('Failed: 1');
     expect(outcomes).toHaveTextContent('Pending: 1');
-    expect(summary).toHaveTextContent('Retrieved at 1 November 2026');
+    expect(summary).toHaveTextContent('Retrieved at November 1, 2026');
     expect(summary).toHaveTextContent('by Harbor & Vale Realty');
   });
 

@@ -47,10 +47,10 @@ export function retrievedLine(review: Review, rows: readonly ReviewRow[]): strin
   }
   if (!Number.isFinite(first)) return `Nothing retrieved yet for ${review.accountName}.`;
   const day = (t: number) =>
-    new Date(t).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric' });
+    new Date(t).toLocaleDateString('en-US', { day: 'numeric', month: 'long', year: 'numeric' });
   const time = (t: number) =>
-    new Date(t).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
-  // Said once when it is one moment or one day: "1 November 2026, 10:00 – 10:45 UTC".
+    new Date(t).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  // Said once when it is one moment or one day: "November 1, 2026, 10:00 – 10:45 AM UTC" (en-US, as elsewhere).
   const when =
     day(first) !== day(last)
       ? `${day(first)}, ${time(first)} – ${day(last)}, ${time(last)}`
@@ -128,7 +128,7 @@ export function ReviewResults({
         <h1 className="text-xl font-bold">PropLens review: {review.name}</h1>
         <p className="text-sm">{retrieved}</p>
         <p className="text-xs">
-          Printed {now.toLocaleString('en-GB', DATE_TIME)}. {review.total.toLocaleString('en-US')} rows in the
+          Printed {now.toLocaleString('en-US', DATE_TIME)}. {review.total.toLocaleString('en-US')} rows in the
           review.
         </p>
       </header>

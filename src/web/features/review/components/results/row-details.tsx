@@ -12,7 +12,7 @@ function retrievedText(r: ResultRow): string | null {
   if (!r.row.retrievedAt) return null;
   const at = new Date(r.row.retrievedAt);
   if (Number.isNaN(at.getTime())) return null;
-  return `Retrieved ${at.toLocaleString('en-GB', { dateStyle: 'long', timeStyle: 'short' })}${
+  return `Retrieved ${at.toLocaleString('en-US', { dateStyle: 'long', timeStyle: 'short' })}${
     r.row.cached ? ' (from the cache)' : ''
   }.`;
 }
