@@ -8,6 +8,10 @@
  *   BENCH_CONNECTIONS  concurrent connections in the throughput phases (default 32)
  *   BENCH_NGINX_WORKERS  nginx worker processes for the anchor (default 1)
  *   BENCH_ROUNDS  interleaved rounds of BENCH_SECONDS per target in the proxy comparison (default 3)
+ *   BENCH_ONLY  a comma-separated subset of sections: reference, accuracy, proxies, pacing, bundle (default all)
+ *   BENCH_NODE_ARGS  extra node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+ *
+ * The BFF runs as `npm start` runs it (scripts/start.js: the compiled server, built first when stale).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -25,6 +29,12 @@ const KEY = 'pi_demo_enterprise';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const NGINX_WORKERS = Number(process.env.BENCH_NGINX_WORKERS ?? 1);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const SECTIONS = ['reference', 'accuracy', 'proxies', 'pacing', 'bundle'] as const;
+const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim());
+for (const x of only ?? []) {
+  if (!(SECTIONS as readonly string[]).includes(x)) throw new Error(`BENCH_ONLY: unknown section "${x}"`);
+}
+const wants = (section: (typeof SECTIONS)[number]) => !only || only.includes(section);
 const children: ChildProcess[] = [];
 /** Other things to stop with the servers (nginx). */
 const stops: (() => void)[] = [];
@@ -70,7 +80,11 @@ function startServer(script: string, env: Record<string, string>, pattern: RegEx
   return new Promise((resolve, reject) => {
     const p = spawn(
       process.execPath,
-      [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', script],
+      [
+        ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+        ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
+        script,
+      ],
       {
         env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -140,68 +154,77 @@ async function main() {
     console.log('Reference service (in-process, SQLite)');
     const { buildMs } = child(['bench/reference-child.ts', 'build', dir, String(RECORDS), String(SEED)]);
     row('first build', `${fmt(buildMs / 1000, 1)} s`, '<= 30 s', verdict(buildMs <= 30_000));
-    const q = child(['bench/reference-child.ts', 'query', dir, String(RECORDS), String(SEED)]);
-    row(
-      'warm start (open + indexes in memory)',
-      `${fmt(q.warmMs, 0)} ms`,
-      '<= 1000 ms',
-      verdict(q.warmMs <= 1000),
-    );
-    row('resolve, known address: p50', `${fmt(q.known.p50, 3)} ms`, '<= 0.5 ms', verdict(q.known.p50 <= 0.5));
-    row('resolve, known address: p95 / p99', `${fmt(q.known.p95, 3)} / ${fmt(q.known.p99, 3)}`);
-    row('resolve, messy case and spacing: p50 / p95', `${fmt(q.messy.p50, 3)} / ${fmt(q.messy.p95, 3)}`);
-    row('resolve, typo + city, state: p50', `${fmt(q.typoWithPlace.p50, 2)} ms`);
-    row(
-      'resolve, typo + city, state: p95',
-      `${fmt(q.typoWithPlace.p95, 2)} ms`,
-      '<= 20 ms',
-      verdict(q.typoWithPlace.p95 <= 20),
-    );
-    row(
-      'resolve, typo + ZIP: p50 / p95',
-      `${fmt(q.typoWithZip.p50, 2)} / ${fmt(q.typoWithZip.p95, 2)}`,
-      '<= 20 ms p95',
-      verdict(q.typoWithZip.p95 <= 20),
-    );
-    row(
-      'resolve, typo, no place at all: p50 / p95',
-      `${fmt(q.typoNoPlace.p50, 1)} / ${fmt(q.typoNoPlace.p95, 1)}`,
-      '(no target)',
-      'whole-country street scan',
-    );
-    row('search (typeahead), page of 20: p50 / p95', `${fmt(q.search.p50, 1)} / ${fmt(q.search.p95, 1)}`);
-    row(
-      'RSS after open / after queries',
-      `${fmt(q.rssAfterOpenMb, 0)} / ${fmt(q.rssAfterQueriesMb, 0)} MB`,
-      '<= 300 MB',
-      verdict(q.rssAfterQueriesMb <= 300),
-    );
-    row('known addresses not found (must be 0)', String(q.misses));
-
-    const perKind = Number(process.env.BENCH_ACCURACY_CASES ?? 1000);
-    console.log(
-      `\nResolver accuracy — messy input generated from the dataset, ${perKind} cases per kind of mistake`,
-    );
-    const a = child(['bench/resolver-accuracy.ts', dir, String(RECORDS), String(SEED), String(perKind)]);
-    const pct = (x: number) => `${fmt(x * 100, 1)} %`;
-    row('one typo (street or city)', pct(a.oneTypo), '>= 99 %', verdict(a.oneTypo >= 0.99));
-    row('two typos', pct(a.twoTypos), '>= 90 %', verdict(a.twoTypos >= 0.9));
-    row(
-      'no suffix',
-      pct(a.noSuffix),
-      '>= 95 %',
-      `${verdict(a.noSuffix >= 0.95)} (the record, or the candidates where two streets fit)`,
-    );
-    row('wrong record, of all answers', pct(a.wrongRate), '<= 0.5 %', verdict(a.wrongRate <= 0.005));
-    row('a neighbour for a missing house number', String(a.neighbours), '0', verdict(a.neighbours === 0));
-    row('resolve, messy input: p50 / p95', `${fmt(a.p50Ms, 2)} / ${fmt(a.p95Ms, 2)} ms`);
-    for (const [kind, k] of Object.entries(a.kinds) as [string, Record<string, number>][]) {
+    if (wants('reference')) {
+      const q = child(['bench/reference-child.ts', 'query', dir, String(RECORDS), String(SEED)]);
       row(
-        `  ${kind}`,
-        `${k.right} / ${k.cases}`,
-        '',
-        `${k.wrong} wrong${k.ambiguous ? `, ${k.ambiguous} rightly ambiguous` : ''}${k.leftOut ? `, ${k.leftOut} left out (another address fits better)` : ''}`,
+        'warm start (open + indexes in memory)',
+        `${fmt(q.warmMs, 0)} ms`,
+        '<= 1000 ms',
+        verdict(q.warmMs <= 1000),
       );
+      row(
+        'resolve, known address: p50',
+        `${fmt(q.known.p50, 3)} ms`,
+        '<= 0.5 ms',
+        verdict(q.known.p50 <= 0.5),
+      );
+      row('resolve, known address: p95 / p99', `${fmt(q.known.p95, 3)} / ${fmt(q.known.p99, 3)}`);
+      row('resolve, messy case and spacing: p50 / p95', `${fmt(q.messy.p50, 3)} / ${fmt(q.messy.p95, 3)}`);
+      row('resolve, typo + city, state: p50', `${fmt(q.typoWithPlace.p50, 2)} ms`);
+      row(
+        'resolve, typo + city, state: p95',
+        `${fmt(q.typoWithPlace.p95, 2)} ms`,
+        '<= 20 ms',
+        verdict(q.typoWithPlace.p95 <= 20),
+      );
+      row(
+        'resolve, typo + ZIP: p50 / p95',
+        `${fmt(q.typoWithZip.p50, 2)} / ${fmt(q.typoWithZip.p95, 2)}`,
+        '<= 20 ms p95',
+        verdict(q.typoWithZip.p95 <= 20),
+      );
+      row(
+        'resolve, typo, no place at all: p50 / p95',
+        `${fmt(q.typoNoPlace.p50, 1)} / ${fmt(q.typoNoPlace.p95, 1)}`,
+        '(no target)',
+        'whole-country street scan',
+      );
+      row('search (typeahead), page of 20: p50 / p95', `${fmt(q.search.p50, 1)} / ${fmt(q.search.p95, 1)}`);
+      row(
+        'RSS after open / after queries',
+        `${fmt(q.rssAfterOpenMb, 0)} / ${fmt(q.rssAfterQueriesMb, 0)} MB`,
+        '<= 300 MB',
+        verdict(q.rssAfterQueriesMb <= 300),
+      );
+      row('known addresses not found (must be 0)', String(q.misses));
+    }
+
+    if (wants('accuracy')) {
+      const perKind = Number(process.env.BENCH_ACCURACY_CASES ?? 1000);
+      console.log(
+        `\nResolver accuracy — messy input generated from the dataset, ${perKind} cases per kind of mistake`,
+      );
+      const a = child(['bench/resolver-accuracy.ts', dir, String(RECORDS), String(SEED), String(perKind)]);
+      const pct = (x: number) => `${fmt(x * 100, 1)} %`;
+      row('one typo (street or city)', pct(a.oneTypo), '>= 99 %', verdict(a.oneTypo >= 0.99));
+      row('two typos', pct(a.twoTypos), '>= 90 %', verdict(a.twoTypos >= 0.9));
+      row(
+        'no suffix',
+        pct(a.noSuffix),
+        '>= 95 %',
+        `${verdict(a.noSuffix >= 0.95)} (the record, or the candidates where two streets fit)`,
+      );
+      row('wrong record, of all answers', pct(a.wrongRate), '<= 0.5 %', verdict(a.wrongRate <= 0.005));
+      row('a neighbour for a missing house number', String(a.neighbours), '0', verdict(a.neighbours === 0));
+      row('resolve, messy input: p50 / p95', `${fmt(a.p50Ms, 2)} / ${fmt(a.p95Ms, 2)} ms`);
+      for (const [kind, k] of Object.entries(a.kinds) as [string, Record<string, number>][]) {
+        row(
+          `  ${kind}`,
+          `${k.right} / ${k.cases}`,
+          '',
+          `${k.wrong} wrong${k.ambiguous ? `, ${k.ambiguous} rightly ambiguous` : ''}${k.leftOut ? `, ${k.leftOut} left out (another address fits better)` : ''}`,
+        );
+      }
     }
 
     const common = {
@@ -263,137 +286,145 @@ async function main() {
      * the reference answering in ~0.2 ms on the same 2 cores as the BFF and the load generator; and 25 ms
      * away, as a remote provider is. Targets (issue 11, docs/decisions/005-lean-hot-path.md) are against nginx.
      */
-    const nginxFound = findNginx();
-    if (!nginxFound) {
-      console.log(
-        '\nnginx is not installed (Debian: apt-get install nginx): the nginx anchor is skipped and the BFF is' +
-          ' compared with direct only.',
-      );
-    }
-    for (const [title, faults] of [
-      ['co-located, upstream answers in ~0.2 ms', 'none'],
-      ['upstream latency 25 ms (a remote provider)', 'latency=25'],
-    ] as const) {
-      console.log(
-        `\nProxies side by side — ${title} (loopback HTTP, separate processes, ${CONNECTIONS} connections,` +
-          ` median of ${ROUNDS} interleaved rounds of ${SECONDS} s)`,
-      );
-      const refUrl = await startServer(
-        'src/reference/main.ts',
-        { ...common, REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: '100000000/60', REFERENCE_FAULTS: faults },
-        /on (http:\/\/[\d.:]+)/,
-      );
-      const nginx = nginxFound ? await startNginx(refUrl, NGINX_WORKERS) : null;
-      if (nginx) stops.push(nginx.stop);
-      const bffEnv = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
-      const bffUrl = await startServer(
-        'src/main.ts',
-        { ...bffEnv, CACHE_TTL_S: '0' },
-        /running at (http:\/\/[\d.:]+)/,
-      );
-      const cachedUrl = await startServer('src/main.ts', bffEnv, /running at (http:\/\/[\d.:]+)/);
-      const bearer = { Authorization: `Bearer ${KEY}` };
-      const viaBffHeaders = async (url: string) => ({
-        Cookie: await signIn(url),
-        'X-Requested-With': 'proplens',
-      });
-      const [direct, viaNginx, viaBff, cached] = await compare([
-        { makeUrl: q1(refUrl, '/properties/resolve'), headers: bearer, servers: [refUrl] },
-        nginx ? { makeUrl: q1(nginx.url, '/properties/resolve'), headers: bearer, servers: [refUrl] } : null,
-        {
-          makeUrl: q1(bffUrl, '/api/properties/resolve'),
-          headers: await viaBffHeaders(bffUrl),
-          servers: [bffUrl, refUrl],
-        },
-        {
-          makeUrl: q1(cachedUrl, '/api/properties/resolve'),
-          headers: await viaBffHeaders(cachedUrl),
-          servers: [cachedUrl],
-        },
-      ]);
-      if (!direct || !viaBff || !cached) throw new Error('a phase did not run');
-      show('direct to reference: resolve', direct);
-      if (viaNginx) show(`nginx in front (${NGINX_WORKERS} worker): resolve`, viaNginx);
-      show('through BFF, cache off: resolve', viaBff);
-      show('through BFF, cached hits: resolve', cached);
-      if (viaNginx) {
-        row('nginx / direct throughput', `${fmt(viaNginx.rps / direct.rps)}x`);
-        const uncached = viaBff.rps / viaNginx.rps;
-        row('BFF cache off / nginx throughput', `${fmt(uncached)}x`, '>= 0.50x', verdict(uncached >= 0.5));
-        const hits = cached.rps / viaNginx.rps;
-        row('BFF cached hits / nginx throughput', `${fmt(hits)}x`, '>= 1.00x', verdict(hits >= 1));
-        const addedP99 = viaBff.p99 - viaNginx.p99;
-        row('p99 added by the BFF over nginx', `${fmt(addedP99)} ms`, '<= 2 ms', verdict(addedP99 <= 2));
+    if (wants('proxies')) {
+      const nginxFound = findNginx();
+      if (!nginxFound) {
+        console.log(
+          '\nnginx is not installed (Debian: apt-get install nginx): the nginx anchor is skipped and the BFF is' +
+            ' compared with direct only.',
+        );
       }
-      row('BFF cache off / direct throughput', `${fmt(viaBff.rps / direct.rps)}x`);
-      row('BFF cached hits / direct throughput', `${fmt(cached.rps / direct.rps)}x`);
-      row('p99 added by the BFF over direct', `${fmt(viaBff.p99 - direct.p99)} ms`);
-      stopAll();
+      for (const [title, faults] of [
+        ['co-located, upstream answers in ~0.2 ms', 'none'],
+        ['upstream latency 25 ms (a remote provider)', 'latency=25'],
+      ] as const) {
+        console.log(
+          `\nProxies side by side — ${title} (loopback HTTP, separate processes, ${CONNECTIONS} connections,` +
+            ` median of ${ROUNDS} interleaved rounds of ${SECONDS} s)`,
+        );
+        const refUrl = await startServer(
+          'src/reference/main.ts',
+          { ...common, REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: '100000000/60', REFERENCE_FAULTS: faults },
+          /on (http:\/\/[\d.:]+)/,
+        );
+        const nginx = nginxFound ? await startNginx(refUrl, NGINX_WORKERS) : null;
+        if (nginx) stops.push(nginx.stop);
+        const bffEnv = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
+        const bffUrl = await startServer(
+          'scripts/start.js',
+          { ...bffEnv, CACHE_TTL_S: '0' },
+          /running at (http:\/\/[\d.:]+)/,
+        );
+        const cachedUrl = await startServer('scripts/start.js', bffEnv, /running at (http:\/\/[\d.:]+)/);
+        const bearer = { Authorization: `Bearer ${KEY}` };
+        const viaBffHeaders = async (url: string) => ({
+          Cookie: await signIn(url),
+          'X-Requested-With': 'proplens',
+        });
+        const [direct, viaNginx, viaBff, cached] = await compare([
+          { makeUrl: q1(refUrl, '/properties/resolve'), headers: bearer, servers: [refUrl] },
+          nginx
+            ? { makeUrl: q1(nginx.url, '/properties/resolve'), headers: bearer, servers: [refUrl] }
+            : null,
+          {
+            makeUrl: q1(bffUrl, '/api/properties/resolve'),
+            headers: await viaBffHeaders(bffUrl),
+            servers: [bffUrl, refUrl],
+          },
+          {
+            makeUrl: q1(cachedUrl, '/api/properties/resolve'),
+            headers: await viaBffHeaders(cachedUrl),
+            servers: [cachedUrl],
+          },
+        ]);
+        if (!direct || !viaBff || !cached) throw new Error('a phase did not run');
+        show('direct to reference: resolve', direct);
+        if (viaNginx) show(`nginx in front (${NGINX_WORKERS} worker): resolve`, viaNginx);
+        show('through BFF, cache off: resolve', viaBff);
+        show('through BFF, cached hits: resolve', cached);
+        if (viaNginx) {
+          row('nginx / direct throughput', `${fmt(viaNginx.rps / direct.rps)}x`);
+          const uncached = viaBff.rps / viaNginx.rps;
+          row('BFF cache off / nginx throughput', `${fmt(uncached)}x`, '>= 0.50x', verdict(uncached >= 0.5));
+          const hits = cached.rps / viaNginx.rps;
+          row('BFF cached hits / nginx throughput', `${fmt(hits)}x`, '>= 1.00x', verdict(hits >= 1));
+          const addedP99 = viaBff.p99 - viaNginx.p99;
+          row('p99 added by the BFF over nginx', `${fmt(addedP99)} ms`, '<= 2 ms', verdict(addedP99 <= 2));
+        }
+        row('BFF cache off / direct throughput', `${fmt(viaBff.rps / direct.rps)}x`);
+        row('BFF cached hits / direct throughput', `${fmt(cached.rps / direct.rps)}x`);
+        row('p99 added by the BFF over direct', `${fmt(viaBff.p99 - direct.p99)} ms`);
+        stopAll();
+      }
     }
 
-    // The issue's own example: 1,000 uncached rows under 600 requests per 60 s should take about 100 s.
-    const pacingRows = Number(process.env.BENCH_REVIEW_ROWS ?? 1000);
-    const [limit, windowS] = [600, 60];
-    console.log(
-      `\nReview pacing — ${pacingRows} distinct rows through /api/reviews/lookups, upstream limit ${limit} per ${windowS} s`,
-    );
-    {
-      const refUrl = await startServer(
-        'src/reference/main.ts',
-        { ...common, REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: `${limit}/${windowS}`, LOG_LEVEL: 'warn' },
-        /on (http:\/\/[\d.:]+)/,
+    if (wants('pacing')) {
+      // The issue's own example: 1,000 uncached rows under 600 requests per 60 s should take about 100 s.
+      const pacingRows = Number(process.env.BENCH_REVIEW_ROWS ?? 1000);
+      const [limit, windowS] = [600, 60];
+      console.log(
+        `\nReview pacing — ${pacingRows} distinct rows through /api/reviews/lookups, upstream limit ${limit} per ${windowS} s`,
       );
-      const bffUrl = await startServer(
-        'src/main.ts',
-        { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test', LOG_LEVEL: 'warn' },
-        /running at (http:\/\/[\d.:]+)/,
-      );
-      const rows = (JSON.parse(readFileSync(join(dir, 'pacing.json'), 'utf8')) as string[]).slice(
-        0,
-        pacingRows,
-      );
-      const p = await measurePacing(
-        bffUrl,
-        await signIn(bffUrl),
-        rows,
-        limit,
-        windowS,
-        () => (output.get(bffUrl)?.() ?? '').split('\n').filter((l) => l.includes('"status":429')).length,
-      );
-      const ideal = (rows.length - 1) / p.allowedPerSecond;
-      row(
-        'rows answered / matched',
-        `${p.rows} / ${p.matched}`,
-        `${rows.length}`,
-        verdict(p.rows === rows.length),
-      );
-      row('time for the review', `${fmt(p.seconds, 1)} s`, `~${fmt(ideal, 1)} s`, 'at the allowed rate');
-      row(
-        'share of the allowed rate used',
-        `${fmt(p.usedShare * 100, 1)} %`,
-        '>= 95 %',
-        verdict(p.usedShare >= 0.95),
-      );
-      row('upstream 429s', String(p.upstream429), '0', verdict(p.upstream429 === 0));
-      row(
-        'same rows again (cached)',
-        `${fmt(p.cachedSeconds, 2)} s`,
-        '',
-        `${p.cachedRows} of ${p.rows} from cache`,
-      );
-      stopAll();
+      {
+        const refUrl = await startServer(
+          'src/reference/main.ts',
+          { ...common, REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: `${limit}/${windowS}`, LOG_LEVEL: 'warn' },
+          /on (http:\/\/[\d.:]+)/,
+        );
+        const bffUrl = await startServer(
+          'scripts/start.js',
+          { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test', LOG_LEVEL: 'warn' },
+          /running at (http:\/\/[\d.:]+)/,
+        );
+        const rows = (JSON.parse(readFileSync(join(dir, 'pacing.json'), 'utf8')) as string[]).slice(
+          0,
+          pacingRows,
+        );
+        const p = await measurePacing(
+          bffUrl,
+          await signIn(bffUrl),
+          rows,
+          limit,
+          windowS,
+          () => (output.get(bffUrl)?.() ?? '').split('\n').filter((l) => l.includes('"status":429')).length,
+        );
+        const ideal = (rows.length - 1) / p.allowedPerSecond;
+        row(
+          'rows answered / matched',
+          `${p.rows} / ${p.matched}`,
+          `${rows.length}`,
+          verdict(p.rows === rows.length),
+        );
+        row('time for the review', `${fmt(p.seconds, 1)} s`, `~${fmt(ideal, 1)} s`, 'at the allowed rate');
+        row(
+          'share of the allowed rate used',
+          `${fmt(p.usedShare * 100, 1)} %`,
+          '>= 95 %',
+          verdict(p.usedShare >= 0.95),
+        );
+        row('upstream 429s', String(p.upstream429), '0', verdict(p.upstream429 === 0));
+        row(
+          'same rows again (cached)',
+          `${fmt(p.cachedSeconds, 2)} s`,
+          '',
+          `${p.cachedRows} of ${p.rows} from cache`,
+        );
+        stopAll();
+      }
     }
 
-    console.log('\nWeb bundle (gzipped)');
-    const b = bundle();
-    row(
-      'initial JS',
-      `${fmt(b.initialJs / 1024, 1)} KB`,
-      '<= 120 KB',
-      `${verdict(b.initialJs <= 120 * 1024)} (${fmt((b.initialJs / (120 * 1024)) * 100, 0)}% of budget)`,
-    );
-    row('initial CSS', `${fmt(b.css / 1024, 1)} KB`);
-    row('lazy JS (search screen)', `${fmt(b.lazyJs / 1024, 1)} KB`);
+    if (wants('bundle')) {
+      console.log('\nWeb bundle (gzipped)');
+      const b = bundle();
+      row(
+        'initial JS',
+        `${fmt(b.initialJs / 1024, 1)} KB`,
+        '<= 120 KB',
+        `${verdict(b.initialJs <= 120 * 1024)} (${fmt((b.initialJs / (120 * 1024)) * 100, 0)}% of budget)`,
+      );
+      row('initial CSS', `${fmt(b.css / 1024, 1)} KB`);
+      row('lazy JS (search screen)', `${fmt(b.lazyJs / 1024, 1)} KB`);
+    }
   } finally {
     stopAll();
     rmSync(dir, { recursive: true, force: true });
