@@ -306,11 +306,22 @@ const PART_ORDER: readonly MatchPart[] = MatchPart.options;
  * abbreviations; null when nothing does (an exact or merely normalised match says nothing).
  */
 export function explainMatch(typed: string, matched: MatchedAddress): MatchExplanation | null {
-  const asId = fold(typed);
-  if (matched.identifiers?.some((id) => id && fold(id) === asId)) return null;
+  const folded = fold(typed);
+  // Typed as the record has it, up to case, punctuation and spacing (the commonest case): nothing to say.
+  if (folded === fold(matched.address)) return null;
+  if (matched.identifiers?.some((id) => id && fold(id) === folded)) return null;
   const t = parse(typed);
   const m = tagMatched(matched);
   const typedWords = [...(t.house ? [t.house] : []), ...t.rest, ...(t.zip ? [t.zip] : [])];
+  const unitChange = compareUnits(t.unit, m.unit);
+  // Word for word the same after standard abbreviations ("Avenue" for "Ave"): no alignment needed.
+  if (
+    !unitChange &&
+    typedWords.length === m.words.length &&
+    typedWords.every((w, i) => same([w], [m.words[i] as Tagged]))
+  ) {
+    return null;
+  }
   const steps = align(typedWords, m.words);
 
   const changes: MatchChange[] = [];
@@ -344,7 +355,6 @@ export function explainMatch(typed: string, matched: MatchedAddress): MatchExpla
   });
   flush();
 
-  const unitChange = compareUnits(t.unit, m.unit);
   if (unitChange) changes.push(unitChange);
   changes.sort((a, b) => PART_ORDER.indexOf(a.part) - PART_ORDER.indexOf(b.part));
   return changes.length > 0 ? { typed: typed.trim(), matched: matched.address, changes } : null;
