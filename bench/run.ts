@@ -91,22 +91,26 @@ function startServer(script: string, env: Record<string, string>, pattern: RegEx
       },
     );
     children.push(p);
-    let seen = '';
+    // Buffers kept as they come (the load generator shares the cores: no string building per chunk), and the
+    // start-up line looked for only until it is found.
+    const chunks: Buffer[] = [];
+    const seen = () => Buffer.concat(chunks).toString();
+    let started = false;
     const onData = (d: Buffer) => {
-      seen += d.toString();
-      const m = pattern.exec(seen);
+      chunks.push(d);
+      if (started) return;
+      const m = pattern.exec(seen());
       if (m) {
-        output.set(m[1] as string, () => seen);
+        started = true;
+        output.set(m[1] as string, seen);
         if (p.pid !== undefined) pidOf.set(m[1] as string, p.pid);
         resolve(m[1] as string);
       }
     };
     p.stdout?.on('data', onData);
-    p.stderr?.on('data', (d: Buffer) => {
-      seen += d.toString();
-    });
-    p.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${seen.slice(-2000)}`)));
-    setTimeout(() => reject(new Error(`${script} did not start: ${seen.slice(-2000)}`)), 180_000).unref();
+    p.stderr?.on('data', (d: Buffer) => chunks.push(d));
+    p.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${seen().slice(-2000)}`)));
+    setTimeout(() => reject(new Error(`${script} did not start: ${seen().slice(-2000)}`)), 180_000).unref();
   });
 }
 
