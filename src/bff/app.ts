@@ -11,7 +11,6 @@ import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
 import { requestMetrics } from './middleware/metrics.ts';
 import { requestContext } from './middleware/request-context.ts';
-import { securityHeaders } from './middleware/security-headers.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { propertyRoutes } from './routes/properties.ts';
@@ -57,7 +56,6 @@ export function createBffApp(deps: BffDeps) {
   }
   app.use('*', requestId({ limitLength: 64 }));
   app.use('*', requestContext(deps.logger, deps.trustProxy));
-  app.use('*', securityHeaders);
   app.route('/', healthRoutes(deps.upstream, deps.sessions));
   app.route('/', metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken, separatePort: false }));
 

@@ -1,15 +1,16 @@
-import type { AddressInfo, Server } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { serve } from '@hono/node-server';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyServerLimits } from './server.ts';
+import { listen as serve } from './server.ts';
 import { createHarness, PRO_KEY } from './test-support/harness.ts';
 
-/** The harness's app on a real loopback socket, for what only real HTTP shows. */
-async function listen(h: ReturnType<typeof createHarness>) {
-  const server = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' }) as unknown as Server;
-  await new Promise((r) => server.once('listening', r));
-  applyServerLimits(server as never);
+/** The harness's app on a real loopback socket, served as production serves it, for what only real HTTP shows. */
+async function listen(h: ReturnType<typeof createHarness>, trustProxy = false) {
+  const server = await serve(h.app.fetch, '127.0.0.1', 0, trustProxy);
   servers.push(server);
   return (server.address() as AddressInfo).port;
 }
@@ -53,6 +54,40 @@ const signIn = (target: string, headers: string[] = []) => {
 };
 
 describe('over real HTTP', () => {
+  it('sets a strict CSP and the security headers on every answer: API, errors, health, the SPA', async () => {
+    const dist = mkdtempSync(join(tmpdir(), 'proplens-headers-'));
+    try {
+      writeFileSync(join(dist, 'index.html'), '<!doctype html><title>PropLens</title>');
+      const h = createHarness({ distDir: dist });
+      const port = await listen(h);
+      const base = `http://127.0.0.1:${port}`;
+      const api = { headers: { 'X-Requested-With': 'proplens' } };
+      for (const res of [
+        await fetch(`${base}/healthz`),
+        await fetch(`${base}/api/config`, api),
+        await fetch(`${base}/api/nope`, api),
+        await fetch(`${base}/api/session`, { ...api, method: 'POST', body: '{' }),
+        await fetch(`${base}/search`),
+      ]) {
+        const csp = res.headers.get('content-security-policy') ?? '';
+        expect(csp).toContain("script-src 'self'");
+        expect(csp).not.toContain('unsafe-inline');
+        expect(csp).toContain("frame-ancestors 'none'");
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(res.headers.get('x-frame-options')).toBe('DENY');
+        expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+        expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+        expect(res.headers.get('permissions-policy')).toContain('camera=()');
+        expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+        // Over plain HTTP, not behind a trusted proxy: no HSTS.
+        expect(res.headers.get('strict-transport-security')).toBeNull();
+        await res.arrayBuffer();
+      }
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
+
   it('treats a chunked sign-in the client abandons as the client’s doing: no 500, nothing logged as an error', async () => {
     const h = createHarness();
     const port = await listen(h);
@@ -102,7 +137,7 @@ describe('over real HTTP', () => {
     [' HTTPS , http', true],
   ])('behind a trusted proxy, reads the first X-Forwarded-Proto value: %s', async (proto, secure) => {
     const h = createHarness({ trustProxy: true });
-    const port = await listen(h);
+    const port = await listen(h, true);
     const answer = await raw(port, signIn('/api/session', [`X-Forwarded-Proto: ${proto}`]));
     expect(answer).toMatch(/^HTTP\/1\.1 200/);
     expect(/set-cookie: __Host-proplens_session=[^\r]*Secure/i.test(answer)).toBe(secure);

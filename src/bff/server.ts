@@ -1,10 +1,11 @@
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { DemoKey } from '../contract/index.ts';
 import { createBffApp } from './app.ts';
 import type { BffConfig } from './env.ts';
 import { createLogger } from './logger.ts';
 import { BffMetrics } from './metrics.ts';
+import { withSecurityHeaders } from './middleware/security-headers.ts';
 import { createMetricsApp } from './routes/metrics.ts';
 import { createStores } from './stores/create-stores.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
@@ -73,16 +74,12 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     metrics,
     metricsToken: config.metricsToken,
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>
-      resolve(s as Server),
-    );
-    (s as Server).once('error', reject);
-  }).catch(async (err: unknown) => {
-    await stores.close();
-    throw err;
-  });
-  applyServerLimits(server);
+  const server = await listen(app.fetch, config.host, config.port, config.trustProxy).catch(
+    async (err: unknown) => {
+      await stores.close();
+      throw err;
+    },
+  );
   // Metrics on their own port, for a scraper on a network the app's users never reach (README "Metrics").
   const metricsServer =
     config.metricsPort === undefined
@@ -91,12 +88,12 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
           createMetricsApp({ metrics, token: config.metricsToken }).fetch,
           config.metricsHost,
           config.metricsPort,
+          config.trustProxy,
         ).catch(async (err: unknown) => {
           server.close();
           await Promise.all([stores.close(), pool.close()]);
           throw err;
         });
-  if (metricsServer) applyServerLimits(metricsServer);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -133,10 +130,22 @@ export function applyServerLimits(server: Server) {
   server.maxHeadersCount = 100;
 }
 
-function listen(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number) {
+/**
+ * An HTTP server for `fetch` on hostname:port, as production runs it: every answer with the security headers
+ * (set on the Node response, see middleware/security-headers.ts) and the server limits. Tests listen with it
+ * too (port 0), so what they check over real HTTP is what ships.
+ */
+export function listen(
+  fetch: (req: Request) => Response | Promise<Response>,
+  hostname: string,
+  port: number,
+  trustProxy: boolean,
+): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch, hostname, port }, () => resolve(s as Server));
-    (s as Server).once('error', reject);
+    const s = createServer(withSecurityHeaders(getRequestListener(fetch), trustProxy));
+    applyServerLimits(s);
+    s.once('error', reject);
+    s.listen(port, hostname, () => resolve(s));
   });
 }
 

@@ -24,7 +24,8 @@ describe('POST /api/session', () => {
     expect(cookie).not.toContain(PRO_KEY);
   });
 
-  it('uses a __Host- Secure cookie and HSTS over HTTPS', async () => {
+  // HSTS is the HTTP server's (http-server.test.ts, behind a trusted proxy).
+  it('uses a __Host- Secure cookie over HTTPS', async () => {
     const h = createHarness();
     const res = await h.app.request('https://proplens.test/api/session', {
       method: 'POST',
@@ -32,7 +33,6 @@ describe('POST /api/session', () => {
       body: JSON.stringify({ apiKey: PRO_KEY }),
     });
     expect(res.headers.get('set-cookie')).toMatch(/^__Host-proplens_session=.*Secure/);
-    expect(res.headers.get('strict-transport-security')).toMatch(/max-age=/);
   });
 
   it.each([
@@ -197,19 +197,14 @@ describe('keys stay secret', () => {
 });
 
 describe('hardening', () => {
-  it('sets a strict CSP and security headers on every response', async () => {
+  // The security headers are set by the HTTP server, not the app: http-server.test.ts checks them over real HTTP.
+  it('gives every response a request id', async () => {
     const h = createHarness();
     for (const res of [
       await h.app.request('/healthz'),
       await h.call('/api/config'),
       await h.app.request('/api/nope'),
     ]) {
-      const csp = res.headers.get('content-security-policy') ?? '';
-      expect(csp).toContain("script-src 'self'");
-      expect(csp).not.toContain('unsafe-inline');
-      expect(csp).toContain("frame-ancestors 'none'");
-      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     }
   });

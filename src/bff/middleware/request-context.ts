@@ -8,7 +8,7 @@ import type { AppEnv } from '../context.ts';
  * Never the request target: an absolute-form target (`GET https://x/ HTTP/1.1`) over plain HTTP is not HTTPS.
  */
 export function isHttps(
-  incoming: { socket?: { encrypted?: boolean } } | undefined,
+  incoming: { socket?: unknown } | undefined,
   url: string,
   forwardedProto: string | undefined,
   trustProxy: boolean,
@@ -16,7 +16,7 @@ export function isHttps(
   if (trustProxy && forwardedProto) return forwardedProto.split(',')[0]?.trim().toLowerCase() === 'https';
   // In-process tests (app.request) have no socket: the URL is all there is.
   if (!incoming?.socket) return url.startsWith('https:');
-  return incoming.socket.encrypted === true;
+  return (incoming.socket as { encrypted?: boolean }).encrypted === true;
 }
 
 /** HTTPS detection and one structured access-log line per request (path only: never headers or query). */
