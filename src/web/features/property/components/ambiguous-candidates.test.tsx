@@ -5,6 +5,7 @@ import type { Candidate, Property } from '../../../../contract/index.ts';
 import { fakeApi, json, location, Route, renderRoutes } from '../../../test/utils.tsx';
 import { resolveQueryOptions } from '../api/resolve-property.ts';
 import { AmbiguousCandidates } from './ambiguous-candidates.tsx';
+import type { RenderCompare } from './compare-candidates.tsx';
 
 const record = (id: string, address: string, over: Partial<Property['attributes']> = {}): Property => ({
   id,
@@ -21,11 +22,27 @@ const CANDIDATES: Candidate[] = [
   { id: 'tx0', address: '100 Main St, Austin, TX 78701' },
 ];
 
+/** Stands in for the review feature's comparison: lists what it was given to compare. */
+const renderCompare: RenderCompare = (candidates) => (
+  <ul aria-label="Compared">
+    {candidates.map((c) => (
+      <li key={c.id}>{c.address}</li>
+    ))}
+  </ul>
+);
+
 const render = (candidates: Candidate[], total: number | null) =>
   renderRoutes(
     <Route
       path="/search"
-      element={<AmbiguousCandidates address="100 Main St" candidates={candidates} total={total} />}
+      element={
+        <AmbiguousCandidates
+          address="100 Main St"
+          candidates={candidates}
+          total={total}
+          renderCompare={renderCompare}
+        />
+      }
     />,
     '/search?address=100+Main+St',
   );
@@ -94,6 +111,27 @@ describe('ambiguous candidates', () => {
     expect(searchCalls(api).map((p) => [p.get('q'), p.get('cursor')])).toEqual([
       ['100 Main St', null],
       ['100 Main St', 'c2'],
+    ]);
+  });
+
+  it('compares every candidate listed so far, those "Show more" brought included', async () => {
+    fakeApi({
+      'GET /api/properties/search': () =>
+        json({
+          items: [record('ca1', '100 Main St, Danville, CA 94526', { city: 'Danville', state: 'CA' })],
+          rateLimit: null,
+        }),
+    });
+    render(CANDIDATES, 4);
+    await userEvent.click(screen.getByRole('button', { name: 'Show more' }));
+    expect(await screen.findByText('All 4 listed, by state and city.')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Compare' }));
+    const compared = within(screen.getByRole('list', { name: 'Compared' })).getAllByRole('listitem');
+    expect(compared.map((li) => li.textContent).sort()).toEqual([
+      '100 Main St, Austin, TX 78701',
+      '100 Main St, Dallas, TX 75376',
+      '100 Main St, Danville, CA 94526',
+      '100 Main St, Hope, AK 99605',
     ]);
   });
 

@@ -8,6 +8,7 @@ import { resolveQueryOptions } from '../api/resolve-property.ts';
 import { searchPagesQueryOptions } from '../api/search-pages.ts';
 import { candidateOf, groupByState, mergeById, placed, stateName } from '../lib/place.ts';
 import { CandidateList, searchLink } from './candidate-list.tsx';
+import { CompareCandidates, type RenderCompare } from './compare-candidates.tsx';
 
 /** Pages one "Show more" may read looking for candidates not yet listed, before it stops and says so. */
 const MAX_PAGES_PER_CLICK = 3;
@@ -85,11 +86,14 @@ export function AmbiguousCandidates({
   address,
   candidates,
   total,
+  renderCompare,
 }: {
   address: string;
   candidates: readonly Candidate[];
   /** How many there are in all, when the service said; else the number listed. */
   total: number | null;
+  /** The comparison, offered over every candidate listed so far. */
+  renderCompare?: RenderCompare;
 }) {
   const queryClient = useQueryClient();
   const [wanted, setWanted] = useState(0);
@@ -125,14 +129,13 @@ export function AmbiguousCandidates({
     if (pages.data) void fetchNextPage();
   };
 
-  // A candidate from the search list carries its record: opening it costs no request.
-  const records = useMemo(() => new Map(found.map((p) => [p.id, p])), [found]);
-  const open = (c: Candidate) => {
-    const property = records.get(c.id);
-    if (!property) return;
-    const key = resolveQueryOptions(property.address).queryKey;
-    if (!queryClient.getQueryData(key)) queryClient.setQueryData(key, { property, rateLimit: null });
-  };
+  // A candidate from the search list carries its record: opening or comparing it costs no request.
+  useEffect(() => {
+    for (const property of found) {
+      const key = resolveQueryOptions(property.address).queryKey;
+      if (!queryClient.getQueryData(key)) queryClient.setQueryData(key, { property, rateLimit: null });
+    }
+  }, [found, queryClient]);
 
   const groups = groupByState(all);
   const places = new Set(all.map((c) => `${c.state}|${c.city}`));
@@ -172,11 +175,7 @@ export function AmbiguousCandidates({
                   {stateName(g.state)}{' '}
                   <span className="font-normal text-slate-600 dark:text-slate-400">· {g.items.length}</span>
                 </h2>
-                <CandidateList
-                  candidates={g.items}
-                  label={`Matching properties in ${stateName(g.state)}`}
-                  onOpen={open}
-                />
+                <CandidateList candidates={g.items} label={`Matching properties in ${stateName(g.state)}`} />
               </section>
             ))}
           </div>
@@ -198,6 +197,7 @@ export function AmbiguousCandidates({
               </Button>
             </p>
           ) : null}
+          <CompareCandidates candidates={all} render={renderCompare} />
         </>
       ) : null}
     </div>

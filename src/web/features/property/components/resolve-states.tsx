@@ -1,5 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
-import type { Candidate } from '../../../../contract/index.ts';
+import { useEffect } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
@@ -8,6 +7,7 @@ import { allowanceInWords } from '../../../lib/rate-limit-wording.ts';
 import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
 import { AmbiguousCandidates } from './ambiguous-candidates.tsx';
 import { CandidateList } from './candidate-list.tsx';
+import { CompareCandidates, type RenderCompare } from './compare-candidates.tsx';
 
 export function formatCountdown(seconds: number): string {
   const m = Math.floor(seconds / 60);
@@ -45,28 +45,6 @@ function unitsShown(listed: number): string {
   return `Below are the building’s own record and ${units === 1 ? 'one unit' : `${units} units`} the service listed.`;
 }
 
-/** Candidates side by side; the route supplies the comparison (it belongs to the review feature). */
-export type RenderCompare = (candidates: readonly Candidate[], close: () => void) => ReactNode;
-
-/** "Compare" under a list of candidates: the candidates of an ambiguous search, or a building's units. */
-function CompareCandidates({
-  candidates,
-  render,
-}: {
-  candidates: readonly Candidate[];
-  render?: RenderCompare;
-}) {
-  const [open, setOpen] = useState(false);
-  if (!render || candidates.length < 2) return null;
-  return open ? (
-    <div className="mt-2">{render(candidates, () => setOpen(false))}</div>
-  ) : (
-    <Button variant="secondary" onClick={() => setOpen(true)}>
-      Compare
-    </Button>
-  );
-}
-
 /** Every way a lookup can fail, each with what the person can do next. */
 export function ResolveError({
   error,
@@ -96,8 +74,13 @@ export function ResolveError({
     case 'ambiguous':
       return (
         <div className="space-y-3">
-          <AmbiguousCandidates address={address} candidates={e.candidates} total={e.total} />
-          <CompareCandidates key={address} candidates={e.candidates} render={renderCompare} />
+          <AmbiguousCandidates
+            key={address}
+            address={address}
+            candidates={e.candidates}
+            total={e.total}
+            renderCompare={renderCompare}
+          />
         </div>
       );
     case 'unit_not_found':
