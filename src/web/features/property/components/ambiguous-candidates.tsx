@@ -197,7 +197,8 @@ export function AmbiguousCandidates({
               </Button>
             </p>
           ) : null}
-          <CompareCandidates candidates={all} render={renderCompare} />
+          {/* In the order listed above, so the first ones chosen are the first ones shown. */}
+          <CompareCandidates candidates={groups.flatMap((g) => g.items)} render={renderCompare} />
         </>
       ) : null}
     </div>
