@@ -3,7 +3,7 @@
  * this machine (issue 11). Debian's package; where it is missing the bench says so and skips the anchor.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ import { join } from 'node:path';
 export interface RunningNginx {
   url: string;
   version: string;
+  /** The first worker process (Linux /proc), to read the CPU it spends; undefined where unknown. */
+  workerPid(): number | undefined;
   stop(): void;
 }
 
@@ -122,5 +124,15 @@ http {
     stop();
     throw new Error(`${(err as Error).message}: ${stderr.slice(-2000)}`);
   }
-  return { url: `http://127.0.0.1:${port}`, version: found.version, stop };
+  const workerPid = () => {
+    try {
+      const pid = child.pid;
+      const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
+      const first = Number(kids[0]);
+      return Number.isInteger(first) && first > 0 ? first : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return { url: `http://127.0.0.1:${port}`, version: found.version, workerPid, stop };
 }

@@ -313,6 +313,9 @@ async function main() {
         );
         const nginx = nginxFound ? await startNginx(refUrl, NGINX_WORKERS) : null;
         if (nginx) stops.push(nginx.stop);
+        // nginx's own CPU per request too, where its worker can be found (one worker: the default).
+        const nginxWorker = NGINX_WORKERS === 1 ? nginx?.workerPid() : undefined;
+        if (nginx && nginxWorker !== undefined) pidOf.set(nginx.url, nginxWorker);
         const bffEnv = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
         const bffUrl = await startServer(
           'scripts/start.js',
@@ -328,7 +331,11 @@ async function main() {
         const [direct, viaNginx, viaBff, cached] = await compare([
           { makeUrl: q1(refUrl, '/properties/resolve'), headers: bearer, servers: [refUrl] },
           nginx
-            ? { makeUrl: q1(nginx.url, '/properties/resolve'), headers: bearer, servers: [refUrl] }
+            ? {
+                makeUrl: q1(nginx.url, '/properties/resolve'),
+                headers: bearer,
+                servers: nginxWorker === undefined ? [refUrl] : [nginx.url, refUrl],
+              }
             : null,
           {
             makeUrl: q1(bffUrl, '/api/properties/resolve'),
