@@ -76,7 +76,12 @@ function cpuMs(pid: number | undefined): number | null {
 }
 
 /** Starts a server process and resolves with the first URL it prints matching `pattern`. */
-function startServer(script: string, env: Record<string, string>, pattern: RegExp): Promise<string> {
+function startServer(
+  script: string,
+  env: Record<string, string>,
+  pattern: RegExp,
+  args: string[] = [],
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const p = spawn(
       process.execPath,
@@ -84,6 +89,7 @@ function startServer(script: string, env: Record<string, string>, pattern: RegEx
         ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
         ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []),
         script,
+        ...args,
       ],
       {
         env: { ...process.env, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
@@ -285,7 +291,8 @@ async function main() {
 
     /**
      * Side by side in one run, one phase at a time: the reference direct, nginx in front of it (the
-     * anchor: what a proxy that costs almost nothing achieves here), the BFF with its cache off (every request
+     * anchor: what a proxy that costs almost nothing achieves here), a bare Node proxy (bench/node-proxy.ts:
+     * the least a Node proxy can do, the floor for the BFF's stack), the BFF with its cache off (every request
      * a second HTTP exchange), and the BFF with its cache on (the upstream idle). Two conditions: co-located,
      * the reference answering in ~0.2 ms on the same 2 cores as the BFF and the load generator; and 25 ms
      * away, as a remote provider is. Targets (issue 11, docs/decisions/005-lean-hot-path.md) are against nginx.
@@ -328,7 +335,11 @@ async function main() {
           Cookie: await signIn(url),
           'X-Requested-With': 'proplens',
         });
-        const [direct, viaNginx, viaBff, cached] = await compare([
+        const nodeProxyUrl = await startServer('bench/node-proxy.ts', {}, /proxy on (http:\/\/[\d.:]+)/, [
+          refUrl,
+          KEY,
+        ]);
+        const [direct, viaNginx, viaNode, viaBff, cached] = await compare([
           { makeUrl: q1(refUrl, '/properties/resolve'), headers: bearer, servers: [refUrl] },
           nginx
             ? {
@@ -337,6 +348,11 @@ async function main() {
                 servers: nginxWorker === undefined ? [refUrl] : [nginx.url, refUrl],
               }
             : null,
+          {
+            makeUrl: q1(nodeProxyUrl, '/api/properties/resolve'),
+            headers: {},
+            servers: [nodeProxyUrl, refUrl],
+          },
           {
             makeUrl: q1(bffUrl, '/api/properties/resolve'),
             headers: await viaBffHeaders(bffUrl),
@@ -348,9 +364,10 @@ async function main() {
             servers: [cachedUrl],
           },
         ]);
-        if (!direct || !viaBff || !cached) throw new Error('a phase did not run');
+        if (!direct || !viaNode || !viaBff || !cached) throw new Error('a phase did not run');
         show('direct to reference: resolve', direct);
         if (viaNginx) show(`nginx in front (${NGINX_WORKERS} worker): resolve`, viaNginx);
+        show('bare Node proxy (node:http + undici Pool)', viaNode);
         show('through BFF, cache off: resolve', viaBff);
         show('through BFF, cached hits: resolve', cached);
         if (viaNginx) {
@@ -361,7 +378,11 @@ async function main() {
           row('BFF cached hits / nginx throughput', `${fmt(hits)}x`, '>= 1.00x', verdict(hits >= 1));
           const addedP99 = viaBff.p99 - viaNginx.p99;
           row('p99 added by the BFF over nginx', `${fmt(addedP99)} ms`, '<= 2 ms', verdict(addedP99 <= 2));
+          row('bare Node proxy / nginx throughput', `${fmt(viaNode.rps / viaNginx.rps)}x`);
+          row('p99 added by the bare Node proxy over nginx', `${fmt(viaNode.p99 - viaNginx.p99)} ms`);
         }
+        row('BFF cache off / bare Node proxy throughput', `${fmt(viaBff.rps / viaNode.rps)}x`);
+        row('p99 added by the BFF over the bare Node proxy', `${fmt(viaBff.p99 - viaNode.p99)} ms`);
         row('BFF cache off / direct throughput', `${fmt(viaBff.rps / direct.rps)}x`);
         row('BFF cached hits / direct throughput', `${fmt(cached.rps / direct.rps)}x`);
         row('p99 added by the BFF over direct', `${fmt(viaBff.p99 - direct.p99)} ms`);
