@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
-import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { DemoKey } from '../contract/index.ts';
 import type { ResultCache } from './cache.ts';
@@ -9,7 +8,6 @@ import { ApiError, errorResponse, toApiError } from './errors.ts';
 import { type CachedResult, Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
-import { requestMetrics } from './middleware/metrics.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
@@ -50,12 +48,10 @@ export function createBffApp(deps: BffDeps) {
   const app = new Hono<AppEnv>();
 
   if (deps.metrics) {
-    app.use('*', requestMetrics(deps.metrics));
     const { sessions } = deps;
     if (sessions.count) deps.metrics.countSessionsWith(() => sessions.count?.() ?? Promise.resolve(0));
   }
-  app.use('*', requestId({ limitLength: 64 }));
-  app.use('*', requestContext(deps.logger, deps.trustProxy));
+  app.use('*', requestContext({ logger: deps.logger, trustProxy: deps.trustProxy, metrics: deps.metrics }));
   app.route('/', healthRoutes(deps.upstream, deps.sessions));
   app.route('/', metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken, separatePort: false }));
 

@@ -209,6 +209,18 @@ describe('hardening', () => {
     }
   });
 
+  it('keeps a well-formed request id from a proxy in front, logs it with the request, and replaces a bad one', async () => {
+    const h = createHarness();
+    const kept = await h.app.request('/healthz', { headers: { 'X-Request-Id': 'lb-7f3a_9=' } });
+    expect(kept.headers.get('x-request-id')).toBe('lb-7f3a_9=');
+    const line = JSON.parse(h.logs.find((l) => l.includes('"requestId":"lb-7f3a_9="')) ?? '{}');
+    expect(line).toMatchObject({ msg: 'request', method: 'GET', path: '/healthz', status: 200 });
+    for (const bad of ['has spaces', 'x'.repeat(65), '<script>']) {
+      const res = await h.app.request('/healthz', { headers: { 'X-Request-Id': bad } });
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it.each([
     ['PUT', '/api/session', 405],
     ['PATCH', '/api/properties/resolve?address=x', 405],

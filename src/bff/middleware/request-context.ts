@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
 import type { AppEnv } from '../context.ts';
+import { accessLogger } from '../logger.ts';
+import type { BffMetrics } from '../metrics.ts';
 
 /**
  * Is this request HTTPS? The socket says so (TLS), or, only when we sit behind a trusted TLS-terminating
@@ -19,21 +23,56 @@ export function isHttps(
   return (incoming.socket as { encrypted?: boolean }).encrypted === true;
 }
 
-/** HTTPS detection and one structured access-log line per request (path only: never headers or query). */
-export function requestContext(logger: Logger, trustProxy: boolean): MiddlewareHandler<AppEnv> {
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const REQUEST_ID_MAX = 64;
+
+export interface RequestContextDeps {
+  logger: Logger;
+  trustProxy: boolean;
+  /** Omitted: nothing is counted. */
+  metrics?: Pick<BffMetrics, 'httpRequests' | 'httpDuration'>;
+}
+
+/**
+ * The first thing every request passes through. It does three jobs:
+ * - It sets the request id: a well-formed X-Request-Id from a proxy in front, or a new one. The id is
+ *   answered back.
+ * - It detects HTTPS.
+ * - Once the request is answered, it writes one structured access-log line (path only: never headers or
+ *   query) and the request metrics. Metrics are labelled by the pattern of the route that answered
+ *   (`/api/properties/resolve`, `/api/*` for an unknown API path, `/*` for the SPA), never the raw path, so
+ *   label values stay a small fixed set whatever clients send.
+ *
+ * One layer, not three (Hono's requestId, a log and a metrics middleware): each layer is an async call on
+ * every request (docs/decisions/005-lean-hot-path.md). The access line has fixed fields, none a secret, so
+ * it is written without the logger's redaction pass.
+ */
+export function requestContext({
+  logger,
+  trustProxy,
+  metrics,
+}: RequestContextDeps): MiddlewareHandler<AppEnv> {
+  const accessLog = accessLogger(logger);
   return async (c, next) => {
-    const env = c.env as { incoming?: { socket?: { encrypted?: boolean } } } | undefined;
-    c.set('https', isHttps(env?.incoming, c.req.url, c.req.header('x-forwarded-proto'), trustProxy));
     const started = performance.now();
+    let id = c.req.header('x-request-id');
+    if (!id || id.length > REQUEST_ID_MAX || /[^\w\-=]/.test(id)) id = randomUUID();
+    c.set('requestId', id);
+    c.header('X-Request-Id', id);
+    const env = c.env as { incoming?: { socket?: unknown } } | undefined;
+    c.set('https', isHttps(env?.incoming, c.req.url, c.req.header('x-forwarded-proto'), trustProxy));
+    // Errors never escape next(): the app's error handler has already turned them into c.res.
     await next();
-    logger.info(
-      {
-        requestId: c.get('requestId'),
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round(performance.now() - started),
-      },
+    const ms = performance.now() - started;
+    const status = c.res.status;
+    if (metrics) {
+      const method = METHODS.has(c.req.method) ? c.req.method : 'OTHER';
+      const route = routePath(c) || 'unmatched';
+      metrics.httpRequests.inc({ method, route, status: String(status) });
+      metrics.httpDuration.observe({ method, route }, ms / 1000);
+    }
+    accessLog.info(
+      { requestId: id, method: c.req.method, path: c.req.path, status, ms: Math.round(ms) },
       'request',
     );
   };
