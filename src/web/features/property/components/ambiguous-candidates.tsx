@@ -197,8 +197,7 @@ export function AmbiguousCandidates({
               </Button>
             </p>
           ) : null}
-          {/* In the order listed above, so the first ones chosen are the first ones shown. */}
-          <CompareCandidates candidates={groups.flatMap((g) => g.items)} render={renderCompare} />
+          <CompareCandidates candidates={all} render={renderCompare} />
         </>
       ) : null}
     </div>
