@@ -105,6 +105,11 @@ describe('over real HTTP', () => {
     expect(h.logs.some((l) => l.includes('"status":500'))).toBe(false);
   });
 
+  it("answers an HTTP/1.0 request without a Host header (a load balancer's plain health check)", async () => {
+    const port = await listen(createHarness());
+    expect(await raw(port, 'GET /healthz HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 200/);
+  });
+
   it('never takes an absolute-form https:// target over plain HTTP for HTTPS: no Secure cookie, no HSTS', async () => {
     const h = createHarness();
     const port = await listen(h);

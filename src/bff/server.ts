@@ -142,7 +142,7 @@ export function listen(
   trustProxy: boolean,
 ): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
-    const s = createServer(withSecurityHeaders(getRequestListener(fetch), trustProxy));
+    const s = createServer(withSecurityHeaders(getRequestListener(fetch, { hostname }), trustProxy));
     applyServerLimits(s);
     s.once('error', reject);
     s.listen(port, hostname, () => resolve(s));

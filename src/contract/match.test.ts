@@ -199,6 +199,15 @@ describe('explainMatch: an identifier typed instead of an address', () => {
     },
   );
 
+  it.each([
+    ['123 4th St, New York, NY 10001', '12 34th St, New York, NY 10001'],
+    ['2 11 Mile Rd, Warren, MI 48089', '21 1 Mile Rd, Warren, MI 48089'],
+    ['121 8 Mile Rd, Warren, MI 48089', '12 18 Mile Rd, Warren, MI 48089'],
+    ['11/2 Main St, Austin, TX 78701', '1 1/2 Main St, Austin, TX 78701'],
+  ])('digits spaced differently are another number, never "nothing changed": %s', (typed, address) => {
+    expect(explainMatch(typed, { address })).not.toBeNull();
+  });
+
   it('another identifier is not a match by identifier', () => {
     expect(explainMatch('pi_other', record)?.changes.length).toBeGreaterThan(0);
   });

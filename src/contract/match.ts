@@ -307,9 +307,11 @@ const PART_ORDER: readonly MatchPart[] = MatchPart.options;
  */
 export function explainMatch(typed: string, matched: MatchedAddress): MatchExplanation | null {
   const folded = fold(typed);
-  // Typed as the record has it, up to case, punctuation and spacing (the commonest case): nothing to say.
-  if (folded === fold(matched.address)) return null;
   if (matched.identifiers?.some((id) => id && fold(id) === folded)) return null;
+  // Typed as the record has it, up to case, punctuation and spacing (the commonest case): nothing to say. A
+  // space between digits is kept: "123 4th St" and "12 34th St" are different properties.
+  const numbersKept = (text: string) => fold(text.replace(/(\d)[^\p{L}\p{N}]+(?=\d)/gu, '$1#'));
+  if (numbersKept(typed) === numbersKept(matched.address)) return null;
   const t = parse(typed);
   const m = tagMatched(matched);
   const typedWords = [...(t.house ? [t.house] : []), ...t.rest, ...(t.zip ? [t.zip] : [])];

@@ -130,12 +130,20 @@ export function AmbiguousCandidates({
   };
 
   // A candidate from the search list carries its record: opening or comparing it costs no request.
+  // Never the search itself (it is ambiguous), never an address several listed records share, never over
+  // anything the cache already holds.
   useEffect(() => {
+    const shared = new Map<string, number>();
+    for (const p of found) shared.set(addressKey(p.address), (shared.get(addressKey(p.address)) ?? 0) + 1);
     for (const property of found) {
+      const k = addressKey(property.address);
+      if (k === addressKey(address) || (shared.get(k) ?? 0) > 1) continue;
       const key = resolveQueryOptions(property.address).queryKey;
-      if (!queryClient.getQueryData(key)) queryClient.setQueryData(key, { property, rateLimit: null });
+      if (queryClient.getQueryState(key) === undefined) {
+        queryClient.setQueryData(key, { property, rateLimit: null });
+      }
     }
-  }, [found, queryClient]);
+  }, [found, queryClient, address]);
 
   const groups = groupByState(all);
   const places = new Set(all.map((c) => `${c.state}|${c.city}`));
