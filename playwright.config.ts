@@ -35,6 +35,8 @@ export default defineConfig({
   forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
   timeout: 60_000,
+  // A whole run takes about three minutes; under CI a hang fails in 15 with a report, not at CI's own limit.
+  globalTimeout: process.env.CI ? 15 * 60_000 : 0,
   expect: { timeout: 10_000 },
   use: {
     ...devices['Desktop Chrome'],
@@ -51,6 +53,8 @@ export default defineConfig({
         '--disable-sync',
         '--no-first-run',
         '--disable-quic',
+        // Containers often give /dev/shm only 64 MB; Chromium's renderers then crash or stall.
+        '--disable-dev-shm-usage',
       ],
     },
   },
