@@ -4,7 +4,9 @@ import { ApiError } from './errors.ts';
 
 /** Query values as URLSearchParams decodes them: invalid UTF-8 becomes U+FFFD, which we refuse. */
 export function params(c: AppContext, name: string): string[] {
-  return new URL(c.req.url).searchParams.getAll(name);
+  const url = c.req.url;
+  const q = url.indexOf('?');
+  return q < 0 ? [] : new URLSearchParams(url.slice(q + 1)).getAll(name);
 }
 
 /** One address-like query parameter, validated as the contract says; `blank` is the message for none. */

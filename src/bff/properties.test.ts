@@ -123,7 +123,10 @@ describe('an upstream under a path prefix', () => {
     });
     await h.signIn();
     await h.resolve('1 Main St');
-    expect(h.upstreamRequests.map((u) => u.pathname)).toEqual(['/v2/auth/me', '/v2/properties/resolve']);
+    expect(h.upstreamRequests.map((u) => u.href)).toEqual([
+      'http://provider.test/v2/auth/me',
+      'http://provider.test/v2/properties/resolve?address=1+Main+St',
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../context.ts';
+import type { AppContext, AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 
 /**
@@ -8,12 +8,9 @@ import { ApiError } from '../errors.ts';
  */
 export const csrf: MiddlewareHandler<AppEnv> = async (c, next) => {
   const origin = c.req.header('origin');
-  // The request's own authority: the Host header, or for an absolute-form target the target's (RFC 9112
-  // §3.2.2: the Host header is then ignored), which @hono/node-server puts in the URL.
-  const own = `${c.get('https') ? 'https' : 'http'}://${new URL(c.req.url).host}`;
   if (
     c.req.header('x-requested-with') !== 'proplens' ||
-    (origin !== undefined && origin !== own) ||
+    (origin !== undefined && origin !== ownOrigin(c)) ||
     c.req.header('sec-fetch-site') === 'cross-site'
   ) {
     throw new ApiError(403, 'csrf', 'This request did not come from the PropLens app.');
@@ -21,3 +18,9 @@ export const csrf: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.header('Cache-Control', 'no-store');
   await next();
 };
+
+/**
+ * The request's own authority: the Host header, or for an absolute-form target the target's (RFC 9112
+ * §3.2.2: the Host header is then ignored), which @hono/node-server puts in the URL.
+ */
+const ownOrigin = (c: AppContext) => `${c.get('https') ? 'https' : 'http'}://${new URL(c.req.url).host}`;

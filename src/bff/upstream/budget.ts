@@ -218,6 +218,15 @@ export interface BudgetStore {
   reserve(key: string, lane: Lane, now: number): Promise<Decision>;
   observe(key: string, result: AttemptResult, now: number): Promise<void>;
   view(key: string, now: number): Promise<RateView | null>;
+  /**
+   * The same two rules answered synchronously, for a store in this process: the scheduler then grants a free
+   * slot and takes back a finished one without a promise chain per request (the uncached hot path). A remote
+   * store leaves it out.
+   */
+  readonly now?: {
+    reserve(key: string, lane: Lane, now: number): Decision;
+    observe(key: string, result: AttemptResult, now: number): void;
+  };
 }
 
 export class MemoryBudgetStore implements BudgetStore {
@@ -237,12 +246,19 @@ export class MemoryBudgetStore implements BudgetStore {
     return s;
   }
 
+  readonly now = {
+    reserve: (key: string, lane: Lane, now: number): Decision => reserve(this.#state(key), lane, now),
+    observe: (key: string, result: AttemptResult, now: number): void => {
+      observe(this.#state(key), result, now);
+    },
+  };
+
   async reserve(key: string, lane: Lane, now: number): Promise<Decision> {
-    return reserve(this.#state(key), lane, now);
+    return this.now.reserve(key, lane, now);
   }
 
   async observe(key: string, result: AttemptResult, now: number): Promise<void> {
-    observe(this.#state(key), result, now);
+    this.now.observe(key, result, now);
   }
 
   async view(key: string, now: number): Promise<RateView | null> {

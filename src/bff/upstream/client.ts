@@ -125,6 +125,8 @@ export class UpstreamClient {
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
   readonly #send: Transport;
+  /** The base URL normalised once (origin as `URL` writes it, no trailing slash), so each call only appends. */
+  readonly #base: string;
   #ready: { at: number; answer: Promise<boolean> } | null = null;
 
   constructor(
@@ -134,6 +136,8 @@ export class UpstreamClient {
     this.#now = deps.now ?? Date.now;
     this.#sleep = deps.sleep ?? abortableSleep;
     this.#random = deps.random ?? Math.random;
+    const base = new URL(config.baseUrl);
+    this.#base = `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
     if (deps.transport) this.#send = deps.transport;
     else if (deps.fetch) this.#send = fetchTransport(deps.fetch);
     else throw new Error('UpstreamClient needs a transport or a fetch');
@@ -208,8 +212,8 @@ export class UpstreamClient {
   }
 
   /** A fixed path under the base URL, keeping any path the base has (https://host/v2 + /auth/me). */
-  #url(path: string): URL {
-    return new URL(`${this.config.baseUrl.replace(/\/+$/, '')}${path}`);
+  #url(path: string): string {
+    return this.#base + path;
   }
 
   #read<T>(parse: () => T): T {
@@ -282,20 +286,20 @@ export class UpstreamClient {
 
   /** The URL and headers of one call, the key placed as the upstream wants it. */
   #request(apiKey: string, path: string, params: Record<string, string>) {
-    const url = this.#url(path);
+    const query = new URLSearchParams(params);
     const headers: Record<string, string> = { accept: 'application/json' };
-    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     const { auth } = this.config;
     if (auth.kind === 'bearer') headers.authorization = `Bearer ${apiKey}`;
     else if (auth.kind === 'header') headers[auth.name.toLowerCase()] = apiKey;
-    else url.searchParams.set(auth.name, apiKey);
-    return { url, headers };
+    else query.set(auth.name, apiKey);
+    const search = query.toString();
+    return { url: search ? `${this.#url(path)}?${search}` : this.#url(path), headers };
   }
 
   /** One attempt on a reserved slot, released with what it found out, classified for the retry loop. */
   async #attempt(
     slot: Slot,
-    url: URL,
+    url: string,
     headers: Record<string, string>,
     apiKey: string,
     signal: AbortSignal | undefined,

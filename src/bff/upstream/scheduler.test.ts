@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Lane } from '../../contract/index.ts';
-import { MemoryBudgetStore } from './budget.ts';
+import { type BudgetStore, MemoryBudgetStore } from './budget.ts';
 import { ClientGone, SlotUnavailable, UpstreamScheduler } from './scheduler.ts';
 
 /**
@@ -52,7 +52,20 @@ async function runRows(
   return { done: Promise.all(rows), finished };
 }
 
-describe('UpstreamScheduler', () => {
+/** The same rules with only the asynchronous methods, as a shared (Redis) store offers: no fast path. */
+function asyncOnly(store: MemoryBudgetStore): BudgetStore {
+  return {
+    reserve: (key, lane, now) => store.reserve(key, lane, now),
+    observe: (key, result, now) => store.observe(key, result, now),
+    view: (key, now) => store.view(key, now),
+  };
+}
+
+// Every rule holds whether slots are granted synchronously (in-process store) or through the queue's chain.
+describe.each([
+  ['in-process store', () => new MemoryBudgetStore()],
+  ['asynchronous store', () => asyncOnly(new MemoryBudgetStore())],
+])('UpstreamScheduler, %s', (_name, newStore: () => BudgetStore) => {
   beforeEach(() => {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'Date'],
@@ -62,7 +75,7 @@ describe('UpstreamScheduler', () => {
   afterEach(() => vi.useRealTimers());
 
   it('paces 1,000 review rows to 600 per minute: about 100 s, at least 95% of the allowed rate, no 429', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const upstream = simulatedUpstream(600, 60_000);
     const started = Date.now();
     const { done, finished } = await runRows(scheduler, upstream, 1000, 'review');
@@ -77,7 +90,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('never sends a request the upstream must refuse, with many rows at once on a small limit', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const upstream = simulatedUpstream(30, 10_000, 50);
     const { done, finished } = await runRows(scheduler, upstream, 200, 'review');
     await vi.advanceTimersByTimeAsync(90_000);
@@ -88,7 +101,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('serves an interactive request ahead of queued review rows', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const upstream = simulatedUpstream(60, 60_000);
     const { done } = await runRows(scheduler, upstream, 300, 'review');
     await vi.advanceTimersByTimeAsync(5_000); // the review is under way and pacing
@@ -106,7 +119,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('when the window refills, gives the first slot to the interactive request that came last', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const probe = await scheduler.acquire('acct', 'review', Date.now() + 60_000);
     await probe.release({
       kind: 'answer',
@@ -134,7 +147,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('refuses an interactive request at once when no slot frees up before its deadline', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const upstream = simulatedUpstream(2, 60_000);
     const { done } = await runRows(scheduler, upstream, 2, 'interactive');
     await vi.advanceTimersByTimeAsync(1_000);
@@ -145,8 +158,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('recovers from an unforeseen 429 per its reset, without the rest of the account failing', async () => {
-    const store = new MemoryBudgetStore();
-    const scheduler = new UpstreamScheduler(store);
+    const scheduler = new UpstreamScheduler(newStore());
     const resetAt = Date.now() + 3_000;
     const first = await scheduler.acquire('acct', 'interactive', Date.now() + 20_000);
     await first.release({ kind: 'answer', status: 429, rate: { limit: 100, remaining: 0, resetAt } });
@@ -162,7 +174,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('probes with one request until the upstream has stated its limit', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const probe = await scheduler.acquire('acct', 'interactive', Date.now() + 20_000);
     let second = false;
     const next = scheduler.acquire('acct', 'interactive', Date.now() + 20_000).then((s) => {
@@ -182,7 +194,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('keeps accounts apart: one exhausted account does not hold up another', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const a = await scheduler.acquire('a', 'interactive', Date.now() + 20_000);
     await a.release({
       kind: 'answer',
@@ -197,7 +209,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('lets a caller that goes away leave the queue', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const probe = await scheduler.acquire('acct', 'review', Date.now() + 60_000);
     const controller = new AbortController();
     const waiting = scheduler.acquire('acct', 'review', Date.now() + 60_000, controller.signal);
@@ -208,7 +220,7 @@ describe('UpstreamScheduler', () => {
   });
 
   it('lets several requests go at once when the upstream states no limit', async () => {
-    const scheduler = new UpstreamScheduler(new MemoryBudgetStore());
+    const scheduler = new UpstreamScheduler(newStore());
     const probe = await scheduler.acquire('acct', 'review', Date.now() + 60_000);
     await probe.release({ kind: 'answer', status: 200, rate: null });
     const slots = await Promise.all(

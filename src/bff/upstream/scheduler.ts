@@ -56,8 +56,15 @@ export class UpstreamScheduler {
   /** Waits for a slot; rejects with SlotUnavailable past `deadline`, or ClientGone when `signal` aborts. */
   acquire(key: string, lane: Lane, deadline: number, signal?: AbortSignal): Promise<Slot> {
     const queued = this.#now();
+    if (signal?.aborted) return Promise.reject(new ClientGone());
+    // Fast path, for a store in this process: nobody of this account is waiting or being decided, so a slot
+    // the budget grants now is this request's by the same rules the queue applies. A refusal queues as usual.
+    const sync = this.store.now;
+    if (sync && !this.#queues.has(key) && !this.#chains.has(key) && sync.reserve(key, lane, queued).ok) {
+      this.deps.onGrant?.(lane, 0, false);
+      return Promise.resolve(this.#slot(key));
+    }
     return new Promise<Slot>((resolve, reject) => {
-      if (signal?.aborted) return reject(new ClientGone());
       const waiter: Waiter = {
         lane,
         deadline,
@@ -186,6 +193,13 @@ export class UpstreamScheduler {
       release: async (result) => {
         if (released) return;
         released = true;
+        const sync = this.store.now;
+        if (sync) {
+          sync.observe(key, result, this.#now());
+          // The freed slot can only matter to someone waiting.
+          if (this.#queues.has(key)) this.#pump(key);
+          return;
+        }
         await this.store.observe(key, result, this.#now());
         this.#pump(key);
       },

@@ -16,7 +16,8 @@ export interface Attempt {
 
 /** One GET to the upstream, with the deadline for its whole answer and the browser's signal. */
 export interface UpstreamRequest {
-  url: URL;
+  /** Absolute, under the upstream's normalised origin (as `new URL(base).origin` writes it). */
+  url: string;
   headers: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -58,7 +59,7 @@ export const fetchTransport =
  */
 export async function sendOnce(
   fetchFn: typeof fetch,
-  url: URL,
+  url: string,
   headers: HeadersInit,
   timeoutMs: number,
   signal: AbortSignal | undefined,
@@ -172,16 +173,17 @@ const realTimer = (fire: () => void, ms: number) => {
  */
 export function createPoolTransport(baseUrl: string, options: PoolTransportOptions = {}): PoolTransport {
   const origin = new URL(baseUrl).origin;
+  const prefix = `${origin}/`;
   const pool = new Pool(origin, { connections: options.connections ?? 128 });
   const setTimer = options.setTimer ?? realTimer;
   const send: Transport = ({ url, headers, timeoutMs, signal }) =>
     new Promise<Attempt>((resolve, reject) => {
       if (signal?.aborted) return reject(new ClientGone());
       // One origin per pool: anything else is a programming error, never a request elsewhere with the key.
-      if (url.origin !== origin) return reject(new Error(`upstream URL outside ${origin}`));
+      if (!url.startsWith(prefix)) return reject(new Error(`upstream URL outside ${origin}`));
       const attempt = new PoolAttempt(resolve, reject, signal);
       attempt.cancelTimer = setTimer(() => attempt.fail(timedOut()), timeoutMs);
-      pool.dispatch({ origin, path: url.pathname + url.search, method: 'GET', headers }, attempt);
+      pool.dispatch({ origin, path: url.slice(origin.length), method: 'GET', headers }, attempt);
     });
   return { send, close: () => pool.close() };
 }
