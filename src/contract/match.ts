@@ -106,6 +106,11 @@ function fold(text: string): string {
     .replace(/[^A-Z0-9#/]/g, '');
 }
 
+/** As fold, but a gap between digits is kept: "123 4th St" and "12 34th St" are different properties. */
+function foldKeepingNumbers(text: string): string {
+  return fold(text.replace(/(\d)[^\p{L}\p{N}]+(?=\d)/gu, '$1#'));
+}
+
 function standard(key: string): string {
   return DIRECTIONALS[key] ?? ORDINALS[key] ?? WORDS[key] ?? suffixMap().get(key) ?? key;
 }
@@ -308,10 +313,8 @@ const PART_ORDER: readonly MatchPart[] = MatchPart.options;
 export function explainMatch(typed: string, matched: MatchedAddress): MatchExplanation | null {
   const folded = fold(typed);
   if (matched.identifiers?.some((id) => id && fold(id) === folded)) return null;
-  // Typed as the record has it, up to case, punctuation and spacing (the commonest case): nothing to say. A
-  // space between digits is kept: "123 4th St" and "12 34th St" are different properties.
-  const numbersKept = (text: string) => fold(text.replace(/(\d)[^\p{L}\p{N}]+(?=\d)/gu, '$1#'));
-  if (numbersKept(typed) === numbersKept(matched.address)) return null;
+  // Typed as the record has it, up to case, punctuation and spacing (the commonest case): nothing to say.
+  if (foldKeepingNumbers(typed) === foldKeepingNumbers(matched.address)) return null;
   const t = parse(typed);
   const m = tagMatched(matched);
   const typedWords = [...(t.house ? [t.house] : []), ...t.rest, ...(t.zip ? [t.zip] : [])];
