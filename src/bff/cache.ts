@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { Cancellation, type CancelSignal } from './cancel.ts';
 
 /**
  * Results cache, per account. Async so a shared implementation (Redis) can stand in for it when several
@@ -105,16 +106,13 @@ export class MemoryCache<V> implements ResultCache<V> {
  * The shared work is aborted only when every caller waiting on it has gone away.
  */
 export class InFlight<V> {
-  readonly #pending = new Map<
-    string,
-    { promise: Promise<V>; controller: AbortController; waiting: number }
-  >();
+  readonly #pending = new Map<string, { promise: Promise<V>; controller: Cancellation; waiting: number }>();
 
-  run(key: string, work: (signal: AbortSignal) => Promise<V>, caller?: AbortSignal): Promise<V> {
+  run(key: string, work: (signal: CancelSignal) => Promise<V>, caller?: CancelSignal): Promise<V> {
     let entry = this.#pending.get(key);
     if (!entry) {
-      const controller = new AbortController();
-      const created = { controller, waiting: 0, promise: work(controller.signal) };
+      const controller = new Cancellation();
+      const created = { controller, waiting: 0, promise: work(controller) };
       created.promise = created.promise.finally(() => this.#pending.delete(key));
       this.#pending.set(key, created);
       entry = created;

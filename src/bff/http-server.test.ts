@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen as serve } from './server.ts';
-import { createHarness, PRO_KEY } from './test-support/harness.ts';
+import { createHarness, fakeUpstream, PRO_KEY } from './test-support/harness.ts';
 
 /** The harness's app on a real loopback socket, served as production serves it, for what only real HTTP shows. */
 async function listen(h: ReturnType<typeof createHarness>, trustProxy = false) {
@@ -103,6 +103,61 @@ describe('over real HTTP', () => {
     });
     expect(h.logs.some((l) => /"level":(50|60)/.test(l))).toBe(false);
     expect(h.logs.some((l) => l.includes('"status":500'))).toBe(false);
+  });
+
+  it('stops the upstream call when the browser hangs up mid-request, and not when it stays', async () => {
+    const upstream: { signal?: AbortSignal; release: () => void }[] = [];
+    const h = createHarness({
+      fetch: fakeUpstream(
+        (_url, signal) =>
+          new Promise((resolve) => {
+            upstream.push({
+              signal,
+              release: () =>
+                resolve({
+                  id: 'p1',
+                  address: '2 Main St',
+                  source: 'X County Assessor',
+                  confidence: 'high',
+                  last_verified: '2026-01-01',
+                }),
+            });
+          }),
+      ),
+    });
+    const port = await listen(h);
+    const session = await fetch(`http://127.0.0.1:${port}/api/session`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'proplens' },
+      body: JSON.stringify({ apiKey: PRO_KEY }),
+    });
+    const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const resolve = (address: string) =>
+      [
+        `GET /api/properties/resolve?address=${address} HTTP/1.1`,
+        'Host: 127.0.0.1',
+        'X-Requested-With: proplens',
+        `Cookie: ${cookie}`,
+        '',
+        '',
+      ].join('\r\n');
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r));
+    };
+
+    // Hangs up while the upstream is being asked: that call is cancelled.
+    const leaving = connect(port, '127.0.0.1', () => leaving.write(resolve('1%20Main%20St')));
+    await until(() => upstream.length === 1);
+    leaving.destroy();
+    await until(() => upstream[0]?.signal?.aborted === true);
+    expect(upstream[0]?.signal?.aborted).toBe(true);
+
+    // Stays for the answer: nothing is cancelled, before or after it is written.
+    const staying = raw(port, resolve('2%20Main%20St'));
+    await until(() => upstream.length === 2);
+    upstream[1]?.release();
+    expect(await staying).toMatch(/^HTTP\/1\.1 200/);
+    expect(upstream[1]?.signal?.aborted).toBe(false);
   });
 
   it("answers an HTTP/1.0 request without a Host header (a load balancer's plain health check)", async () => {

@@ -1,4 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
+import { Cancellation, type CancelSignal } from './cancel.ts';
 import { ApiError } from './errors.ts';
 
 /** A JSON request body, or 400: the content type must say JSON and the body must parse. */
@@ -19,4 +21,25 @@ export function methodNotAllowed(allow: string, message: string) {
     c.header('Allow', allow);
     throw new ApiError(405, 'method_not_allowed', message);
   };
+}
+
+/**
+ * The browser going away, as a cancel token for the work done on its behalf: the answer's connection closed
+ * before the answer was written (the same test @hono/node-server applies to `c.req.raw.signal`, without the
+ * AbortController it makes for each request that reads it; docs/decisions/005-lean-hot-path.md). In-process
+ * (`app.request`, no Node response) it is the Request's own signal.
+ */
+export function clientSignal(c: Context): CancelSignal {
+  const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+  const incoming = env?.incoming;
+  const outgoing = env?.outgoing;
+  if (!incoming || !outgoing) return c.req.raw.signal;
+  const gone = new Cancellation();
+  const left = () => incoming.errored !== null || (!outgoing.writableFinished && incoming.socket.destroyed);
+  if (left()) gone.abort(new Error('client gone'));
+  else
+    outgoing.once('close', () => {
+      if (incoming.errored !== null || !outgoing.writableFinished) gone.abort(new Error('client gone'));
+    });
+  return gone;
 }

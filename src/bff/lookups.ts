@@ -1,5 +1,6 @@
 import { addressKey, type Lane, type Property } from '../contract/index.ts';
 import { InFlight, type ResultCache } from './cache.ts';
+import type { CancelSignal } from './cancel.ts';
 import { ApiError } from './errors.ts';
 import type { BffMetrics } from './metrics.ts';
 import type { Session, SessionStore } from './sessions.ts';
@@ -10,7 +11,7 @@ export type CachedResult =
   | { kind: 'page'; items: Property[]; next: string | null };
 
 export interface LookupOptions {
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   lane: Lane;
 }
 
@@ -79,7 +80,7 @@ export class Lookups {
     sessionId: string,
     key: string,
     options: LookupOptions,
-    load: (signal: AbortSignal) => Promise<CachedResult>,
+    load: (signal: CancelSignal) => Promise<CachedResult>,
   ): Promise<{ result: CachedResult; cached: boolean }> {
     const hit = await this.deps.cache.get(session.keyHash, key);
     this.deps.metrics?.cacheLookup(key.startsWith('search:') ? 'search' : 'resolve', hit !== undefined);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InFlight, MemoryCache } from './cache.ts';
+import type { CancelSignal } from './cancel.ts';
 import { readBffConfig } from './env.ts';
 import { MemorySessionStore } from './sessions.ts';
 
@@ -109,9 +110,9 @@ describe('MemoryCache and InFlight', () => {
 
   it('aborts the shared work only when every caller has gone', async () => {
     const flight = new InFlight<string>();
-    let shared: AbortSignal | undefined;
+    let shared: CancelSignal | undefined;
     let finish = (_v: string) => {};
-    const work = (signal: AbortSignal) => {
+    const work = (signal: CancelSignal) => {
       shared = signal;
       return new Promise<string>((resolve) => {
         finish = resolve;

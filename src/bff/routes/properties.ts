@@ -9,7 +9,7 @@ import {
 import type { AppContext, AppEnv } from '../context.ts';
 import { openCursor, sealCursor } from '../cursors.ts';
 import { ApiError } from '../errors.ts';
-import { methodNotAllowed } from '../http.ts';
+import { clientSignal, methodNotAllowed } from '../http.ts';
 import type { Lookups } from '../lookups.ts';
 import { requireSession } from '../middleware/session.ts';
 import { addressParam, params } from '../params.ts';
@@ -36,7 +36,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
     const address = addressParam(c, 'address', 'Enter an address.');
     const session = c.get('session');
     const { property } = await deps.lookups.resolve(session, c.get('sessionId'), address, {
-      signal: c.req.raw.signal,
+      signal: clientSignal(c),
       lane: laneOf(c),
     });
     return c.json({
@@ -70,7 +70,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
       upstreamCursor = opened;
     }
     const page = await deps.lookups.search(session, c.get('sessionId'), q, upstreamCursor, {
-      signal: c.req.raw.signal,
+      signal: clientSignal(c),
       lane: laneOf(c),
     });
     const body: SearchResponse = {

@@ -7,6 +7,7 @@ import type { RateRule } from '../../reference/rate-limiter.ts';
 import { openTestStore } from '../../reference/test-support.ts';
 import { type CachedResult, createBffApp } from '../app.ts';
 import { MemoryCache } from '../cache.ts';
+import type { CancelSignal } from '../cancel.ts';
 import { createLogger } from '../logger.ts';
 import { MemorySessionStore } from '../sessions.ts';
 import { MemoryBudgetStore } from '../upstream/budget.ts';
@@ -52,7 +53,7 @@ export interface HarnessOptions {
   fetch?: typeof fetch;
   cacheTtlMs?: number;
   /** Backoff and rate-limit waits; default: real (fake-timer driven) setTimeout. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: (ms: number, signal?: CancelSignal) => Promise<void>;
   accounts?: AccountDirectory;
   /** A built SPA to serve. */
   distDir?: string;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { type Account, type Lane, Plan, type Property, type RateLimit } from '../../contract/index.ts';
+import type { CancelSignal } from '../cancel.ts';
 import { ApiError } from '../errors.ts';
 import type { BudgetStore, RateObservation } from './budget.ts';
 import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
@@ -60,14 +61,14 @@ export interface UpstreamDeps {
   budget: BudgetStore;
   logger?: Logger;
   now?: () => number;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  sleep?: (ms: number, signal?: CancelSignal) => Promise<void>;
   random?: () => number;
   /** Told of every attempt's outcome and duration (metrics). */
   onAttempt?: (operation: UpstreamOperation, outcome: UpstreamOutcome, seconds: number) => void;
 }
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   lane?: Lane;
 }
 
@@ -101,7 +102,7 @@ const MAX_429_PER_CALL = 5;
 const READY_CACHE_MS = 2000;
 const DEFAULT_REVIEW_WAIT_MS = 120_000;
 
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function abortableSleep(ms: number, signal?: CancelSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
@@ -122,7 +123,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
  */
 export class UpstreamClient {
   readonly #now: () => number;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #sleep: (ms: number, signal?: CancelSignal) => Promise<void>;
   readonly #random: () => number;
   readonly #send: Transport;
   /** The base URL normalised once (origin as `URL` writes it, no trailing slash), so each call only appends. */
@@ -302,7 +303,7 @@ export class UpstreamClient {
     url: string,
     headers: Record<string, string>,
     apiKey: string,
-    signal: AbortSignal | undefined,
+    signal: CancelSignal | undefined,
     operation: UpstreamOperation,
   ): Promise<AttemptOutcome> {
     let res: Attempt;
@@ -345,7 +346,7 @@ export class UpstreamClient {
     }
   }
 
-  async #acquire(keyHash: string, lane: Lane, deadline: number, signal: AbortSignal | undefined) {
+  async #acquire(keyHash: string, lane: Lane, deadline: number, signal: CancelSignal | undefined) {
     try {
       return await this.deps.scheduler.acquire(keyHash, lane, deadline, signal);
     } catch (err) {
@@ -394,7 +395,7 @@ export class UpstreamClient {
   }
 
   /** Exponential backoff with jitter before retrying a transient failure. */
-  async #backoff(attempt: number, signal: AbortSignal | undefined) {
+  async #backoff(attempt: number, signal: CancelSignal | undefined) {
     const base = Math.min(2000, 200 * 2 ** attempt);
     try {
       await this.#sleep(base + Math.floor(this.#random() * base * 0.5), signal);

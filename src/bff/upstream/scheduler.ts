@@ -1,4 +1,5 @@
 import type { Lane } from '../../contract/index.ts';
+import type { CancelSignal } from '../cancel.ts';
 import type { AttemptResult, BudgetStore, Decision } from './budget.ts';
 
 /** The client disconnected: nothing will read our answer, so stop all upstream work. */
@@ -54,7 +55,7 @@ export class UpstreamScheduler {
   }
 
   /** Waits for a slot; rejects with SlotUnavailable past `deadline`, or ClientGone when `signal` aborts. */
-  acquire(key: string, lane: Lane, deadline: number, signal?: AbortSignal): Promise<Slot> {
+  acquire(key: string, lane: Lane, deadline: number, signal?: CancelSignal): Promise<Slot> {
     const queued = this.#now();
     if (signal?.aborted) return Promise.reject(new ClientGone());
     // Fast path, for a store in this process: nobody of this account is waiting or being decided, so a slot

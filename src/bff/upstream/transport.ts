@@ -1,4 +1,5 @@
 import { type Dispatcher, Pool } from 'undici';
+import type { CancelSignal } from '../cancel.ts';
 import { ApiError } from '../errors.ts';
 import { ClientGone } from './scheduler.ts';
 
@@ -20,7 +21,7 @@ export interface UpstreamRequest {
   url: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /**
@@ -62,7 +63,7 @@ export async function sendOnce(
   url: string,
   headers: HeadersInit,
   timeoutMs: number,
-  signal: AbortSignal | undefined,
+  signal: CancelSignal | undefined,
 ): Promise<Attempt> {
   if (signal?.aborted) throw new ClientGone();
   const controller = new AbortController();
@@ -203,7 +204,7 @@ class PoolAttempt implements Dispatcher.DispatchHandler {
   constructor(
     private readonly resolve: (attempt: Attempt) => void,
     private readonly reject: (err: Error) => void,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: CancelSignal | undefined,
   ) {
     signal?.addEventListener('abort', this.#onClientAbort, { once: true });
   }
