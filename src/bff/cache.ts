@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { Cancellation, type CancelSignal } from './cancel.ts';
+import { ClientGone } from './upstream/scheduler.ts';
 
 /**
  * Results cache, per account. Async so a shared implementation (Redis) can stand in for it when several
@@ -109,6 +110,8 @@ export class InFlight<V> {
   readonly #pending = new Map<string, { promise: Promise<V>; controller: Cancellation; waiting: number }>();
 
   run(key: string, work: (signal: CancelSignal) => Promise<V>, caller?: CancelSignal): Promise<V> {
+    // A caller already gone would be counted as waiting forever (its abort listener never runs).
+    if (caller?.aborted) return Promise.reject(new ClientGone());
     let entry = this.#pending.get(key);
     if (!entry) {
       const controller = new Cancellation();

@@ -38,6 +38,26 @@ export function parseAuthPlacement(text: string | undefined): AuthPlacement {
   return { kind: m[1] as 'header' | 'query', name: m[2] as string };
 }
 
+/**
+ * What is wrong with an upstream base URL, or null. Every call appends a fixed path to it, so a query or a
+ * fragment would be cut off or land in the wrong place; the key goes where PROPERTY_API_AUTH says, never in
+ * the URL.
+ */
+function upstreamUrlProblem(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be an http(s) URL, such as https://api.example.com/v1';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://';
+  if (url.username || url.password)
+    return 'must not hold credentials (user:password@): each user signs in with their own API key';
+  if (text.includes('?') || text.includes('#'))
+    return 'must not have a query or fragment: give the base URL only (PROPERTY_API_AUTH places the key)';
+  return null;
+}
+
 const BffEnv = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: int(0, 65535, 8080),
@@ -46,15 +66,11 @@ const BffEnv = z.object({
     .optional()
     .transform((s, ctx) => {
       if (s === undefined || s.trim() === '') return undefined;
-      try {
-        const url = new URL(s);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
-        if (url.username || url.password) throw new Error('credentials');
-        return url.toString();
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `must be an http(s) URL without credentials, got "${s}"` });
-        return z.NEVER;
-      }
+      // Never echoed: a URL with credentials or a query may carry a key.
+      const problem = upstreamUrlProblem(s);
+      if (problem === null) return new URL(s).toString();
+      ctx.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
     }),
   PROPERTY_API_AUTH: z
     .string()

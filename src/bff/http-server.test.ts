@@ -105,18 +105,20 @@ describe('over real HTTP', () => {
     expect(h.logs.some((l) => l.includes('"status":500'))).toBe(false);
   });
 
-  it('stops the upstream call when the browser hangs up mid-request, and not when it stays', async () => {
-    const upstream: { signal?: AbortSignal; release: () => void }[] = [];
+  /** A signed-in browser on a real socket, and an upstream that holds every call until the test releases it. */
+  async function heldUpstream() {
+    const upstream: { url: URL; signal?: AbortSignal; release: () => void }[] = [];
     const h = createHarness({
       fetch: fakeUpstream(
-        (_url, signal) =>
+        (url, signal) =>
           new Promise((resolve) => {
             upstream.push({
+              url,
               signal,
               release: () =>
                 resolve({
-                  id: 'p1',
-                  address: '2 Main St',
+                  id: `p${upstream.length}`,
+                  address: url.searchParams.get('address') ?? '',
                   source: 'X County Assessor',
                   confidence: 'high',
                   last_verified: '2026-01-01',
@@ -132,32 +134,60 @@ describe('over real HTTP', () => {
       body: JSON.stringify({ apiKey: PRO_KEY }),
     });
     const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0] as string;
-    const resolve = (address: string) =>
+    const resolve = (target: string) =>
       [
-        `GET /api/properties/resolve?address=${address} HTTP/1.1`,
+        `GET /api/properties/resolve${target} HTTP/1.1`,
         'Host: 127.0.0.1',
         'X-Requested-With: proplens',
         `Cookie: ${cookie}`,
         '',
         '',
       ].join('\r\n');
-    const until = async (done: () => boolean) => {
-      for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r));
-    };
+    return { port, upstream, resolve };
+  }
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 10_000 && !done(); i++) await new Promise((r) => setImmediate(r));
+  };
 
+  it('stops the upstream call when the browser hangs up mid-request, and not when it stays', async () => {
+    const { port, upstream, resolve } = await heldUpstream();
     // Hangs up while the upstream is being asked: that call is cancelled.
-    const leaving = connect(port, '127.0.0.1', () => leaving.write(resolve('1%20Main%20St')));
+    const leaving = connect(port, '127.0.0.1', () => leaving.write(resolve('?address=1%20Main%20St')));
     await until(() => upstream.length === 1);
     leaving.destroy();
     await until(() => upstream[0]?.signal?.aborted === true);
     expect(upstream[0]?.signal?.aborted).toBe(true);
 
     // Stays for the answer: nothing is cancelled, before or after it is written.
-    const staying = raw(port, resolve('2%20Main%20St'));
+    const staying = raw(port, resolve('?address=2%20Main%20St'));
     await until(() => upstream.length === 2);
     upstream[1]?.release();
     expect(await staying).toMatch(/^HTTP\/1\.1 200/);
     expect(upstream[1]?.signal?.aborted).toBe(false);
+  });
+
+  it('stops both upstream calls of two pipelined requests when the browser hangs up', async () => {
+    const { port, upstream, resolve } = await heldUpstream();
+    // The second answer waits behind the first: its response has no socket to see closing.
+    const sock = connect(port, '127.0.0.1', () =>
+      sock.write(resolve('?address=3%20Main%20St') + resolve('?address=4%20Main%20St')),
+    );
+    await until(() => upstream.length === 2);
+    sock.destroy();
+    await until(() => upstream.every((u) => u.signal?.aborted));
+    expect(upstream.map((u) => u.signal?.aborted)).toEqual([true, true]);
+  });
+
+  it('reads the query up to a fragment in the request target, and none after one', async () => {
+    const { port, upstream, resolve } = await heldUpstream();
+    const answer = raw(port, resolve('?address=8%20Main%20St#frag'));
+    await until(() => upstream.length === 1);
+    expect(upstream[0]?.url.searchParams.get('address')).toBe('8 Main St');
+    upstream[0]?.release();
+    expect(await answer).toMatch(/^HTTP\/1\.1 200/);
+    // `#?address=` is a fragment, not a query: no address was sent.
+    expect(await raw(port, resolve('#?address=9%20Main%20St'))).toMatch(/^HTTP\/1\.1 400/);
+    expect(upstream).toHaveLength(1);
   });
 
   it("answers an HTTP/1.0 request without a Host header (a load balancer's plain health check)", async () => {

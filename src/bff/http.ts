@@ -35,11 +35,17 @@ export function clientSignal(c: Context): CancelSignal {
   const outgoing = env?.outgoing;
   if (!incoming || !outgoing) return c.req.raw.signal;
   const gone = new Cancellation();
-  const left = () => incoming.errored !== null || (!outgoing.writableFinished && incoming.socket.destroyed);
-  if (left()) gone.abort(new Error('client gone'));
-  else
+  const leave = () => gone.abort(new Error('client gone'));
+  if (incoming.errored !== null || (!outgoing.writableFinished && incoming.socket.destroyed)) leave();
+  else {
     outgoing.once('close', () => {
-      if (incoming.errored !== null || !outgoing.writableFinished) gone.abort(new Error('client gone'));
+      if (incoming.errored !== null || !outgoing.writableFinished) leave();
     });
+    // A pipelined request whose answer waits behind another's has no socket yet, so its response never closes
+    // when the connection drops; Node destroys the request itself, with an error (abortIncoming).
+    incoming.once('close', () => {
+      if (incoming.errored !== null) leave();
+    });
+  }
   return gone;
 }

@@ -5,8 +5,11 @@ import { ApiError } from './errors.ts';
 /** Query values as URLSearchParams decodes them: invalid UTF-8 becomes U+FFFD, which we refuse. */
 export function params(c: AppContext, name: string): string[] {
   const url = c.req.url;
+  // The query ends at a fragment, which a raw request target may carry (`?address=1 Main St#x`).
   const q = url.indexOf('?');
-  return q < 0 ? [] : new URLSearchParams(url.slice(q + 1)).getAll(name);
+  const hash = url.indexOf('#');
+  if (q < 0 || (hash >= 0 && hash < q)) return [];
+  return new URLSearchParams(url.slice(q + 1, hash < 0 ? undefined : hash)).getAll(name);
 }
 
 /** One address-like query parameter, validated as the contract says; `blank` is the message for none. */

@@ -3,6 +3,7 @@ import { InFlight, MemoryCache } from './cache.ts';
 import type { CancelSignal } from './cancel.ts';
 import { readBffConfig } from './env.ts';
 import { MemorySessionStore } from './sessions.ts';
+import { ClientGone } from './upstream/scheduler.ts';
 
 const account = { name: 'A', plan: 'professional' as const };
 
@@ -136,6 +137,26 @@ describe('MemoryCache and InFlight', () => {
     d.abort();
     expect(shared?.aborted).toBe(true);
   });
+
+  it('turns away a caller that has already gone: it neither starts the work nor keeps it from being cancelled', async () => {
+    const flight = new InFlight<string>();
+    const started: CancelSignal[] = [];
+    const work = (signal: CancelSignal) => {
+      started.push(signal);
+      return new Promise<string>(() => {});
+    };
+    const gone = new AbortController();
+    gone.abort();
+    // First and only caller already gone (a hang-up during a slow cache read): no upstream call at all.
+    await expect(flight.run('k', work, gone.signal)).rejects.toBeInstanceOf(ClientGone);
+    expect(started).toHaveLength(0);
+    // Joining shared work after leaving does not count as waiting: when the one real caller leaves, the work stops.
+    const stays = new AbortController();
+    void flight.run('k', work, stays.signal);
+    await expect(flight.run('k', work, gone.signal)).rejects.toBeInstanceOf(ClientGone);
+    stays.abort();
+    expect(started[0]?.aborted).toBe(true);
+  });
 });
 
 describe('readBffConfig', () => {
@@ -185,9 +206,25 @@ describe('readBffConfig', () => {
     }
   });
 
-  it('refuses an upstream URL with credentials in it', () => {
-    expect(() => readBffConfig({ PROPERTY_API_URL: 'https://user:secret@api.example.com' })).toThrow(
-      /PROPERTY_API_URL/,
+  it('refuses an upstream URL with credentials, a query or a fragment, without echoing it', () => {
+    for (const url of [
+      'https://user:secret@api.example.com',
+      'https://api.example.com/v1?api_key=secret',
+      'https://api.example.com/v1#secret',
+      'https://api.example.com/v1?',
+      'not a url secret',
+    ]) {
+      let message = '';
+      try {
+        readBffConfig({ PROPERTY_API_URL: url });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message, url).toContain('PROPERTY_API_URL');
+      expect(message, url).not.toContain('secret');
+    }
+    expect(readBffConfig({ PROPERTY_API_URL: 'https://api.example.com/v1/' }).upstreamUrl).toBe(
+      'https://api.example.com/v1/',
     );
   });
 });
