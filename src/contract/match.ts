@@ -311,10 +311,12 @@ const PART_ORDER: readonly MatchPart[] = MatchPart.options;
  * abbreviations; null when nothing does (an exact or merely normalised match says nothing).
  */
 export function explainMatch(typed: string, matched: MatchedAddress): MatchExplanation | null {
+  // Typed as the record has it (a suggestion picked, a link followed), or so up to case, punctuation and
+  // spacing: the commonest cases, so the cheapest checks come first. Nothing to say.
+  if (typed === matched.address || foldKeepingNumbers(typed) === foldKeepingNumbers(matched.address))
+    return null;
   const folded = fold(typed);
   if (matched.identifiers?.some((id) => id && fold(id) === folded)) return null;
-  // Typed as the record has it, up to case, punctuation and spacing (the commonest case): nothing to say.
-  if (foldKeepingNumbers(typed) === foldKeepingNumbers(matched.address)) return null;
   const t = parse(typed);
   const m = tagMatched(matched);
   const typedWords = [...(t.house ? [t.house] : []), ...t.rest, ...(t.zip ? [t.zip] : [])];
