@@ -47,6 +47,11 @@ export async function load(
   } finally {
     await pool.close();
   }
+  return summarise(latencies, errors, started);
+}
+
+/** Throughput and percentiles of one phase's latencies (sorted here). */
+function summarise(latencies: number[], errors: number, started: number): LoadResult {
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
@@ -74,4 +79,64 @@ export function medianOf(rounds: LoadResult[]): LoadResult {
     p50: mid((r) => r.p50),
     p99: mid((r) => r.p99),
   };
+}
+
+/**
+ * Open-loop load at a fixed rate, as latency is measured against an SLO (wrk2's way): request i is due at
+ * start + i / rate whatever happened to the ones before it, and its latency counts from when it was due, so a
+ * server that stalls is charged for every request it delayed (no coordinated omission). `connections`
+ * kept-alive sockets; a request due while all are busy waits for one, and that wait is part of its latency.
+ * Unlike the closed loop (`load`), the offered load is the same for every target, so a slower server's
+ * latency is not inflated by its own lower throughput, only by its cost per request and its stalls.
+ */
+export async function loadAtRate(
+  makeUrl: (i: number) => URL,
+  headers: Record<string, string>,
+  {
+    rate,
+    seconds = 5,
+    connections = 32,
+    maxInFlight = 5_000,
+  }: { rate: number; seconds?: number; connections?: number; maxInFlight?: number },
+): Promise<LoadResult> {
+  const origin = makeUrl(0).origin;
+  const pool = new Pool(origin, { connections, pipelining: 1 });
+  const latencies: number[] = [];
+  const total = Math.max(1, Math.floor(rate * seconds));
+  let errors = 0;
+  let sent = 0;
+  const inFlight = new Set<Promise<void>>();
+  const one = async (url: URL, due: number) => {
+    try {
+      const res = await pool.request({ method: 'GET', path: url.pathname + url.search, headers });
+      await res.body.dump({ limit: 4 * 1024 * 1024 });
+      if (res.statusCode !== 200) errors++;
+    } catch {
+      errors++;
+    }
+    latencies.push(performance.now() - due);
+  };
+  const started = performance.now();
+  try {
+    while (sent < total) {
+      const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000) + 1);
+      for (; sent < due; sent++) {
+        // Hopelessly behind: what is not sent is counted as failed rather than queued without bound.
+        if (inFlight.size >= maxInFlight) {
+          errors += total - sent;
+          sent = total;
+          break;
+        }
+        const p = one(makeUrl(sent), started + (sent * 1000) / rate);
+        inFlight.add(p);
+        void p.finally(() => inFlight.delete(p));
+      }
+      // Timers fire about every millisecond: requests due meanwhile leave together, late by under a tick.
+      if (sent < total) await new Promise((r) => setTimeout(r, 1));
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await pool.close();
+  }
+  return summarise(latencies, errors, started);
 }
