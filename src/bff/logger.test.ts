@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { accessLogger, createLogger } from './logger.ts';
 
 const loggerPath = fileURLToPath(new URL('./logger.ts', import.meta.url));
 
@@ -61,4 +62,31 @@ describe('the buffered production log', () => {
     expect(c.output()).not.toContain('pi_secret_key_123');
     expect(lines[0]).toContain('"apiKey":"[redacted]"');
   }, 20_000);
+});
+
+describe('the access line', () => {
+  const capture = (level: string) => {
+    const lines: string[] = [];
+    const logger = createLogger(level, { write: (line: string) => void lines.push(line) });
+    return { lines, logger };
+  };
+  const fields = { requestId: 'r-1', method: 'GET', path: '/api/x"\n{"level":60}', status: 404, ms: 3 };
+
+  it('is the line pino would write at info: same fields, bindings and destination, escaped', () => {
+    const { lines, logger } = capture('info');
+    accessLogger(logger)(fields);
+    logger.info(fields, 'request');
+    const [ours, pinos] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]?.endsWith('}\n')).toBe(true);
+    expect(lines[0]?.split('\n')).toHaveLength(2); // one line: a newline in the path cannot forge another
+    expect(Object.keys(ours ?? {})).toEqual(Object.keys(pinos ?? {}));
+    expect({ ...ours, time: 0 }).toEqual({ ...pinos, time: 0 });
+    expect(typeof ours?.time).toBe('number');
+  });
+
+  it('is not written when the level is above info', () => {
+    const { lines, logger } = capture('warn');
+    accessLogger(logger)(fields);
+    expect(lines).toEqual([]);
+  });
 });

@@ -45,7 +45,7 @@ export interface RequestContextDeps {
  *
  * One layer, not three (Hono's requestId, a log and a metrics middleware): each layer is an async call on
  * every request (docs/decisions/005-lean-hot-path.md). The access line has fixed fields, none a secret, so
- * it is written without the logger's redaction pass.
+ * it is written without the logger's redaction pass or general serialiser.
  */
 export function requestContext({
   logger,
@@ -71,9 +71,6 @@ export function requestContext({
       metrics.httpRequests.inc({ method, route, status: String(status) });
       metrics.httpDuration.observe({ method, route }, ms / 1000);
     }
-    accessLog.info(
-      { requestId: id, method: c.req.method, path: c.req.path, status, ms: Math.round(ms) },
-      'request',
-    );
+    accessLog({ requestId: id, method: c.req.method, path: c.req.path, status, ms: Math.round(ms) });
   };
 }
