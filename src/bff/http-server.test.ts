@@ -79,6 +79,8 @@ describe('over real HTTP', () => {
         expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
         expect(res.headers.get('permissions-policy')).toContain('camera=()');
         expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+        if (new URL(res.url).pathname.startsWith('/api/'))
+          expect(res.headers.get('cache-control')).toBe('no-store');
         // Over plain HTTP, not behind a trusted proxy: no HSTS.
         expect(res.headers.get('strict-transport-security')).toBeNull();
         await res.arrayBuffer();

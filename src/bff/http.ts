@@ -15,6 +15,18 @@ export async function readJson(c: Context): Promise<unknown> {
   });
 }
 
+/**
+ * A header for whatever answer this request gets, errors included. Served by Node, it goes straight on the Node
+ * response, as the security headers do (headers the answer sets itself still win); `c.header` would build a
+ * Fetch Headers object for the answer and validate each value, a cost on every request for fixed values
+ * (docs/decisions/005-lean-hot-path.md). In-process (`app.request`) it is `c.header`.
+ */
+export function answerHeader(c: Context, name: string, value: string): void {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing) outgoing.setHeader(name, value);
+  else c.header(name, value);
+}
+
 /** 405 with the Allow header RFC 9110 requires. */
 export function methodNotAllowed(allow: string, message: string) {
   return (c: Context): never => {

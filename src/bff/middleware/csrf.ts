@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppContext, AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
+import { answerHeader } from '../http.ts';
 
 /**
  * Where CSRF is checked: every /api call carries a custom header a cross-site form or image cannot send, and
@@ -15,7 +16,7 @@ export const csrf: MiddlewareHandler<AppEnv> = async (c, next) => {
   ) {
     throw new ApiError(403, 'csrf', 'This request did not come from the PropLens app.');
   }
-  c.header('Cache-Control', 'no-store');
+  answerHeader(c, 'Cache-Control', 'no-store');
   await next();
 };
 

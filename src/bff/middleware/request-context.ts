@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
 import type { AppEnv } from '../context.ts';
+import { answerHeader } from '../http.ts';
 import { accessLogger } from '../logger.ts';
 import type { BffMetrics } from '../metrics.ts';
 
@@ -58,7 +59,7 @@ export function requestContext({
     let id = c.req.header('x-request-id');
     if (!id || id.length > REQUEST_ID_MAX || /[^\w\-=]/.test(id)) id = randomUUID();
     c.set('requestId', id);
-    c.header('X-Request-Id', id);
+    answerHeader(c, 'X-Request-Id', id);
     const env = c.env as { incoming?: { socket?: unknown } } | undefined;
     c.set('https', isHttps(env?.incoming, c.req.url, c.req.header('x-forwarded-proto'), trustProxy));
     // Errors never escape next(): the app's error handler has already turned them into c.res.
