@@ -390,6 +390,36 @@ const ADDED_LABEL: Partial<Record<MatchPart, string>> = {
   zip: 'ZIP ',
 };
 
+/** The record side of a match from a property record: its address, its city and its identifiers. */
+export interface RecordForMatch {
+  id: string;
+  address: string;
+  attributes: { city?: string | null; parcelNumber?: string | null };
+}
+
+/**
+ * explainMatch against a property record, the same way everywhere (the BFF's answer to a search, a review
+ * row in the browser): the property ID or parcel number typed instead of an address is not a correction.
+ */
+export function explainRecordMatch(typed: string, record: RecordForMatch): MatchExplanation | null {
+  return explainMatch(typed, {
+    address: record.address,
+    city: record.attributes.city,
+    identifiers: [record.id, record.attributes.parcelNumber],
+  });
+}
+
+/**
+ * How the record's address relates to what was typed, in one word: as typed (up to case, punctuation and
+ * standard abbreviations), corrected (worth a second look), or completed (parts only added or left out).
+ */
+export type MatchKind = 'as_typed' | 'corrected' | 'completed';
+
+export function matchKind(explanation: Pick<MatchExplanation, 'changes'> | null): MatchKind {
+  if (!explanation) return 'as_typed';
+  return explanation.changes.some((c) => c.kind === 'corrected') ? 'corrected' : 'completed';
+}
+
 /** One line: "corrected: Congres → Congress, Austn → Austin; added: ZIP 78701". */
 export function describeMatch(explanation: Pick<MatchExplanation, 'changes'>): string {
   const groups: [MatchChange['kind'], string[]][] = [

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import {
-  explainMatch,
+  explainRecordMatch,
   LANE_HEADER,
   type Lane,
   type ResolveResponse,
@@ -44,11 +44,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
       rateLimit: await deps.upstream.rateLimit(session.keyHash),
       // Per request, not cached: the same record answers many spellings (the cache key folds case and
       // spacing), and each gets its own explanation.
-      match: explainMatch(address, {
-        address: property.address,
-        city: property.attributes.city,
-        identifiers: [property.id, property.attributes.parcelNumber],
-      }),
+      match: explainRecordMatch(address, property),
     } satisfies ResolveResponse);
   });
 

@@ -1,4 +1,4 @@
-import { describeMatch, type MatchExplanation } from '../../../../contract/index.ts';
+import { describeMatch, type MatchExplanation, matchKind } from '../../../../contract/index.ts';
 
 /**
  * Above the record when its address differs from what was typed beyond case, punctuation and standard
@@ -7,7 +7,7 @@ import { describeMatch, type MatchExplanation } from '../../../../contract/index
  * the explanation (src/contract/match.ts); this only shows it.
  */
 export function MatchNotice({ match }: { match: MatchExplanation }) {
-  const corrected = match.changes.some((c) => c.kind === 'corrected');
+  const corrected = matchKind(match) === 'corrected';
   const tone = corrected
     ? 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-100'
     : 'border-slate-300 bg-slate-50 text-slate-900 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100';

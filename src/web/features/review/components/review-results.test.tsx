@@ -188,7 +188,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     const cells = within(table())
       .getAllByRole('row')
       .slice(1)
-      .map((r) => within(r).getAllByRole('cell')[5]?.textContent);
+      .map((r) => within(r).getAllByRole('cell')[6]?.textContent);
     expect(cells.length).toBeGreaterThan(0);
     expect(new Set(cells)).toEqual(new Set(['City Building Permits']));
 
@@ -264,7 +264,15 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     let dialog = screen.getByRole('dialog', { name: '233 Wacker Dr' });
     expect(within(dialog).getByRole('heading', { name: '233 S WACKER DR, CHICAGO, IL' })).toBeInTheDocument();
     expect(within(dialog).getByText('Low confidence')).toBeInTheDocument();
+    // What the service added to the address as given, as the search page says it.
+    expect(within(dialog).getByRole('region', { name: 'How the address was matched' })).toHaveTextContent(
+      'Matched, with parts the service added',
+    );
     await user.click(within(dialog).getByRole('button', { name: 'Close' }));
+    const wacker = within(table())
+      .getByRole('button', { name: '233 Wacker Dr' })
+      .closest('tr') as HTMLElement;
+    expect(within(wacker).getByText('Parts added')).toBeInTheDocument();
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
 
     await user.click(within(table()).getByRole('button', { name: '100 Main St' }));

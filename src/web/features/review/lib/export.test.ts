@@ -38,6 +38,8 @@ describe('buildExport', () => {
       'input',
       'outcome',
       'matched_address',
+      'match',
+      'match_changes',
       'property_id',
       'source',
       'source_kind',
@@ -68,6 +70,26 @@ describe('buildExport', () => {
       candidates: '10 Oak Rd',
       error_code: 'not_found',
     });
+  });
+});
+
+describe('buildExport: how each record matched what was given', () => {
+  it('says as given, corrected (with the corrections) or parts added, and nothing without a record', () => {
+    const property = makeProperty();
+    const rows = [
+      makeRow(0, { input: '1100 congress avenue, austin tx 78701', property }),
+      makeRow(1, { input: '1100 Congres Ave, Austn TX', property }),
+      makeRow(2, { input: '1100 Congress Ave, Austin, TX', property }),
+      makeRow(3, { input: '9 Nowhere Rd', outcome: 'not_found' }),
+    ];
+    const t = buildExport(review, rows, NOW);
+    expect(t.records.map((r) => r.match)).toEqual(['as_typed', 'corrected', 'completed', null]);
+    expect(t.records[0]?.match_changes).toBeNull();
+    expect(t.records[1]?.match_changes).toMatch(
+      /corrected: Congres → Congress, Austn → Austin; added: ZIP 78701/,
+    );
+    expect(t.records[2]?.match_changes).toBe('added: ZIP 78701');
+    expect(t.records[3]?.match_changes).toBeNull();
   });
 });
 

@@ -1,5 +1,10 @@
 import Papa from 'papaparse';
-import type { PropertyAttributes } from '../../../../contract/index.ts';
+import {
+  describeMatch,
+  explainRecordMatch,
+  matchKind,
+  type PropertyAttributes,
+} from '../../../../contract/index.ts';
 import { ageInDays } from '../../property/lib/verification.ts';
 import type { Review, ReviewRow } from '../model.ts';
 
@@ -14,6 +19,8 @@ export const CORE_COLUMNS = [
   'input',
   'outcome',
   'matched_address',
+  'match',
+  'match_changes',
   'property_id',
   'source',
   'source_kind',
@@ -70,10 +77,13 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
     .sort((a, b) => a.index - b.index)
     .map((r): ExportRecord => {
       const p = r.property;
+      const explanation = p ? explainRecordMatch(r.input, p) : undefined;
       const rec: ExportRecord = {
         input: r.input,
         outcome: r.outcome,
         matched_address: p?.address ?? null,
+        match: explanation === undefined ? null : matchKind(explanation),
+        match_changes: explanation ? describeMatch(explanation) : null,
         property_id: p?.id ?? null,
         source: p?.source ?? null,
         source_kind: p?.sourceKind ?? null,

@@ -1,4 +1,4 @@
-import type { Confidence } from '../../../../contract/index.ts';
+import type { Confidence, MatchKind } from '../../../../contract/index.ts';
 import type { FreshnessTier } from '../../property/lib/verification.ts';
 import type { RowOutcome } from '../model.ts';
 import {
@@ -6,6 +6,7 @@ import {
   type AgeBin,
   CONFIDENCE_TEXT,
   inAgeBin,
+  MATCH_TEXT,
   OUTCOME_TEXT,
   type ResultRow,
   TIER_TEXT,
@@ -18,6 +19,8 @@ import {
 export interface ResultFilters {
   outcome: RowOutcome | null;
   confidence: Confidence | null;
+  /** How the record's address relates to what was given. */
+  match: MatchKind | null;
   /**
    * A source by name, the chart's "other sources" bar (several names under one label), or with `byKind`
    * a kind of source (names are then source kinds: assessor, mls, ...; '' for records of no stated kind).
@@ -32,6 +35,7 @@ export interface ResultFilters {
 export const NO_FILTERS: ResultFilters = {
   outcome: null,
   confidence: null,
+  match: null,
   source: null,
   tier: null,
   ageBin: null,
@@ -49,6 +53,7 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
     const p = r.row.property;
     if (f.outcome && r.row.outcome !== f.outcome) return false;
     if (f.confidence && p?.confidence !== f.confidence) return false;
+    if (f.match && r.match !== f.match) return false;
     if (names && !(p && names.has(f.source?.byKind ? (p.sourceKind ?? '') : p.source))) return false;
     if (f.tier && r.tier !== f.tier) return false;
     if (bin && (r.ageDays === null || !inAgeBin(bin, r.ageDays))) return false;
@@ -65,6 +70,7 @@ export function describeFilters(f: ResultFilters): { key: keyof ResultFilters; t
   const out: { key: keyof ResultFilters; text: string }[] = [];
   if (f.outcome) out.push({ key: 'outcome', text: `Outcome: ${OUTCOME_TEXT[f.outcome]}` });
   if (f.confidence) out.push({ key: 'confidence', text: `Confidence: ${CONFIDENCE_TEXT[f.confidence]}` });
+  if (f.match) out.push({ key: 'match', text: `Match: ${MATCH_TEXT[f.match]}` });
   if (f.source)
     out.push({ key: 'source', text: `${f.source.byKind ? 'Kind of source' : 'Source'}: ${f.source.label}` });
   if (f.tier) out.push({ key: 'tier', text: `Age tier: ${TIER_TEXT[f.tier]}` });

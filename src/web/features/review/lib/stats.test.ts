@@ -198,3 +198,29 @@ describe('filterRows', () => {
     expect(describeFilters(clearFilter(f, 'confidence')).map((d) => d.key)).toEqual(['ageBin', 'text']);
   });
 });
+
+describe('how each record matched what was given', () => {
+  it('is worked out once per row and can be filtered on, with a chip that says so', () => {
+    const property = makeProperty();
+    const rows = toResultRows(
+      [
+        makeRow(0, { input: '1100 Congress Ave, Austin, TX 78701', property }),
+        makeRow(1, { input: '1100 Congres Ave, Austn TX', property }),
+        makeRow(2, { input: '1100 Congress Ave, Austin, TX', property: makeProperty() }),
+        makeRow(3, { input: '9 Nowhere Rd', outcome: 'not_found' }),
+      ],
+      NOW,
+    );
+    expect(rows.map((r) => r.match)).toEqual(['as_typed', 'corrected', 'completed', null]);
+    expect(rows[1]?.explanation?.changes.map((c) => `${c.typed} → ${c.matched}`)).toContain(
+      'Congres → Congress',
+    );
+    // The same row derived again (a review in progress re-renders) gives the same explanation object.
+    const again = toResultRows([rows[1]?.row as never], NOW);
+    expect(again[0]?.explanation).toBe(rows[1]?.explanation);
+
+    const corrected = { ...NO_FILTERS, match: 'corrected' as const };
+    expect(filterRows(rows, corrected).map((r) => r.row.index)).toEqual([1]);
+    expect(describeFilters(corrected)).toEqual([{ key: 'match', text: 'Match: Corrected' }]);
+  });
+});

@@ -1,4 +1,11 @@
-import type { Confidence } from '../../../../contract/index.ts';
+import {
+  type Confidence,
+  explainRecordMatch,
+  type MatchExplanation,
+  type MatchKind,
+  matchKind,
+  type Property,
+} from '../../../../contract/index.ts';
 // The record view's tier rules are the product's shared vocabulary: reused, never copied (brief: the review
 // feature may import features/property's verification lib and badges).
 import {
@@ -10,12 +17,19 @@ import {
 } from '../../property/lib/verification.ts';
 import type { ReviewRow, RowOutcome } from '../model.ts';
 
-/** A review row with what every view derives from it once: the verification's age and tier. */
+/**
+ * A review row with what every view derives from it once: the verification's age and tier, and how the
+ * record's address relates to what was given (as the search page explains it).
+ */
 export interface ResultRow {
   row: ReviewRow;
   /** Whole days since the record was last verified; null without a record. */
   ageDays: number | null;
   tier: FreshnessTier | null;
+  /** Null without a record. */
+  match: MatchKind | null;
+  /** What was corrected or added; null when the record has the address as given (or there is no record). */
+  explanation: MatchExplanation | null;
 }
 
 export const OUTCOMES: readonly RowOutcome[] = ['matched', 'not_found', 'ambiguous', 'failed', 'pending'];
@@ -30,15 +44,43 @@ export const OUTCOME_TEXT: Record<RowOutcome, string> = {
   pending: 'Pending',
 };
 export const CONFIDENCE_TEXT: Record<Confidence, string> = { high: 'High', medium: 'Medium', low: 'Low' };
-export const TIER_TEXT: Record<FreshnessTier, string> = { fresh: 'Fresh', ageing: 'Ageing', stale: 'Stale' };
+export const TIER_TEXT: Record<FreshnessTier, string> = { fresh: 'Fresh', ageing: 'Aging', stale: 'Stale' };
+export const MATCHES: readonly MatchKind[] = ['as_typed', 'corrected', 'completed'];
+export const MATCH_TEXT: Record<MatchKind, string> = {
+  as_typed: 'As given',
+  corrected: 'Corrected',
+  completed: 'Parts added',
+};
+
+/**
+ * Explanations by record: the rows are derived again as a review runs, and a corrected address's explanation
+ * (a word alignment) is worth computing once per row.
+ */
+const explained = new WeakMap<Property, { input: string; explanation: MatchExplanation | null }>();
+
+function explain(input: string, property: Property): MatchExplanation | null {
+  const known = explained.get(property);
+  if (known?.input === input) return known.explanation;
+  const explanation = explainRecordMatch(input, property);
+  explained.set(property, { input, explanation });
+  return explanation;
+}
 
 /** Rows in input order, each with its age and tier as of `now` (the reader's calendar day). */
 export function toResultRows(rows: readonly ReviewRow[], now: Date): ResultRow[] {
   return [...rows]
     .sort((a, b) => a.index - b.index)
     .map((row) => {
-      const ageDays = row.property ? ageInDays(row.property.lastVerified, now) : null;
-      return { row, ageDays, tier: ageDays === null ? null : tierFor(ageDays) };
+      const p = row.property;
+      const ageDays = p ? ageInDays(p.lastVerified, now) : null;
+      const explanation = p ? explain(row.input, p) : null;
+      return {
+        row,
+        ageDays,
+        tier: ageDays === null ? null : tierFor(ageDays),
+        match: p ? matchKind(explanation) : null,
+        explanation,
+      };
     });
 }
 

@@ -1,7 +1,16 @@
 import { useId } from 'react';
-import type { Confidence } from '../../../../../contract/index.ts';
+import type { Confidence, MatchKind } from '../../../../../contract/index.ts';
 import type { FreshnessTier } from '../../../property/lib/verification.ts';
-import { CONFIDENCE_TEXT, CONFIDENCES, OUTCOME_TEXT, OUTCOMES, TIER_TEXT, TIERS } from '../../lib/stats.ts';
+import {
+  CONFIDENCE_TEXT,
+  CONFIDENCES,
+  MATCH_TEXT,
+  MATCHES,
+  OUTCOME_TEXT,
+  OUTCOMES,
+  TIER_TEXT,
+  TIERS,
+} from '../../lib/stats.ts';
 import { describeFilters, type ResultFilters } from '../../lib/stats-filters.ts';
 import type { RowOutcome } from '../../model.ts';
 
@@ -31,7 +40,7 @@ export function ResultFiltersBar({
         ? (filters.source.names[0] ?? ANY)
         : GROUP;
   return (
-    <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6 print:hidden">
+    <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-7 print:hidden">
       <div className="col-span-2 sm:col-span-3 lg:col-span-2">
         <label htmlFor={`${id}-text`} className={LABEL}>
           Search results
@@ -59,6 +68,24 @@ export function ResultFiltersBar({
           {OUTCOMES.map((o) => (
             <option key={o} value={o}>
               {OUTCOME_TEXT[o]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label htmlFor={`${id}-match`} className={LABEL}>
+          Match
+        </label>
+        <select
+          id={`${id}-match`}
+          value={filters.match ?? ANY}
+          onChange={(e) => onChange({ match: (e.target.value || null) as MatchKind | null })}
+          className={FIELD}
+        >
+          <option value={ANY}>All matches</option>
+          {MATCHES.map((m) => (
+            <option key={m} value={m}>
+              {MATCH_TEXT[m]}
             </option>
           ))}
         </select>

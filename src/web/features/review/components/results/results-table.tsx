@@ -10,10 +10,11 @@ import {
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, type ReactNode, useRef, useState } from 'react';
+import { describeMatch } from '../../../../../contract/index.ts';
 import { confidenceText, sourceKindText } from '../../../property/components/badges.tsx';
 import { relativeAge } from '../../../property/lib/verification.ts';
 import { CONFIDENCE_RANK, MAX_COMPARE } from '../../lib/compare.ts';
-import { OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from '../../lib/stats.ts';
+import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from '../../lib/stats.ts';
 import type { RowOutcome } from '../../model.ts';
 
 /** Rows are one line high, so the virtualiser needs no measuring and scrolling 10,000 rows stays smooth. */
@@ -22,6 +23,8 @@ export const ROW_HEIGHT = 44;
 const OUTCOME_ORDER: Record<RowOutcome, number> = Object.fromEntries(
   OUTCOMES.map((o, i) => [o, i]),
 ) as Record<RowOutcome, number>;
+
+const MATCH_ORDER = Object.fromEntries(MATCHES.map((m, i) => [m, i])) as Record<string, number>;
 
 const OUTCOME_ICON: Record<RowOutcome, string> = {
   matched: 'M5 10.5l3 3 7-7',
@@ -130,6 +133,24 @@ const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
     cell: ({ row: { original: r } }) => <OutcomeCell outcome={r.row.outcome} />,
   },
   {
+    id: 'match',
+    header: 'Match',
+    accessorFn: (r) => (r.match ? MATCH_ORDER[r.match] : undefined),
+    sortUndefined: 'last',
+    cell: ({ row: { original: r } }) =>
+      r.match ? (
+        <span
+          className={`block truncate ${r.match === 'corrected' ? 'font-medium text-amber-800 dark:text-amber-300' : ''}`}
+          data-match={r.match}
+          title={r.explanation ? describeMatch(r.explanation) : 'The record has the address as given'}
+        >
+          {MATCH_TEXT[r.match]}
+        </span>
+      ) : (
+        none
+      ),
+  },
+  {
     id: 'confidence',
     header: 'Confidence',
     accessorFn: (r) => (r.row.property ? CONFIDENCE_RANK[r.row.property.confidence] : undefined),
@@ -206,11 +227,12 @@ export function useResultsTable({
 
 const WIDTHS: Record<string, string> = {
   select: 'w-11',
-  input: 'w-[24%]',
-  address: 'w-[26%]',
+  input: 'w-[22%]',
+  address: 'w-[25%]',
   outcome: 'w-32',
+  match: 'w-28',
   confidence: 'w-28',
-  source: 'w-[17%]',
+  source: 'w-[15%]',
   verified: 'w-48',
 };
 
@@ -293,7 +315,7 @@ export function ResultsTable({
       <table
         aria-labelledby={labelledBy}
         aria-rowcount={rows.length + 1}
-        className="w-full min-w-[56rem] table-fixed border-collapse text-sm"
+        className="w-full min-w-[63rem] table-fixed border-collapse text-sm"
       >
         <colgroup>
           {table.getVisibleLeafColumns().map((c) => (

@@ -1,9 +1,10 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { Button } from '../../../../components/ui/button.tsx';
+import { MatchNotice } from '../../../property/components/match-notice.tsx';
 import { PropertyRecord } from '../../../property/components/property-record.tsx';
 import { MIN_COMPARE } from '../../lib/compare.ts';
-import { OUTCOME_TEXT, type ResultRow } from '../../lib/stats.ts';
+import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from '../../lib/stats.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
@@ -57,6 +58,7 @@ export function RowDetails({ result, onClose, now }: { result: ResultRow; onClos
         <div className="min-w-0">
           <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
             Row {row.index + 1} · {OUTCOME_TEXT[row.outcome]}
+            {result.match && result.match !== 'as_typed' ? ` · ${MATCH_TEXT[result.match]}` : ''}
           </p>
           <h2 id={titleId} className="break-words text-lg font-semibold">
             {row.input}
@@ -69,7 +71,10 @@ export function RowDetails({ result, onClose, now }: { result: ResultRow; onClos
       </div>
       <div className="space-y-4 p-4 sm:p-6">
         {row.property ? (
-          <PropertyRecord property={row.property} now={now} />
+          <>
+            {result.explanation ? <MatchNotice match={result.explanation} /> : null}
+            <PropertyRecord property={row.property} now={now} />
+          </>
         ) : row.outcome === 'pending' ? (
           <p>This address has not been looked up yet.</p>
         ) : row.outcome === 'failed' ? (
