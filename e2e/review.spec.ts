@@ -8,8 +8,11 @@ import { expectNoAxeViolations, referenceRecords, signInWithDemoKey } from './su
 
 async function openReviews(page: Page) {
   await signInWithDemoKey(page);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('link', { name: 'Review' }).click();
   await expect(page.getByRole('heading', { name: 'Review many addresses' })).toBeVisible();
+  // The way back to single-address search is in the header too.
+  await expect(nav.getByRole('link', { name: 'Search' })).toHaveAttribute('href', '/search');
 }
 
 const progress = (page: Page) => page.getByRole('progressbar', { name: 'Review progress' });

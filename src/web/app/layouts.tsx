@@ -126,6 +126,9 @@ export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
   );
 }
 
+const NAV_LINK =
+  'rounded-md px-2 py-1 text-teal-800 underline-offset-4 hover:underline aria-[current=page]:underline dark:text-teal-300';
+
 /** The header of a signed-in page: who is signed in, on which plan, what is left of the rate limit. */
 export function AccountHeader({ account, extra }: { account: Account; extra?: ReactNode }) {
   const navigate = useNavigate();
@@ -133,11 +136,11 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
   const session = useQuery(sessionQueryOptions()).data;
   return (
     <SiteHeader>
-      <nav aria-label="Main" className="text-sm font-semibold">
-        <NavLink
-          to="/review"
-          className="rounded-md px-2 py-1 text-teal-800 underline-offset-4 hover:underline aria-[current=page]:underline dark:text-teal-300"
-        >
+      <nav aria-label="Main" className="flex gap-1 text-sm font-semibold">
+        <NavLink to="/search" className={NAV_LINK}>
+          Search
+        </NavLink>
+        <NavLink to="/review" className={NAV_LINK}>
           Review
         </NavLink>
       </nav>

@@ -197,6 +197,14 @@ describe('ambiguous candidates', () => {
     expect(location.search).toBe('?address=100+Main+St%2C+Dallas%2C+TX');
   });
 
+  it('leaves the state open when the listed matches share one but more are not listed yet', () => {
+    fakeApi({});
+    const alaska = CANDIDATES.filter((c) => c.address.includes(', AK '));
+    render(alaska, 8266);
+    const form = screen.getByRole('form', { name: 'Narrow down' });
+    expect(within(form).getByLabelText('State')).toHaveValue('');
+  });
+
   it('without a total, offers more only when the list looks cut (ten or more)', async () => {
     fakeApi({});
     const { unmount } = render(CANDIDATES, null);

@@ -162,7 +162,12 @@ export function AmbiguousCandidates({
         </p>
       </Alert>
       {oneStreet && (places.size > 1 || count > all.length) ? (
-        <NarrowForm street={street} initialState={states.size === 1 ? ([...states][0] ?? '') : ''} />
+        // The state is filled in only when every match is listed and all are in it: a first page from one
+        // state says nothing about the rest.
+        <NarrowForm
+          street={street}
+          initialState={states.size === 1 && count === all.length ? ([...states][0] ?? '') : ''}
+        />
       ) : null}
       {all.length > 0 ? (
         <>
@@ -188,14 +193,16 @@ export function AmbiguousCandidates({
             ))}
           </div>
           {canShowMore ? (
-            <Button
-              variant="secondary"
-              onClick={showMore}
-              disabled={pages.isFetching}
-              aria-describedby={statusId}
-            >
-              {pages.isFetching ? 'Loading more…' : 'Show more'}
-            </Button>
+            <div>
+              <Button
+                variant="secondary"
+                onClick={showMore}
+                disabled={pages.isFetching}
+                aria-describedby={statusId}
+              >
+                {pages.isFetching ? 'Loading more…' : 'Show more'}
+              </Button>
+            </div>
           ) : null}
           {pages.isError ? (
             <p role="alert" className="text-sm">

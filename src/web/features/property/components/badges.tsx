@@ -148,7 +148,7 @@ const TIER = {
     tone: 'border-sky-300 bg-sky-50 text-sky-900 dark:border-sky-700 dark:bg-sky-950 dark:text-sky-100',
   },
   ageing: {
-    label: 'ageing',
+    label: 'aging',
     tone: 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-600 dark:bg-amber-950 dark:text-amber-100',
   },
   stale: {
@@ -164,7 +164,7 @@ export function VerificationBadge({ lastVerified, days }: { lastVerified: string
     <Tooltip
       label={
         <>
-          Last verified on {longDate(lastVerified)}. Fresh: within {FRESH_MAX_DAYS} days; ageing: within{' '}
+          Last verified on {longDate(lastVerified)}. Fresh: within {FRESH_MAX_DAYS} days; aging: within{' '}
           {AGEING_MAX_DAYS} days; stale: older.
         </>
       }

@@ -54,7 +54,9 @@ describe('the record', () => {
   ])('puts a record verified on %s in the %s tier', (date, tier, text) => {
     const { container } = render(<PropertyRecord property={record({ lastVerified: date })} now={now} />);
     expect(container.querySelector(`[data-tier="${tier}"]`)).toHaveTextContent(text);
-    expect(container.querySelector(`[data-tier="${tier}"]`)).toHaveTextContent(`(${tier})`);
+    expect(container.querySelector(`[data-tier="${tier}"]`)).toHaveTextContent(
+      `(${tier === 'ageing' ? 'aging' : tier})`,
+    );
   });
 
   it('sums reliability up in one sentence, with a warning when stale or low', () => {

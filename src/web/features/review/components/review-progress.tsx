@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
 import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
-import { describeEta, formatRate, lookupsPerMinute } from '../lib/eta.ts';
+import { describeEta, lookupsPerMinute } from '../lib/eta.ts';
 import type { ReviewRunner, RunSnapshot } from '../lib/runner.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -138,8 +138,7 @@ export function ReviewProgress({ runner, snapshot }: { runner: ReviewRunner; sna
         <StatusLine snapshot={snapshot} />
         {running && snapshot.recentPerMinute > 0 ? (
           <p className="text-xs text-slate-600 dark:text-slate-400">
-            Going at {formatRate(snapshot.recentPerMinute)} just now. Addresses already looked up in the last
-            few minutes come back at once.
+            Addresses looked up in the last few minutes come back at once, so it may finish sooner.
           </p>
         ) : null}
         {snapshot.review.skippedBlank > 0 ? (

@@ -235,7 +235,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(cols[2]).toHaveTextContent('Most reliable');
     expect(cols[2]).toHaveTextContent('Medium confidence');
     expect(comparison).toHaveTextContent(
-      '4 OAK RD, AUSTIN, TX is the most reliable: it has medium confidence; the others have low confidence.',
+      '4 OAK RD, AUSTIN, TX is the most reliable: it has medium confidence; the other has low confidence.',
     );
     // Differences are said in words, not only tinted.
     const bedrooms = within(comparison).getByRole('rowheader', { name: /Bedrooms/ });

@@ -12,7 +12,7 @@ describe('mostReliable', () => {
     expect(v.best).toEqual(['b']);
     expect(v.decidedBy).toBe('confidence');
     expect(v.reason).toBe(
-      '2 B St is the most reliable: it has high confidence; the others have medium confidence.',
+      '2 B St is the most reliable: it has high confidence; the other has medium confidence.',
     );
   });
 
@@ -23,7 +23,7 @@ describe('mostReliable', () => {
     expect(v.best).toEqual(['b']);
     expect(v.decidedBy).toBe('recency');
     expect(v.reason).toBe(
-      `2 B St is the most reliable: 1 A St and 2 B St all have medium confidence, and it was verified more recently (${longDate('2026-10-02')}, against ${longDate('2026-10-01')} at best for the others).`,
+      `2 B St is the most reliable: 1 A St and 2 B St both have medium confidence, and it was verified more recently (${longDate('2026-10-02')}, against ${longDate('2026-10-01')} for the other).`,
     );
   });
 

@@ -95,11 +95,13 @@ export function mostReliable(properties: readonly Property[]): ReliabilityVerdic
     return {
       best: [w.id],
       decidedBy: 'confidence',
-      reason: `${winner(w)}: it has ${confidenceText(w.confidence).toLowerCase()}; the others have ${others.join(' or ')}.`,
+      reason: `${winner(w)}: it has ${confidenceText(w.confidence).toLowerCase()}; ${
+        properties.length === 2 ? 'the other has' : 'the others have'
+      } ${others.join(' or ')}.`,
     };
   }
 
-  const sameConfidence = `${listAddresses(byConfidence)} all have ${confidenceText(
+  const sameConfidence = `${listAddresses(byConfidence)} ${byConfidence.length === 2 ? 'both' : 'all'} have ${confidenceText(
     (byConfidence[0] as Property).confidence,
   ).toLowerCase()}`;
   // ISO calendar dates compare correctly as strings.
@@ -116,7 +118,7 @@ export function mostReliable(properties: readonly Property[]): ReliabilityVerdic
       decidedBy: 'recency',
       reason: `${winner(w)}: ${sameConfidence}, and it was verified more recently (${longDate(
         w.lastVerified,
-      )}, against ${longDate(next)} at best for the others).`,
+      )}, against ${longDate(next)}${byConfidence.length === 2 ? ' for the other' : ' at best for the others'}).`,
     };
   }
 

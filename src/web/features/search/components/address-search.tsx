@@ -53,6 +53,16 @@ export interface AddressSearchProps {
  * browser's recent searches. Arrows move, Enter picks or searches, Escape closes then clears, and "/"
  * focuses it from anywhere on the page.
  */
+/**
+ * On a touch screen the on-screen keyboard would cover the answer: the field lets go once a search is sent,
+ * its text shown from the start. With a keyboard and mouse it keeps focus, for the next search.
+ */
+function leaveFieldOnTouch(input: HTMLInputElement | null) {
+  if (!input || !window.matchMedia?.('(pointer: coarse)').matches) return;
+  input.blur();
+  input.scrollLeft = 0;
+}
+
 export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: AddressSearchProps) {
   const [text, setText] = useState(value);
   const [open, setOpen] = useState(false);
@@ -113,6 +123,7 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
     setText(o.address);
     if (o.kind === 'match') onPick(o.property);
     else onSubmit(o.address);
+    leaveFieldOnTouch(inputRef.current);
   };
 
   const submit = (e: FormEvent) => {
@@ -123,7 +134,10 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
     setEmptySubmit(text.trim() === '');
     setTyped(false);
     if (text.trim() === '') inputRef.current?.focus();
-    else onSubmit(text);
+    else {
+      onSubmit(text);
+      leaveFieldOnTouch(inputRef.current);
+    }
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
@@ -262,8 +276,13 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
         </p>
       ) : null}
       <p id={ids.hint} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
-        Street, city and state, or ZIP code; spelling and abbreviations need not be exact. Press{' '}
-        <kbd className="rounded border border-slate-300 px-1 dark:border-slate-600">/</kbd> to jump here.
+        Street, city and state, or ZIP code; spelling and abbreviations need not be exact.
+        {/* A keyboard shortcut means nothing on a touch screen. */}
+        <span className="pointer-coarse:hidden">
+          {' '}
+          Press <kbd className="rounded border border-slate-300 px-1 dark:border-slate-600">/</kbd> to jump
+          here.
+        </span>
       </p>
       <p className="sr-only" aria-live="polite">
         {expanded ? `${options.length} suggestion${options.length === 1 ? '' : 's'} available.` : ''}

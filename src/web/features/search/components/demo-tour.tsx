@@ -114,7 +114,7 @@ export function DemoTour({
           Demo tour
         </h2>
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
-          The showcase searches of the demo data, in order. Each is a link.
+          The showcase searches of the demo data, in order: select one to run it.
         </p>
         {steps}
       </section>
