@@ -137,6 +137,33 @@ describe('search', () => {
     expect(field).toHaveAttribute('aria-expanded', 'false');
   });
 
+  it('pauses suggestions when few lookups are left, and says so; Search still works', async () => {
+    const low = { limit: 60, remaining: 6, resetAt: new Date(Date.now() + 30_000).toISOString() };
+    const api = fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/search': () => json({ items: [property(CONGRESS)], rateLimit: low }),
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit: low }),
+    });
+    renderRoutes(routes, '/search');
+    const field = await screen.findByRole('combobox', { name: 'Address' });
+    // A search tells the page how many lookups are left: 6 of 60, at the reserve.
+    await userEvent.type(field, `${CONGRESS}{Enter}`);
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(
+      screen.getByText(/Suggestions are paused to save your last lookups; Search still works\./),
+    ).toBeVisible();
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    await userEvent.clear(field);
+    await userEvent.type(field, '1102 congress');
+    // Well past the pause in typing that would otherwise ask for suggestions.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(2000);
+    });
+    expect(api.calls.filter((c) => c.url.pathname === '/api/properties/search')).toHaveLength(0);
+    expect(screen.queryByRole('listbox', { name: 'Suggestions' })).not.toBeInTheDocument();
+  });
+
   it('clears recent searches on request', async () => {
     localStorage.setItem(
       'proplens.recent-searches',

@@ -10,13 +10,23 @@ import {
 } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { searchQueryOptions } from '../api/search-properties.ts';
 import { useRecentSearches } from '../lib/recent-searches.ts';
 
 type Option = { kind: 'recent'; address: string } | { kind: 'match'; address: string; property: Property };
 
-const DEBOUNCE_MS = 250;
+/** Suggestions cost lookups from the plan: asked for after a pause in typing, not at every keystroke. */
+const DEBOUNCE_MS = 400;
 const MIN_CHARS = 3;
+
+/**
+ * Lookups kept for searches the person sends: below this many left in the window, suggestions pause (a tenth
+ * of the limit, at least three).
+ */
+export function suggestionReserve(limit: number): number {
+  return Math.max(3, Math.ceil(limit / 10));
+}
 
 function useDebounced<T>(value: T, ms: number): T {
   const [debounced, setDebounced] = useState(value);
@@ -93,8 +103,15 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
     return () => document.removeEventListener('keydown', onKey);
   }, []);
 
+  const rate = useRateLimit();
+  const saving = rate !== null && rate.remaining <= suggestionReserve(rate.limit);
   const wantsMatches =
-    typed && open && debounced.length >= MIN_CHARS && debounced === text.trim() && debounced !== value.trim();
+    !saving &&
+    typed &&
+    open &&
+    debounced.length >= MIN_CHARS &&
+    debounced === text.trim() &&
+    debounced !== value.trim();
   const matches = useQuery({ ...searchQueryOptions(debounced), enabled: wantsMatches });
 
   const needle = text.trim().toLowerCase();
@@ -277,6 +294,9 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
       ) : null}
       <p id={ids.hint} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
         Street, city and state, or ZIP code; spelling and abbreviations need not be exact.
+        {saving
+          ? ' Suggestions are paused to save your last lookups; Search still works.'
+          : ' Suggestions count as lookups.'}
         {/* A keyboard shortcut means nothing on a touch screen. */}
         <span className="pointer-coarse:hidden">
           {' '}
