@@ -48,7 +48,7 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   const shown = resultsTable(page).locator('tbody tr[aria-rowindex]');
   const n = await shown.count();
   expect(n).toBeGreaterThan(0);
-  for (let i = 0; i < n; i++) await expect(shown.nth(i).locator('td').nth(4)).toHaveText(level);
+  for (let i = 0; i < n; i++) await expect(shown.nth(i).locator('td').nth(5)).toHaveText(level);
   await expectNoAxeViolations(page, 'review results, filtered from a chart');
   await chip.click();
   await expect(page.getByText(`Showing all ${lines.length} rows`)).toBeVisible();
