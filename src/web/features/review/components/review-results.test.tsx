@@ -1,6 +1,7 @@
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import Papa from 'papaparse';
+import { useState } from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Route, renderRoutes } from '../../../test/utils.tsx';
 import { generateRows, makeProperty, makeReview, makeRow } from '../lib/stats.fixtures.ts';
@@ -173,6 +174,25 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     await user.selectOptions(screen.getByRole('combobox', { name: 'Age tier' }), 'All ages');
     await user.type(screen.getByRole('searchbox', { name: 'Search results' }), 'elm');
     expect(shownInputs()).toEqual(['9 Elm St']);
+  });
+
+  it('switches the source chart to kinds once a running review has many sources, until the reviewer picks', () => {
+    const all = generateRows(120, 5);
+    let grow: (rows: ReviewRow[]) => void = () => {};
+    function Growing() {
+      const [rows, setRows] = useState(all.slice(0, 3));
+      grow = setRows;
+      return <ReviewResults review={review} rows={rows} now={NOW} />;
+    }
+    renderRoutes(<Route path="/review/:id" element={<Growing />} />, '/review/rev-1');
+    const sources = () => screen.getByRole('figure', { name: 'Records by source' });
+    expect(within(sources()).getByRole('radio', { name: 'Source' })).toBeChecked();
+    act(() => grow(all));
+    expect(within(sources()).getByRole('radio', { name: 'Kind of source' })).toBeChecked();
+    // The reviewer's pick stays as more rows come in.
+    act(() => within(sources()).getByRole('radio', { name: 'Source' }).click());
+    act(() => grow(generateRows(150, 6)));
+    expect(within(sources()).getByRole('radio', { name: 'Source' })).toBeChecked();
   });
 
   it('groups sources by kind when there are many, and filters by a kind', async () => {

@@ -329,9 +329,9 @@ export function SourceChart({
   const colours = dark ? DARK : LIGHT;
   const sourceCount = bySource.reduce((n, b) => n + b.sources.length, 0);
   // Many counties, each its own assessor: by name, most records fold into "other sources"; by kind reads.
-  const [group, setGroup] = useState<SourceGrouping>(() =>
-    sourceCount > MAX_NAMED_SOURCES + 1 ? 'kind' : 'source',
-  );
+  // Until the reviewer picks, this follows the review as its rows arrive (a running review starts small).
+  const [chosen, setGroup] = useState<SourceGrouping | null>(null);
+  const group = chosen ?? (sourceCount > MAX_NAMED_SOURCES + 1 ? 'kind' : 'source');
   const bars = group === 'kind' ? byKind : bySource;
   const isActive = (b: SourceBar) =>
     filters.source?.label === b.label && Boolean(filters.source.byKind) === (group === 'kind');
