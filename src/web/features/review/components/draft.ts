@@ -22,6 +22,8 @@ export function describePrepared(p: PreparedRows, extraBlank = 0): string {
   if (blank > 0) parts.push(`${plural(blank, 'blank line', 'blank lines')} skipped`);
   if (p.duplicates > 0) parts.push(`${plural(p.duplicates, 'repeat', 'repeats')} (looked up once)`);
   if (p.refused > 0)
-    parts.push(`${plural(p.refused, 'row', 'rows')} refused (over 512 characters or control characters)`);
+    parts.push(
+      `${plural(p.refused, 'row', 'rows')} refused (not an address, or over 512 characters): never sent`,
+    );
   return parts.join(' · ');
 }

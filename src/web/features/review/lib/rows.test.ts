@@ -47,6 +47,28 @@ describe('prepareRows', () => {
     expect(prepareRows(['x'.repeat(512)]).rows[0]?.outcome).toBe('pending');
   });
 
+  it('refuses web links and lines without a letter or digit the same way, before they spend a lookup', () => {
+    const out = prepareRows([
+      'https://zillow.com/homedetails/123',
+      'www.example.com/1-main-st',
+      '!!!!',
+      '78701',
+      'asdf',
+      '1 Main St',
+    ]);
+    expect(out.rows.map((r) => r.outcome)).toEqual([
+      'failed',
+      'failed',
+      'failed',
+      'pending',
+      'pending',
+      'pending',
+    ]);
+    expect(out.rows[0]?.error?.message).toBe('A web link, not a street address: paste the address itself.');
+    expect(out.rows[2]?.error?.message).toBe('No letters or numbers: not an address.');
+    expect(out.refused).toBe(3);
+  });
+
   it('refuses control characters the same way', () => {
     const out = prepareRows(['1 Main\u0007 St']);
     expect(out.rows[0]).toMatchObject({ outcome: 'failed', error: { code: 'bad_request' } });

@@ -12,7 +12,7 @@ export interface PreparedRows {
   rows: Omit<ReviewRow, 'reviewId'>[];
   /** Blank inputs skipped (not rows). */
   skippedBlank: number;
-  /** Rows refused before any lookup (too long, control characters): their own failed outcome. */
+  /** Rows refused before any lookup (too long, control characters, a web link, no letter or digit). */
   refused: number;
   /** Rows whose address repeats an earlier row: looked up once, kept in place. */
   duplicates: number;
@@ -22,8 +22,9 @@ export class InputError extends Error {}
 
 /**
  * Turns addresses as given into review rows. A blank input is skipped and counted; an input the contract
- * refuses (over 512 characters, control characters) becomes a failed row that is never sent, so every other
- * row still goes ahead; a repeat of an earlier address stays in place (the runner looks it up once).
+ * refuses (over 512 characters, control characters), a web link or a line without a letter or digit becomes a
+ * failed row that is never sent, so every other row still goes ahead; a repeat of an earlier address stays in
+ * place (the runner looks it up once).
  */
 export function prepareRows(inputs: Iterable<string>): PreparedRows {
   const rows: PreparedRows['rows'] = [];
@@ -44,7 +45,8 @@ export function prepareRows(inputs: Iterable<string>): PreparedRows {
     }
     const index = rows.length;
     const checked = AddressInput.safeParse(input);
-    if (!checked.success) {
+    const notAddress = checked.success ? notAnAddress(input) : null;
+    if (!checked.success || notAddress) {
       refused++;
       rows.push({
         index,
@@ -54,9 +56,10 @@ export function prepareRows(inputs: Iterable<string>): PreparedRows {
         error: {
           code: 'bad_request',
           message:
-            input.length > MAX_ADDRESS_LENGTH
+            notAddress ??
+            (input.length > MAX_ADDRESS_LENGTH
               ? `Longer than ${MAX_ADDRESS_LENGTH} characters: shorten it to the street address.`
-              : (checked.error.issues[0]?.message ?? 'That is not an address.'),
+              : (checked.error?.issues[0]?.message ?? 'That is not an address.')),
         },
       });
       continue;
@@ -67,6 +70,17 @@ export function prepareRows(inputs: Iterable<string>): PreparedRows {
     rows.push({ index, input, outcome: 'pending' });
   }
   return { rows, skippedBlank, refused, duplicates };
+}
+
+/**
+ * Lines that cannot be a street address whatever the service knows, refused before they spend a lookup: a web
+ * link, or a line with no letter or digit at all. Anything else (a bare street name, a ZIP) is looked up.
+ */
+function notAnAddress(input: string): string | null {
+  if (/^(https?:\/\/|www\.)/i.test(input) || input.includes('://'))
+    return 'A web link, not a street address: paste the address itself.';
+  if (!/[\p{L}\p{N}]/u.test(input)) return 'No letters or numbers: not an address.';
+  return null;
 }
 
 /** Pasted text: one address per line, any line ending. */
