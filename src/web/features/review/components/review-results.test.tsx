@@ -131,6 +131,14 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(summary).toHaveTextContent('by Harbor & Vale Realty');
   });
 
+  it('says how many distinct properties the records are when rows found the same one', () => {
+    renderResults([...ROWS, makeRow(8, { input: '1100 congress avenue', property: ROWS[0]?.property })]);
+    const summary = screen.getByRole('region', { name: 'Reliability summary' });
+    expect(within(summary).getByText('Records').closest('div')).toHaveTextContent(
+      '5of 9 addresses · 4 distinct properties',
+    );
+  });
+
   it('filters the table from a chart, shows a "filtered by" chip, and the chip clears it', async () => {
     const user = userEvent.setup();
     renderResults();

@@ -206,7 +206,7 @@ describe('how each record matched what was given', () => {
       [
         makeRow(0, { input: '1100 Congress Ave, Austin, TX 78701', property }),
         makeRow(1, { input: '1100 Congres Ave, Austn TX', property }),
-        makeRow(2, { input: '1100 Congress Ave, Austin, TX', property: makeProperty() }),
+        makeRow(2, { input: '1100 Congress Ave, Austin, TX', property: makeProperty({ id: 'prop-2' }) }),
         makeRow(3, { input: '9 Nowhere Rd', outcome: 'not_found' }),
       ],
       NOW,
@@ -221,6 +221,8 @@ describe('how each record matched what was given', () => {
 
     const corrected = { ...NO_FILTERS, match: 'corrected' as const };
     expect(filterRows(rows, corrected).map((r) => r.row.index)).toEqual([1]);
+    // Three rows, two properties (rows 0 and 1 found the same one).
+    expect(summarize(rows)).toMatchObject({ records: 3, properties: 2 });
     expect(describeFilters(corrected)).toEqual([{ key: 'match', text: 'Match: Corrected' }]);
   });
 });

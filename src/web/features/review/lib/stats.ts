@@ -89,6 +89,8 @@ export interface ReliabilitySummary {
   rows: number;
   /** Rows that came back with a record (matched). Confidence and age shares are of these. */
   records: number;
+  /** Distinct properties among the records: several rows (spellings of one address) can find the same one. */
+  properties: number;
   outcomes: Record<RowOutcome, number>;
   confidence: Record<Confidence, number>;
   tiers: Record<FreshnessTier, number>;
@@ -110,9 +112,11 @@ export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
   const confidence = { high: 0, medium: 0, low: 0 };
   const tiers = { fresh: 0, ageing: 0, stale: 0 };
   const ages: number[] = [];
+  const ids = new Set<string>();
   for (const r of results) {
     outcomes[r.row.outcome] += 1;
     if (r.row.property && r.ageDays !== null && r.tier !== null) {
+      ids.add(r.row.property.id);
       confidence[r.row.property.confidence] += 1;
       tiers[r.tier] += 1;
       ages.push(r.ageDays);
@@ -121,6 +125,7 @@ export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
   return {
     rows: results.length,
     records: ages.length,
+    properties: ids.size,
     outcomes,
     confidence,
     tiers,

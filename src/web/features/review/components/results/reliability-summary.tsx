@@ -41,7 +41,11 @@ export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; r
         <Figure
           label="Records"
           value={count(records)}
-          detail={`of ${count(summary.rows)} address${summary.rows === 1 ? '' : 'es'}`}
+          detail={`of ${count(summary.rows)} address${summary.rows === 1 ? '' : 'es'}${
+            summary.properties < records
+              ? ` · ${count(summary.properties)} distinct propert${summary.properties === 1 ? 'y' : 'ies'}`
+              : ''
+          }`}
         />
         {CONFIDENCES.map((c) => (
           <Figure
