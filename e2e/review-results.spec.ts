@@ -117,5 +117,13 @@ test('the review results at phone width: charts fit, the table scrolls inside it
   await expect(
     page.getByRole('figure', { name: 'Verification age' }).locator('svg.recharts-surface'),
   ).toBeVisible();
+  // The columns that judge a row are on screen without scrolling sideways; the rest wait in the row's dialog.
+  const results = page.getByRole('table', { name: 'Results' });
+  for (const name of ['Outcome', 'Confidence']) {
+    const box = await results.getByRole('columnheader', { name }).boundingBox();
+    expect(box, name).not.toBeNull();
+    expect((box?.x ?? 0) + (box?.width ?? 0), name).toBeLessThanOrEqual(390);
+  }
+  await expect(results.getByRole('columnheader', { name: /^Source/ })).toHaveCount(0);
   await expectNoAxeViolations(page, 'review results at phone width');
 });

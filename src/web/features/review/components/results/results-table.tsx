@@ -16,6 +16,7 @@ import { relativeAge } from '../../../property/lib/verification.ts';
 import { CONFIDENCE_RANK, MAX_COMPARE } from '../../lib/compare.ts';
 import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from '../../lib/stats.ts';
 import type { RowOutcome } from '../../model.ts';
+import { useNarrow } from './use-prefers-dark.ts';
 
 /** Rows are one line high, so the virtualiser needs no measuring and scrolling 10,000 rows stays smooth. */
 export const ROW_HEIGHT = 44;
@@ -200,6 +201,16 @@ const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
   },
 ];
 
+/**
+ * On a phone the columns that judge a row come first, in the width the screen has: outcome, confidence, then
+ * the address as given (a tap opens the whole record); the matched address, match and source wait in the
+ * row's dialog.
+ */
+const NARROW = {
+  columnOrder: ['select', 'outcome', 'confidence', 'input', 'verified'],
+  columnVisibility: { address: false, match: false, source: false },
+};
+
 /** The table's state, held by the results view so the print layout shows the rows in the same order. */
 export function useResultsTable({
   rows,
@@ -213,11 +224,12 @@ export function useResultsTable({
   onOpen: (r: ResultRow) => void;
 }): Table<ResultRow> {
   const [sorting, setSorting] = useState<SortingState>([]);
+  const narrow = useNarrow();
   return useReactTable({
     data: rows,
     columns: COLUMNS,
     meta: { selected, onToggle, onOpen } satisfies ResultsMeta,
-    state: { sorting },
+    state: narrow ? { sorting, ...NARROW } : { sorting },
     onSortingChange: setSorting,
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
@@ -227,13 +239,13 @@ export function useResultsTable({
 
 const WIDTHS: Record<string, string> = {
   select: 'w-11',
-  input: 'w-[22%]',
+  input: 'sm:w-[22%]',
   address: 'w-[25%]',
-  outcome: 'w-32',
+  outcome: 'w-28 sm:w-32',
   match: 'w-28',
-  confidence: 'w-28',
+  confidence: 'w-24 sm:w-28',
   source: 'w-[15%]',
-  verified: 'w-48',
+  verified: 'w-36 sm:w-48',
 };
 
 function SortIcon({ dir }: { dir: false | 'asc' | 'desc' }) {
@@ -315,7 +327,7 @@ export function ResultsTable({
       <table
         aria-labelledby={labelledBy}
         aria-rowcount={rows.length + 1}
-        className="w-full min-w-[63rem] table-fixed border-collapse text-sm"
+        className="w-full min-w-[30rem] table-fixed border-collapse text-sm sm:min-w-[63rem]"
       >
         <colgroup>
           {table.getVisibleLeafColumns().map((c) => (
