@@ -117,9 +117,10 @@ test('the review results at phone width: charts fit, the table scrolls inside it
   await expect(
     page.getByRole('figure', { name: 'Verification age' }).locator('svg.recharts-surface'),
   ).toBeVisible();
-  // The columns that judge a row are on screen without scrolling sideways; the rest wait in the row's dialog.
+  // The address as given and its outcome are on screen without scrolling sideways; the matched address,
+  // match and source wait in the row's dialog.
   const results = page.getByRole('table', { name: 'Results' });
-  for (const name of ['Outcome', 'Confidence']) {
+  for (const name of ['Input', 'Outcome']) {
     const box = await results.getByRole('columnheader', { name }).boundingBox();
     expect(box, name).not.toBeNull();
     expect((box?.x ?? 0) + (box?.width ?? 0), name).toBeLessThanOrEqual(390);

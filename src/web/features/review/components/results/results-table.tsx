@@ -202,12 +202,11 @@ const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
 ];
 
 /**
- * On a phone the columns that judge a row come first, in the width the screen has: outcome, confidence, then
- * the address as given (a tap opens the whole record); the matched address, match and source wait in the
- * row's dialog.
+ * On a phone the screen's width goes to the address as given (a tap opens the whole record) and its outcome,
+ * then confidence and age a short scroll away; the matched address, match and source wait in the row's dialog.
  */
 const NARROW = {
-  columnOrder: ['select', 'outcome', 'confidence', 'input', 'verified'],
+  columnOrder: ['select', 'input', 'outcome', 'confidence', 'verified'],
   columnVisibility: { address: false, match: false, source: false },
 };
 
@@ -239,7 +238,7 @@ export function useResultsTable({
 
 const WIDTHS: Record<string, string> = {
   select: 'w-11',
-  input: 'sm:w-[22%]',
+  input: 'w-48 sm:w-[22%]',
   address: 'w-[25%]',
   outcome: 'w-28 sm:w-32',
   match: 'w-28',
