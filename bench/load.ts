@@ -9,6 +9,17 @@ export interface LoadResult {
   p99: number;
 }
 
+/** One GET, its answer read to the end: false when it failed or was not a 200. */
+async function get(pool: Pool, url: URL, headers: Record<string, string>): Promise<boolean> {
+  try {
+    const res = await pool.request({ method: 'GET', path: url.pathname + url.search, headers });
+    await res.body.dump({ limit: 4 * 1024 * 1024 });
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Closed-loop load: `concurrency` workers, one kept-alive connection each, each sending the next request as
  * soon as the last answers, for `seconds` (bounded in time and count), against loopback only. The load
@@ -32,13 +43,7 @@ export async function load(
     while (performance.now() < deadline && issued < maxRequests) {
       const url = makeUrl(issued++);
       const t = performance.now();
-      try {
-        const res = await pool.request({ method: 'GET', path: url.pathname + url.search, headers });
-        await res.body.dump({ limit: 4 * 1024 * 1024 });
-        if (res.statusCode !== 200) errors++;
-      } catch {
-        errors++;
-      }
+      if (!(await get(pool, url, headers))) errors++;
       latencies.push(performance.now() - t);
     }
   };
@@ -107,13 +112,7 @@ export async function loadAtRate(
   let sent = 0;
   const inFlight = new Set<Promise<void>>();
   const one = async (url: URL, due: number) => {
-    try {
-      const res = await pool.request({ method: 'GET', path: url.pathname + url.search, headers });
-      await res.body.dump({ limit: 4 * 1024 * 1024 });
-      if (res.statusCode !== 200) errors++;
-    } catch {
-      errors++;
-    }
+    if (!(await get(pool, url, headers))) errors++;
     latencies.push(performance.now() - due);
   };
   const started = performance.now();

@@ -1,6 +1,4 @@
 import { useId } from 'react';
-import type { Confidence, MatchKind } from '../../../../../contract/index.ts';
-import type { FreshnessTier } from '../../../property/lib/verification.ts';
 import {
   CONFIDENCE_TEXT,
   CONFIDENCES,
@@ -12,7 +10,6 @@ import {
   TIERS,
 } from '../../lib/stats.ts';
 import { describeFilters, type ResultFilters } from '../../lib/stats-filters.ts';
-import type { RowOutcome } from '../../model.ts';
 
 const FIELD =
   'mt-1 block w-full min-h-10 rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-950 dark:text-slate-100';
@@ -20,6 +17,46 @@ const LABEL = 'block text-xs font-semibold text-slate-700 dark:text-slate-300';
 
 const ANY = '';
 const GROUP = '__group';
+
+/** One filter over a fixed set of values, "any" first. */
+function ChoiceFilter<T extends string>({
+  id,
+  label,
+  any,
+  value,
+  choices,
+  text,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  any: string;
+  value: T | null;
+  choices: readonly T[];
+  text: Record<T, string>;
+  onChange: (value: T | null) => void;
+}) {
+  return (
+    <div>
+      <label htmlFor={id} className={LABEL}>
+        {label}
+      </label>
+      <select
+        id={id}
+        value={value ?? ANY}
+        onChange={(e) => onChange((e.target.value || null) as T | null)}
+        className={FIELD}
+      >
+        <option value={ANY}>{any}</option>
+        {choices.map((c) => (
+          <option key={c} value={c}>
+            {text[c]}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
 
 /** The table's filters: the same state the chart bars set. */
 export function ResultFiltersBar({
@@ -54,60 +91,33 @@ export function ResultFiltersBar({
           className={FIELD}
         />
       </div>
-      <div>
-        <label htmlFor={`${id}-outcome`} className={LABEL}>
-          Outcome
-        </label>
-        <select
-          id={`${id}-outcome`}
-          value={filters.outcome ?? ANY}
-          onChange={(e) => onChange({ outcome: (e.target.value || null) as RowOutcome | null })}
-          className={FIELD}
-        >
-          <option value={ANY}>All outcomes</option>
-          {OUTCOMES.map((o) => (
-            <option key={o} value={o}>
-              {OUTCOME_TEXT[o]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label htmlFor={`${id}-match`} className={LABEL}>
-          Match
-        </label>
-        <select
-          id={`${id}-match`}
-          value={filters.match ?? ANY}
-          onChange={(e) => onChange({ match: (e.target.value || null) as MatchKind | null })}
-          className={FIELD}
-        >
-          <option value={ANY}>All matches</option>
-          {MATCHES.map((m) => (
-            <option key={m} value={m}>
-              {MATCH_TEXT[m]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div>
-        <label htmlFor={`${id}-confidence`} className={LABEL}>
-          Confidence
-        </label>
-        <select
-          id={`${id}-confidence`}
-          value={filters.confidence ?? ANY}
-          onChange={(e) => onChange({ confidence: (e.target.value || null) as Confidence | null })}
-          className={FIELD}
-        >
-          <option value={ANY}>All levels</option>
-          {CONFIDENCES.map((c) => (
-            <option key={c} value={c}>
-              {CONFIDENCE_TEXT[c]}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ChoiceFilter
+        id={`${id}-outcome`}
+        label="Outcome"
+        any="All outcomes"
+        value={filters.outcome}
+        choices={OUTCOMES}
+        text={OUTCOME_TEXT}
+        onChange={(outcome) => onChange({ outcome })}
+      />
+      <ChoiceFilter
+        id={`${id}-match`}
+        label="Match"
+        any="All matches"
+        value={filters.match}
+        choices={MATCHES}
+        text={MATCH_TEXT}
+        onChange={(match) => onChange({ match })}
+      />
+      <ChoiceFilter
+        id={`${id}-confidence`}
+        label="Confidence"
+        any="All levels"
+        value={filters.confidence}
+        choices={CONFIDENCES}
+        text={CONFIDENCE_TEXT}
+        onChange={(confidence) => onChange({ confidence })}
+      />
       <div>
         <label htmlFor={`${id}-source`} className={LABEL}>
           Source
@@ -133,24 +143,15 @@ export function ResultFiltersBar({
           ))}
         </select>
       </div>
-      <div>
-        <label htmlFor={`${id}-tier`} className={LABEL}>
-          Age tier
-        </label>
-        <select
-          id={`${id}-tier`}
-          value={filters.tier ?? ANY}
-          onChange={(e) => onChange({ tier: (e.target.value || null) as FreshnessTier | null })}
-          className={FIELD}
-        >
-          <option value={ANY}>All ages</option>
-          {TIERS.map((t) => (
-            <option key={t} value={t}>
-              {TIER_TEXT[t]}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ChoiceFilter
+        id={`${id}-tier`}
+        label="Age tier"
+        any="All ages"
+        value={filters.tier}
+        choices={TIERS}
+        text={TIER_TEXT}
+        onChange={(tier) => onChange({ tier })}
+      />
     </div>
   );
 }
