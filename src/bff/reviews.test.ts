@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ApiErrorBody,
+  describeMatch,
   type LookupResult,
   LookupResult as LookupResultSchema,
   SearchResponse,
@@ -48,14 +49,19 @@ describe('POST /api/reviews/lookups', () => {
       '100 Main St',
       'x'.repeat(600),
       '  ',
+      '1100 Congres Ave, Austn TX',
     ];
     const res = await lookups(h, addresses);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/x-ndjson/);
     const got = await lines(res);
-    expect(got.map((l) => l.index).sort()).toEqual([0, 1, 2, 3, 4]);
+    expect(got.map((l) => l.index).sort()).toEqual([0, 1, 2, 3, 4, 5]);
     const by = new Map(got.map((l) => [l.index, l]));
-    expect(by.get(0)).toMatchObject({ outcome: 'matched', property: { address: known } });
+    // How each record matched what was sent, as a single search says it: nothing to say for the exact one.
+    expect(by.get(0)).toMatchObject({ outcome: 'matched', property: { address: known }, match: null });
+    expect(describeMatch(by.get(5)?.match ?? { changes: [] })).toBe(
+      'corrected: Congres → Congress, Austn → Austin; added: ZIP 78701',
+    );
     expect(by.get(1)?.outcome).toBe('not_found');
     expect(by.get(2)).toMatchObject({ outcome: 'ambiguous', error: { code: 'ambiguous' } });
     expect(by.get(2)?.candidates?.length).toBeGreaterThan(1);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 // biome-ignore lint/style/noRestrictedImports: a test, not the contract: it keeps the copy below in step with the reference's
 import { SUFFIX_ABBR } from '../reference/data/usps.ts';
-import { describeMatch, explainMatch, MatchExplanation } from './match.ts';
+import { describeMatch, explainMatch, explainRecordMatch, MatchExplanation, matchKind } from './match.ts';
 import { USPS_SUFFIXES } from './usps.ts';
 
 const CONGRESS = { address: '1100 Congress Ave, Austin, TX 78701', city: 'Austin' };
@@ -236,5 +236,26 @@ describe('the suffix table', () => {
       for (const s of [standard, ...others]) ours.set(s, standard);
     }
     expect(Object.fromEntries(ours)).toEqual(Object.fromEntries(SUFFIX_ABBR));
+  });
+});
+
+describe('matchKind', () => {
+  const kind = (typed: string) =>
+    matchKind(
+      explainRecordMatch(typed, {
+        id: 'pi_1',
+        address: CONGRESS.address,
+        attributes: { city: CONGRESS.city, parcelNumber: '0101' },
+      }),
+    );
+
+  it('says as typed, corrected (changed or left out: worth a second look) or completed (only added)', () => {
+    expect(kind('1100 congress avenue, austin tx 78701')).toBe('as_typed');
+    expect(kind('1100 Congres Ave, Austn TX')).toBe('corrected');
+    expect(kind('1100 Congress Ave, Austin, TX')).toBe('completed');
+    // Something typed that the record does not have is not an addition: it is a difference to check.
+    expect(kind('1100 Congress Ave, Downtown Austin, TX 78701')).toBe('corrected');
+    // An identifier typed instead of an address is not a correction.
+    expect(kind('pi_1')).toBe('as_typed');
   });
 });

@@ -411,13 +411,14 @@ export function explainRecordMatch(typed: string, record: RecordForMatch): Match
 
 /**
  * How the record's address relates to what was typed, in one word: as typed (up to case, punctuation and
- * standard abbreviations), corrected (worth a second look), or completed (parts only added or left out).
+ * standard abbreviations), corrected (something typed was changed or left out: worth a second look), or
+ * completed (the service only added parts, such as the ZIP).
  */
 export type MatchKind = 'as_typed' | 'corrected' | 'completed';
 
 export function matchKind(explanation: Pick<MatchExplanation, 'changes'> | null): MatchKind {
   if (!explanation) return 'as_typed';
-  return explanation.changes.some((c) => c.kind === 'corrected') ? 'corrected' : 'completed';
+  return explanation.changes.every((c) => c.kind === 'added') ? 'completed' : 'corrected';
 }
 
 /** One line: "corrected: Congres → Congress, Austn → Austin; added: ZIP 78701". */

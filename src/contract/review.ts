@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { ApiErrorCode, Candidate, Property, RateLimit } from './api.ts';
+import { MatchExplanation } from './match.ts';
 
 /**
  * The review workspace's BFF API: many addresses looked up at once, paced by the BFF to the upstream's rate
@@ -37,6 +38,11 @@ export const LookupResult = z.object({
   index: z.int().check(z.nonnegative()),
   outcome: LookupOutcome,
   property: z.optional(Property),
+  /**
+   * Matched answers: how the record's address relates to the address sent (null: as sent), worked out by the
+   * BFF as for a single search, so a browser showing 10,000 rows does not align 10,000 addresses itself.
+   */
+  match: z.optional(z.nullable(MatchExplanation)),
   /** Ambiguous and not-found answers: the candidates the service offered. */
   candidates: z.optional(z.array(Candidate)),
   /** Everything but matched: why. failed rows with a retryable code may be sent again. */

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { stream } from 'hono/streaming';
 import type { Logger } from 'pino';
-import { LookupBatchRequest, type LookupResult } from '../../contract/index.ts';
+import { explainRecordMatch, LookupBatchRequest, type LookupResult } from '../../contract/index.ts';
 import type { AppEnv } from '../context.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import { methodNotAllowed, readJson } from '../http.ts';
@@ -106,7 +106,7 @@ async function lookupOne(
       signal,
       lane: 'review',
     });
-    return line({ outcome: 'matched', property, cached });
+    return line({ outcome: 'matched', property, cached, match: explainRecordMatch(address, property) });
   } catch (err) {
     if (err instanceof ClientGone || signal.aborted) return null;
     const e = toApiError(err);

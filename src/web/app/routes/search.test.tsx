@@ -138,11 +138,16 @@ describe('search', () => {
   });
 
   it('pauses suggestions when few lookups are left, and says so; Search still works', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     const low = { limit: 60, remaining: 6, resetAt: new Date(Date.now() + 30_000).toISOString() };
     const api = fakeApi({
       'GET /api/session': session,
       'GET /api/config': config,
-      'GET /api/properties/search': () => json({ items: [property(CONGRESS)], rateLimit: low }),
+      'GET /api/properties/search': () =>
+        json({
+          items: [property('1102 Congress Ave, Austin, TX 78701', { id: 'pi_1102' })],
+          rateLimit: low,
+        }),
       'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit: low }),
     });
     renderRoutes(routes, '/search');
@@ -153,7 +158,6 @@ describe('search', () => {
     expect(
       screen.getByText(/Suggestions are paused to save your last lookups; Search still works\./),
     ).toBeVisible();
-    vi.useFakeTimers({ shouldAdvanceTime: true });
     await userEvent.clear(field);
     await userEvent.type(field, '1102 congress');
     // Well past the pause in typing that would otherwise ask for suggestions.
@@ -162,6 +166,14 @@ describe('search', () => {
     });
     expect(api.calls.filter((c) => c.url.pathname === '/api/properties/search')).toHaveLength(0);
     expect(screen.queryByRole('listbox', { name: 'Suggestions' })).not.toBeInTheDocument();
+
+    // The window resets (30 s): it is full again, and suggestions come back without another search.
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(30_000);
+    });
+    expect(screen.getByText(/Suggestions count as lookups\./)).toBeVisible();
+    await userEvent.type(field, ' ave');
+    expect(await screen.findByRole('listbox', { name: 'Suggestions' })).toBeInTheDocument();
   });
 
   it('clears recent searches on request', async () => {

@@ -1,4 +1,10 @@
-import type { Candidate, LookupError, LookupOutcome, Property } from '../../../contract/index.ts';
+import type {
+  Candidate,
+  LookupError,
+  LookupOutcome,
+  MatchExplanation,
+  Property,
+} from '../../../contract/index.ts';
 
 /**
  * The review workspace's data as the browser keeps it (IndexedDB, per account). Shared by the parts that
@@ -46,6 +52,8 @@ export interface ReviewRow {
   input: string;
   outcome: RowOutcome;
   property?: Property;
+  /** How the record's address relates to the input, as the BFF worked it out; absent in rows kept before it did. */
+  match?: MatchExplanation | null;
   candidates?: Candidate[];
   error?: LookupError;
   /** ISO date-time the BFF answered. */

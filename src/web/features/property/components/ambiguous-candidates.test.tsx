@@ -205,6 +205,17 @@ describe('ambiguous candidates', () => {
     expect(within(form).getByLabelText('State')).toHaveValue('');
   });
 
+  it('leaves the state open when the service gives no total, whatever the first page holds', () => {
+    fakeApi({});
+    const alaska = Array.from({ length: 10 }, (_, i) => ({
+      id: `ak${i}`,
+      address: `100 Main St, Town ${i}, AK 9960${i}`,
+    }));
+    render(alaska, null);
+    const form = screen.getByRole('form', { name: 'Narrow down' });
+    expect(within(form).getByLabelText('State')).toHaveValue('');
+  });
+
   it('without a total, offers more only when the list looks cut (ten or more)', async () => {
     fakeApi({});
     const { unmount } = render(CANDIDATES, null);

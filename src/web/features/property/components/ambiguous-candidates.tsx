@@ -162,11 +162,13 @@ export function AmbiguousCandidates({
         </p>
       </Alert>
       {oneStreet && (places.size > 1 || count > all.length) ? (
-        // The state is filled in only when every match is listed and all are in it: a first page from one
-        // state says nothing about the rest.
+        // The state is filled in only when the service's total says every match is listed and all are in it:
+        // a first page from one state says nothing about the rest.
         <NarrowForm
           street={street}
-          initialState={states.size === 1 && count === all.length ? ([...states][0] ?? '') : ''}
+          initialState={
+            states.size === 1 && total !== null && total === all.length ? ([...states][0] ?? '') : ''
+          }
         />
       ) : null}
       {all.length > 0 ? (

@@ -1,12 +1,8 @@
 import Papa from 'papaparse';
-import {
-  describeMatch,
-  explainRecordMatch,
-  matchKind,
-  type PropertyAttributes,
-} from '../../../../contract/index.ts';
+import { describeMatch, matchKind, type PropertyAttributes } from '../../../../contract/index.ts';
 import { ageInDays } from '../../property/lib/verification.ts';
 import type { Review, ReviewRow } from '../model.ts';
+import { explanationOf } from './stats.ts';
 
 /*
  * Evidence export: one line per input row, in input order, whatever its outcome. The first columns say what
@@ -77,7 +73,7 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
     .sort((a, b) => a.index - b.index)
     .map((r): ExportRecord => {
       const p = r.property;
-      const explanation = p ? explainRecordMatch(r.input, p) : undefined;
+      const explanation = p ? explanationOf(r) : undefined;
       const rec: ExportRecord = {
         input: r.input,
         outcome: r.outcome,

@@ -426,6 +426,7 @@ export class ReviewRunner {
           cached: result.cached,
         };
         if (result.property) next.property = result.property;
+        if (result.match !== undefined) next.match = result.match;
         if (result.candidates) next.candidates = result.candidates;
         if (result.error) next.error = result.error;
         return next;

@@ -226,3 +226,31 @@ describe('how each record matched what was given', () => {
     expect(describeFilters(corrected)).toEqual([{ key: 'match', text: 'Match: Corrected' }]);
   });
 });
+
+describe('explanations from the BFF', () => {
+  it("takes the BFF's word when the row has one, with the row's own input, and works it out only for older rows", () => {
+    const property = makeProperty();
+    const sent = {
+      typed: '1100 CONGRES AVE, AUSTN TX',
+      matched: property.address,
+      changes: [
+        { kind: 'corrected' as const, part: 'street' as const, typed: 'Congres', matched: 'Congress' },
+      ],
+    };
+    const rows = toResultRows(
+      [
+        makeRow(0, { input: '1100 congres ave, austn tx', property, match: sent }),
+        makeRow(1, { input: '1100 Congress Ave, Austin, TX 78701', property, match: null }),
+        // Kept before the BFF sent explanations: worked out here, per input, both kept.
+        makeRow(2, { input: '1100 Congres Ave, Austn TX', property }),
+        makeRow(3, { input: '1100 Congress Ave, Austin, TX', property }),
+      ],
+      NOW,
+    );
+    expect(rows[0]?.explanation).toEqual({ ...sent, typed: '1100 congres ave, austn tx' });
+    expect(rows.map((r) => r.match)).toEqual(['corrected', 'as_typed', 'corrected', 'completed']);
+    const again = toResultRows([rows[2]?.row, rows[3]?.row] as never, NOW);
+    expect(again[0]?.explanation).toBe(rows[2]?.explanation);
+    expect(again[1]?.explanation).toBe(rows[3]?.explanation);
+  });
+});

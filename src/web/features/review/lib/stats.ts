@@ -53,16 +53,27 @@ export const MATCH_TEXT: Record<MatchKind, string> = {
 };
 
 /**
- * Explanations by record: the rows are derived again as a review runs, and a corrected address's explanation
- * (a word alignment) is worth computing once per row.
+ * Explanations worked out here, for rows kept before the BFF sent them: by record, then by input (rows whose
+ * inputs differ only in case share one record), so a running review's re-derivations compute each once.
  */
-const explained = new WeakMap<Property, { input: string; explanation: MatchExplanation | null }>();
+const explained = new WeakMap<Property, Map<string, MatchExplanation | null>>();
 
-function explain(input: string, property: Property): MatchExplanation | null {
-  const known = explained.get(property);
-  if (known?.input === input) return known.explanation;
-  const explanation = explainRecordMatch(input, property);
-  explained.set(property, { input, explanation });
+/** How a row's record relates to its input: the BFF's word when it gave one, else worked out once here. */
+export function explanationOf(row: ReviewRow): MatchExplanation | null {
+  const p = row.property;
+  if (!p) return null;
+  // Rows that differ only in case share one lookup: the explanation is the same, the input each row's own.
+  if (row.match !== undefined) return row.match && { ...row.match, typed: row.input };
+  let byInput = explained.get(p);
+  if (!byInput) {
+    byInput = new Map();
+    explained.set(p, byInput);
+  }
+  let explanation = byInput.get(row.input);
+  if (explanation === undefined) {
+    explanation = explainRecordMatch(row.input, p);
+    byInput.set(row.input, explanation);
+  }
   return explanation;
 }
 
@@ -73,7 +84,7 @@ export function toResultRows(rows: readonly ReviewRow[], now: Date): ResultRow[]
     .map((row) => {
       const p = row.property;
       const ageDays = p ? ageInDays(p.lastVerified, now) : null;
-      const explanation = p ? explain(row.input, p) : null;
+      const explanation = explanationOf(row);
       return {
         row,
         ageDays,

@@ -28,6 +28,24 @@ export function suggestionReserve(limit: number): number {
   return Math.max(3, Math.ceil(limit / 10));
 }
 
+/**
+ * Whether suggestions pause to save the window's last lookups: few left as the BFF last reported, until the
+ * window resets (then it is full again, whatever we last heard, as the meter shows).
+ */
+function useSuggestionPause(): boolean {
+  const rate = useRateLimit();
+  const low = rate !== null && rate.remaining <= suggestionReserve(rate.limit);
+  const resetAt = low ? Date.parse(rate.resetAt) : 0;
+  const [, wake] = useState(0);
+  useEffect(() => {
+    const wait = resetAt - Date.now();
+    if (!low || !(wait > 0)) return;
+    const timer = setTimeout(() => wake((n) => n + 1), wait + 50);
+    return () => clearTimeout(timer);
+  }, [low, resetAt]);
+  return low && resetAt > Date.now();
+}
+
 function useDebounced<T>(value: T, ms: number): T {
   const [debounced, setDebounced] = useState(value);
   useEffect(() => {
@@ -103,8 +121,7 @@ export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: A
     return () => document.removeEventListener('keydown', onKey);
   }, []);
 
-  const rate = useRateLimit();
-  const saving = rate !== null && rate.remaining <= suggestionReserve(rate.limit);
+  const saving = useSuggestionPause();
   const wantsMatches =
     !saving &&
     typed &&

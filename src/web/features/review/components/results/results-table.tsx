@@ -138,6 +138,7 @@ const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
     header: 'Match',
     accessorFn: (r) => (r.match ? MATCH_ORDER[r.match] : undefined),
     sortUndefined: 'last',
+    sortDescFirst: false,
     cell: ({ row: { original: r } }) =>
       r.match ? (
         <span
