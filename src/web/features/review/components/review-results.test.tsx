@@ -400,4 +400,15 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(failed).toBeGreaterThan(0);
     expect(printed).toHaveTextContent(`${failed} of 300 rows, filtered by Outcome: Failed.`);
   });
+
+  it('prints how each record matched the address given', () => {
+    renderResults();
+    act(() => {
+      window.dispatchEvent(new Event('beforeprint'));
+    });
+    const printed = screen.getByRole('region', { name: 'Printed results' });
+    expect(within(printed).getByRole('columnheader', { name: 'Match' })).toBeInTheDocument();
+    const wacker = within(printed).getByText('233 Wacker Dr').closest('tr') as HTMLElement;
+    expect(wacker).toHaveTextContent(/Parts added.*added: /);
+  });
 });

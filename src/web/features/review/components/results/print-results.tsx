@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
+import { describeMatch } from '../../../../../contract/index.ts';
 import { confidenceText, sourceKindText } from '../../../property/components/badges.tsx';
 import { longDate, relativeAge } from '../../../property/lib/verification.ts';
-import { OUTCOME_TEXT, type ResultRow, TIER_TEXT } from '../../lib/stats.ts';
+import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from '../../lib/stats.ts';
 
 /**
  * Whether the page is being printed. The full table is rendered only then: every row on paper (the screen
@@ -47,13 +48,14 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
             <th className={CELL}>Matched address</th>
             <th className={CELL}>Property ID</th>
             <th className={CELL}>Outcome</th>
+            <th className={CELL}>Match</th>
             <th className={CELL}>Confidence</th>
             <th className={CELL}>Source</th>
             <th className={CELL}>Last verified</th>
           </tr>
         </thead>
         <tbody>
-          {rows.map(({ row, ageDays, tier }) => {
+          {rows.map(({ row, ageDays, tier, match, explanation }) => {
             const p = row.property;
             const kind = p ? sourceKindText(p.sourceKind) : null;
             return (
@@ -63,6 +65,12 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                 <td className={`${CELL} break-words`}>{p?.address ?? '—'}</td>
                 <td className={`${CELL} break-all`}>{p?.id ?? '—'}</td>
                 <td className={CELL}>{OUTCOME_TEXT[row.outcome]}</td>
+                <td className={`${CELL} break-words`}>
+                  {match ? MATCH_TEXT[match] : '—'}
+                  {explanation ? (
+                    <span className="block text-[8pt]">{describeMatch(explanation)}</span>
+                  ) : null}
+                </td>
                 <td className={CELL}>{p ? confidenceText(p.confidence) : '—'}</td>
                 <td className={CELL}>
                   {p ? (
