@@ -52,6 +52,11 @@ onAccountChange(({ cleared }) => {
   if (cleared) resetRateLimit();
 });
 
+/** Lookups left at `now` (epoch ms): past the reset the window is full again, whatever we last heard. */
+export function lookupsLeftAt(rate: RateLimit, now: number): number {
+  return Date.parse(rate.resetAt) <= now && rate.limit > 0 ? rate.limit : rate.remaining;
+}
+
 export function currentRateLimit(): RateLimit | null {
   return current;
 }

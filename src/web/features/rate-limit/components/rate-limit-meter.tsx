@@ -1,4 +1,4 @@
-import { useRateLimit } from '../../../lib/rate-limit-store.ts';
+import { lookupsLeftAt, useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { allowanceInWords, secondsInWords } from '../../../lib/rate-limit-wording.ts';
 import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
 
@@ -10,8 +10,8 @@ export function RateLimitMeter() {
   const rate = useRateLimit();
   const secondsLeft = useSecondsUntil(rate?.resetAt);
   if (!rate) return null;
-  // Past the reset the window is full again, whatever we last heard.
-  const remaining = secondsLeft === 0 && rate.limit > 0 ? rate.limit : rate.remaining;
+  // Re-rendered every second by the countdown, so "now" is current.
+  const remaining = lookupsLeftAt(rate, Date.now());
   const share = rate.limit > 0 ? remaining / rate.limit : 0;
   const tone = share > 0.5 ? 'bg-emerald-600' : share > 0.15 ? 'bg-amber-500' : 'bg-red-600';
   const left = rate.limit > 0 ? `${remaining} of ${rate.limit} lookups left` : 'No lookups left';

@@ -10,7 +10,7 @@ import {
 } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { useRateLimit } from '../../../lib/rate-limit-store.ts';
+import { lookupsLeftAt, useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { searchQueryOptions } from '../api/search-properties.ts';
 import { useRecentSearches } from '../lib/recent-searches.ts';
 
@@ -24,26 +24,25 @@ const MIN_CHARS = 3;
  * Lookups kept for searches the person sends: below this many left in the window, suggestions pause (a tenth
  * of the limit, at least three).
  */
-export function suggestionReserve(limit: number): number {
+function suggestionReserve(limit: number): number {
   return Math.max(3, Math.ceil(limit / 10));
 }
 
 /**
- * Whether suggestions pause to save the window's last lookups: few left as the BFF last reported, until the
- * window resets (then it is full again, whatever we last heard, as the meter shows).
+ * Whether suggestions pause to save the window's last lookups: few left (as the meter counts them: a window
+ * past its reset is full again), woken at the reset to ask again.
  */
 function useSuggestionPause(): boolean {
   const rate = useRateLimit();
-  const low = rate !== null && rate.remaining <= suggestionReserve(rate.limit);
-  const resetAt = low ? Date.parse(rate.resetAt) : 0;
   const [, wake] = useState(0);
+  const paused = rate !== null && lookupsLeftAt(rate, Date.now()) <= suggestionReserve(rate.limit);
+  const resetAt = paused ? Date.parse(rate.resetAt) : 0;
   useEffect(() => {
-    const wait = resetAt - Date.now();
-    if (!low || !(wait > 0)) return;
-    const timer = setTimeout(() => wake((n) => n + 1), wait + 50);
+    if (!paused) return;
+    const timer = setTimeout(() => wake((n) => n + 1), Math.max(0, resetAt - Date.now()) + 50);
     return () => clearTimeout(timer);
-  }, [low, resetAt]);
-  return low && resetAt > Date.now();
+  }, [paused, resetAt]);
+  return paused;
 }
 
 function useDebounced<T>(value: T, ms: number): T {
@@ -77,11 +76,6 @@ export interface AddressSearchProps {
 }
 
 /**
- * The address field: a combobox (ARIA 1.2 pattern) with suggestions from the service and from this
- * browser's recent searches. Arrows move, Enter picks or searches, Escape closes then clears, and "/"
- * focuses it from anywhere on the page.
- */
-/**
  * On a touch screen the on-screen keyboard would cover the answer: the field lets go once a search is sent,
  * its text shown from the start. With a keyboard and mouse it keeps focus, for the next search.
  */
@@ -91,6 +85,11 @@ function leaveFieldOnTouch(input: HTMLInputElement | null) {
   input.scrollLeft = 0;
 }
 
+/**
+ * The address field: a combobox (ARIA 1.2 pattern) with suggestions from the service and from this
+ * browser's recent searches. Arrows move, Enter picks or searches, Escape closes then clears, and "/"
+ * focuses it from anywhere on the page.
+ */
 export function AddressSearch({ value, onSubmit, onPick, onActivate, detail }: AddressSearchProps) {
   const [text, setText] = useState(value);
   const [open, setOpen] = useState(false);
