@@ -9,7 +9,7 @@ export function lookupsPerMinute(rateLimit: RateLimit | null, recentPerMinute: n
   return recentPerMinute > 0 ? recentPerMinute : null;
 }
 
-export function formatRate(perMinute: number): string {
+function formatRate(perMinute: number): string {
   const n =
     perMinute >= 10
       ? Math.round(perMinute).toLocaleString('en-US')

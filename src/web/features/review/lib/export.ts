@@ -1,8 +1,7 @@
 import Papa from 'papaparse';
-import { describeMatch, matchKind, type PropertyAttributes } from '../../../../contract/index.ts';
-import { ageInDays } from '../../property/lib/verification.ts';
+import { describeMatch, type PropertyAttributes } from '../../../../contract/index.ts';
 import type { Review, ReviewRow } from '../model.ts';
-import { explanationOf } from './stats.ts';
+import { toResultRows } from './stats.ts';
 
 /*
  * Evidence export: one line per input row, in input order, whatever its outcome. The first columns say what
@@ -69,35 +68,32 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
     ...TRAILING_COLUMNS,
   ];
 
-  const records = [...rows]
-    .sort((a, b) => a.index - b.index)
-    .map((r): ExportRecord => {
-      const p = r.property;
-      const explanation = p ? explanationOf(r) : undefined;
-      const rec: ExportRecord = {
-        input: r.input,
-        outcome: r.outcome,
-        matched_address: p?.address ?? null,
-        match: explanation === undefined ? null : matchKind(explanation),
-        match_changes: explanation ? describeMatch(explanation) : null,
-        property_id: p?.id ?? null,
-        source: p?.source ?? null,
-        source_kind: p?.sourceKind ?? null,
-        confidence: p?.confidence ?? null,
-        last_verified: p?.lastVerified ?? null,
-        age_days: p ? ageInDays(p.lastVerified, now) : null,
-        retrieved_at: r.retrievedAt ?? null,
-        account: review.accountName,
-      };
-      for (const [col, key] of ATTRIBUTE_COLUMNS) rec[col] = p?.attributes[key] ?? null;
-      const other = p?.attributes.other;
-      for (const k of others)
-        rec[`other.${k}`] = other && Object.hasOwn(other, k) ? (other[k] ?? null) : null;
-      rec.error_code = r.outcome === 'matched' ? null : (r.error?.code ?? null);
-      rec.error_message = r.outcome === 'matched' ? null : (r.error?.message ?? null);
-      rec.candidates = r.candidates?.length ? r.candidates.map((c) => c.address).join(' | ') : null;
-      return rec;
-    });
+  // The rows as every view derives them (input order, age, match), so the file says what the screen says.
+  const records = toResultRows(rows, now).map(({ row: r, ageDays, match, explanation }): ExportRecord => {
+    const p = r.property;
+    const rec: ExportRecord = {
+      input: r.input,
+      outcome: r.outcome,
+      matched_address: p?.address ?? null,
+      match,
+      match_changes: explanation ? describeMatch(explanation) : null,
+      property_id: p?.id ?? null,
+      source: p?.source ?? null,
+      source_kind: p?.sourceKind ?? null,
+      confidence: p?.confidence ?? null,
+      last_verified: p?.lastVerified ?? null,
+      age_days: ageDays,
+      retrieved_at: r.retrievedAt ?? null,
+      account: review.accountName,
+    };
+    for (const [col, key] of ATTRIBUTE_COLUMNS) rec[col] = p?.attributes[key] ?? null;
+    const other = p?.attributes.other;
+    for (const k of others) rec[`other.${k}`] = other && Object.hasOwn(other, k) ? (other[k] ?? null) : null;
+    rec.error_code = r.outcome === 'matched' ? null : (r.error?.code ?? null);
+    rec.error_message = r.outcome === 'matched' ? null : (r.error?.message ?? null);
+    rec.candidates = r.candidates?.length ? r.candidates.map((c) => c.address).join(' | ') : null;
+    return rec;
+  });
   return { columns, records };
 }
 

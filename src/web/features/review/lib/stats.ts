@@ -59,11 +59,14 @@ export const MATCH_TEXT: Record<MatchKind, string> = {
 const explained = new WeakMap<Property, Map<string, MatchExplanation | null>>();
 
 /** How a row's record relates to its input: the BFF's word when it gave one, else worked out once here. */
-export function explanationOf(row: ReviewRow): MatchExplanation | null {
+function explanationOf(row: ReviewRow): MatchExplanation | null {
   const p = row.property;
   if (!p) return null;
   // Rows that differ only in case share one lookup: the explanation is the same, the input each row's own.
-  if (row.match !== undefined) return row.match && { ...row.match, typed: row.input };
+  if (row.match !== undefined)
+    return row.match === null || row.match.typed === row.input
+      ? row.match
+      : { ...row.match, typed: row.input };
   let byInput = explained.get(p);
   if (!byInput) {
     byInput = new Map();
