@@ -4,6 +4,12 @@ import { MatchExplanation } from './match.ts';
 
 /** The BFF's own API: the only thing the browser talks to. Stable whatever the upstream's dialect. */
 
+/**
+ * Every state-changing or API call from the SPA carries this header: a cross-site form or image cannot set it,
+ * so the BFF's CSRF check refuses requests without it.
+ */
+export const CSRF_HEADER = { name: 'X-Requested-With', value: 'proplens' } as const;
+
 export const ApiErrorCode = z.enum([
   'bad_request',
   'csrf',
