@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { ApiErrorCode, Candidate, Property, RateLimit } from './api.ts';
+import { Confidence } from './common.ts';
 import { MatchExplanation } from './match.ts';
 
 /**
@@ -72,3 +73,182 @@ export const RETRYABLE_LOOKUP_CODES: readonly ApiErrorCode[] = [
  */
 export const LANE_HEADER = 'X-PropLens-Lane';
 export type Lane = 'interactive' | 'review';
+
+/*
+ * Durable reviews (server-side). The browser creates a review, uploads its rows in chunks, and the BFF works
+ * them in the background in the review lane; every session of the account lists and opens them, progress
+ * arrives as server-sent events, and "Check again" adds a run over the same rows.
+ */
+
+/** Most rows in one review, and most bytes of the input file it came from. */
+export const MAX_REVIEW_ROWS = 100_000;
+export const MAX_REVIEW_BYTES = 20 * 1024 * 1024;
+/** Most rows in one uploaded chunk (a 20 MB file is never one request body). */
+export const MAX_CHUNK_ROWS = 2_000;
+/** Most columns kept of an uploaded CSV, and the longest cell. */
+export const MAX_REVIEW_COLUMNS = 200;
+export const MAX_CELL_LENGTH = 2_000;
+
+export const ReviewKind = z.enum(['paste', 'csv', 'area', 'sample']);
+export type ReviewKind = z.infer<typeof ReviewKind>;
+
+/**
+ * uploading: rows still arriving; running: being worked; waiting: running but no signed-in session of the
+ * account is there to lend its key ("Waiting for a sign-in"); done: every row of the latest run has an outcome.
+ */
+export const ReviewStatus = z.enum(['uploading', 'running', 'waiting', 'done']);
+export type ReviewStatus = z.infer<typeof ReviewStatus>;
+
+export const CreateReviewRequest = z.object({
+  /** A random id per start click: a retried create returns the same review, two tabs make two reviews. */
+  clientToken: z
+    .string()
+    .check(z.regex(/^[A-Za-z0-9_-]{8,64}$/, 'clientToken: 8-64 letters, digits, - or _')),
+  name: z
+    .string()
+    .check(z.trim(), z.minLength(1, 'Name the review.'), z.maxLength(200, 'At most 200 characters.')),
+  kind: ReviewKind,
+  /** The file name or the area searched, for the list of reviews. */
+  origin: z.optional(z.string().check(z.maxLength(300))),
+  /** An uploaded CSV's header, in order (its cells come back in the export); empty for paste and area. */
+  columns: z
+    .array(z.string().check(z.maxLength(MAX_CELL_LENGTH)))
+    .check(z.maxLength(MAX_REVIEW_COLUMNS, `At most ${MAX_REVIEW_COLUMNS} columns.`)),
+  totalRows: z
+    .int()
+    .check(
+      z.positive('The review has no rows.'),
+      z.maximum(MAX_REVIEW_ROWS, `At most ${MAX_REVIEW_ROWS} rows.`),
+    ),
+  /** Blank input lines that were skipped, reported with the review. */
+  skippedBlank: z.optional(z.int().check(z.nonnegative())),
+});
+export type CreateReviewRequest = z.infer<typeof CreateReviewRequest>;
+
+/** A row's outcome as kept before reviews moved to the server: imported once, never looked up again. */
+export const ImportedResult = z.object({
+  outcome: LookupOutcome,
+  property: z.optional(Property),
+  match: z.optional(z.nullable(MatchExplanation)),
+  candidates: z.optional(z.array(Candidate)),
+  error: z.optional(LookupError),
+  cached: z.optional(z.boolean()),
+  retrievedAt: z.optional(z.string()),
+});
+export type ImportedResult = z.infer<typeof ImportedResult>;
+
+export const ReviewInputRow = z.object({
+  /** What is looked up. */
+  address: z.string().check(z.maxLength(MAX_CELL_LENGTH)),
+  /** The CSV row's own cells, in the order of the review's columns. */
+  cells: z.optional(
+    z.array(z.string().check(z.maxLength(MAX_CELL_LENGTH))).check(z.maxLength(MAX_REVIEW_COLUMNS)),
+  ),
+  /** Only when moving a review kept in the browser to the server. */
+  imported: z.optional(ImportedResult),
+});
+export type ReviewInputRow = z.infer<typeof ReviewInputRow>;
+
+export const ReviewChunkRequest = z.object({
+  /** 0-based; a chunk sent again with the same index replaces nothing and adds nothing. */
+  index: z.int().check(z.nonnegative()),
+  /** Index of the chunk's first row in the review. */
+  firstRow: z.int().check(z.nonnegative()),
+  rows: z
+    .array(ReviewInputRow)
+    .check(
+      z.minLength(1, 'A chunk has at least one row.'),
+      z.maxLength(MAX_CHUNK_ROWS, `At most ${MAX_CHUNK_ROWS} rows a chunk.`),
+    ),
+  /** The last chunk: the review starts once it and every chunk before it are in. */
+  last: z.boolean(),
+});
+export type ReviewChunkRequest = z.infer<typeof ReviewChunkRequest>;
+
+export const ReviewCounts = z.object({
+  total: z.int().check(z.nonnegative()),
+  done: z.int().check(z.nonnegative()),
+  matched: z.int().check(z.nonnegative()),
+  notFound: z.int().check(z.nonnegative()),
+  ambiguous: z.int().check(z.nonnegative()),
+  failed: z.int().check(z.nonnegative()),
+});
+export type ReviewCounts = z.infer<typeof ReviewCounts>;
+
+export const ReviewRun = z.object({
+  /** 1 for the first run; "Check again" adds the next. */
+  number: z.int().check(z.positive()),
+  startedAt: z.string(),
+  finishedAt: z.nullable(z.string()),
+  counts: ReviewCounts,
+});
+export type ReviewRun = z.infer<typeof ReviewRun>;
+
+export const ReviewSummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: ReviewKind,
+  origin: z.nullable(z.string()),
+  /** Who started it: the key's fingerprint (never the key). */
+  createdBy: z.string(),
+  createdAt: z.string(),
+  status: ReviewStatus,
+  columns: z.array(z.string()),
+  totalRows: z.int().check(z.nonnegative()),
+  /** Rows received so far (below totalRows while uploading). */
+  receivedRows: z.int().check(z.nonnegative()),
+  skippedBlank: z.int().check(z.nonnegative()),
+  /** Oldest first; the last is the one shown. */
+  runs: z.array(ReviewRun),
+});
+export type ReviewSummary = z.infer<typeof ReviewSummary>;
+
+export const ReviewListResponse = z.object({ reviews: z.array(ReviewSummary) });
+export type ReviewListResponse = z.infer<typeof ReviewListResponse>;
+
+/** What a row said in the previous run, when it says something else now. */
+export const PreviousResult = z.object({
+  outcome: LookupOutcome,
+  propertyId: z.nullable(z.string()),
+  source: z.nullable(z.string()),
+  confidence: z.nullable(Confidence),
+  lastVerified: z.nullable(z.string()),
+});
+export type PreviousResult = z.infer<typeof PreviousResult>;
+
+export const ReviewRowResult = z.object({
+  index: z.int().check(z.nonnegative()),
+  input: z.string(),
+  cells: z.optional(z.array(z.string())),
+  outcome: z.enum(['pending', 'matched', 'not_found', 'ambiguous', 'failed']),
+  property: z.optional(Property),
+  match: z.optional(z.nullable(MatchExplanation)),
+  candidates: z.optional(z.array(Candidate)),
+  error: z.optional(LookupError),
+  cached: z.optional(z.boolean()),
+  retrievedAt: z.optional(z.string()),
+  /** Run 2 and later: the previous run's answer, present only when the record changed. */
+  previous: z.optional(PreviousResult),
+  /** Order of completion within the review (for "rows since"). */
+  seq: z.int().check(z.nonnegative()),
+});
+export type ReviewRowResult = z.infer<typeof ReviewRowResult>;
+
+export const ReviewRowsResponse = z.object({
+  rows: z.array(ReviewRowResult),
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: z.nullable(z.string()),
+});
+export type ReviewRowsResponse = z.infer<typeof ReviewRowsResponse>;
+
+/**
+ * GET /api/reviews/:id/events (text/event-stream). `summary`: the review's state and counts, sent first and on
+ * every change; `rows`: rows answered since the last event (idempotent by index: apply in any order);
+ * `deleted`: the review is gone (someone of the account deleted it). The stream resumes from `Last-Event-ID`.
+ */
+export const ReviewRowsEvent = z.object({ rows: z.array(ReviewRowResult) });
+export type ReviewRowsEvent = z.infer<typeof ReviewRowsEvent>;
+export type ReviewEvent =
+  | { type: 'summary'; data: ReviewSummary }
+  | { type: 'rows'; data: ReviewRowsEvent }
+  | { type: 'deleted'; data: Record<string, never> };
