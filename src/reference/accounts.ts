@@ -16,12 +16,19 @@ export interface DemoKey {
 /** Public demo keys of the embedded reference service. They open demo data only; they are not secrets. */
 export const DEMO_KEYS: readonly DemoKey[] = [
   { key: 'pi_demo_professional', plan: 'professional', label: 'Professional plan (API access)' },
+  {
+    key: 'pi_demo_professional_2',
+    plan: 'professional',
+    label: 'Professional plan, a colleague (same account)',
+  },
   { key: 'pi_demo_enterprise', plan: 'enterprise', label: 'Enterprise plan (API access)' },
   { key: 'pi_demo_starter', plan: 'starter', label: 'Starter plan (no API access)' },
 ];
 
 const DEMO_ACCOUNTS: Record<string, Account> = {
   pi_demo_professional: { id: 'acct_demo_pro', name: 'Harbor & Vale Realty', plan: 'professional' },
+  // A colleague at the same firm: another key of the same account, so shared reviews show in a demo.
+  pi_demo_professional_2: { id: 'acct_demo_pro', name: 'Harbor & Vale Realty', plan: 'professional' },
   pi_demo_enterprise: { id: 'acct_demo_ent', name: 'Meridian Title Group', plan: 'enterprise' },
   pi_demo_starter: { id: 'acct_demo_start', name: 'Sunrise Home Finders', plan: 'starter' },
 };

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { AccountDirectory } from './accounts.ts';
 import type { ReferenceDeps, ReferenceEnv } from './context.ts';
 import { DEFAULT_DIALECT, type Dialect } from './dialect.ts';
+import { createDrift } from './drift.ts';
 import { type Faults, NO_FAULTS } from './faults.ts';
 import { identifyCaller, requireAccount } from './middleware/auth.ts';
 import { notFound, onError } from './middleware/errors.ts';
@@ -29,6 +30,8 @@ export interface ReferenceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Signs cursors. Random per process unless given, so a cursor from another run is refused. */
   cursorSecret?: string;
+  /** REFERENCE_DRIFT_PERCENT and the seed that picks the drifting records; none when absent. */
+  drift?: { percent: number; seed: number };
 }
 
 /**
@@ -48,6 +51,7 @@ export function createReferenceApp(options: ReferenceOptions) {
     limiter: new RateLimiter(now),
     cursorSecret: options.cursorSecret ?? randomBytes(32).toString('hex'),
     ruleFor: (plan) => options.rateLimit ?? DEFAULT_PLAN_RULES[plan],
+    drift: createDrift({ percent: 0, seed: 0, ...options.drift, startedAt: now(), now }),
   };
 
   return new Hono<ReferenceEnv>()

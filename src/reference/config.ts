@@ -13,6 +13,8 @@ export interface ReferenceConfig {
   rateLimit: RateRule | undefined;
   dialect: Dialect;
   faults: Faults;
+  /** Share of records re-verified every minute of uptime (0-100), for demos of "Check again". */
+  driftPercent: number;
 }
 
 const intIn = (min: number, max: number, fallback: number) =>
@@ -51,6 +53,7 @@ const ReferenceEnv = z.object({
   REFERENCE_RATE_LIMIT: parsedBy((s) => (s?.trim() ? parseRateRule(s) : undefined)),
   REFERENCE_DIALECT: parsedBy(parseDialect),
   REFERENCE_FAULTS: parsedBy(parseFaults),
+  REFERENCE_DRIFT_PERCENT: intIn(0, 100, 0),
 });
 
 /** Reads and validates the environment; throws one error listing every bad variable. */
@@ -70,5 +73,6 @@ export function readReferenceConfig(env: Record<string, string | undefined>): Re
     rateLimit: e.REFERENCE_RATE_LIMIT,
     dialect: e.REFERENCE_DIALECT,
     faults: e.REFERENCE_FAULTS,
+    driftPercent: e.REFERENCE_DRIFT_PERCENT,
   };
 }

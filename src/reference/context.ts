@@ -1,6 +1,7 @@
 import type { Plan } from '../contract/index.ts';
 import type { Account, AccountDirectory } from './accounts.ts';
 import type { Dialect } from './dialect.ts';
+import type { Drift } from './drift.ts';
 import type { Faults } from './faults.ts';
 import type { RateLimiter, RateRule } from './rate-limiter.ts';
 import type { PropertyStore } from './store.ts';
@@ -17,6 +18,8 @@ export interface ReferenceDeps {
   cursorSecret: string;
   /** The rate rule for a caller's plan (or for callers without a known key). */
   ruleFor: (plan: Plan | 'anonymous') => RateRule;
+  /** REFERENCE_DRIFT_PERCENT: how a record has changed since the service started (identity when 0). */
+  drift: Drift;
 }
 
 /** Per request: who called (set by the auth middleware), read by the routes behind it. */

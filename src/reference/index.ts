@@ -35,6 +35,7 @@ export async function startReference(config: ReferenceConfig): Promise<RunningRe
     rateLimit: config.rateLimit,
     faults: config.faults,
     accounts: new AccountDirectory(),
+    drift: { percent: config.driftPercent, seed: config.seed },
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));

@@ -10,7 +10,7 @@ const MAX_QUERY_LENGTH = 512;
 
 /** /properties: resolve one address to one record, and search (the interface's list endpoint). */
 export function propertyRoutes(deps: ReferenceDeps) {
-  const { dialect, store, cursorSecret } = deps;
+  const { dialect, store, cursorSecret, drift } = deps;
   const candidates = (list: UpstreamCandidate[]) => list.map((x) => toWireCandidate(x, dialect));
 
   return new Hono<ReferenceEnv>()
@@ -32,7 +32,7 @@ export function propertyRoutes(deps: ReferenceDeps) {
       const outcome = store.resolve(parsed.data);
       switch (outcome.kind) {
         case 'found':
-          return c.json(envelope(toWireProperty(outcome.property, dialect), 'property', dialect));
+          return c.json(envelope(toWireProperty(drift(outcome.property), dialect), 'property', dialect));
         case 'ambiguous':
           return errorResponse(
             c,
@@ -99,7 +99,9 @@ export function propertyRoutes(deps: ReferenceDeps) {
         offset = decoded;
       }
       const page = store.search(q, limit, offset);
-      const body: Record<string, unknown> = { data: page.items.map((p) => toWireProperty(p, dialect)) };
+      const body: Record<string, unknown> = {
+        data: page.items.map((p) => toWireProperty(drift(p), dialect)),
+      };
       if (page.more) body.next_cursor = sealCursor(q, offset + page.items.length, cursorSecret);
       return c.json(body);
     });
