@@ -13,6 +13,8 @@ export type CachedResult =
 export interface LookupOptions {
   signal?: CancelSignal;
   lane: Lane;
+  /** Ask the service itself, not the cache ("Check again"); the answer still refreshes the cache. */
+  fresh?: boolean;
 }
 
 /**
@@ -82,9 +84,11 @@ export class Lookups {
     options: LookupOptions,
     load: (signal: CancelSignal) => Promise<CachedResult>,
   ): Promise<{ result: CachedResult; cached: boolean }> {
-    const hit = await this.deps.cache.get(session.keyHash, key);
-    this.deps.metrics?.cacheLookup(key.startsWith('search:') ? 'search' : 'resolve', hit !== undefined);
-    if (hit) return { result: hit, cached: true };
+    if (!options.fresh) {
+      const hit = await this.deps.cache.get(session.keyHash, key);
+      this.deps.metrics?.cacheLookup(key.startsWith('search:') ? 'search' : 'resolve', hit !== undefined);
+      if (hit) return { result: hit, cached: true };
+    }
     try {
       const result = await this.#inFlight.run(`${session.keyHash}:${key}`, load, options.signal);
       await this.deps.cache.set(session.keyHash, key, result);

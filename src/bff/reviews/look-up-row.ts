@@ -1,0 +1,63 @@
+import { explainRecordMatch, type ImportedResult, RETRYABLE_LOOKUP_CODES } from '../../contract/index.ts';
+import type { CancelSignal } from '../cancel.ts';
+import { toApiError } from '../errors.ts';
+import type { Lookups } from '../lookups.ts';
+import { checkAddress } from '../params.ts';
+import type { Session } from '../sessions.ts';
+
+/** One review row's answer, as kept: what the browser's runner used to keep, now written by the BFF. */
+export type RowResult = ImportedResult & { cached: boolean; retrievedAt: string };
+
+export interface RowLookupOptions {
+  /** "Check again": ask the service itself, not the cache (the answer still refreshes the cache). */
+  fresh: boolean;
+  signal?: CancelSignal;
+  now?: () => number;
+}
+
+/**
+ * Looks one review row up in the review lane and says what became of it: every error is an outcome (a row
+ * always ends with exactly one), except the caller going away, which is rethrown.
+ */
+export async function lookUpRow(
+  lookups: Lookups,
+  session: Session,
+  sessionId: string,
+  input: string,
+  options: RowLookupOptions,
+): Promise<RowResult> {
+  const retrievedAt = () => new Date((options.now ?? Date.now)()).toISOString();
+  try {
+    const address = checkAddress(input);
+    const { property, cached } = await lookups.resolve(session, sessionId, address, {
+      lane: 'review',
+      fresh: options.fresh,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const match = explainRecordMatch(address, property);
+    return { outcome: 'matched', property, match, cached, retrievedAt: retrievedAt() };
+  } catch (err) {
+    if (options.signal?.aborted) throw err;
+    const e = toApiError(err);
+    const error = {
+      code: e.code,
+      message: e.message,
+      ...(e.extra.resetAt ? { resetAt: e.extra.resetAt } : {}),
+    };
+    const base = { cached: false, retrievedAt: retrievedAt(), error };
+    const candidates = e.extra.candidates ? { candidates: e.extra.candidates } : {};
+    if (e.code === 'not_found' || e.code === 'unit_not_found')
+      return { outcome: 'not_found', ...base, ...candidates };
+    if (e.code === 'ambiguous') return { outcome: 'ambiguous', ...base, ...candidates };
+    return { outcome: 'failed', ...base };
+  }
+}
+
+/** A failed row worth asking again later (the service was down, slow, or out of budget), not a bad input. */
+export function isRetryable(result: RowResult): boolean {
+  return (
+    result.outcome === 'failed' &&
+    result.error !== undefined &&
+    RETRYABLE_LOOKUP_CODES.includes(result.error.code)
+  );
+}

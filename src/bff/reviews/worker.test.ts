@@ -1,0 +1,214 @@
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Session } from '../sessions.ts';
+import type { RowResult } from './look-up-row.ts';
+import { type LeasedRow, type ReviewQueue, ReviewWorker, retryAt } from './worker.ts';
+
+const logger = pino({ level: 'silent' });
+const session = (accountId: string): Session => ({
+  apiKey: `key-${accountId}`,
+  keyHash: `hash-${accountId}`,
+  account: { name: accountId, plan: 'professional' },
+  createdAt: 0,
+  lastSeenAt: 0,
+});
+
+/** The queue's contract as the database keeps it, in memory: leases, one outcome per row, retries. */
+class QueueDouble implements ReviewQueue {
+  pending: (LeasedRow & { notBefore: number })[] = [];
+  done = new Map<string, RowResult>();
+  leasedTo = new Map<string, string>();
+  lost = new Set<string>();
+  extended = 0;
+  constructor(private readonly now: () => number) {}
+  add(accountId: string, n: number) {
+    for (let i = 0; i < n; i++)
+      this.pending.push({
+        reviewId: `r-${accountId}`,
+        accountId,
+        run: 1,
+        index: i,
+        address: `${i} Main St`,
+        fresh: false,
+        attempts: 0,
+        notBefore: 0,
+      });
+  }
+  async lease(owner: string, accounts: readonly string[], limit: number) {
+    const out = this.pending
+      .filter((r) => accounts.includes(r.accountId) && r.notBefore <= this.now())
+      .slice(0, limit);
+    this.pending = this.pending.filter((r) => !out.includes(r));
+    for (const r of out) this.leasedTo.set(`${r.reviewId}:${r.index}`, owner);
+    return out.map(({ notBefore: _, ...r }) => r);
+  }
+  async extend() {
+    this.extended++;
+  }
+  async complete(_owner: string, row: LeasedRow, result: RowResult) {
+    const key = `${row.reviewId}:${row.index}`;
+    if (this.lost.has(key) || this.done.has(key)) return false;
+    this.done.set(key, result);
+    return true;
+  }
+  async retryLater(_owner: string, row: LeasedRow, notBefore: number) {
+    this.pending.push({ ...row, attempts: row.attempts + 1, notBefore });
+  }
+}
+
+const matched = (): RowResult => ({
+  outcome: 'matched',
+  cached: false,
+  retrievedAt: '2026-11-24T00:00:00.000Z',
+});
+const failed = (code: 'upstream_unavailable' | 'bad_request'): RowResult => ({
+  outcome: 'failed',
+  cached: false,
+  retrievedAt: '2026-11-24T00:00:00.000Z',
+  error: { code, message: code },
+});
+
+describe('ReviewWorker', () => {
+  let now = 0;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    now = 1_000_000;
+  });
+  afterEach(() => vi.useRealTimers());
+
+  const setup = (
+    opts: { live?: string[]; lookUp?: (address: string) => Promise<RowResult>; concurrency?: number } = {},
+  ) => {
+    const queue = new QueueDouble(() => now);
+    const live = new Set(opts.live ?? ['a']);
+    let inFlight = 0;
+    let peak = 0;
+    const progress: string[] = [];
+    const worker = new ReviewWorker({
+      queue,
+      sessions: {
+        liveAccounts: async () => [...live],
+        sessionFor: async (id) =>
+          live.has(id) ? { session: session(id), sessionId: `sid-${id}` } : undefined,
+      },
+      lookUp: async (s, _sid, address) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        try {
+          expect(s.apiKey).toMatch(/^key-/);
+          return await (opts.lookUp ?? (async () => matched()))(address);
+        } finally {
+          inFlight--;
+        }
+      },
+      logger,
+      owner: 'replica-1',
+      concurrency: opts.concurrency ?? 3,
+      pollMs: 1_000,
+      leaseMs: 30_000,
+      now: () => now,
+      onProgress: (id) => progress.push(id),
+    });
+    return { queue, worker, live, progress, peak: () => peak };
+  };
+
+  it('works every row of an account with a live session, never more at once than its concurrency', async () => {
+    const { queue, worker, progress, peak } = setup({
+      lookUp: () => new Promise((r) => setTimeout(() => r(matched()), 100)),
+    });
+    queue.add('a', 10);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await worker.stop();
+    expect(queue.done.size).toBe(10);
+    expect(peak()).toBe(3);
+    expect(progress).toHaveLength(10);
+  });
+
+  it('leaves the rows of an account nobody is signed in to, and takes them at its next sign-in', async () => {
+    const { queue, worker, live } = setup({ live: [] });
+    queue.add('b', 4);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(queue.done.size).toBe(0);
+    live.add('b');
+    worker.notify();
+    await vi.advanceTimersByTimeAsync(10);
+    await worker.stop();
+    expect(queue.done.size).toBe(4);
+  });
+
+  it('asks a retryable failure again with back-off, and keeps a final failed outcome after the last attempt', async () => {
+    let calls = 0;
+    const { queue, worker } = setup({
+      lookUp: async () => {
+        calls++;
+        return failed('upstream_unavailable');
+      },
+      concurrency: 1,
+    });
+    queue.add('a', 1);
+    worker.start();
+    for (let i = 0; i < 10; i++) {
+      await vi.advanceTimersByTimeAsync(20_000);
+      now += 20_000;
+    }
+    await worker.stop();
+    expect(calls).toBe(5);
+    expect(queue.done.get('r-a:0')?.error?.code).toBe('upstream_unavailable');
+  });
+
+  it('does not retry a failure that needs a different input', async () => {
+    let calls = 0;
+    const { queue, worker } = setup({
+      lookUp: async () => {
+        calls++;
+        return failed('bad_request');
+      },
+    });
+    queue.add('a', 1);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    await worker.stop();
+    expect(calls).toBe(1);
+    expect(queue.done.get('r-a:0')?.outcome).toBe('failed');
+  });
+
+  it('keeps its leases alive while rows wait, and reports nothing for a row whose lease was lost', async () => {
+    const { queue, worker, progress } = setup({
+      lookUp: () => new Promise((r) => setTimeout(() => r(matched()), 45_000)),
+      concurrency: 1,
+    });
+    queue.add('a', 1);
+    queue.lost.add('r-a:0');
+    worker.start();
+    await vi.advanceTimersByTimeAsync(46_000);
+    await worker.stop();
+    expect(queue.extended).toBeGreaterThanOrEqual(4);
+    expect(progress).toEqual([]);
+  });
+
+  it('stops without writing the rows in hand (their leases run out and any replica asks them again)', async () => {
+    const { queue, worker } = setup({ lookUp: () => new Promise(() => {}) });
+    queue.add('a', 2);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(worker.activeRows).toBe(2);
+    await worker.stop();
+    expect(queue.done.size).toBe(0);
+  });
+});
+
+describe('retryAt', () => {
+  it('waits for the rate limit reset when the failure names one, else backs off up to a minute', () => {
+    const now = Date.parse('2026-11-24T10:00:00Z');
+    const limited: RowResult = {
+      ...failed('upstream_unavailable'),
+      error: { code: 'rate_limited', message: '', resetAt: '2026-11-24T10:00:30Z' },
+    };
+    expect(retryAt(limited, 0, now)).toBe(now + 30_000);
+    expect(retryAt(failed('upstream_unavailable'), 0, now)).toBe(now + 1_000);
+    expect(retryAt(failed('upstream_unavailable'), 3, now)).toBe(now + 8_000);
+    expect(retryAt(failed('upstream_unavailable'), 20, now)).toBe(now + 60_000);
+  });
+});
