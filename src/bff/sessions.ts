@@ -7,6 +7,11 @@ export interface Session {
   /** sha256 of the key: the account's identity for caches and budgets, never the key itself. */
   keyHash: string;
   account: Account;
+  /**
+   * Who the data belongs to (reviews, the audit trail): one-way from the account id the service gave at
+   * sign-in, so every key of one account shares it; from the key's hash when the service names no account.
+   */
+  accountId: string;
   createdAt: number;
   lastSeenAt: number;
 }
@@ -21,6 +26,15 @@ export interface SessionStore {
   count?(): Promise<number>;
   /** Is a shared store reachable (for /readyz)? Absent: in-process memory, always there. */
   ping?(): Promise<boolean>;
+  /** Accounts with at least one live session: the review worker works only their rows. */
+  liveAccounts(): Promise<string[]>;
+  /**
+   * A live session of the account, most recently used first, with a handle to end it (never the cookie in a
+   * shared store); its idle clock is reset, so a running review keeps it alive up to the absolute timeout.
+   */
+  sessionFor(accountId: string): Promise<{ session: Session; ref: string } | undefined>;
+  /** Ends the session behind a handle from sessionFor (its key stopped working). */
+  endRef(ref: string): Promise<void>;
 }
 
 export interface SessionLimits {
@@ -33,9 +47,20 @@ export function hashKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }
 
-/** The browser's name for an account: one-way from the key's hash, so it can scope stored data but never reveal the key. */
-export function accountIdFor(keyHash: string): string {
-  return createHash('sha256').update(`proplens-account:${keyHash}`).digest('base64url').slice(0, 22);
+/**
+ * The name of an account for scoping stored data: one-way from the service's account id when it gives one
+ * (every key of the account shares it), else from the key's hash. Never reveals the key.
+ */
+export function accountIdFor(keyHash: string, upstreamAccountId?: string | null): string {
+  const basis = upstreamAccountId
+    ? `proplens-account-id:${upstreamAccountId}`
+    : `proplens-account:${keyHash}`;
+  return createHash('sha256').update(basis).digest('base64url').slice(0, 22);
+}
+
+/** A short, one-way name of a key for people ("started by key 3f9a1c2e"): never the key, never its hash. */
+export function keyFingerprint(keyHash: string): string {
+  return createHash('sha256').update(`proplens-key-fingerprint:${keyHash}`).digest('hex').slice(0, 8);
 }
 
 export function newSessionId(): string {
@@ -77,6 +102,33 @@ export class MemorySessionStore implements SessionStore {
 
   async delete(id: string): Promise<void> {
     this.#sessions.delete(id);
+  }
+
+  async liveAccounts(): Promise<string[]> {
+    const accounts = new Set<string>();
+    for (const [id, s] of this.#sessions) if (this.#live(id, s)) accounts.add(s.accountId);
+    return [...accounts];
+  }
+
+  async sessionFor(accountId: string): Promise<{ session: Session; ref: string } | undefined> {
+    // Map order is last-use order: the newest use is last.
+    const ids = [...this.#sessions].filter(([, s]) => s.accountId === accountId).map(([id]) => id);
+    for (const id of ids.reverse()) {
+      const session = await this.get(id);
+      if (session) return { session, ref: id };
+    }
+    return undefined;
+  }
+
+  endRef(ref: string): Promise<void> {
+    return this.delete(ref);
+  }
+
+  #live(id: string, s: Session): boolean {
+    const now = this.now();
+    if (now - s.lastSeenAt <= this.limits.idleMs && now - s.createdAt <= this.limits.absoluteMs) return true;
+    this.#sessions.delete(id);
+    return false;
   }
 
   /** Expired sessions leave on their next use; they are not counted here. */

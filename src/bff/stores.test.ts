@@ -14,7 +14,7 @@ describe('MemorySessionStore', () => {
   it('ends a session left idle past the idle timeout, and keeps one in use', async () => {
     const now = { t: 0 };
     const store = make(now);
-    const id = await store.create({ apiKey: 'k', keyHash: 'h', account });
+    const id = await store.create({ apiKey: 'k', keyHash: 'h', account, accountId: 'acct-h' });
     now.t = 900;
     expect(await store.get(id)).toBeDefined();
     now.t = 1800; // 900 ms since last use
@@ -26,7 +26,7 @@ describe('MemorySessionStore', () => {
   it('ends every session at the absolute timeout, however busy', async () => {
     const now = { t: 0 };
     const store = make(now);
-    const id = await store.create({ apiKey: 'k', keyHash: 'h', account });
+    const id = await store.create({ apiKey: 'k', keyHash: 'h', account, accountId: 'acct-h' });
     for (now.t = 500; now.t <= 5000; now.t += 500) expect(await store.get(id)).toBeDefined();
     now.t = 5001;
     expect(await store.get(id)).toBeUndefined();
@@ -35,11 +35,11 @@ describe('MemorySessionStore', () => {
   it('caps the number of sessions, dropping the one idle longest', async () => {
     const now = { t: 0 };
     const store = make(now, 2);
-    const a = await store.create({ apiKey: 'a', keyHash: 'a', account });
-    const b = await store.create({ apiKey: 'b', keyHash: 'b', account });
+    const a = await store.create({ apiKey: 'a', keyHash: 'a', account, accountId: 'acct-a' });
+    const b = await store.create({ apiKey: 'b', keyHash: 'b', account, accountId: 'acct-b' });
     now.t = 10;
     await store.get(a); // a is now the most recently used
-    await store.create({ apiKey: 'c', keyHash: 'c', account });
+    await store.create({ apiKey: 'c', keyHash: 'c', account, accountId: 'acct-c' });
     expect(await store.get(b)).toBeUndefined();
     expect(await store.get(a)).toBeDefined();
   });
@@ -47,10 +47,35 @@ describe('MemorySessionStore', () => {
   it('issues unguessable ids', async () => {
     const store = make({ t: 0 });
     const ids = await Promise.all(
-      Array.from({ length: 50 }, () => store.create({ apiKey: 'k', keyHash: 'h', account })),
+      Array.from({ length: 50 }, () =>
+        store.create({ apiKey: 'k', keyHash: 'h', account, accountId: 'acct-h' }),
+      ),
     );
     expect(new Set(ids).size).toBe(50);
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('lends the review worker a live session of an account, the latest used, until none is live', async () => {
+    const now = { t: 0 };
+    const store = make(now);
+    const first = await store.create({ apiKey: 'k1', keyHash: 'h1', account, accountId: 'firm' });
+    now.t = 100;
+    const second = await store.create({ apiKey: 'k2', keyHash: 'h2', account, accountId: 'firm' });
+    await store.create({ apiKey: 'k3', keyHash: 'h3', account, accountId: 'other' });
+    expect((await store.liveAccounts()).sort()).toEqual(['firm', 'other']);
+    expect((await store.sessionFor('firm'))?.session.apiKey).toBe('k2');
+    now.t = 200;
+    await store.get(first);
+    const lent = await store.sessionFor('firm');
+    expect(lent?.session.apiKey).toBe('k1');
+    expect(await store.sessionFor('nobody')).toBeUndefined();
+    await store.endRef(lent?.ref ?? '');
+    expect(await store.get(first)).toBeUndefined();
+    expect((await store.sessionFor('firm'))?.session.apiKey).toBe('k2');
+    now.t = 200 + 1001; // every session idle past the timeout
+    expect(await store.liveAccounts()).toEqual([]);
+    expect(await store.sessionFor('firm')).toBeUndefined();
+    expect(await store.get(second)).toBeUndefined();
   });
 });
 

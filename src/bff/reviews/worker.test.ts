@@ -9,6 +9,7 @@ const session = (accountId: string): Session => ({
   apiKey: `key-${accountId}`,
   keyHash: `hash-${accountId}`,
   account: { name: accountId, plan: 'professional' },
+  accountId,
   createdAt: 0,
   lastSeenAt: 0,
 });

@@ -28,10 +28,10 @@ export interface SessionRouteDeps {
 export function sessionRoutes(deps: SessionRouteDeps) {
   const isDemo = (apiKey: string) => deps.demoKeys?.some((d) => d.key === apiKey) ?? false;
   const answer = async (
-    session: Pick<Session, 'apiKey' | 'keyHash' | 'account'>,
+    session: Pick<Session, 'apiKey' | 'keyHash' | 'account' | 'accountId'>,
   ): Promise<SessionResponse> => ({
     account: session.account,
-    accountId: accountIdFor(session.keyHash),
+    accountId: session.accountId,
     demo: isDemo(session.apiKey),
     rateLimit: await deps.upstream.rateLimit(session.keyHash),
   });
@@ -60,12 +60,13 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       }
       const apiKey = parsed.data.apiKey;
       const keyHash = hashKey(apiKey);
-      const account = await deps.upstream.me(apiKey, keyHash);
+      const { id: upstreamAccountId, ...account } = await deps.upstream.me(apiKey, keyHash);
+      const accountId = accountIdFor(keyHash, upstreamAccountId);
       // A new sign-in never reuses a session id (no fixation).
       const name = sessionCookieName(c);
       const previous = getCookie(c, name);
       if (previous) await deps.sessions.delete(previous);
-      const id = await deps.sessions.create({ apiKey, keyHash, account });
+      const id = await deps.sessions.create({ apiKey, keyHash, account, accountId });
       setCookie(c, name, id, {
         httpOnly: true,
         sameSite: 'Strict',
@@ -74,7 +75,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
         maxAge: Math.floor(deps.sessionAbsoluteMs / 1000),
       });
       deps.logger.info({ requestId: c.get('requestId'), plan: account.plan }, 'signed in');
-      return c.json(await answer({ apiKey, keyHash, account }));
+      return c.json(await answer({ apiKey, keyHash, account, accountId }));
     },
   );
   app.get('/session', requireSession(deps.sessions), async (c) => c.json(await answer(c.get('session'))));

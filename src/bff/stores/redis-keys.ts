@@ -53,6 +53,16 @@ export class RedisKeys {
     return `${RedisKeys.PREFIX}sessions`;
   }
 
+  /** Sorted set of one account's session names by last use (the review worker borrows their keys). */
+  accountSessions(accountId: string) {
+    return `${RedisKeys.PREFIX}account-sessions:${this.name(accountId)}`;
+  }
+
+  /** Sorted set of account ids by the last use of any of their sessions. */
+  liveAccounts() {
+    return `${RedisKeys.PREFIX}live-accounts`;
+  }
+
   budget(keyHash: string) {
     return `${RedisKeys.PREFIX}budget:${this.name(keyHash)}`;
   }

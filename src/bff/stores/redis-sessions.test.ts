@@ -19,7 +19,7 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     overrides: Partial<typeof limits> = {},
     sessionKey = secrets.sessionKey,
   ) => new RedisSessionStore(redis, keys, sessionKey, { ...limits, ...overrides }, () => now.t);
-  const session = { apiKey: API_KEY, keyHash: 'c0ffee'.repeat(10), account };
+  const session = { apiKey: API_KEY, keyHash: 'c0ffee'.repeat(10), account, accountId: 'acct-coffee' };
 
   beforeAll(async () => {
     server = await RedisServer.start();
@@ -32,6 +32,23 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
   });
   beforeEach(async () => {
     await redis.client.flushall();
+  });
+
+  it('lends any replica a live session of an account by a handle that is not the cookie', async () => {
+    const now = { t: 1_000_000 };
+    const a = make(now);
+    const b = make(now);
+    const id = await a.create(session);
+    await a.create({ ...session, apiKey: 'pi_other', keyHash: 'beef'.repeat(16), accountId: 'acct-other' });
+    expect((await b.liveAccounts()).sort()).toEqual(['acct-coffee', 'acct-other']);
+    const lent = await b.sessionFor('acct-coffee');
+    expect(lent?.session.apiKey).toBe(API_KEY);
+    expect(lent?.ref).not.toBe(id);
+    expect(await b.get(lent?.ref ?? '')).toBeUndefined();
+    await b.endRef(lent?.ref ?? '');
+    expect(await a.get(id)).toBeUndefined();
+    expect(await b.sessionFor('acct-coffee')).toBeUndefined();
+    expect(await b.liveAccounts()).toEqual(['acct-other']);
   });
 
   it('is one store for every replica: made on one, used and ended on another', async () => {
@@ -48,11 +65,21 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
   it('holds nothing readable as the key, the session id or the account', async () => {
     const id = await make({ t: 0 }).create(session);
     const names = await redis.client.keys('*');
-    expect(names.sort()).toEqual([keys.session(id), keys.sessionIndex()].sort());
+    expect(names.sort()).toEqual(
+      [
+        keys.session(id),
+        keys.sessionIndex(),
+        keys.accountSessions(session.accountId),
+        keys.liveAccounts(),
+      ].sort(),
+    );
     const dump = [
       ...names,
       (await redis.client.get(keys.session(id))) ?? '',
       ...(await redis.client.zrange(keys.sessionIndex(), '0', '-1')),
+      ...(await redis.client.zrange(keys.accountSessions(session.accountId), '0', '-1')),
+      // The account's id is itself one-way (accountIdFor), never the service's account name.
+      ...(await redis.client.zrange(keys.liveAccounts(), '0', '-1')),
     ].join('\n');
     for (const secret of [
       API_KEY,

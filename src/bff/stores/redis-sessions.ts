@@ -1,6 +1,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { type RedisConnection, replies } from '../redis.ts';
-import { newSessionId, type Session, type SessionLimits, type SessionStore } from '../sessions.ts';
+import {
+  accountIdFor,
+  newSessionId,
+  type Session,
+  type SessionLimits,
+  type SessionStore,
+} from '../sessions.ts';
 import type { RedisKeys } from './redis-keys.ts';
 
 /** What one session record holds, all of it encrypted. */
@@ -8,6 +14,8 @@ interface SessionRecord {
   apiKey: string;
   keyHash: string;
   account: Session['account'];
+  /** Absent in records sealed before accounts were named by the service's id. */
+  accountId?: string;
   createdAt: number;
   absoluteAt: number;
 }
@@ -39,6 +47,7 @@ export class RedisSessionStore implements SessionStore {
       apiKey: data.apiKey,
       keyHash: data.keyHash,
       account: data.account,
+      accountId: data.accountId,
       createdAt: now,
       absoluteAt: now + this.limits.absoluteMs,
     };
@@ -53,6 +62,9 @@ export class RedisSessionStore implements SessionStore {
           // Members idle past the timeout have expired in Redis already: drop them from the count.
           .zremrangebyscore(index, '-inf', now - this.limits.idleMs)
           .zcard(index)
+          // The account's sessions, for the review worker (evicted or expired names are dropped on reading).
+          .zadd(this.keys.accountSessions(data.accountId), now, this.keys.name(id))
+          .zadd(this.keys.liveAccounts(), now, data.accountId)
           .exec(),
       );
       const count = Number(results[3]);
@@ -68,8 +80,12 @@ export class RedisSessionStore implements SessionStore {
   async get(id: string): Promise<Session | undefined> {
     // A cookie is any text a browser sends; ours are 43 characters.
     if (id.length === 0 || id.length > 128) return undefined;
-    const key = this.keys.session(id);
-    const name = this.keys.name(id);
+    return this.#getNamed(this.keys.name(id));
+  }
+
+  /** The live session under a key name, its idle clock reset. */
+  #getNamed(name: string): Promise<Session | undefined> {
+    const key = this.keys.sessionNamed(name);
     const index = this.keys.sessionIndex();
     const now = this.now();
     return this.redis.run(async (r) => {
@@ -92,6 +108,7 @@ export class RedisSessionStore implements SessionStore {
         apiKey: record.apiKey,
         keyHash: record.keyHash,
         account: record.account,
+        accountId: record.accountId ?? accountIdFor(record.keyHash),
         createdAt: record.createdAt,
         lastSeenAt: now,
       };
@@ -109,6 +126,42 @@ export class RedisSessionStore implements SessionStore {
 
   ping(): Promise<boolean> {
     return this.redis.ping();
+  }
+
+  async liveAccounts(): Promise<string[]> {
+    // An account leaves when sessionFor finds none of its sessions live, or past the absolute timeout.
+    const since = this.now() - this.limits.absoluteMs;
+    return this.redis.run(async (r) => {
+      await r.zremrangebyscore(this.keys.liveAccounts(), '-inf', String(since));
+      return r.zrange(this.keys.liveAccounts(), '0', '-1');
+    });
+  }
+
+  async sessionFor(accountId: string): Promise<{ session: Session; ref: string } | undefined> {
+    const index = this.keys.accountSessions(accountId);
+    const names = await this.redis.run((r) => r.zrevrange(index, 0, 9));
+    for (const name of names) {
+      const session = await this.#getNamed(name);
+      if (session) {
+        if (session.accountId !== accountId) continue;
+        const now = this.now();
+        await this.redis.run(async (r) => {
+          replies(
+            await r.multi().zadd(index, now, name).zadd(this.keys.liveAccounts(), now, accountId).exec(),
+          );
+        });
+        return { session, ref: name };
+      }
+      await this.redis.run((r) => r.zrem(index, name));
+    }
+    await this.redis.run((r) => r.zrem(this.keys.liveAccounts(), accountId));
+    return undefined;
+  }
+
+  async endRef(ref: string): Promise<void> {
+    await this.redis.run(async (r) => {
+      replies(await r.multi().del(this.keys.sessionNamed(ref)).zrem(this.keys.sessionIndex(), ref).exec());
+    });
   }
 
   #seal(record: SessionRecord, key: string): string {

@@ -145,12 +145,12 @@ export class UpstreamClient {
   }
 
   /** Checks a key with GET /auth/me. Plan problems and bad keys become the API's own errors. */
-  async me(apiKey: string, keyHash: string): Promise<Account> {
+  async me(apiKey: string, keyHash: string): Promise<Account & { id: string | null }> {
     const answer = await this.#call(apiKey, keyHash, '/auth/me', {}, {});
     if (answer.status >= 200 && answer.status < 300) {
       const account = toAccount(answer.json);
       const plan = Plan.safeParse(account.plan);
-      return { name: account.name, plan: plan.success ? plan.data : null };
+      return { id: account.id, name: account.name, plan: plan.success ? plan.data : null };
     }
     throw this.#refusal(answer, 'sign-in', '/auth/me');
   }

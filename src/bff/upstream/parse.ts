@@ -334,8 +334,14 @@ export function toPage(
   return { items: list.slice(0, 100).map((r) => toProperty(r, idField)), nextCursor: next };
 }
 
-export function toAccount(body: unknown): { name: string; plan: string | null } {
+export function toAccount(body: unknown): { id: string | null; name: string; plan: string | null } {
   const raw = unwrap(body, ['account', 'user']) ?? {};
   const plan = cleanText(pick(raw, 'plan', 'tier', 'subscription'), 40)?.toLowerCase() ?? null;
-  return { name: cleanText(pick(raw, 'name', 'account_name', 'organization'), 120) ?? 'Your account', plan };
+  // The account's own id, when the service names it: every key of one account then shares its reviews.
+  const id = cleanText(pick(raw, 'id', 'account_id', 'accountId', 'organization_id'), 200);
+  return {
+    id,
+    name: cleanText(pick(raw, 'name', 'account_name', 'organization'), 120) ?? 'Your account',
+    plan,
+  };
 }
