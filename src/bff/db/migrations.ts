@@ -1,0 +1,144 @@
+import type { Kysely, Migration } from 'kysely';
+
+/*
+ * Versioned migrations, run at start by Kysely's Migrator (database.ts), never by hand. Append only: a
+ * released migration is never edited; a change is a new one. The same DDL runs on SQLite and PostgreSQL, so
+ * types are the portable ones (text, integer, bigint); `id` of the audit trail is the one dialect difference.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations run before, and regardless of, the typed schema
+type Db = Kysely<any>;
+
+const reviews: Migration = {
+  async up(db: Db) {
+    await db.schema
+      .createTable('reviews')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('created_by', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('client_token', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('origin', 'text')
+      .addColumn('columns', 'text', (c) => c.notNull())
+      .addColumn('total_rows', 'integer', (c) => c.notNull())
+      .addColumn('received_rows', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('skipped_blank', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('last_seq', 'bigint', (c) => c.notNull().defaultTo(0))
+      .addUniqueConstraint('reviews_client_token', ['account_id', 'client_token'])
+      .execute();
+    await db.schema
+      .createIndex('reviews_by_account')
+      .on('reviews')
+      .columns(['account_id', 'created_at'])
+      .execute();
+    await db.schema
+      .createTable('review_chunks')
+      .addColumn('review_id', 'text', (c) => c.notNull())
+      .addColumn('chunk_index', 'integer', (c) => c.notNull())
+      .addColumn('rows', 'integer', (c) => c.notNull())
+      .addPrimaryKeyConstraint('review_chunks_pk', ['review_id', 'chunk_index'])
+      .execute();
+    await db.schema
+      .createTable('review_rows')
+      .addColumn('review_id', 'text', (c) => c.notNull())
+      .addColumn('row_index', 'integer', (c) => c.notNull())
+      .addColumn('address', 'text', (c) => c.notNull())
+      .addColumn('cells', 'text')
+      .addColumn('imported', 'text')
+      .addPrimaryKeyConstraint('review_rows_pk', ['review_id', 'row_index'])
+      .execute();
+    await db.schema
+      .createTable('review_runs')
+      .addColumn('review_id', 'text', (c) => c.notNull())
+      .addColumn('run', 'integer', (c) => c.notNull())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('finished_at', 'bigint')
+      .addColumn('fresh', 'integer', (c) => c.notNull())
+      .addColumn('total', 'integer', (c) => c.notNull())
+      .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('matched', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('not_found', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('ambiguous', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('failed', 'integer', (c) => c.notNull().defaultTo(0))
+      .addPrimaryKeyConstraint('review_runs_pk', ['review_id', 'run'])
+      .execute();
+    await db.schema
+      .createTable('review_results')
+      .addColumn('review_id', 'text', (c) => c.notNull())
+      .addColumn('run', 'integer', (c) => c.notNull())
+      .addColumn('row_index', 'integer', (c) => c.notNull())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('lease_owner', 'text')
+      .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
+      .addColumn('not_before', 'bigint', (c) => c.notNull().defaultTo(0))
+      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('outcome', 'text')
+      .addColumn('result', 'text')
+      .addColumn('seq', 'bigint')
+      .addPrimaryKeyConstraint('review_results_pk', ['review_id', 'run', 'row_index'])
+      .execute();
+    // The worker's question: work of these accounts that is due.
+    await db.schema
+      .createIndex('review_results_due')
+      .on('review_results')
+      .columns(['account_id', 'state', 'not_before'])
+      .execute();
+    // A live view's question: what was answered since N.
+    await db.schema
+      .createIndex('review_results_seq')
+      .on('review_results')
+      .columns(['review_id', 'seq'])
+      .execute();
+  },
+};
+
+const audit = (postgres: boolean): Migration => ({
+  async up(db: Db) {
+    await db.schema
+      .createTable('audit_entries')
+      .addColumn('id', postgres ? 'bigserial' : 'integer', (c) =>
+        postgres ? c.primaryKey() : c.primaryKey().autoIncrement(),
+      )
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('key_fingerprint', 'text', (c) => c.notNull())
+      .addColumn('session_ref', 'text')
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('query', 'text')
+      .addColumn('outcome', 'text', (c) => c.notNull())
+      .addColumn('property_id', 'text')
+      .addColumn('source', 'text')
+      .addColumn('confidence', 'text')
+      .addColumn('last_verified', 'text')
+      .addColumn('cached', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('cached_at', 'bigint')
+      .addColumn('upstream_request_id', 'text')
+      .addColumn('review_id', 'text')
+      .addColumn('row_index', 'integer')
+      .execute();
+    await db.schema
+      .createIndex('audit_by_account')
+      .on('audit_entries')
+      .columns(['account_id', 'id'])
+      .execute();
+    await db.schema
+      .createIndex('audit_by_property')
+      .on('audit_entries')
+      .columns(['account_id', 'property_id', 'id'])
+      .execute();
+    await db.schema.createIndex('audit_by_time').on('audit_entries').columns(['at']).execute();
+  },
+});
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** Every migration, by name; names sort in the order they run. */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001-reviews': reviews,
+    '0002-audit-trail': audit(dialect === 'postgres'),
+  };
+}

@@ -1,0 +1,107 @@
+import type { Generated } from 'kysely';
+
+/*
+ * The BFF's own database: durable reviews and the audit trail. One schema for the embedded SQLite and for
+ * PostgreSQL, written by the migrations in migrations.ts. Times are epoch milliseconds (bigint); structured
+ * values (a row's cells, a lookup's answer) are JSON text, read back through the contract's schemas.
+ */
+
+export interface ReviewsTable {
+  id: string;
+  account_id: string;
+  /** Key fingerprint of who started it (never the key). */
+  created_by: string;
+  created_at: number;
+  /** One start click of one tab: a retried create answers the same review. */
+  client_token: string;
+  name: string;
+  kind: string;
+  origin: string | null;
+  /** JSON array of the uploaded file's header. */
+  columns: string;
+  total_rows: number;
+  received_rows: number;
+  skipped_blank: number;
+  /** Last completion sequence number handed out (rows answered since N, for live views). */
+  last_seq: number;
+}
+
+export interface ReviewChunksTable {
+  review_id: string;
+  chunk_index: number;
+  rows: number;
+}
+
+export interface ReviewRowsTable {
+  review_id: string;
+  row_index: number;
+  address: string;
+  /** JSON array of the row's own cells, for CSV reviews. */
+  cells: string | null;
+  /** JSON of an answer kept in the browser before reviews moved to the server. */
+  imported: string | null;
+}
+
+export interface ReviewRunsTable {
+  review_id: string;
+  run: number;
+  started_at: number;
+  finished_at: number | null;
+  /** 1: ask the service itself, not the cache (Check again). */
+  fresh: number;
+  total: number;
+  done: number;
+  matched: number;
+  not_found: number;
+  ambiguous: number;
+  failed: number;
+}
+
+export interface ReviewResultsTable {
+  review_id: string;
+  run: number;
+  row_index: number;
+  account_id: string;
+  /** pending, leased, done. */
+  state: string;
+  lease_owner: string | null;
+  lease_until: number;
+  /** A pending row is not leased before this time (back-off after a retryable failure). */
+  not_before: number;
+  attempts: number;
+  outcome: string | null;
+  /** JSON of the answer (property, match, candidates, error, cached, retrievedAt). */
+  result: string | null;
+  seq: number | null;
+}
+
+export interface AuditEntriesTable {
+  id: Generated<number>;
+  at: number;
+  account_id: string;
+  key_fingerprint: string;
+  session_ref: string | null;
+  /** search, resolve, record, review_row, area_page, sign_in, sign_out, sign_in_refused. */
+  kind: string;
+  query: string | null;
+  /** matched, not_found, ambiguous, refused, failed, rate_limited, ok. */
+  outcome: string;
+  property_id: string | null;
+  source: string | null;
+  confidence: string | null;
+  last_verified: string | null;
+  cached: number;
+  cached_at: number | null;
+  upstream_request_id: string | null;
+  review_id: string | null;
+  row_index: number | null;
+}
+
+export interface DatabaseSchema {
+  reviews: ReviewsTable;
+  review_chunks: ReviewChunksTable;
+  review_rows: ReviewRowsTable;
+  review_runs: ReviewRunsTable;
+  review_results: ReviewResultsTable;
+  audit_entries: AuditEntriesTable;
+}

@@ -1,0 +1,422 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import {
+  type CreateReviewRequest,
+  ImportedResult,
+  type ReviewChunkRequest,
+  type ReviewRowResult,
+  type ReviewRun,
+  type ReviewStatus,
+  type ReviewSummary,
+} from '../../../contract/index.ts';
+import type { DatabaseSchema, ReviewRunsTable, ReviewsTable } from '../../db/schema.ts';
+import { previousIfChanged } from './changes.ts';
+
+type Db = Kysely<DatabaseSchema>;
+type Trx = Transaction<DatabaseSchema>;
+
+/** Why a chunk was not taken: the API answers each with its own error. */
+export type ChunkRefusal = 'not_found' | 'not_uploading' | 'out_of_range';
+
+/**
+ * Durable reviews of an account: what was uploaded (every row with its own cells), the runs over it, and each
+ * row's one answer per run. Every read and write names the account: another account's review is not there.
+ */
+export class SqlReviewStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A new review, or the one this start click already made (same clientToken). */
+  async create(accountId: string, createdBy: string, request: CreateReviewRequest): Promise<ReviewSummary> {
+    const existing = await this.db
+      .selectFrom('reviews')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('client_token', '=', request.clientToken)
+      .executeTakeFirst();
+    if (existing) return (await this.summary(accountId, existing.id)) as ReviewSummary;
+    const id = `rv_${randomBytes(16).toString('base64url')}`;
+    await this.db
+      .insertInto('reviews')
+      .values({
+        id,
+        account_id: accountId,
+        created_by: createdBy,
+        created_at: this.now(),
+        client_token: request.clientToken,
+        name: request.name,
+        kind: request.kind,
+        origin: request.origin ?? null,
+        columns: JSON.stringify(request.columns),
+        total_rows: request.totalRows,
+        received_rows: 0,
+        skipped_blank: request.skippedBlank ?? 0,
+        last_seq: 0,
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'client_token']).doNothing())
+      .execute();
+    // Two requests with one token at once: the loser reads the winner's review.
+    const made = await this.db
+      .selectFrom('reviews')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('client_token', '=', request.clientToken)
+      .executeTakeFirstOrThrow();
+    return (await this.summary(accountId, made.id)) as ReviewSummary;
+  }
+
+  /**
+   * Adds a chunk of rows. A chunk sent again (same index) adds nothing; once every row is in, run 1 starts.
+   */
+  async addChunk(
+    accountId: string,
+    reviewId: string,
+    chunk: ReviewChunkRequest,
+  ): Promise<ReviewSummary | ChunkRefusal> {
+    const refusal = await this.db.transaction().execute(async (trx): Promise<ChunkRefusal | null> => {
+      const review = await trx
+        .selectFrom('reviews')
+        .selectAll()
+        .where('id', '=', reviewId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!review) return 'not_found';
+      if (review.received_rows >= review.total_rows) return 'not_uploading';
+      if (chunk.firstRow + chunk.rows.length > review.total_rows) return 'out_of_range';
+      const fresh = await trx
+        .insertInto('review_chunks')
+        .values({ review_id: reviewId, chunk_index: chunk.index, rows: chunk.rows.length })
+        .onConflict((oc) => oc.columns(['review_id', 'chunk_index']).doNothing())
+        .executeTakeFirst();
+      if (Number(fresh.numInsertedOrUpdatedRows ?? 0) === 0) return null;
+      const values = chunk.rows.map((row, i) => ({
+        review_id: reviewId,
+        row_index: chunk.firstRow + i,
+        address: row.address,
+        cells: row.cells ? JSON.stringify(row.cells) : null,
+        imported: row.imported ? JSON.stringify(row.imported) : null,
+      }));
+      // A chunk overlapping rows already in (a client bug) adds only the rows that are new.
+      const inserted = await trx
+        .insertInto('review_rows')
+        .values(values)
+        .onConflict((oc) => oc.columns(['review_id', 'row_index']).doNothing())
+        .executeTakeFirst();
+      const received = review.received_rows + Number(inserted.numInsertedOrUpdatedRows ?? 0);
+      await trx.updateTable('reviews').set({ received_rows: received }).where('id', '=', reviewId).execute();
+      if (received >= review.total_rows) await this.#startRun(trx, review, 1, false);
+      return null;
+    });
+    if (refusal) return refusal;
+    return (await this.summary(accountId, reviewId)) as ReviewSummary;
+  }
+
+  /** "Check again": a new run over every row, asking the service itself. Undefined: no such review. */
+  async checkAgain(accountId: string, reviewId: string): Promise<ReviewSummary | 'busy' | undefined> {
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const review = await trx
+        .selectFrom('reviews')
+        .selectAll()
+        .where('id', '=', reviewId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!review) return undefined;
+      const latest = await trx
+        .selectFrom('review_runs')
+        .selectAll()
+        .where('review_id', '=', reviewId)
+        .orderBy('run', 'desc')
+        .executeTakeFirst();
+      if (!latest || latest.finished_at === null) return 'busy' as const;
+      await this.#startRun(trx, review, latest.run + 1, true);
+      return 'started' as const;
+    });
+    if (outcome !== 'started') return outcome;
+    return this.summary(accountId, reviewId);
+  }
+
+  async #startRun(trx: Trx, review: ReviewsTable, run: number, fresh: boolean): Promise<void> {
+    const now = this.now();
+    await trx
+      .insertInto('review_runs')
+      .values({
+        review_id: review.id,
+        run,
+        started_at: now,
+        finished_at: null,
+        fresh: fresh ? 1 : 0,
+        total: review.total_rows,
+        done: 0,
+        matched: 0,
+        not_found: 0,
+        ambiguous: 0,
+        failed: 0,
+      })
+      .execute();
+    // Every row pending; in run 1, rows kept in the browser before come in already answered.
+    await trx
+      .insertInto('review_results')
+      .columns([
+        'review_id',
+        'run',
+        'row_index',
+        'account_id',
+        'state',
+        'lease_until',
+        'not_before',
+        'attempts',
+        'outcome',
+        'result',
+        'seq',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom('review_rows')
+          .select((s) => [
+            'review_id',
+            s.val(run).as('run'),
+            'row_index',
+            s.val(review.account_id).as('account_id'),
+            run === 1
+              ? s.case().when('imported', 'is not', null).then('done').else('pending').end().as('state')
+              : s.val('pending').as('state'),
+            s.val(0).as('lease_until'),
+            s.val(0).as('not_before'),
+            s.val(0).as('attempts'),
+            s.val(null).as('outcome'),
+            run === 1 ? s.ref('imported').as('result') : s.val(null).as('result'),
+            s.val(0).as('seq'),
+          ])
+          .where('review_id', '=', review.id),
+      )
+      .execute();
+    if (run === 1) await this.#countImported(trx, review.id, now);
+  }
+
+  /** Imported rows are answered already: their outcomes count, and a wholly imported review is finished. */
+  async #countImported(trx: Trx, reviewId: string, now: number): Promise<void> {
+    const rows = await trx
+      .selectFrom('review_results')
+      .select(['row_index', 'result'])
+      .where('review_id', '=', reviewId)
+      .where('run', '=', 1)
+      .where('state', '=', 'done')
+      .execute();
+    if (rows.length === 0) return;
+    const byOutcome = {
+      matched: [] as number[],
+      not_found: [] as number[],
+      ambiguous: [] as number[],
+      failed: [] as number[],
+    };
+    for (const r of rows) {
+      const parsed = ImportedResult.safeParse(JSON.parse(r.result ?? 'null'));
+      byOutcome[parsed.success ? parsed.data.outcome : 'failed'].push(r.row_index);
+    }
+    for (const [outcome, indexes] of Object.entries(byOutcome)) {
+      for (let i = 0; i < indexes.length; i += 500) {
+        await trx
+          .updateTable('review_results')
+          .set({ outcome })
+          .where('review_id', '=', reviewId)
+          .where('run', '=', 1)
+          .where('row_index', 'in', indexes.slice(i, i + 500))
+          .execute();
+      }
+    }
+    const counts = {
+      matched: byOutcome.matched.length,
+      not_found: byOutcome.not_found.length,
+      ambiguous: byOutcome.ambiguous.length,
+      failed: byOutcome.failed.length,
+    };
+    const run = await trx
+      .updateTable('review_runs')
+      .set({ done: rows.length, ...counts })
+      .where('review_id', '=', reviewId)
+      .where('run', '=', 1)
+      .returning(['total'])
+      .executeTakeFirstOrThrow();
+    if (rows.length >= run.total)
+      await trx
+        .updateTable('review_runs')
+        .set({ finished_at: now })
+        .where('review_id', '=', reviewId)
+        .where('run', '=', 1)
+        .execute();
+  }
+
+  async summary(accountId: string, reviewId: string): Promise<ReviewSummary | undefined> {
+    const review = await this.db
+      .selectFrom('reviews')
+      .selectAll()
+      .where('id', '=', reviewId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!review) return undefined;
+    const runs = await this.db
+      .selectFrom('review_runs')
+      .selectAll()
+      .where('review_id', '=', reviewId)
+      .orderBy('run')
+      .execute();
+    return toSummary(review, runs);
+  }
+
+  /** The account's reviews, newest first. */
+  async list(accountId: string, limit = 500): Promise<ReviewSummary[]> {
+    const reviews = await this.db
+      .selectFrom('reviews')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
+    if (reviews.length === 0) return [];
+    const runs = await this.db
+      .selectFrom('review_runs')
+      .selectAll()
+      .where(
+        'review_id',
+        'in',
+        reviews.map((r) => r.id),
+      )
+      .orderBy('run')
+      .execute();
+    return reviews.map((r) =>
+      toSummary(
+        r,
+        runs.filter((u) => u.review_id === r.id),
+      ),
+    );
+  }
+
+  /** Rows of a run in input order, from `after` (exclusive), with what changed since the previous run. */
+  async rows(
+    accountId: string,
+    reviewId: string,
+    options: { run?: number; after?: number; limit: number; sinceSeq?: number },
+  ): Promise<{ rows: ReviewRowResult[]; last: boolean } | undefined> {
+    const summary = await this.summary(accountId, reviewId);
+    if (!summary) return undefined;
+    const run = options.run ?? summary.runs.at(-1)?.number ?? 1;
+    const found = await this.db
+      .selectFrom('review_rows as w')
+      .leftJoin('review_results as r', (j) =>
+        j
+          .onRef('r.review_id', '=', 'w.review_id')
+          .onRef('r.row_index', '=', 'w.row_index')
+          .on('r.run', '=', run),
+      )
+      .leftJoin('review_results as p', (j) =>
+        j
+          .onRef('p.review_id', '=', 'w.review_id')
+          .onRef('p.row_index', '=', 'w.row_index')
+          .on('p.run', '=', run - 1),
+      )
+      .select(['w.row_index', 'w.address', 'w.cells', 'r.state', 'r.result', 'r.seq', 'p.result as previous'])
+      .where('w.review_id', '=', reviewId)
+      .$if(options.sinceSeq !== undefined, (q) =>
+        q.where('r.seq', '>', options.sinceSeq ?? 0).orderBy('r.seq'),
+      )
+      .$if(options.sinceSeq === undefined, (q) =>
+        q.where('w.row_index', '>', options.after ?? -1).orderBy('w.row_index'),
+      )
+      .limit(options.limit + 1)
+      .execute();
+    const last = found.length <= options.limit;
+    return { rows: found.slice(0, options.limit).map(toRowResult), last };
+  }
+
+  /** Deletes the review for the whole account; false when the account has no such review. */
+  async delete(accountId: string, reviewId: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const gone = await trx
+        .deleteFrom('reviews')
+        .where('id', '=', reviewId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) return false;
+      for (const table of ['review_results', 'review_runs', 'review_rows', 'review_chunks'] as const)
+        await trx.deleteFrom(table).where('review_id', '=', reviewId).execute();
+      return true;
+    });
+  }
+}
+
+function toSummary(review: ReviewsTable, runs: ReviewRunsTable[]): ReviewSummary {
+  const latest = runs.at(-1);
+  const status: ReviewStatus =
+    review.received_rows < review.total_rows || !latest
+      ? 'uploading'
+      : latest.finished_at === null
+        ? 'running'
+        : 'done';
+  return {
+    id: review.id,
+    name: review.name,
+    kind: review.kind as ReviewSummary['kind'],
+    origin: review.origin,
+    createdBy: review.created_by,
+    createdAt: new Date(Number(review.created_at)).toISOString(),
+    status,
+    columns: JSON.parse(review.columns) as string[],
+    totalRows: review.total_rows,
+    receivedRows: review.received_rows,
+    skippedBlank: review.skipped_blank,
+    runs: runs.map(toRun),
+  };
+}
+
+function toRun(u: ReviewRunsTable): ReviewRun {
+  return {
+    number: u.run,
+    startedAt: new Date(Number(u.started_at)).toISOString(),
+    finishedAt: u.finished_at === null ? null : new Date(Number(u.finished_at)).toISOString(),
+    counts: {
+      total: u.total,
+      done: u.done,
+      matched: u.matched,
+      notFound: u.not_found,
+      ambiguous: u.ambiguous,
+      failed: u.failed,
+    },
+  };
+}
+
+interface JoinedRow {
+  row_index: number;
+  address: string;
+  cells: string | null;
+  state: string | null;
+  result: string | null;
+  seq: number | null;
+  previous: string | null;
+}
+
+function readResult(text: string | null): ImportedResult | undefined {
+  if (!text) return undefined;
+  const parsed = ImportedResult.safeParse(JSON.parse(text));
+  return parsed.success ? parsed.data : undefined;
+}
+
+function toRowResult(row: JoinedRow): ReviewRowResult {
+  const result = row.state === 'done' ? readResult(row.result) : undefined;
+  const previous = result ? previousIfChanged(readResult(row.previous), result) : undefined;
+  return {
+    index: row.row_index,
+    input: row.address,
+    ...(row.cells ? { cells: JSON.parse(row.cells) as string[] } : {}),
+    outcome: result?.outcome ?? 'pending',
+    ...(result?.property ? { property: result.property } : {}),
+    ...(result && result.match !== undefined ? { match: result.match } : {}),
+    ...(result?.candidates ? { candidates: result.candidates } : {}),
+    ...(result?.error ? { error: result.error } : {}),
+    ...(result?.cached !== undefined ? { cached: result.cached } : {}),
+    ...(result?.retrievedAt ? { retrievedAt: result.retrievedAt } : {}),
+    ...(previous ? { previous } : {}),
+    seq: Number(row.seq ?? 0),
+  };
+}
