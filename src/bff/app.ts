@@ -9,6 +9,8 @@ import { type CachedResult, Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
 import { requestContext } from './middleware/request-context.ts';
+import type { DurableReviews } from './reviews/durable-reviews.ts';
+import { durableReviewRoutes } from './routes/durable-reviews.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { propertyRoutes } from './routes/properties.ts';
@@ -39,12 +41,16 @@ export interface BffDeps {
   /** METRICS_TOKEN: without it, /metrics on this port is 404 (README "Metrics"). */
   metricsToken?: string;
   now?: () => number;
+  /** Shared with the review worker, so its lookups and the routes' share one cache and one in-flight table. */
+  lookups?: Lookups;
+  /** Reviews kept on the server (the database and the worker); absent in tests that do not need them. */
+  reviews?: DurableReviews;
 }
 
 /** Composes the BFF: middleware, then one route module per resource, then the SPA, and one error shape. */
 export function createBffApp(deps: BffDeps) {
   const cursorSecret = deps.cursorSecret ?? randomBytes(32).toString('hex');
-  const lookups = new Lookups(deps);
+  const lookups = deps.lookups ?? new Lookups(deps);
   const app = new Hono<AppEnv>();
 
   if (deps.metrics) {
@@ -52,7 +58,7 @@ export function createBffApp(deps: BffDeps) {
     if (sessions.count) deps.metrics.countSessionsWith(() => sessions.count?.() ?? Promise.resolve(0));
   }
   app.use('*', requestContext({ logger: deps.logger, trustProxy: deps.trustProxy, metrics: deps.metrics }));
-  app.route('/', healthRoutes(deps.upstream, deps.sessions));
+  app.route('/', healthRoutes(deps.upstream, deps.sessions, deps.reviews?.database));
   app.route('/', metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken, separatePort: false }));
 
   const api = new Hono<AppEnv>();
@@ -60,6 +66,8 @@ export function createBffApp(deps: BffDeps) {
   api.route('/', sessionRoutes(deps));
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
   api.route('/reviews', reviewRoutes({ ...deps, lookups }));
+  if (deps.reviews)
+    api.route('/reviews', durableReviewRoutes({ reviews: deps.reviews, sessions: deps.sessions }));
   api.all('*', () => {
     throw new ApiError(404, 'not_found', 'No such API endpoint.');
   });

@@ -126,6 +126,23 @@ const BffEnv = z.object({
         return z.NEVER;
       }
     }),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return undefined;
+      try {
+        const url = new URL(s.trim());
+        if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error('protocol');
+        return s.trim();
+      } catch {
+        // Never echo the value: it may carry the database password.
+        ctx.addIssue({ code: 'custom', message: 'must be a postgres:// URL' });
+        return z.NEVER;
+      }
+    }),
+  DATABASE_DIR: z.string().default('data/db'),
+  REVIEW_CONCURRENCY: int(1, 256, 8),
   SESSION_SECRET: z
     .string()
     .min(32, 'must be at least 32 characters')
@@ -185,6 +202,11 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     redisUrl: e.REDIS_URL,
     /** Encrypts API keys held in Redis (and derives key names and, unless CURSOR_SECRET is set, cursors). */
     sessionSecret: e.SESSION_SECRET,
+    /** Undefined: the embedded database under databaseDir (reviews, the audit trail). */
+    databaseUrl: e.DATABASE_URL,
+    databaseDir: e.DATABASE_DIR,
+    /** Review rows this replica works at once; the scheduler paces them to the rate limit. */
+    reviewConcurrency: e.REVIEW_CONCURRENCY,
     /** Undefined: no separate metrics listener (README "Metrics"). */
     metricsPort: e.METRICS_PORT < 0 ? undefined : e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,

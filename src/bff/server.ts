@@ -2,10 +2,13 @@ import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { DemoKey } from '../contract/index.ts';
 import { createBffApp } from './app.ts';
+import { openDatabase } from './db/database.ts';
 import type { BffConfig } from './env.ts';
 import { createLogger } from './logger.ts';
+import { Lookups } from './lookups.ts';
 import { BffMetrics } from './metrics.ts';
 import { withSecurityHeaders } from './middleware/security-headers.ts';
+import { createDurableReviews } from './reviews/durable-reviews.ts';
 import { createMetricsApp } from './routes/metrics.ts';
 import { createStores } from './stores/create-stores.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
@@ -60,8 +63,25 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       onAttempt: (operation, outcome, seconds) => metrics.upstreamAttempt(operation, outcome, seconds),
     },
   );
+  // The embedded database, or PostgreSQL when DATABASE_URL is set; migrated before anything is served.
+  const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseDir }).catch(
+    async (err: unknown) => {
+      await Promise.all([stores.close(), pool.close()]);
+      throw err;
+    },
+  );
+  const lookups = new Lookups({ upstream, cache: stores.cache, sessions: stores.sessions, metrics });
+  const reviews = createDurableReviews({
+    database,
+    lookups,
+    sessions: stores.sessions,
+    logger,
+    concurrency: config.reviewConcurrency,
+  });
   const app = createBffApp({
     upstream,
+    lookups,
+    reviews,
     sessions: stores.sessions,
     cache: stores.cache,
     logger,
@@ -76,10 +96,11 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
   });
   const server = await listen(app.fetch, config.host, config.port, config.trustProxy).catch(
     async (err: unknown) => {
-      await stores.close();
+      await Promise.all([stores.close(), database.close()]);
       throw err;
     },
   );
+  reviews.worker.start();
   // Metrics on their own port, for a scraper on a network the app's users never reach (README "Metrics").
   const metricsServer =
     config.metricsPort === undefined
@@ -91,7 +112,8 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
           config.trustProxy,
         ).catch(async (err: unknown) => {
           server.close();
-          await Promise.all([stores.close(), pool.close()]);
+          await reviews.worker.stop();
+          await Promise.all([stores.close(), pool.close(), database.close()]);
           throw err;
         });
   const address = server.address();
@@ -105,9 +127,12 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
         metricsServer?.close();
         metricsServer?.closeAllConnections();
         // Stop accepting; resolve once every connection has closed.
+        const stopping = reviews.worker.stop();
         server.close(() => {
           clearInterval(sweep);
-          void Promise.all([stores.close(), pool.close()]).then(() => resolve());
+          void stopping
+            .then(() => Promise.all([stores.close(), pool.close(), database.close()]))
+            .then(() => resolve());
         });
         // A kept-alive socket holds close() open until it times out. Close each one as soon as it is idle:
         // now, and as in-flight requests finish.

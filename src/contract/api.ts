@@ -28,6 +28,10 @@ export const ApiErrorCode = z.enum([
   'internal',
   /** The shared session/cache store (Redis) is unreachable: 503, try again shortly. */
   'store_unavailable',
+  /** The request clashes with the resource's state (e.g. Check again while a run is unfinished): 409. */
+  'conflict',
+  /** The audit trail cannot be written and its buffer is full: the lookup is refused rather than unrecorded. */
+  'audit_unavailable',
 ]);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 

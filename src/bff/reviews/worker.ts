@@ -177,6 +177,11 @@ export class ReviewWorker {
       signal: cancel,
     });
     if (cancel.aborted) return;
+    if (result.error?.code === 'unauthenticated') {
+      // That key stopped working (its session is ended): the row waits for another session of the account.
+      await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
+      return;
+    }
     if (isRetryable(result) && row.attempts + 1 < this.#deps.maxAttempts) {
       await queue.retryLater(owner, row, retryAt(result, row.attempts, now()));
       return;

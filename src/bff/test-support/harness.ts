@@ -8,7 +8,10 @@ import { openTestStore } from '../../reference/test-support.ts';
 import { type CachedResult, createBffApp } from '../app.ts';
 import { MemoryCache } from '../cache.ts';
 import type { CancelSignal } from '../cancel.ts';
+import type { Database } from '../db/database.ts';
 import { createLogger } from '../logger.ts';
+import { Lookups } from '../lookups.ts';
+import { createDurableReviews, type DurableReviews } from '../reviews/durable-reviews.ts';
 import { MemorySessionStore } from '../sessions.ts';
 import { MemoryBudgetStore } from '../upstream/budget.ts';
 import { type AuthPlacement, UpstreamClient, type UpstreamConfig } from '../upstream/client.ts';
@@ -59,6 +62,8 @@ export interface HarnessOptions {
   distDir?: string;
   /** Behind a TLS-terminating proxy: trust X-Forwarded-Proto. */
   trustProxy?: boolean;
+  /** Reviews kept on the server, on this database; the test starts and stops `reviews.worker`. */
+  database?: Database;
 }
 
 /**
@@ -115,15 +120,27 @@ export function createHarness(options: HarnessOptions = {}) {
       ...(options.sleep ? { sleep: options.sleep } : {}),
     },
   );
+  const sessions = new MemorySessionStore({
+    idleMs: 30 * 60_000,
+    absoluteMs: 12 * 3_600_000,
+    maxSessions: 100,
+  });
+  const cache = new MemoryCache<CachedResult>({
+    ttlMs: options.cacheTtlMs ?? 300_000,
+    maxBytes: 32 * 1024 * 1024,
+    maxEntries: 1000,
+    accountShare: 0.5,
+  });
+  const lookups = new Lookups({ upstream, cache, sessions });
+  const reviews: DurableReviews | undefined = options.database
+    ? createDurableReviews({ database: options.database, lookups, sessions, logger, pollMs: 20 })
+    : undefined;
   const app: Hono = createBffApp({
     upstream,
-    sessions: new MemorySessionStore({ idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, maxSessions: 100 }),
-    cache: new MemoryCache<CachedResult>({
-      ttlMs: options.cacheTtlMs ?? 300_000,
-      maxBytes: 32 * 1024 * 1024,
-      maxEntries: 1000,
-      accountShare: 0.5,
-    }),
+    lookups,
+    ...(reviews ? { reviews } : {}),
+    sessions,
+    cache,
     logger,
     demoKeys: null,
     salesContact: null,
@@ -176,6 +193,8 @@ export function createHarness(options: HarnessOptions = {}) {
     budget,
     scheduler,
     upstream,
+    sessions,
+    reviews,
     get cookie() {
       return cookie;
     },

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import type { Lookups } from '../lookups.ts';
+import type { SessionStore } from '../sessions.ts';
+import { SqlReviewQueue } from '../stores/reviews/queue.ts';
+import { SqlReviewStore } from '../stores/reviews/review-store.ts';
+import { lookUpRow } from './look-up-row.ts';
+import { ReviewWorker } from './worker.ts';
+
+/** Reviews kept on the server: the store the routes read and write, and the worker that answers the rows. */
+export interface DurableReviews {
+  store: SqlReviewStore;
+  worker: ReviewWorker;
+  database: Database;
+  /** Live views on this replica listen here to answer at once (other replicas' work shows at the next poll). */
+  onProgress(listener: (reviewId: string) => void): () => void;
+}
+
+export interface DurableReviewOptions {
+  database: Database;
+  lookups: Lookups;
+  sessions: SessionStore;
+  logger: Logger;
+  /** Rows this replica works at once (REVIEW_CONCURRENCY). */
+  concurrency?: number;
+  pollMs?: number;
+  now?: () => number;
+}
+
+export function createDurableReviews(options: DurableReviewOptions): DurableReviews {
+  const { database, lookups, sessions, logger } = options;
+  const now = options.now ?? Date.now;
+  const listeners = new Set<(reviewId: string) => void>();
+  const worker = new ReviewWorker({
+    queue: new SqlReviewQueue(database.db, database.dialect, now),
+    sessions: {
+      liveAccounts: () => sessions.liveAccounts(),
+      sessionFor: async (accountId) => {
+        const lent = await sessions.sessionFor(accountId);
+        return lent ? { session: lent.session, sessionId: lent.ref } : undefined;
+      },
+    },
+    lookUp: async (session, ref, address, { fresh, signal }) => {
+      const result = await lookUpRow(lookups, session, ref, address, { fresh, signal, now });
+      // The key stopped working: that session is over; the row waits for another of the account's sessions.
+      if (result.error?.code === 'unauthenticated') await sessions.endRef(ref);
+      return result;
+    },
+    logger,
+    owner: `bff-${randomBytes(6).toString('hex')}`,
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+    now,
+    onProgress: (reviewId) => {
+      for (const listener of listeners) listener(reviewId);
+    },
+  });
+  return {
+    store: new SqlReviewStore(database.db, now),
+    worker,
+    database,
+    onProgress(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

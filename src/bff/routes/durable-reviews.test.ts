@@ -1,0 +1,241 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  ApiErrorBody,
+  type CreateReviewRequest,
+  type ReviewInputRow,
+  ReviewListResponse,
+  ReviewRowsResponse,
+  ReviewSummary,
+  SearchResponse,
+} from '../../contract/index.ts';
+import { type Database, openDatabase } from '../db/database.ts';
+import { createHarness } from '../test-support/harness.ts';
+
+type Harness = ReturnType<typeof createHarness>;
+
+let dir: string;
+let database: Database;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'proplens-reviews-'));
+  database = await openDatabase({ dir });
+});
+afterAll(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.reviews?.worker.stop();
+  harness = undefined;
+});
+
+const make = () => {
+  harness = createHarness({ database });
+  return harness;
+};
+
+async function addresses(h: Harness, n: number): Promise<string[]> {
+  const page = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
+  return [...new Set(page.items.filter((p) => !p.attributes.unit).map((p) => p.address))].slice(0, n);
+}
+
+const token = () => `t${Math.random().toString(36).slice(2, 14)}`;
+const create = async (h: Harness, over: Partial<CreateReviewRequest> = {}) => {
+  const res = await h.call('/api/reviews', {
+    method: 'POST',
+    body: {
+      clientToken: token(),
+      name: 'Loans',
+      kind: 'csv',
+      columns: ['loan_id', 'address'],
+      totalRows: 3,
+      ...over,
+    },
+  });
+  expect(res.status).toBe(201);
+  return ReviewSummary.parse(await res.json());
+};
+const chunk = (
+  h: Harness,
+  id: string,
+  index: number,
+  firstRow: number,
+  rows: ReviewInputRow[],
+  last: boolean,
+) => h.call(`/api/reviews/${id}/chunks`, { method: 'PUT', body: { index, firstRow, rows, last } });
+const summary = async (h: Harness, id: string) =>
+  ReviewSummary.parse(await (await h.call(`/api/reviews/${id}`)).json());
+const finished = (h: Harness, id: string, run = 1) =>
+  vi.waitFor(
+    async () => {
+      const s = await summary(h, id);
+      expect(s.runs[run - 1]?.finishedAt).toBeTruthy();
+      return s;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+const csvRows = (list: string[]): ReviewInputRow[] =>
+  list.map((a, i) => ({ address: a, cells: [`LN-${i}`, a] }));
+
+describe('/api/reviews (kept on the server)', () => {
+  it('takes rows in chunks, works them in the background, and keeps each row’s own cells', async () => {
+    const h = make();
+    await h.signIn();
+    const list = await addresses(h, 2);
+    const review = await create(h, { totalRows: 3 });
+    const rows = [
+      ...csvRows(list),
+      { address: 'zz 99999 Nowhere Lane, Atlantis, ZZ', cells: ['LN-2', 'nowhere'] },
+    ];
+    const firstTry = await chunk(h, review.id, 1, 2, rows.slice(2), true);
+    expect(firstTry.status, await firstTry.clone().text()).toBe(200);
+    // The same chunk again (a retried upload) adds nothing.
+    const again = ReviewSummary.parse(await (await chunk(h, review.id, 1, 2, rows.slice(2), true)).json());
+    expect(again).toMatchObject({ status: 'uploading', receivedRows: 1 });
+    const all = ReviewSummary.parse(await (await chunk(h, review.id, 0, 0, rows.slice(0, 2), false)).json());
+    expect(all).toMatchObject({ status: 'running', receivedRows: 3 });
+    h.reviews?.worker.start();
+    const done = await finished(h, review.id);
+    expect(done.runs[0]?.counts).toMatchObject({ total: 3, done: 3, matched: 2 });
+    const page = ReviewRowsResponse.parse(await (await h.call(`/api/reviews/${review.id}/rows`)).json());
+    expect(page.rows.map((r) => [r.index, r.outcome, r.cells?.[0]])).toEqual([
+      [0, 'matched', 'LN-0'],
+      [1, 'matched', 'LN-1'],
+      [2, 'not_found', 'LN-2'],
+    ]);
+    expect(page.rows[0]?.property?.address).toBe(list[0]);
+    expect(page.nextCursor).toBeNull();
+  });
+
+  it('is shared by every key of the account and invisible to another account', async () => {
+    const h = make();
+    await h.signIn('pi_demo_professional');
+    const mine = h.cookie;
+    const review = await create(h, { name: 'Shared' });
+    h.cookie = '';
+    await h.signIn('pi_demo_professional_2');
+    const list = ReviewListResponse.parse(await (await h.call('/api/reviews')).json());
+    expect(list.reviews.map((r) => r.id)).toContain(review.id);
+    expect(list.reviews.find((r) => r.id === review.id)?.createdBy).toMatch(/^[0-9a-f]{8}$/);
+    h.cookie = '';
+    await h.signIn('pi_demo_enterprise');
+    const other = await h.call(`/api/reviews/${review.id}`);
+    expect(other.status).toBe(404);
+    expect(ApiErrorBody.parse(await other.json()).error.code).toBe('not_found');
+    for (const [method, path] of [
+      ['GET', `/api/reviews/${review.id}/rows`],
+      ['GET', `/api/reviews/${review.id}/events`],
+      ['POST', `/api/reviews/${review.id}/runs`],
+      ['DELETE', `/api/reviews/${review.id}`],
+    ] as const)
+      expect((await h.call(path, { method })).status).toBe(404);
+    expect((await chunk(h, review.id, 0, 0, csvRows(['1 Main St']), false)).status).toBe(404);
+    expect(
+      ReviewListResponse.parse(await (await h.call('/api/reviews')).json()).reviews.map((r) => r.id),
+    ).not.toContain(review.id);
+    h.cookie = mine;
+    expect((await h.call(`/api/reviews/${review.id}`)).status).toBe(200);
+  });
+
+  it('never writes the API key to the database', async () => {
+    const h = make();
+    await h.signIn();
+    const review = await create(h, { totalRows: 1 });
+    await chunk(h, review.id, 0, 0, csvRows(await addresses(h, 1)), true);
+    h.reviews?.worker.start();
+    await finished(h, review.id);
+    const file = await import('node:fs').then((fs) => fs.readFileSync(join(dir, 'proplens.db')));
+    const wal = await import('node:fs').then((fs) =>
+      fs.existsSync(join(dir, 'proplens.db-wal'))
+        ? fs.readFileSync(join(dir, 'proplens.db-wal'))
+        : Buffer.alloc(0),
+    );
+    for (const bytes of [file, wal]) expect(bytes.includes(Buffer.from('pi_demo_professional'))).toBe(false);
+  });
+
+  it('waits while nobody of the account is signed in, and goes on at the next sign-in', async () => {
+    const h = make();
+    await h.signIn();
+    const review = await create(h, { totalRows: 2 });
+    await chunk(h, review.id, 0, 0, csvRows(await addresses(h, 2)), true);
+    await h.call('/api/session', { method: 'DELETE' });
+    expect(await h.sessions.liveAccounts()).toEqual([]);
+    h.reviews?.worker.start(); // nothing to lend a key: the worker's own test shows it leases nothing then
+    await h.signIn('pi_demo_professional_2');
+    expect((await summary(h, review.id)).runs[0]?.counts.done).toBe(0);
+    h.reviews?.worker.notify();
+    await finished(h, review.id);
+  });
+
+  it('checks a finished review again, asking the service itself rather than the cache', async () => {
+    const h = make();
+    await h.signIn();
+    const review = await create(h, { totalRows: 2 });
+    await chunk(h, review.id, 0, 0, csvRows(await addresses(h, 2)), true);
+    expect((await h.call(`/api/reviews/${review.id}/runs`, { method: 'POST' })).status).toBe(409);
+    h.reviews?.worker.start();
+    await finished(h, review.id);
+    const before = h.upstreamRequests.length;
+    const second = await h.call(`/api/reviews/${review.id}/runs`, { method: 'POST' });
+    expect(second.status).toBe(201);
+    const done = await finished(h, review.id, 2);
+    expect(done.runs.map((r) => r.number)).toEqual([1, 2]);
+    expect(h.upstreamRequests.length - before).toBe(2);
+    const page = ReviewRowsResponse.parse(
+      await (await h.call(`/api/reviews/${review.id}/rows?run=2`)).json(),
+    );
+    expect(page.rows.every((r) => r.outcome === 'matched' && r.cached === false)).toBe(true);
+    // The reference service's records did not drift: nothing changed.
+    expect(page.rows.some((r) => r.previous)).toBe(false);
+  });
+
+  it('streams progress as server-sent events: the summary, then rows as they are answered', async () => {
+    const h = make();
+    await h.signIn();
+    const review = await create(h, { totalRows: 2 });
+    await chunk(h, review.id, 0, 0, csvRows(await addresses(h, 2)), true);
+    const controller = new AbortController();
+    const res = await h.call(`/api/reviews/${review.id}/events`, { signal: controller.signal });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = res.body?.getReader();
+    if (!reader) throw new Error('no body');
+    h.reviews?.worker.start();
+    let text = '';
+    const decoder = new TextDecoder();
+    while (!/event: rows[\s\S]*event: rows|"done":2/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    controller.abort();
+    expect(text).toMatch(/^event: summary\ndata: \{/m);
+    expect(text).toMatch(/event: rows\ndata: \{"rows":\[/);
+    expect(text).toMatch(/^id: \d+$/m);
+  });
+
+  it('refuses bad input with what to fix, before anything is stored', async () => {
+    const h = make();
+    expect((await h.call('/api/reviews')).status).toBe(401);
+    await h.signIn();
+    const bad = await h.call('/api/reviews', {
+      method: 'POST',
+      body: { clientToken: token(), name: 'X', kind: 'csv', columns: [], totalRows: 100_001 },
+    });
+    expect(bad.status).toBe(400);
+    expect(ApiErrorBody.parse(await bad.json()).error.message).toMatch(/100000 rows/);
+    const review = await create(h, { totalRows: 2 });
+    expect((await chunk(h, review.id, 0, 1, csvRows(['1 Main St', '2 Main St']), true)).status).toBe(400);
+    const huge = await h.call(`/api/reviews/${review.id}/chunks`, {
+      method: 'PUT',
+      raw: 'x'.repeat(1600 * 1024),
+    });
+    expect(huge.status).toBe(413);
+    const deleted = await h.call(`/api/reviews/${review.id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(204);
+    expect((await h.call(`/api/reviews/${review.id}`)).status).toBe(404);
+  });
+});

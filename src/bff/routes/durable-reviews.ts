@@ -1,0 +1,187 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import * as z from 'zod/mini';
+import {
+  CreateReviewRequest,
+  ReviewChunkRequest,
+  type ReviewListResponse,
+  type ReviewRowsResponse,
+  type ReviewSummary,
+} from '../../contract/index.ts';
+import type { AppEnv } from '../context.ts';
+import { inDatabase } from '../db/database.ts';
+import { ApiError } from '../errors.ts';
+import { readJson } from '../http.ts';
+import { requireSession } from '../middleware/session.ts';
+import type { DurableReviews } from '../reviews/durable-reviews.ts';
+import { keyFingerprint, type SessionStore } from '../sessions.ts';
+
+export interface DurableReviewRouteDeps {
+  reviews: DurableReviews;
+  sessions: SessionStore;
+  /** How often a live view asks the database for rows answered on other replicas. */
+  eventPollMs?: number;
+}
+
+const MAX_PAGE = 5_000;
+const notFound = () => new ApiError(404, 'not_found', 'There is no such review in this account.');
+
+async function parsed<T>(schema: z.ZodMiniType<T>, body: unknown): Promise<T> {
+  const result = schema.safeParse(body);
+  if (!result.success)
+    throw new ApiError(400, 'bad_request', result.error.issues[0]?.message ?? 'Bad request.');
+  return result.data;
+}
+
+const PageQuery = z.object({
+  run: z.optional(z.coerce.number().check(z.int(), z.positive())),
+  cursor: z.optional(z.string().check(z.regex(/^\d{1,9}$/, 'cursor: the nextCursor of the previous page'))),
+  limit: z.optional(
+    z.coerce.number().check(z.int(), z.positive(), z.maximum(MAX_PAGE, `limit: at most ${MAX_PAGE}`)),
+  ),
+});
+
+/**
+ * /api/reviews: reviews kept on the server, shared by every session of the account. Rows come in chunks; once
+ * all are in, the worker answers them in the background; live views follow by server-sent events.
+ */
+export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
+  const { store, worker } = deps.reviews;
+  const app = new Hono<AppEnv>();
+  app.use('*', requireSession(deps.sessions));
+
+  app.get('/', async (c) => {
+    const reviews = await inDatabase(() => store.list(c.get('session').accountId));
+    return c.json({ reviews } satisfies ReviewListResponse);
+  });
+
+  app.post('/', bodyLimit({ maxSize: 64 * 1024, onError: tooLarge }), async (c) => {
+    const request = await parsed(CreateReviewRequest, await readJson(c));
+    const session = c.get('session');
+    const summary = await inDatabase(() =>
+      store.create(session.accountId, keyFingerprint(session.keyHash), request),
+    );
+    return c.json(summary satisfies ReviewSummary, 201);
+  });
+
+  app.put('/:id/chunks', bodyLimit({ maxSize: 1536 * 1024, onError: tooLarge }), async (c) => {
+    const chunk = await parsed(ReviewChunkRequest, await readJson(c));
+    const answer = await inDatabase(() =>
+      store.addChunk(c.get('session').accountId, c.req.param('id'), chunk),
+    );
+    if (answer === 'not_found') throw notFound();
+    if (answer === 'not_uploading')
+      throw new ApiError(409, 'conflict', 'Every row of this review is in already.');
+    if (answer === 'out_of_range')
+      throw new ApiError(400, 'bad_request', 'That chunk goes past the review’s row count.');
+    if (answer.status === 'running') worker.notify();
+    return c.json(answer satisfies ReviewSummary);
+  });
+
+  app.get('/:id', async (c) => {
+    const summary = await inDatabase(() => store.summary(c.get('session').accountId, c.req.param('id')));
+    if (!summary) throw notFound();
+    return c.json(summary satisfies ReviewSummary);
+  });
+
+  app.get('/:id/rows', async (c) => {
+    const query = await parsed(PageQuery, c.req.query());
+    const after = query.cursor === undefined ? -1 : Number(query.cursor);
+    const limit = query.limit ?? 1_000;
+    const page = await inDatabase(() =>
+      store.rows(c.get('session').accountId, c.req.param('id'), {
+        ...(query.run ? { run: query.run } : {}),
+        after,
+        limit,
+      }),
+    );
+    if (!page) throw notFound();
+    const lastIndex = page.rows.at(-1)?.index;
+    const nextCursor = page.last || lastIndex === undefined ? null : String(lastIndex);
+    return c.json({ rows: page.rows, nextCursor } satisfies ReviewRowsResponse);
+  });
+
+  app.post('/:id/runs', async (c) => {
+    const answer = await inDatabase(() => store.checkAgain(c.get('session').accountId, c.req.param('id')));
+    if (!answer) throw notFound();
+    if (answer === 'busy')
+      throw new ApiError(
+        409,
+        'conflict',
+        'This review is still running: check it again once it has finished.',
+      );
+    worker.notify();
+    return c.json(answer satisfies ReviewSummary, 201);
+  });
+
+  app.delete('/:id', async (c) => {
+    const gone = await inDatabase(() => store.delete(c.get('session').accountId, c.req.param('id')));
+    if (!gone) throw notFound();
+    return c.body(null, 204);
+  });
+
+  app.get('/:id/events', async (c) => {
+    const accountId = c.get('session').accountId;
+    const id = c.req.param('id');
+    const first = await inDatabase(() => store.summary(accountId, id));
+    if (!first) throw notFound();
+    const resumeFrom = Number(c.req.header('last-event-id') ?? Number.NaN);
+    return streamSSE(c, async (out) => {
+      let seq = Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : 0;
+      let sent = '';
+      let wake: (() => void) | null = null;
+      const stop = deps.reviews.onProgress((reviewId) => {
+        if (reviewId === id) wake?.();
+      });
+      out.onAbort(() => wake?.());
+      try {
+        while (!out.aborted && !out.closed) {
+          const summary = await store.summary(accountId, id).catch(() => null);
+          if (summary === undefined) {
+            await out.writeSSE({ event: 'deleted', data: '{}' });
+            return;
+          }
+          // The database away: say nothing new and look again; the view keeps what it has.
+          if (summary) {
+            const run = summary.runs.at(-1)?.number ?? 1;
+            const page = await store
+              .rows(accountId, id, { run, limit: 1_000, sinceSeq: seq })
+              .catch(() => null);
+            if (page && page.rows.length > 0) {
+              seq = Math.max(seq, ...page.rows.map((r) => r.seq));
+              await out.writeSSE({
+                event: 'rows',
+                data: JSON.stringify({ rows: page.rows }),
+                id: String(seq),
+              });
+            }
+            const text = JSON.stringify(summary);
+            if (text !== sent) {
+              sent = text;
+              await out.writeSSE({ event: 'summary', data: text, id: String(seq) });
+            }
+            if (page && !page.last) continue;
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, deps.eventPollMs ?? 1_000);
+            function done() {
+              clearTimeout(timer);
+              wake = null;
+              resolve();
+            }
+            wake = done;
+          });
+        }
+      } finally {
+        stop();
+      }
+    });
+  });
+
+  return app;
+}
+
+function tooLarge(): never {
+  throw new ApiError(413, 'payload_too_large', 'Send at most 2,000 rows (about 1 MB) in one chunk.');
+}
