@@ -25,6 +25,19 @@ describe('POST /api/session', () => {
   });
 
   // HSTS is the HTTP server's (http-server.test.ts, behind a trusted proxy).
+  it('names the account by the service’s account id: every key of one firm shares it, another firm differs', async () => {
+    const h = createHarness();
+    const idOf = async (key: string) => {
+      h.cookie = '';
+      return ((await (await h.signIn(key)).json()) as { accountId: string }).accountId;
+    };
+    const first = await idOf('pi_demo_professional');
+    expect(await idOf('pi_demo_professional_2')).toBe(first);
+    expect(await idOf('pi_demo_enterprise')).not.toBe(first);
+    // One-way: neither the key, nor the service's own account id.
+    expect(first).not.toMatch(/pi_demo|acct_demo/);
+  });
+
   it('uses a __Host- Secure cookie over HTTPS', async () => {
     const h = createHarness();
     const res = await h.app.request('https://proplens.test/api/session', {

@@ -137,10 +137,19 @@ describe('toPage and toAccount', () => {
 
   it('reads an account bare or enveloped, and tolerates a missing name', () => {
     expect(toAccount({ account: { name: 'A', plan: 'Enterprise' } })).toEqual({
+      id: null,
       name: 'A',
       plan: 'enterprise',
     });
-    expect(toAccount({ data: { name: 'B' } })).toEqual({ name: 'B', plan: null });
-    expect(toAccount(null)).toEqual({ name: 'Your account', plan: null });
+    expect(toAccount({ data: { name: 'B' } })).toEqual({ id: null, name: 'B', plan: null });
+    expect(toAccount(null)).toEqual({ id: null, name: 'Your account', plan: null });
+  });
+
+  it('reads the account’s own id under the names services use, as text, never an object', () => {
+    expect(toAccount({ id: 'acct_1', name: 'A' }).id).toBe('acct_1');
+    expect(toAccount({ account: { account_id: 'acct_2' } }).id).toBe('acct_2');
+    expect(toAccount({ data: { accountId: 'acct_3' } }).id).toBe('acct_3');
+    expect(toAccount({ id: { $gt: '' } }).id).toBeNull();
+    expect(toAccount({ id: 'x'.repeat(500) }).id?.length).toBeLessThanOrEqual(200);
   });
 });
