@@ -32,6 +32,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
   ): Promise<SessionResponse> => ({
     account: session.account,
     accountId: session.accountId,
+    legacyAccountId: accountIdFor(session.keyHash),
     demo: isDemo(session.apiKey),
     rateLimit: await deps.upstream.rateLimit(session.keyHash),
   });

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import type { Account } from '../../contract/index.ts';
 import { Button } from '../components/ui/button.tsx';
@@ -134,6 +134,22 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
   const navigate = useNavigate();
   const signOut = useDeleteSession();
   const session = useQuery(sessionQueryOptions()).data;
+  const [confirm, setConfirm] = useState<{ running: number; total: number } | null>(null);
+  const demo = session?.demo ?? false;
+  const leave = async () => {
+    setConfirm(null);
+    // A demo key's reviews are demo data: removed (after the confirmation said so). Loaded on demand.
+    if (demo)
+      await import('../features/review/lib/sign-out.ts').then((m) => m.deleteDemoReviews()).catch(() => {});
+    signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) });
+  };
+  const askFirst = async () => {
+    const reviews = await import('../features/review/lib/sign-out.ts')
+      .then((m) => m.reviewsAtSignOut())
+      .catch(() => ({ running: 0, total: 0 }));
+    if (reviews.running > 0 || (demo && reviews.total > 0)) setConfirm(reviews);
+    else await leave();
+  };
   return (
     <SiteHeader>
       <nav aria-label="Main" className="flex gap-1 text-sm font-semibold">
@@ -159,19 +175,32 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
         variant="secondary"
         className="ml-auto"
         disabled={signOut.isPending}
-        onClick={() => {
-          // The account's reviews stop; a demo key's are deleted. Loaded on demand: not in the first chunk.
-          if (session) {
-            const { accountId, demo } = session;
-            void import('../features/review/lib/workspace.ts').then((m) =>
-              m.forgetReviewsOnSignOut(accountId, demo),
-            );
-          }
-          signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) });
-        }}
+        onClick={() => void askFirst()}
       >
         Sign out
       </Button>
+      {confirm ? (
+        <div
+          role="alertdialog"
+          aria-labelledby="sign-out-title"
+          className="order-4 w-full rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-100"
+        >
+          <p id="sign-out-title" className="font-semibold">
+            {demo ? 'Sign out and remove the demo reviews?' : 'Sign out and pause running reviews?'}
+          </p>
+          <p className="mt-1">
+            {demo
+              ? `Signing out removes this demo account's ${confirm.total} ${confirm.total === 1 ? 'review' : 'reviews'} (demo data is not kept). Export any you want first.`
+              : `${confirm.running} ${confirm.running === 1 ? 'review of this account is' : 'reviews of this account are'} still running. ${confirm.running === 1 ? 'It pauses' : 'They pause'} when nobody of the account is signed in, and ${confirm.running === 1 ? 'goes' : 'go'} on at the next sign-in.`}
+          </p>
+          <div className="mt-2 flex flex-wrap gap-2">
+            <Button onClick={() => void leave()}>Sign out now</Button>
+            <Button variant="secondary" onClick={() => setConfirm(null)}>
+              Stay signed in
+            </Button>
+          </div>
+        </div>
+      ) : null}
     </SiteHeader>
   );
 }

@@ -28,7 +28,12 @@ export function fakeApi(routes: Record<string, Handler>) {
     const method = (init?.method ?? 'GET').toUpperCase();
     const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
     calls.push({ method, url, body, headers: new Headers(init?.headers) });
-    const handler = routes[`${method} ${url.pathname}`];
+    // "METHOD /path" exactly, else a prefix route "METHOD /path/*" (resources by id).
+    const handler =
+      routes[`${method} ${url.pathname}`] ??
+      Object.entries(routes).find(
+        ([key]) => key.endsWith('/*') && `${method} ${url.pathname}`.startsWith(key.slice(0, -1)),
+      )?.[1];
     if (!handler) throw new Error(`Unexpected request ${method} ${url.pathname}`);
     return handler({ method, url, body });
   });

@@ -2,7 +2,6 @@ import 'fake-indexeddb/auto';
 import { screen } from '@testing-library/react';
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setReviewWorkspace } from '../../features/review/lib/workspace.ts';
 import { resetAccountScope } from '../../lib/account-scope.ts';
 import { fakeApi, json, Route, renderRoutes } from '../../test/utils.tsx';
 import { ProtectedLayout } from '../layouts.tsx';
@@ -19,7 +18,6 @@ const session = () =>
 
 beforeEach(() => {
   globalThis.indexedDB = new IDBFactory();
-  setReviewWorkspace(null);
   localStorage.clear();
   resetAccountScope();
 });
@@ -27,14 +25,14 @@ afterEach(() => vi.unstubAllGlobals());
 
 describe('starting a review from an area link', () => {
   it('opens the area panel with the ZIP code filled in', async () => {
-    fakeApi({ 'GET /api/session': session });
+    fakeApi({ 'GET /api/session': session, 'GET /api/reviews': () => json({ reviews: [] }) });
     renderRoutes(routes, '/review?area=78701');
     expect(await screen.findByRole('radio', { name: 'An area' })).toBeChecked();
     expect(screen.getByRole('textbox', { name: 'ZIP code' })).toHaveValue('78701');
   });
 
   it('ignores an area that is not a ZIP code', async () => {
-    fakeApi({ 'GET /api/session': session });
+    fakeApi({ 'GET /api/session': session, 'GET /api/reviews': () => json({ reviews: [] }) });
     renderRoutes(routes, '/review?area=<script>');
     expect(await screen.findByRole('radio', { name: 'Paste' })).toBeChecked();
     expect(screen.getByRole('textbox', { name: 'ZIP code', hidden: true })).toHaveValue('');

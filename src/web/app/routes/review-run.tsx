@@ -1,12 +1,16 @@
-import { useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo } from 'react';
 import { Link, useParams } from 'react-router';
 import type { SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
-import { useReviewRun } from '../../features/review/api/reviews.ts';
-import { sourceLabel } from '../../features/review/components/review-list.tsx';
+import { checkAgain, reviewKeys } from '../../features/review/api/server-reviews.ts';
+import { useLiveReview } from '../../features/review/api/use-live-review.ts';
+import { ReviewChanges } from '../../features/review/components/review-changes.tsx';
+import { originLabel } from '../../features/review/components/review-list.tsx';
 import { ReviewProgress } from '../../features/review/components/review-progress.tsx';
 import { ReviewResults } from '../../features/review/components/review-results.tsx';
+import { toReview } from '../../features/review/lib/server-model.ts';
+import { ApiRequestError } from '../../lib/api-client.ts';
 import { useReviewSessionRedirect } from './review-session.tsx';
 
 const backLink = (
@@ -15,7 +19,7 @@ const backLink = (
   </Link>
 );
 
-/** /review/:id: runs the review (progress, pause, resume, cancel, retry) and shows its results. */
+/** /review/:id: a review kept on the server, followed live (progress, Check again) with its results. */
 export function ReviewRunRoute() {
   const session = useQuery(sessionQueryOptions()).data;
   // The protected layout renders this only with a session; for the moment the session ends, render nothing.
@@ -24,15 +28,37 @@ export function ReviewRunRoute() {
 
 function ReviewRun({ session }: { session: SessionResponse }) {
   const { id = '' } = useParams();
-  useReviewSessionRedirect();
-  const { runner, snapshot, error } = useReviewRun(session.accountId, id);
-  const name = snapshot?.review.name;
+  const endSession = useReviewSessionRedirect();
+  const snapshot = useLiveReview(id, endSession);
+  const queryClient = useQueryClient();
+  const again = useMutation({
+    mutationFn: () => checkAgain(id),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: reviewKeys.list(session.accountId) }),
+  });
+  const { summary } = snapshot;
+  const review = useMemo(
+    () => (summary ? toReview(summary, session.accountId, session.account.name) : null),
+    [summary, session.accountId, session.account.name],
+  );
 
   useEffect(() => {
-    document.title = name ? `${name} · Reviews · PropLens` : 'Review · PropLens';
-  }, [name]);
+    document.title = summary ? `${summary.name} · Reviews · PropLens` : 'Review · PropLens';
+  }, [summary]);
 
-  if (runner === undefined) {
+  if (snapshot.state === 'not_found' || snapshot.state === 'error') {
+    return (
+      <div className="space-y-4">
+        {backLink}
+        <h1 className="text-2xl font-bold tracking-tight">Review not found</h1>
+        <p className="text-sm">
+          {snapshot.state === 'error'
+            ? 'The review could not be loaded. Reload the page to try again.'
+            : 'There is no such review in this account. It may have been deleted, or it belongs to another account.'}
+        </p>
+      </div>
+    );
+  }
+  if (!summary || !review) {
     return (
       <div className="space-y-4">
         {backLink}
@@ -42,35 +68,43 @@ function ReviewRun({ session }: { session: SessionResponse }) {
       </div>
     );
   }
-  if (runner === null || !snapshot) {
-    return (
-      <div className="space-y-4">
-        {backLink}
-        <h1 className="text-2xl font-bold tracking-tight">Review not found</h1>
-        <p className="text-sm">
-          {error
-            ? 'This browser would not open its saved reviews (storage may be turned off for this site).'
-            : 'There is no such review for this account in this browser. Reviews are kept in the browser they were started in, for the account that started them.'}
-        </p>
-      </div>
-    );
-  }
-  const { review } = snapshot;
-  const created = new Date(review.createdAt);
+  const created = new Date(summary.createdAt);
+  const runs = summary.runs;
+  const previous = runs.length >= 2 && summary.status === 'done' ? runs[runs.length - 2] : undefined;
+  const checkError =
+    again.error instanceof ApiRequestError
+      ? again.error.message
+      : again.error
+        ? 'It could not be checked again. Try again.'
+        : null;
   return (
     <div className="space-y-6">
       <div className="space-y-1">
         {backLink}
-        <h1 className="break-words text-2xl font-bold tracking-tight">{review.name}</h1>
+        <h1 className="break-words text-2xl font-bold tracking-tight">{summary.name}</h1>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          {sourceLabel(review)} · {review.total.toLocaleString('en-US')}{' '}
-          {review.total === 1 ? 'address' : 'addresses'} · started{' '}
+          {originLabel(summary)} · {summary.totalRows.toLocaleString('en-US')}{' '}
+          {summary.totalRows === 1 ? 'address' : 'addresses'} · started{' '}
           <time dateTime={created.toISOString()}>
             {created.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
-          </time>
+          </time>{' '}
+          by key {summary.createdBy}
         </p>
       </div>
-      <ReviewProgress runner={runner} snapshot={snapshot} />
+      <ReviewProgress
+        summary={summary}
+        live={snapshot.live}
+        onCheckAgain={() => again.mutate()}
+        checking={again.isPending}
+        checkError={checkError}
+      />
+      {previous ? <ReviewChanges previous={previous} rows={snapshot.rows} /> : null}
+      {snapshot.loaded < Math.min(summary.receivedRows, summary.totalRows) ? (
+        <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
+          Loading results: {snapshot.loaded.toLocaleString('en-US')} of{' '}
+          {summary.totalRows.toLocaleString('en-US')} rows…
+        </p>
+      ) : null}
       <ReviewResults review={review} rows={snapshot.rows} />
     </div>
   );

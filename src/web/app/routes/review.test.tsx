@@ -3,9 +3,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LookupResult, Property, SessionResponse } from '../../../contract/index.ts';
+import type { Property, ReviewChunkRequest, SessionResponse } from '../../../contract/index.ts';
 import { openReviewStore } from '../../features/review/lib/review-store.ts';
-import { setReviewWorkspace } from '../../features/review/lib/workspace.ts';
+import { type Answer, fakeReviewServer } from '../../features/review/testing/fake-review-server.ts';
 import { resetAccountScope } from '../../lib/account-scope.ts';
 import { apiError, fakeApi, type Handler, json, location, Route, renderRoutes } from '../../test/utils.tsx';
 import { ProtectedLayout } from '../layouts.tsx';
@@ -39,39 +39,13 @@ const sessionFor =
       demo,
     } satisfies SessionResponse);
 
-const line = (index: number, address: string, over: Partial<LookupResult> = {}): LookupResult => ({
-  index,
-  outcome: 'matched',
-  property: property(address.toUpperCase()),
-  cached: false,
-  retrievedAt: new Date().toISOString(),
-  rateLimit,
-  ...over,
-});
-const ndjson = (lines: LookupResult[]) =>
-  new Response(lines.map((l) => `${JSON.stringify(l)}\n`).join(''), {
-    headers: { 'content-type': 'application/x-ndjson' },
-  });
-
-/** Answers every lookup: "unknown" addresses are not found, "main st" is ambiguous, the rest match. */
-const lookups: Handler = ({ body }) =>
-  ndjson(
-    (body as { addresses: string[] }).addresses.map((a, i) =>
-      /unknown/i.test(a)
-        ? line(i, a, {
-            outcome: 'not_found',
-            property: undefined,
-            error: { code: 'not_found', message: 'No.' },
-          })
-        : /^\d+ main st$/i.test(a)
-          ? line(i, a, {
-              outcome: 'ambiguous',
-              property: undefined,
-              error: { code: 'ambiguous', message: '?' },
-            })
-          : line(i, a),
-    ),
-  );
+/** Answers every row: "unknown" addresses are not found, "N main st" is ambiguous, the rest match. */
+const answer: Answer = (a) =>
+  /unknown/i.test(a)
+    ? { outcome: 'not_found', error: { code: 'not_found', message: 'No.' } }
+    : /^\d+ main st$/i.test(a)
+      ? { outcome: 'ambiguous', error: { code: 'ambiguous', message: '?' } }
+      : { outcome: 'matched', property: property(a.toUpperCase()) };
 
 const routes = (
   <>
@@ -84,8 +58,25 @@ const routes = (
 );
 
 const progress = () => screen.findByRole('progressbar', { name: 'Review progress' });
-const lookupCalls = (api: ReturnType<typeof fakeApi>) =>
-  api.calls.filter((c) => c.url.pathname === '/api/reviews/lookups');
+const chunkCalls = (api: ReturnType<typeof fakeApi>) =>
+  api.calls.filter((c) => c.method === 'PUT' && c.url.pathname.endsWith('/chunks'));
+const uploaded = (api: ReturnType<typeof fakeApi>) =>
+  chunkCalls(api).flatMap((c) => (c.body as ReviewChunkRequest).rows);
+
+/** The session, and the BFF's /api/reviews as a fake that keeps reviews per account. */
+function backend(account: () => string, extra: Record<string, Handler> = {}, demo = false) {
+  const server = fakeReviewServer({ account, answer });
+  const api = fakeApi({
+    'GET /api/session': () => sessionFor(account(), demo)({} as never),
+    ...server.routes,
+    'GET /api/reviews/*': server.handle,
+    'PUT /api/reviews/*': server.handle,
+    'POST /api/reviews/*': server.handle,
+    'DELETE /api/reviews/*': server.handle,
+    ...extra,
+  });
+  return { api, server };
+}
 
 async function startPasted(text: string, name?: string) {
   const field = await screen.findByRole('textbox', { name: 'Addresses' });
@@ -101,7 +92,6 @@ vi.setConfig({ testTimeout: 15_000 });
 beforeEach(() => {
   // A browser of its own for every test: nothing stored by the last one.
   globalThis.indexedDB = new IDBFactory();
-  setReviewWorkspace(null);
   localStorage.clear();
   resetAccountScope();
 });
@@ -110,11 +100,8 @@ afterEach(() => {
 });
 
 describe('/review', () => {
-  it('starts a pasted review, runs it to the end, and counts every row', async () => {
-    const api = fakeApi({
-      'GET /api/session': sessionFor('acct-a'),
-      'POST /api/reviews/lookups': lookups,
-    });
+  it('starts a pasted review on the server in chunks, opens it, and counts every row', async () => {
+    const { api } = backend(() => 'acct-a');
     renderRoutes(routes, '/review');
     expect(await screen.findByRole('heading', { name: 'Review many addresses' })).toBeInTheDocument();
     // No sample without a demo key.
@@ -137,53 +124,76 @@ describe('/review', () => {
     expect(counts('Ambiguous')).toHaveTextContent('1');
     expect(counts('Failed')).toHaveTextContent('0');
     expect(screen.getByText('1 blank line was skipped.')).toBeInTheDocument();
-    // The repeat was looked up once, with the CSRF header and nothing but addresses.
-    const calls = lookupCalls(api);
-    expect(calls).toHaveLength(1);
-    expect(calls[0]?.headers.get('X-Requested-With')).toBe('proplens');
-    expect(calls[0]?.body).toEqual({
-      addresses: [
-        '1100 Congress Ave, Austin TX',
-        '233 S Wacker Dr, Chicago IL',
-        '100 Main St',
-        '12 Unknown Rd',
-      ],
+    // Every row went to the server once, with the CSRF header; the repeat is kept in place (the server's cache
+    // answers it at no cost).
+    const create = api.calls.find((c) => c.method === 'POST' && c.url.pathname === '/api/reviews');
+    expect(create?.headers.get('X-Requested-With')).toBe('proplens');
+    expect(create?.body).toMatchObject({
+      name: 'Portfolio A',
+      kind: 'paste',
+      totalRows: 5,
+      skippedBlank: 1,
+      columns: [],
     });
+    expect(uploaded(api).map((r) => r.address)).toEqual([
+      '1100 Congress Ave, Austin TX',
+      '233 S Wacker Dr, Chicago IL',
+      '100 Main St',
+      '12 Unknown Rd',
+      '1100 congress ave,  austin tx',
+    ]);
 
-    // Back to the list: the review is there with its state, size and date.
+    // Back to the list: the review is there with its state, size, date and who started it.
     await userEvent.click(screen.getByRole('link', { name: 'All reviews' }));
     const item = (await screen.findByRole('link', { name: 'Portfolio A' })).closest('li') as HTMLElement;
     expect(item).toHaveTextContent('Done');
     expect(item).toHaveTextContent('5 addresses');
+    expect(item).toHaveTextContent('started by key 3f9a1c2e');
   });
 
   it('says what to do when nothing was given', async () => {
-    fakeApi({ 'GET /api/session': sessionFor('acct-a') });
+    backend(() => 'acct-a');
     renderRoutes(routes, '/review');
     await userEvent.click(await screen.findByRole('button', { name: 'Start review' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Paste at least one address, one per line.');
   });
 
-  it('offers the sample with a demo key and runs its 200 addresses', async () => {
+  it('sends a chunk that failed again, once, and the review still has every row once', async () => {
+    const { api, server } = backend(() => 'acct-a');
+    server.failNextChunks.count = 1;
+    renderRoutes(routes, '/review');
+    await startPasted('1100 Congress Ave, Austin TX\n233 S Wacker Dr, Chicago IL', 'Retried');
+    expect(await screen.findByRole('heading', { name: 'Retried' }, { timeout: 5_000 })).toBeInTheDocument();
+    expect(chunkCalls(api)).toHaveLength(2);
+    const [review] = server.reviews.values();
+    expect(review?.rows.map((r) => r.address)).toEqual([
+      '1100 Congress Ave, Austin TX',
+      '233 S Wacker Dr, Chicago IL',
+    ]);
+  });
+
+  it('offers the sample with a demo key and sends its 200 addresses', async () => {
     const sample = `address,kind\n${Array.from({ length: 200 }, (_, i) => `"${i + 1} Congress Ave, Austin, TX",clean`).join('\n')}\n`;
-    const api = fakeApi({
-      'GET /api/session': sessionFor('acct-demo', true),
-      'GET /sample-review.csv': () => new Response(sample, { headers: { 'content-type': 'text/csv' } }),
-      'POST /api/reviews/lookups': lookups,
-    });
+    const { api } = backend(
+      () => 'acct-demo',
+      {
+        'GET /sample-review.csv': () => new Response(sample, { headers: { 'content-type': 'text/csv' } }),
+      },
+      true,
+    );
     renderRoutes(routes, '/review');
     await userEvent.click(await screen.findByRole('button', { name: 'Try a sample review' }));
     expect(await screen.findByRole('heading', { name: 'Sample review' })).toBeInTheDocument();
     const bar = await progress();
     await waitFor(() => expect(bar).toHaveAttribute('aria-valuetext', '200 of 200'));
-    // Batches of at most 50.
-    expect(lookupCalls(api).map((c) => (c.body as { addresses: string[] }).addresses.length)).toEqual([
-      50, 50, 50, 50,
-    ]);
+    expect(uploaded(api)).toHaveLength(200);
+    expect(
+      api.calls.find((c) => c.method === 'POST' && c.url.pathname === '/api/reviews')?.body,
+    ).toMatchObject({ kind: 'sample' });
   });
 
-  it('reads a CSV, joins the street, city, state and ZIP columns, and previews the rows', async () => {
-    const api = fakeApi({ 'GET /api/session': sessionFor('acct-a'), 'POST /api/reviews/lookups': lookups });
+  it('reads a CSV, joins the street, city, state and ZIP columns, and keeps every column of the file', async () => {
+    const { api } = backend(() => 'acct-a');
     renderRoutes(routes, '/review');
     await userEvent.click(await screen.findByRole('radio', { name: 'Upload a file' }));
     const csv =
@@ -205,37 +215,33 @@ describe('/review', () => {
     expect(screen.getByRole('checkbox', { name: 'The first row is a header' })).toBeChecked();
     expect(screen.getByRole('combobox', { name: 'Street column' })).toHaveDisplayValue('Street (column 2)');
     expect(screen.getByText(/2 addresses · 1 blank line skipped/)).toBeInTheDocument();
-
-    // Picking another column changes what will be looked up.
-    await userEvent.click(screen.getByRole('radio', { name: 'In one column' }));
-    await userEvent.selectOptions(
-      screen.getByRole('combobox', { name: 'Address column' }),
-      'Owner (column 1)',
-    );
-    expect(within(screen.getByRole('table', { name: /Preview/ })).getByText('Ann')).toBeInTheDocument();
-    await userEvent.click(
-      screen.getByRole('radio', { name: 'Street, city, state and ZIP in their own columns' }),
-    );
-    await userEvent.selectOptions(
-      screen.getByRole('combobox', { name: 'Street column' }),
-      'Street (column 2)',
-    );
-    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'City column' }), 'City (column 3)');
-    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'State column' }), 'State (column 4)');
-    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'ZIP column' }), 'Zip (column 5)');
-
     // The file name is the default name.
-    expect(screen.getByRole('textbox', { name: 'Review name' })).toHaveAttribute('placeholder', 'deal-42');
+    await waitFor(() =>
+      expect(screen.getByRole('textbox', { name: 'Review name' })).toHaveAttribute('placeholder', 'deal-42'),
+    );
     await userEvent.click(screen.getByRole('button', { name: 'Start review' }));
     expect(await screen.findByRole('heading', { name: 'deal-42' })).toBeInTheDocument();
-    await waitFor(() => expect(lookupCalls(api)).toHaveLength(1));
-    expect(lookupCalls(api)[0]?.body).toEqual({
-      addresses: ['1100 Congress Ave, Austin, TX 78701', '233 S Wacker Dr, Chicago, IL 60606'],
+    expect(
+      api.calls.find((c) => c.method === 'POST' && c.url.pathname === '/api/reviews')?.body,
+    ).toMatchObject({
+      kind: 'csv',
+      origin: 'deal-42.csv',
+      columns: ['Owner', 'Street', 'City', 'State', 'Zip'],
     });
+    expect(uploaded(api)).toEqual([
+      {
+        address: '1100 Congress Ave, Austin, TX 78701',
+        cells: ['Ann', '1100 Congress Ave', 'Austin', 'TX', '78701'],
+      },
+      {
+        address: '233 S Wacker Dr, Chicago, IL 60606',
+        cells: ['Bo', '233 S Wacker Dr', 'Chicago', 'IL', '60606'],
+      },
+    ]);
   });
 
   it('refuses a file that is not text CSV, saying what to do', async () => {
-    fakeApi({ 'GET /api/session': sessionFor('acct-a') });
+    backend(() => 'acct-a');
     renderRoutes(routes, '/review');
     await userEvent.click(await screen.findByRole('radio', { name: 'Upload a file' }));
     const xlsx = new File([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0, 0])], 'deal.xlsx');
@@ -254,8 +260,7 @@ describe('/review', () => {
     ];
     const elsewhere = property('78701 Oak St, Dallas, TX 75201', { attributes: { zip: '75201' } });
     const page2 = [property('3 Congress Ave, Austin, TX 78701'), elsewhere];
-    const api = fakeApi({
-      'GET /api/session': sessionFor('acct-a'),
+    const { api } = backend(() => 'acct-a', {
       'GET /api/properties/search': ({ url }) =>
         url.searchParams.get('cursor') === 'c2'
           ? json({ items: page2, rateLimit })
@@ -271,15 +276,13 @@ describe('/review', () => {
     expect(searches.every((c) => c.headers.get('X-PropLens-Lane') === 'review')).toBe(true);
     await userEvent.click(screen.getByRole('button', { name: 'Start review' }));
     expect(await screen.findByRole('heading', { name: 'ZIP 78701' })).toBeInTheDocument();
-    expect(await progress()).toHaveAttribute('aria-valuetext', '3 of 3');
+    await waitFor(async () => expect(await progress()).toHaveAttribute('aria-valuetext', '3 of 3'));
+    expect(uploaded(api).every((r) => r.imported?.outcome === 'matched')).toBe(true);
   });
 
-  it('keeps each account to its own reviews, and "Delete" removes one', async () => {
+  it('shows the account its own reviews only, and "Delete" removes one for the account after asking', async () => {
     let account = 'acct-a';
-    fakeApi({
-      'GET /api/session': () => sessionFor(account)({} as never),
-      'POST /api/reviews/lookups': lookups,
-    });
+    const { api } = backend(() => account);
     const first = renderRoutes(routes, '/review');
     await startPasted('1100 Congress Ave, Austin TX', 'Mine');
     await progress();
@@ -298,129 +301,148 @@ describe('/review', () => {
     account = 'acct-a';
     renderRoutes(routes, '/review');
     await userEvent.click(await screen.findByRole('button', { name: 'Delete review Mine' }));
+    expect(screen.getByText('Delete it and its results for everyone in the account?')).toBeInTheDocument();
     await userEvent.click(screen.getByRole('button', { name: 'Delete Mine' }));
     expect(await screen.findByText(/No reviews yet/)).toBeInTheDocument();
-  });
-});
-
-describe('signing out', () => {
-  const reviewsOf = async (accountId: string) =>
-    (await openReviewStore().listReviews(accountId)).map((r) => r.name);
-
-  it.each([
-    { demo: true, kept: [] },
-    { demo: false, kept: ['Kept or not'] },
-  ])('deletes the reviews of a demo key, and only those (demo: $demo)', async ({ demo, kept }) => {
-    fakeApi({
-      'GET /api/session': sessionFor('acct-s', demo),
-      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
-      'DELETE /api/session': () => new Response(null, { status: 204 }),
-      'POST /api/reviews/lookups': lookups,
-    });
-    renderRoutes(routes, '/review');
-    await startPasted('1100 Congress Ave, Austin TX', 'Kept or not');
-    const bar = await progress();
-    await waitFor(() => expect(bar).toHaveAttribute('aria-valuetext', '1 of 1'));
-    expect(await reviewsOf('acct-s')).toEqual(['Kept or not']);
-    await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
-    await waitFor(() => expect(location.pathname).toBe('/sign-in'));
-    await waitFor(async () => expect(await reviewsOf('acct-s')).toEqual(kept));
+    expect(
+      api.calls.some(
+        (c) => c.method === 'DELETE' && c.url.pathname === reviewUrl.replace('/review/', '/api/reviews/'),
+      ),
+    ).toBe(true);
   });
 });
 
 describe('/review/:id', () => {
-  it('shows a wait for the rate limit as a status, never an error, and keeps the row for later', async () => {
-    const api = fakeApi({
+  it('checks a finished review again and says what changed since the previous run', async () => {
+    let confidence: 'high' | 'low' = 'high';
+    const server = fakeReviewServer({
+      account: () => 'acct-a',
+      answer: (a) => ({
+        outcome: 'matched',
+        property: property(a, { confidence: /Congress/.test(a) ? confidence : 'high' }),
+      }),
+    });
+    fakeApi({
       'GET /api/session': sessionFor('acct-a'),
-      'POST /api/reviews/lookups': ({ body }) => {
-        const addresses = (body as { addresses: string[] }).addresses;
-        const resetAt = new Date(Date.now() + 60_000).toISOString();
-        return ndjson([
-          line(0, addresses[0] as string),
-          line(1, addresses[1] as string, {
-            outcome: 'failed',
-            property: undefined,
-            error: { code: 'rate_limited', message: 'Slow down.', resetAt },
-          }),
-        ]);
-      },
+      ...server.routes,
+      'GET /api/reviews/*': server.handle,
+      'PUT /api/reviews/*': server.handle,
+      'POST /api/reviews/*': server.handle,
     });
     renderRoutes(routes, '/review');
-    await startPasted('1 Congress Ave, Austin TX\n2 Congress Ave, Austin TX');
-    expect(await screen.findByText(/Waiting for the rate limit to reset, (60|59) s/)).toBeInTheDocument();
-    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
-    expect(await progress()).toHaveAttribute('aria-valuetext', '1 of 2');
-    const region = within(screen.getByRole('region', { name: 'Progress' }));
-    expect(
-      within(region.getByText('Failed').closest('div') as HTMLElement).getByRole('definition'),
-    ).toHaveTextContent('0');
-    expect(lookupCalls(api)).toHaveLength(1);
+    await startPasted('1100 Congress Ave, Austin TX\n233 S Wacker Dr, Chicago IL', 'Twice');
+    expect(await screen.findByText('Done: all 2 addresses have an outcome.')).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: /Changes since/ })).not.toBeInTheDocument();
+    confidence = 'low';
+    await userEvent.click(screen.getByRole('button', { name: 'Check again' }));
+    const changes = await screen.findByRole('region', { name: /^Changes since / }, { timeout: 5_000 });
+    expect(changes).toHaveTextContent('1 record changed: 1 confidence down.');
+    expect(changes).toHaveTextContent('1100 Congress Ave, Austin TX: confidence high → low');
+    expect(screen.getByRole('checkbox', { name: 'Changed (1)' })).toBeInTheDocument();
   });
 
-  it('Pause stops the lookups in flight; Resume sends them again', async () => {
-    const signals: AbortSignal[] = [];
-    let hang = true;
-    const api = fakeApi({
-      'GET /api/session': sessionFor('acct-a'),
-      'POST /api/reviews/lookups': (req) => {
-        if (!hang) return lookups(req);
-        // Answers nothing until aborted, as a slow, paced batch would.
-        return new Promise<Response>((_, reject) => {
-          const init = api.fetchMock.mock.calls.at(-1)?.[1] as RequestInit;
-          const signal = init.signal as AbortSignal;
-          signals.push(signal);
-          signal.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError')));
-        });
-      },
-    });
-    renderRoutes(routes, '/review');
-    await startPasted('1 Congress Ave, Austin TX\n2 Congress Ave, Austin TX');
-    await waitFor(() => expect(lookupCalls(api)).toHaveLength(1));
-    await userEvent.click(await screen.findByRole('button', { name: 'Pause' }));
-    expect(signals[0]?.aborted).toBe(true);
-    expect(screen.getByText('Paused. Resume to go on from where it stopped.')).toBeInTheDocument();
-    expect(await progress()).toHaveAttribute('aria-valuetext', '0 of 2');
-
-    hang = false;
-    await userEvent.click(screen.getByRole('button', { name: 'Resume' }));
-    const bar = await progress();
-    await waitFor(() => expect(bar).toHaveAttribute('aria-valuetext', '2 of 2'));
-    expect(lookupCalls(api).map((c) => c.body)).toEqual([
-      { addresses: ['1 Congress Ave, Austin TX', '2 Congress Ave, Austin TX'] },
-      { addresses: ['1 Congress Ave, Austin TX', '2 Congress Ave, Austin TX'] },
-    ]);
+  it('says "Review not found" for a review of another account', async () => {
+    backend(() => 'acct-b');
+    renderRoutes(routes, '/review/rv_of_someone_else');
+    expect(await screen.findByRole('heading', { name: 'Review not found' })).toBeInTheDocument();
   });
+});
 
-  it('sends the person to sign in when the session ends, and goes on with the review after', async () => {
-    let signedIn = true;
-    const api = fakeApi({
-      'GET /api/session': (req) =>
-        signedIn ? sessionFor('acct-a')(req) : apiError(401, 'unauthenticated', 'Sign in.'),
+describe('signing out', () => {
+  it('says running reviews pause, and signs out only when asked again', async () => {
+    const server = fakeReviewServer({ account: () => 'acct-s', answer, manual: true });
+    fakeApi({
+      'GET /api/session': sessionFor('acct-s'),
       'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
-      'POST /api/session': (req) => {
-        signedIn = true;
-        return sessionFor('acct-a')(req);
-      },
-      'POST /api/reviews/lookups': (req) => {
-        if (lookupCalls(api).length === 1) {
-          signedIn = false;
-          return apiError(401, 'unauthenticated', 'Your session has ended.');
-        }
-        return lookups(req);
-      },
+      'DELETE /api/session': () => new Response(null, { status: 204 }),
+      ...server.routes,
+      'GET /api/reviews/*': server.handle,
+      'PUT /api/reviews/*': server.handle,
     });
     renderRoutes(routes, '/review');
-    await startPasted('1 Congress Ave, Austin TX');
+    await startPasted('1100 Congress Ave, Austin TX', 'Running');
+    await progress();
+    await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
+    const dialog = await screen.findByRole('alertdialog', { name: 'Sign out and pause running reviews?' });
+    expect(dialog).toHaveTextContent(
+      '1 review of this account is still running. It pauses when nobody of the account is signed in',
+    );
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Sign out now' }));
     await waitFor(() => expect(location.pathname).toBe('/sign-in'));
-    const next = decodeURIComponent(location.search);
-    expect(next).toMatch(/^\?next=\/review\/[\w-]+$/);
-    expect(await screen.findByText('Your session has ended')).toBeInTheDocument();
+  });
 
-    await userEvent.type(screen.getByLabelText('API key'), 'pi_live_abc');
-    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
-    await waitFor(() => expect(location.pathname).toBe(next.slice('?next='.length)));
-    const bar = await progress();
-    await waitFor(() => expect(bar).toHaveAttribute('aria-valuetext', '1 of 1'));
-    expect(lookupCalls(api)).toHaveLength(2);
+  it('removes a demo key’s reviews after saying so', async () => {
+    const { api, server } = backend(
+      () => 'acct-d',
+      {
+        'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+        'DELETE /api/session': () => new Response(null, { status: 204 }),
+      },
+      true,
+    );
+    renderRoutes(routes, '/review');
+    await startPasted('1100 Congress Ave, Austin TX', 'Demo data');
+    await screen.findByText('Done: all 1 addresses have an outcome.');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
+    const dialog = await screen.findByRole('alertdialog', { name: 'Sign out and remove the demo reviews?' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Sign out now' }));
+    await waitFor(() => expect(location.pathname).toBe('/sign-in'));
+    expect(server.reviews.size).toBe(0);
+    expect(api.calls.some((c) => c.method === 'DELETE' && c.url.pathname.startsWith('/api/reviews/'))).toBe(
+      true,
+    );
+  });
+});
+
+describe('reviews kept in this browser before', () => {
+  it('move to the server once, answers and all, and leave the browser', async () => {
+    const store = openReviewStore();
+    await store.createReview(
+      {
+        id: 'local-1',
+        accountId: 'legacy-a',
+        name: 'Old portfolio',
+        source: { kind: 'paste' },
+        state: 'done',
+        createdAt: Date.now(),
+        updatedAt: Date.now(),
+        total: 2,
+        skippedBlank: 0,
+        accountName: 'Harbor & Vale Realty',
+      },
+      [
+        {
+          reviewId: 'local-1',
+          index: 0,
+          input: '1 Congress Ave',
+          outcome: 'matched',
+          property: property('1 CONGRESS AVE'),
+        },
+        { reviewId: 'local-1', index: 1, input: '9 Unknown Rd', outcome: 'pending' },
+      ],
+    );
+    const server = fakeReviewServer({ account: () => 'acct-a', answer, manual: true });
+    const api = fakeApi({
+      'GET /api/session': () =>
+        json({
+          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+          accountId: 'acct-a',
+          legacyAccountId: 'legacy-a',
+          demo: false,
+        }),
+      ...server.routes,
+      'GET /api/reviews/*': server.handle,
+      'PUT /api/reviews/*': server.handle,
+    });
+    renderRoutes(routes, '/review');
+    expect(
+      await screen.findByText(/1 review kept in this browser moved to your account/),
+    ).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'Old portfolio' })).toBeInTheDocument();
+    expect(uploaded(api)).toEqual([
+      { address: '1 Congress Ave', imported: expect.objectContaining({ outcome: 'matched' }) },
+      { address: '9 Unknown Rd' },
+    ]);
+    expect(await store.listReviews('legacy-a')).toEqual([]);
   });
 });

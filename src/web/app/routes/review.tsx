@@ -1,13 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import type { SessionResponse } from '../../../contract/index.ts';
+import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
-import { useReviewList } from '../../features/review/api/reviews.ts';
+import { useReviewList } from '../../features/review/api/server-reviews.ts';
 import { ReviewList } from '../../features/review/components/review-list.tsx';
 import { SampleReview } from '../../features/review/components/sample-review.tsx';
 import { StartReview } from '../../features/review/components/start-review.tsx';
-import type { Review } from '../../features/review/model.ts';
+import { useMoveBrowserReviews } from '../../features/review/lib/move-browser-reviews.ts';
 import { useReviewSessionRedirect } from './review-session.tsx';
 
 /** /review: start a review (paste, file, area, or the sample with a demo key) and the account's reviews. */
@@ -21,7 +21,8 @@ function ReviewHome({ session }: { session: SessionResponse }) {
   const navigate = useNavigate();
   const endSession = useReviewSessionRedirect();
   const list = useReviewList(session.accountId);
-  const started = (review: Review) => navigate(`/review/${review.id}`);
+  const moved = useMoveBrowserReviews(session);
+  const started = (review: ReviewSummary) => navigate(`/review/${review.id}`);
   // "Review this area" on the search screen's ZIP listing links here with ?area=<ZIP>.
   const area = /^\d{5}$/.exec(useSearchParams()[0].get('area') ?? '')?.[0] ?? null;
 
@@ -35,27 +36,24 @@ function ReviewHome({ session }: { session: SessionResponse }) {
         <h1 className="text-2xl font-bold tracking-tight">Review many addresses</h1>
         <p className="mt-1 max-w-3xl text-sm text-slate-600 dark:text-slate-300">
           Look up a whole portfolio, deal or area at once and see how far each record can be relied on.
-          PropLens goes as fast as your rate limit allows, and a review that is interrupted goes on where it
-          stopped.
+          PropLens works through it on the server as fast as your rate limit allows: close this page and come
+          back, or open it on another computer signed in to the same account.
         </p>
       </div>
-      {session.demo ? (
-        <SampleReview accountId={session.accountId} accountName={session.account.name} onStarted={started} />
+      {moved ? (
+        <p role="status" className="text-sm">
+          {moved}
+        </p>
       ) : null}
+      {session.demo ? <SampleReview onStarted={started} /> : null}
       {/* Wide screens: the account's reviews beside the form, where a returning reviewer looks first. */}
       <div className="grid items-start gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-        <StartReview
-          initialArea={area}
-          accountId={session.accountId}
-          accountName={session.account.name}
-          onStarted={started}
-          onSessionEnded={endSession}
-        />
+        <StartReview initialArea={area} onStarted={started} onSessionEnded={endSession} />
         {list.data ? (
           <ReviewList reviews={list.data} accountId={session.accountId} />
         ) : list.isError ? (
           <p role="alert" className="text-sm">
-            This browser would not open its saved reviews (storage may be turned off for this site).
+            The account’s reviews could not be loaded. Reload the page to try again.
           </p>
         ) : null}
       </div>

@@ -3,13 +3,15 @@ import type {
   LookupError,
   LookupOutcome,
   MatchExplanation,
+  PreviousResult,
   Property,
+  ReviewRun,
+  ReviewStatus,
 } from '../../../contract/index.ts';
 
 /**
- * The review workspace's data as the browser keeps it (IndexedDB, per account). Shared by the parts that
- * run a review (start, runner, progress, storage) and the parts that show one (summary, charts, table,
- * comparison, export).
+ * The review workspace's data as the browser shows it. Reviews are kept and worked on the server (see
+ * contract/review.ts); these are the shapes the results (summary, charts, table, comparison, export) read.
  */
 
 export type ReviewState = 'running' | 'paused' | 'done' | 'cancelled';
@@ -39,6 +41,14 @@ export interface Review {
   accountName: string;
   /** Rows with an outcome when the review was last saved (the list of reviews shows it); absent: unknown. */
   finished?: number;
+  /** An uploaded CSV's own header, in order (the export joins back on it); empty for paste and area. */
+  columns?: string[];
+  /** Who started it: the key's fingerprint (never the key). */
+  createdBy?: string;
+  /** The server's state of the review. */
+  status?: ReviewStatus;
+  /** Runs over the rows, oldest first: "Check again" adds one. */
+  runs?: ReviewRun[];
 }
 
 /** 'pending': not yet looked up (or sent back for a retry). */
@@ -60,6 +70,10 @@ export interface ReviewRow {
   retrievedAt?: string;
   /** Answered from the cache. */
   cached?: boolean;
+  /** An uploaded CSV row's own cells, in the order of the review's columns. */
+  cells?: string[];
+  /** From run 2 on: what the previous run said, present only when the record changed. */
+  previous?: PreviousResult;
 }
 
-export type { Candidate, LookupError, LookupOutcome, Property };
+export type { Candidate, LookupError, LookupOutcome, PreviousResult, Property };

@@ -113,7 +113,12 @@ export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
     if (state.kind !== 'loaded') return null;
     try {
       const addresses = csvAddresses(state.table, state.hasHeader, state.choice);
-      return { addresses, prepared: prepareRows(addresses) };
+      // Every row keeps its own cells, and the review the file's header, so the export joins back.
+      const body = state.hasHeader ? state.table.records.slice(1) : state.table.records;
+      // The file's own header, as the export gives it back (a headerless file gets column_1, column_2, ...).
+      const header = state.hasHeader ? (state.table.records[0] ?? []) : [];
+      const columns = Array.from({ length: state.table.columns }, (_, i) => header[i] ?? `column_${i + 1}`);
+      return { addresses, prepared: { ...prepareRows(addresses, body), columns } };
     } catch (err) {
       if (err instanceof InputError) return { error: err.message };
       throw err;

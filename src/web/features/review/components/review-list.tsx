@@ -1,13 +1,14 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { useRunSnapshot } from '../api/reviews.ts';
-import { getReviewWorkspace } from '../lib/workspace.ts';
+import { deleteReview, reviewKeys } from '../api/server-reviews.ts';
 import type { Review } from '../model.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
-export function sourceLabel(review: Review): string {
+export function sourceLabel(review: Pick<Review, 'source'>): string {
   switch (review.source.kind) {
     case 'paste':
       return 'Pasted addresses';
@@ -20,51 +21,51 @@ export function sourceLabel(review: Review): string {
   }
 }
 
-const STATE_STYLE = {
-  running: 'bg-teal-100 text-teal-900 dark:bg-teal-900/70 dark:text-teal-100',
-  paused: 'bg-amber-100 text-amber-900 dark:bg-amber-900/60 dark:text-amber-100',
-  done: 'bg-emerald-100 text-emerald-900 dark:bg-emerald-900/60 dark:text-emerald-100',
-  cancelled: 'bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100',
-} as const;
-
-/** A review's state in words: a stored "running" with no runner in this page is one that will go on when opened. */
-function useLiveState(review: Review) {
-  const snapshot = useRunSnapshot(getReviewWorkspace().runner(review.id));
-  if (!snapshot) {
-    return {
-      label:
-        review.state === 'running'
-          ? 'Interrupted: goes on when opened'
-          : { paused: 'Paused', done: 'Done', cancelled: 'Cancelled' }[review.state],
-      style: STATE_STYLE[review.state === 'running' ? 'paused' : review.state],
-      finished: review.finished,
-    };
+/** Where a server review's rows came from, in words. */
+export function originLabel(review: Pick<ReviewSummary, 'kind' | 'origin'>): string {
+  switch (review.kind) {
+    case 'csv':
+      return `File ${review.origin ?? ''}`.trim();
+    case 'area':
+      return `Area ${review.origin ?? ''}`.trim();
+    case 'sample':
+      return 'Sample addresses';
+    default:
+      return 'Pasted addresses';
   }
-  const { status } = snapshot;
-  const label =
-    status.kind === 'running'
-      ? snapshot.waitingUntil !== null
-        ? 'Waiting for the rate limit'
-        : 'Running'
-      : status.kind === 'paused'
-        ? status.reason === 'user'
-          ? 'Paused'
-          : status.reason === 'offline'
-            ? 'Paused: offline'
-            : status.reason === 'session'
-              ? 'Paused: sign in again'
-              : 'Paused'
-        : status.kind === 'done'
-          ? 'Done'
-          : 'Cancelled';
-  const style = STATE_STYLE[status.kind === 'running' ? 'running' : status.kind];
-  return { label, style, finished: snapshot.finished };
 }
 
-function ReviewItem({ review, accountId }: { review: Review; accountId: string }) {
+const STATE_STYLE = {
+  running: 'bg-teal-100 text-teal-900 dark:bg-teal-900/70 dark:text-teal-100',
+  waiting: 'bg-amber-100 text-amber-900 dark:bg-amber-900/60 dark:text-amber-100',
+  done: 'bg-emerald-100 text-emerald-900 dark:bg-emerald-900/60 dark:text-emerald-100',
+  uploading: 'bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100',
+} as const;
+
+/** The review's state in words, as the server reports it. */
+export function statusLabel(review: ReviewSummary): string {
+  const runs = review.runs.length;
+  switch (review.status) {
+    case 'uploading':
+      return `Uploading: ${n(review.receivedRows)} of ${n(review.totalRows)} rows in`;
+    case 'waiting':
+      return 'Waiting for a sign-in';
+    case 'running':
+      return runs > 1 ? 'Checking again' : 'Running';
+    case 'done':
+      return runs > 1 ? `Done (checked ${runs} times)` : 'Done';
+  }
+}
+
+function ReviewItem({ review, accountId }: { review: ReviewSummary; accountId: string }) {
   const [confirm, setConfirm] = useState(false);
-  const state = useLiveState(review);
+  const queryClient = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => deleteReview(review.id),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: reviewKeys.list(accountId) }),
+  });
   const created = new Date(review.createdAt);
+  const counts = review.runs.at(-1)?.counts;
   return (
     <li className="flex flex-col gap-3 px-4 py-3 sm:flex-row sm:items-center">
       <div className="min-w-0 flex-1">
@@ -75,29 +76,37 @@ function ReviewItem({ review, accountId }: { review: Review; accountId: string }
           {review.name}
         </Link>
         <p className="mt-0.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-slate-600 dark:text-slate-400">
-          <span className={`rounded-full px-2 py-0.5 font-medium ${state.style}`}>{state.label}</span>
+          <span className={`rounded-full px-2 py-0.5 font-medium ${STATE_STYLE[review.status]}`}>
+            {statusLabel(review)}
+          </span>
           <span>
-            {n(review.total)} {review.total === 1 ? 'address' : 'addresses'}
-            {state.finished !== undefined && state.finished < review.total
-              ? ` (${n(state.finished)} done)`
-              : ''}
+            {n(review.totalRows)} {review.totalRows === 1 ? 'address' : 'addresses'}
+            {counts && counts.done < counts.total ? ` (${n(counts.done)} done)` : ''}
           </span>
           <span aria-hidden="true">·</span>
-          <span>{sourceLabel(review)}</span>
+          <span>{originLabel(review)}</span>
           <span aria-hidden="true">·</span>
           <time dateTime={created.toISOString()}>
             {created.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
           </time>
+          <span aria-hidden="true">·</span>
+          <span>started by key {review.createdBy}</span>
         </p>
+        {remove.isError ? (
+          <p role="alert" className="mt-1 text-xs font-medium text-red-700 dark:text-red-300">
+            It could not be deleted. Try again.
+          </p>
+        ) : null}
       </div>
       {confirm ? (
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <span>Delete it and its results?</span>
+          <span>Delete it and its results for everyone in the account?</span>
           <Button
             variant="primary"
             className="bg-red-700 hover:bg-red-800 dark:bg-red-400 dark:hover:bg-red-300"
             aria-label={`Delete ${review.name}`}
-            onClick={() => void getReviewWorkspace().remove(accountId, review.id)}
+            disabled={remove.isPending}
+            onClick={() => remove.mutate()}
           >
             Delete
           </Button>
@@ -119,8 +128,8 @@ function ReviewItem({ review, accountId }: { review: Review; accountId: string }
   );
 }
 
-/** The account's reviews in this browser: name, state, size and date, each with "Delete". */
-export function ReviewList({ reviews, accountId }: { reviews: Review[]; accountId: string }) {
+/** The account's reviews, kept on the server: name, state with progress, size, date and who started it. */
+export function ReviewList({ reviews, accountId }: { reviews: ReviewSummary[]; accountId: string }) {
   return (
     <section aria-labelledby="reviews-heading" className="space-y-2">
       <h2 id="reviews-heading" className="text-lg font-semibold">
@@ -128,7 +137,7 @@ export function ReviewList({ reviews, accountId }: { reviews: Review[]; accountI
       </h2>
       {reviews.length === 0 ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          No reviews yet. They are kept in this browser, for this account only.
+          No reviews yet. They are kept for your account, and everyone signed in to it sees them.
         </p>
       ) : (
         <ul className="divide-y divide-slate-200 rounded-xl border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-800 dark:bg-slate-900">

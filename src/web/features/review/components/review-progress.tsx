@@ -1,91 +1,90 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
-import { describeEta, lookupsPerMinute } from '../lib/eta.ts';
-import type { ReviewRunner, RunSnapshot } from '../lib/runner.ts';
+import { describeEta } from '../lib/eta.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
 const OUTCOMES = [
   { key: 'matched', label: 'Matched', mark: '✓', tone: 'text-emerald-800 dark:text-emerald-300' },
-  { key: 'not_found', label: 'Not found', mark: '∅', tone: 'text-slate-800 dark:text-slate-200' },
+  { key: 'notFound', label: 'Not found', mark: '∅', tone: 'text-slate-800 dark:text-slate-200' },
   { key: 'ambiguous', label: 'Ambiguous', mark: '?', tone: 'text-amber-800 dark:text-amber-300' },
   { key: 'failed', label: 'Failed', mark: '✕', tone: 'text-red-800 dark:text-red-300' },
 ] as const;
 
-function isoOrNull(ms: number | null) {
-  return ms === null ? null : new Date(ms).toISOString();
+/**
+ * Rows answered a minute, as this page has seen them go (over the last two minutes): the server paces the
+ * review to the account's rate limit, and cached rows go faster, so the observed speed is the honest one.
+ */
+function useObservedRate(done: number): number | null {
+  const samples = useRef<{ t: number; done: number }[]>([]);
+  const [rate, setRate] = useState<number | null>(null);
+  useEffect(() => {
+    const now = Date.now();
+    const s = samples.current;
+    s.push({ t: now, done });
+    while (s.length > 2 && now - (s[0]?.t ?? now) > 120_000) s.shift();
+    const first = s[0];
+    if (first && now - first.t >= 5_000 && done > first.done)
+      setRate((done - first.done) / ((now - first.t) / 60_000));
+  }, [done]);
+  return rate;
 }
 
-/** What the review is doing now, in one sentence (announced politely when it changes). */
-function StatusLine({ snapshot }: { snapshot: RunSnapshot }) {
-  const { status } = snapshot;
-  const waitSeconds = useSecondsUntil(isoOrNull(snapshot.waitingUntil));
-  const retrySeconds = useSecondsUntil(
-    isoOrNull(status.kind === 'paused' && status.reason === 'offline' ? (status.retryAt ?? null) : null),
-  );
-  const perMinute = lookupsPerMinute(snapshot.rateLimit, snapshot.recentPerMinute);
-  let text: string;
-  switch (status.kind) {
+/** What the review is doing now, in one sentence. */
+export function statusSentence(summary: ReviewSummary, perMinute: number | null = null): string {
+  const run = summary.runs.at(-1);
+  switch (summary.status) {
+    case 'uploading':
+      return `Waiting for the upload to finish: ${n(summary.receivedRows)} of ${n(summary.totalRows)} rows are in.`;
+    case 'waiting':
+      return 'Waiting for a sign-in: it goes on as soon as someone of this account signs in.';
+    case 'running': {
+      const left = (run?.counts.total ?? summary.totalRows) - (run?.counts.done ?? 0);
+      if (perMinute && left > 0)
+        return `Looking up addresses on the server: ${describeEta(left, perMinute)}. You can close this page.`;
+      return (run?.number ?? 1) > 1
+        ? 'Checking every address again with the service, on the server: you can close this page.'
+        : 'Looking up addresses on the server, as fast as the rate limit allows: you can close this page and come back.';
+    }
     case 'done':
-      text = `Done: all ${n(snapshot.review.total)} addresses have an outcome.`;
-      break;
-    case 'cancelled':
-      text = `Cancelled. ${n(snapshot.counts.pending)} ${snapshot.counts.pending === 1 ? 'address was' : 'addresses were'} not looked up.`;
-      break;
-    case 'paused':
-      text = {
-        user: 'Paused. Resume to go on from where it stopped.',
-        offline: `Paused: the connection was lost. It goes on by itself when the connection is back${retrySeconds > 0 ? ` (next try in ${retrySeconds} s)` : ''}.`,
-        session: 'Paused: your session ended. Sign in again and the review goes on.',
-        error:
-          'Paused: PropLens could not reach the property service several times in a row. Resume to try again.',
-        storage:
-          'Paused: this browser would not save more results (its storage may be full). Free some space, then resume.',
-      }[status.reason];
-      break;
-    case 'running':
-      if (snapshot.waitingUntil !== null && waitSeconds > 0 && snapshot.lookupsLeft > 0) {
-        text = `Waiting for the rate limit to reset, ${waitSeconds} s`;
-      } else if (perMinute !== null && snapshot.lookupsLeft > 0) {
-        text = `Looking up addresses: ${describeEta(snapshot.lookupsLeft, perMinute)}.`;
-      } else {
-        text = 'Looking up addresses…';
-      }
-      break;
+      return `Done: all ${n(summary.totalRows)} addresses have an outcome.`;
   }
-  return (
-    <p className="text-sm font-medium" data-testid="review-status">
-      {text}
-    </p>
-  );
-}
-
-function announcement({ status, waitingUntil }: RunSnapshot): string {
-  if (status.kind === 'running')
-    return waitingUntil !== null ? 'Waiting for the rate limit to reset.' : 'Review running.';
-  if (status.kind === 'paused') return 'Review paused.';
-  return status.kind === 'done' ? 'Review done.' : 'Review cancelled.';
 }
 
 /**
- * The review's progress and its controls: a progress bar ("N of M"), counts by outcome, what it is doing
- * (with the ETA from the rate limit), the rate it is going at, and Pause / Resume / Cancel / Retry failed.
+ * The review's progress as the server reports it: a progress bar ("N of M"), counts by outcome, what it is
+ * doing, and "Check again" once it is done.
  */
-export function ReviewProgress({ runner, snapshot }: { runner: ReviewRunner; snapshot: RunSnapshot }) {
-  const [confirmCancel, setConfirmCancel] = useState(false);
-  const { status, counts, finished } = snapshot;
-  const total = snapshot.review.total;
+export function ReviewProgress({
+  summary,
+  live,
+  onCheckAgain,
+  checking,
+  checkError,
+}: {
+  summary: ReviewSummary;
+  /** Following the server's events; false while reconnecting. */
+  live: boolean;
+  onCheckAgain: () => void;
+  checking: boolean;
+  checkError: string | null;
+}) {
+  const run = summary.runs.at(-1);
+  const counts = run?.counts ?? {
+    total: summary.totalRows,
+    done: 0,
+    matched: 0,
+    notFound: 0,
+    ambiguous: 0,
+    failed: 0,
+  };
+  const total = summary.totalRows;
+  const finished = counts.done;
   const share = total > 0 ? finished / total : 1;
-  const running = status.kind === 'running';
-  const paused = status.kind === 'paused';
-  const stillGoing = running || paused;
-  const bar =
-    status.kind === 'done'
-      ? 'bg-emerald-600 dark:bg-emerald-500'
-      : paused || status.kind === 'cancelled'
-        ? 'bg-slate-500 dark:bg-slate-400'
-        : 'bg-teal-700 dark:bg-teal-400';
+  const done = summary.status === 'done';
+  const bar = done ? 'bg-emerald-600 dark:bg-emerald-500' : 'bg-teal-700 dark:bg-teal-400';
+  const perMinute = useObservedRate(finished);
 
   return (
     <section
@@ -94,7 +93,7 @@ export function ReviewProgress({ runner, snapshot }: { runner: ReviewRunner; sna
     >
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h2 id="progress-heading" className="text-base font-semibold">
-          Progress
+          Progress{run && run.number > 1 ? ` (check ${run.number})` : ''}
         </h2>
         <p className="text-sm tabular-nums text-slate-700 dark:text-slate-300">
           <span className="font-semibold text-slate-900 dark:text-slate-100">{n(finished)}</span> of{' '}
@@ -130,62 +129,46 @@ export function ReviewProgress({ runner, snapshot }: { runner: ReviewRunner; sna
         ))}
       </dl>
 
-      {/* Announced when the state changes, not at every tick of the countdown or the ETA. */}
+      {/* Announced when the state changes, not at every row. */}
       <p className="sr-only" aria-live="polite">
-        {announcement(snapshot)}
+        {done
+          ? 'Review done.'
+          : summary.status === 'waiting'
+            ? 'Review waiting for a sign-in.'
+            : 'Review running.'}
       </p>
       <div className="mt-4 space-y-1">
-        <StatusLine snapshot={snapshot} />
-        {running && snapshot.recentPerMinute > 0 ? (
+        <p className="text-sm font-medium" data-testid="review-status">
+          {statusSentence(summary, perMinute)}
+        </p>
+        {!live && !done ? (
           <p className="text-xs text-slate-600 dark:text-slate-400">
-            Addresses looked up in the last few minutes come back at once, so it may finish sooner.
+            Reconnecting to follow it live… the review goes on on the server meanwhile.
           </p>
         ) : null}
-        {snapshot.review.skippedBlank > 0 ? (
+        {summary.skippedBlank > 0 ? (
           <p className="text-xs text-slate-600 dark:text-slate-400">
-            {n(snapshot.review.skippedBlank)} blank{' '}
-            {snapshot.review.skippedBlank === 1 ? 'line was' : 'lines were'} skipped.
+            {n(summary.skippedBlank)} blank {summary.skippedBlank === 1 ? 'line was' : 'lines were'} skipped.
           </p>
         ) : null}
       </div>
 
-      <div className="mt-4 flex flex-wrap items-center gap-2">
-        {running ? (
-          <Button variant="secondary" onClick={() => runner.pause()}>
-            Pause
-          </Button>
-        ) : null}
-        {paused ? <Button onClick={() => runner.resume()}>Resume</Button> : null}
-        {snapshot.retryable > 0 && !running ? (
-          <Button variant="secondary" onClick={() => runner.retryFailed()}>
-            Retry failed
-          </Button>
-        ) : null}
-        {stillGoing && !confirmCancel ? (
-          <Button variant="ghost" onClick={() => setConfirmCancel(true)}>
-            Cancel
-          </Button>
-        ) : null}
-      </div>
-      {stillGoing && confirmCancel ? (
-        <div className="mt-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-100">
-          <p>
-            Cancel the review? The {n(counts.pending)} addresses not yet looked up stay unchecked; the results
-            so far are kept.
-          </p>
-          <div className="mt-2 flex flex-wrap gap-2">
-            <Button
-              onClick={() => {
-                runner.cancel();
-                setConfirmCancel(false);
-              }}
-            >
-              Cancel review
+      {done ? (
+        <div className="mt-4 space-y-2">
+          <div className="flex flex-wrap items-center gap-3">
+            <Button variant="secondary" disabled={checking} onClick={onCheckAgain}>
+              Check again
             </Button>
-            <Button variant="secondary" onClick={() => setConfirmCancel(false)}>
-              Keep going
-            </Button>
+            <p className="text-xs text-slate-600 dark:text-slate-400">
+              Asks the service again for every address (not the cache) and shows what changed. Each counts
+              against your rate limit.
+            </p>
           </div>
+          {checkError ? (
+            <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
+              {checkError}
+            </p>
+          ) : null}
         </div>
       ) : null}
     </section>

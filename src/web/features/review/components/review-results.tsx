@@ -173,7 +173,12 @@ export function ReviewResults({
           </h2>
           <ExportActions review={review} rows={rows} onPrint={print} now={() => new Date()} />
         </div>
-        <ResultFiltersBar filters={filters} onChange={patch} sources={sources} />
+        <ResultFiltersBar
+          filters={filters}
+          onChange={patch}
+          sources={sources}
+          changed={rows.filter((r) => r.previous).length}
+        />
         <FilterChips
           filters={filters}
           shown={filtered.length}

@@ -1,38 +1,31 @@
 import { useState } from 'react';
+import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { createReview, putChunk } from '../api/server-reviews.ts';
 import { csvAddresses } from '../lib/csv.ts';
 import { InputError, prepareRows } from '../lib/rows.ts';
-import { getReviewWorkspace } from '../lib/workspace.ts';
-import type { Review } from '../model.ts';
+import { toUpload, uploadReview } from '../lib/upload.ts';
 import { loadCsv } from './csv-input.tsx';
 
 export const SAMPLE_PATH = '/sample-review.csv';
 
 /** Reads the sample file that ships with the app and starts a review of it. */
-export async function startSampleReview(accountId: string, accountName: string): Promise<Review> {
+export async function startSampleReview(): Promise<ReviewSummary> {
   const res = await fetch(SAMPLE_PATH, { credentials: 'same-origin' });
   if (!res.ok) throw new InputError('The sample could not be loaded. Reload the page and try again.');
   const { table, hasHeader, choice } = await loadCsv(await res.blob());
   const prepared = prepareRows(csvAddresses(table, hasHeader, choice));
-  return getReviewWorkspace().create({
-    accountId,
-    accountName,
-    name: 'Sample review',
-    source: { kind: 'sample' },
+  const draft = {
+    kind: 'rows' as const,
     prepared: { ...prepared, skippedBlank: prepared.skippedBlank + table.blankLines },
-  });
+    source: { kind: 'sample' as const },
+    defaultName: 'Sample review',
+  };
+  return uploadReview(toUpload(draft, 'Sample review'), { create: createReview, put: putChunk });
 }
 
 /** The sales demo: 200 addresses of every kind, run at the demo key's pace. Offered with a demo key only. */
-export function SampleReview({
-  accountId,
-  accountName,
-  onStarted,
-}: {
-  accountId: string;
-  accountName: string;
-  onStarted: (review: Review) => void;
-}) {
+export function SampleReview({ onStarted }: { onStarted: (review: ReviewSummary) => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   return (
@@ -54,7 +47,7 @@ export function SampleReview({
           setBusy(true);
           setError(null);
           try {
-            onStarted(await startSampleReview(accountId, accountName));
+            onStarted(await startSampleReview());
           } catch (err) {
             setError(err instanceof InputError ? err.message : 'The sample could not be started. Try again.');
             setBusy(false);

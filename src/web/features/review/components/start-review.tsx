@@ -1,8 +1,10 @@
 import { useCallback, useId, useState } from 'react';
+import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
-import { getReviewWorkspace } from '../lib/workspace.ts';
-import type { Review } from '../model.ts';
+import { ApiRequestError } from '../../../lib/api-client.ts';
+import { createReview, putChunk } from '../api/server-reviews.ts';
+import { toUpload, uploadReview } from '../lib/upload.ts';
 import { AreaInput } from './area-input.tsx';
 import { CsvInput } from './csv-input.tsx';
 import { type Draft, hintClass, inputClass, labelClass } from './draft.ts';
@@ -20,20 +22,17 @@ export const dateName = (at = new Date()) =>
 
 /**
  * The form that starts a review: addresses pasted, from a CSV/TSV file, or an area's records; a name
- * (default: the file name or the date); "Start review" saves it in this browser and opens it.
+ * (default: the file name or the date); "Start review" sends its rows to the server in chunks (with progress)
+ * and opens it: the server looks the rows up, whether or not this page stays open.
  */
 export function StartReview({
   initialArea = null,
-  accountId,
-  accountName,
   onStarted,
   onSessionEnded,
 }: {
   /** A ZIP code to start from (the search screen's "Review this area"): the area panel, filled in. */
   initialArea?: string | null;
-  accountId: string;
-  accountName: string;
-  onStarted: (review: Review) => void;
+  onStarted: (review: ReviewSummary) => void;
   onSessionEnded: () => void;
 }) {
   const id = useId();
@@ -42,6 +41,7 @@ export function StartReview({
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const [uploaded, setUploaded] = useState<{ sent: number; total: number } | null>(null);
   const [pasteName] = useState(() => dateName());
 
   const onPaste = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, paste: d })), []);
@@ -59,21 +59,23 @@ export function StartReview({
     }
     setError(null);
     setSaving(true);
-    const common = { accountId, accountName, name: name.trim() || defaultName, source: draft.source };
     try {
-      const workspace = getReviewWorkspace();
-      const review =
-        draft.kind === 'rows'
-          ? await workspace.create({ ...common, prepared: draft.prepared })
-          : await workspace.createFromRecords({
-              ...common,
-              records: draft.records,
-              retrievedAt: draft.retrievedAt,
-            });
+      const review = await uploadReview(toUpload(draft, name.trim() || defaultName), {
+        create: createReview,
+        put: putChunk,
+        onProgress: (sent, total) => setUploaded({ sent, total }),
+      });
       onStarted(review);
-    } catch {
-      setError('This browser would not save the review (its storage may be full or turned off).');
+    } catch (err) {
+      if (err instanceof ApiRequestError && err.code === 'unauthenticated') return onSessionEnded();
+      // What was pasted or chosen stays: starting again sends it all again, as a new review.
+      setError(
+        err instanceof ApiRequestError && err.code !== 'bad_response'
+          ? `The rows could not all be sent: ${err.message}`
+          : 'The rows could not all be sent. Check your connection and start the review again.',
+      );
       setSaving(false);
+      setUploaded(null);
     }
   };
 
@@ -147,12 +149,27 @@ export function StartReview({
         </Alert>
       ) : null}
 
+      {uploaded ? (
+        <div role="status" className="max-w-md space-y-1">
+          <p className="text-sm font-medium">
+            Uploading {uploaded.sent.toLocaleString('en-US')} of {uploaded.total.toLocaleString('en-US')} rows
+          </p>
+          <progress
+            max={uploaded.total}
+            value={uploaded.sent}
+            aria-label="Upload progress"
+            className="h-2 w-full accent-teal-700"
+          />
+        </div>
+      ) : null}
+
       <div className="flex flex-wrap items-center gap-3">
         <Button type="submit" disabled={saving} className="min-h-11 px-6">
           Start review
         </Button>
         <p className={hintClass}>
-          Kept in this browser only, for this account. Each lookup counts against your rate limit.
+          Kept on the server for your account: it runs while this page is closed, and colleagues signed in to
+          the same account see it. Each lookup counts against your rate limit.
         </p>
       </div>
     </form>

@@ -36,11 +36,11 @@ describe('readTextFile', () => {
     await expect(readTextFile(utf16)).rejects.toThrow(/UTF-16/);
   });
 
-  it('refuses a file over 5 MB and an empty one', async () => {
+  it('refuses a file over 20 MB and an empty one', async () => {
     const big = file([new Uint8Array(MAX_INPUT_BYTES + 1).fill(0x41)]);
-    await expect(readTextFile(big)).rejects.toThrow(/is 5.0 MB; PropLens reads files up to 5 MB/);
+    await expect(readTextFile(big)).rejects.toThrow(/is 20.0 MB; PropLens reads files up to 20 MB/);
     await expect(readTextFile(file([]))).rejects.toThrow(/is empty/);
-    // Exactly 5 MB is allowed.
+    // Exactly 20 MB is allowed.
     const max = file([new Uint8Array(MAX_INPUT_BYTES).fill(0x41)]);
     await expect(readTextFile(max)).resolves.toHaveLength(MAX_INPUT_BYTES);
   });
@@ -79,12 +79,12 @@ describe('parseCsv', () => {
     );
   });
 
-  it('refuses more than 10,000 rows, allowing for a header', async () => {
+  it('refuses more than 100,000 rows, allowing for a header', async () => {
     const rows = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1} Main St`).join('\n');
     await expect(parseCsv(`address\n${rows(MAX_REVIEW_ROWS)}`)).resolves.toMatchObject({
       records: { length: MAX_REVIEW_ROWS + 1 },
     });
-    await expect(parseCsv(`address\n${rows(MAX_REVIEW_ROWS + 1)}`)).rejects.toThrow(/more than 10,000 rows/);
+    await expect(parseCsv(`address\n${rows(MAX_REVIEW_ROWS + 1)}`)).rejects.toThrow(/more than 100,000 rows/);
   });
 
   it('parses a 5 MB file in chunks, reporting progress, with cells split across chunk edges intact', async () => {

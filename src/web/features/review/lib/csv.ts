@@ -28,7 +28,7 @@ export async function readTextFile(file: Blob & { name?: string }): Promise<stri
   const name = file.name ? `“${file.name}”` : 'The file';
   if (file.size > MAX_INPUT_BYTES) {
     throw new InputError(
-      `${name} is ${mb(file.size)}; PropLens reads files up to 5 MB. Split it and start one review for each part.`,
+      `${name} is ${mb(file.size)}; PropLens reads files up to 20 MB. Split it and start one review for each part.`,
     );
   }
   if (file.size === 0) throw new InputError(`${name} is empty. Choose a CSV file with one address per row.`);
@@ -56,7 +56,7 @@ export async function readTextFile(file: Blob & { name?: string }): Promise<stri
 }
 
 /**
- * Parses CSV or TSV text with papaparse, chunk by chunk, yielding to the page between chunks so a 5 MB file
+ * Parses CSV or TSV text with papaparse, chunk by chunk, yielding to the page between chunks so a 20 MB file
  * does not freeze it. The delimiter is detected; quoted fields may hold commas, quotes and line breaks.
  */
 export function parseCsv(

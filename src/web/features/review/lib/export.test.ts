@@ -202,3 +202,74 @@ describe('downloadText', () => {
     expect(revokeObjectURL).toHaveBeenCalledWith('blob:proplens/1');
   });
 });
+
+describe('an uploaded CSV joins back', () => {
+  const csvReview = makeReview({ columns: ['loan_id', 'Street', 'loan_id', '__proto__'], runs: [] });
+  const rows = [
+    makeRow(0, { cells: ['=HYPERLINK("x")', '1 Main St', 'dup', 'p'], property: makeProperty({ id: 'P1' }) }),
+    makeRow(1, {
+      outcome: 'not_found',
+      cells: ['＋L2', '2 Oak Rd', 'dup2', 'q'],
+      error: { code: 'not_found', message: 'No.' },
+    }),
+  ];
+
+  it('puts the file’s own columns first, every one in order, then PropLens’s prefixed', () => {
+    const t = buildExport(csvReview, rows, NOW);
+    expect(t.columns.slice(0, 5)).toEqual([
+      'loan_id',
+      'Street',
+      'loan_id (3)',
+      '__proto__',
+      'proplens_input',
+    ]);
+    expect(t.columns).toContain('proplens_confidence');
+    expect(t.columns.filter((c) => !c.startsWith('proplens_'))).toHaveLength(4);
+    const csv = parse(toCsv(t));
+    expect(csv.data[0]?.loan_id).toBe('\'=HYPERLINK("x")');
+    expect(csv.data[1]?.loan_id).toBe("'＋L2");
+    expect(csv.data[0]?.proplens_property_id).toBe('P1');
+    expect(csv.data[1]?.['loan_id (3)']).toBe('dup2');
+    // A header named __proto__ is a column like any other (Papa's own parse cannot show it: read the text).
+    expect(toCsv(t).split('\r\n')[1]).toMatch(/^"'=HYPERLINK\(""x""\)",1 Main St,dup,p,/);
+  });
+
+  it('nests the file’s fields under input in JSON', () => {
+    const t = buildExport(csvReview, rows, NOW);
+    const json = JSON.parse(toJson(csvReview, t, NOW));
+    const input = json.rows[0].input;
+    expect(Object.keys(input)).toEqual(['loan_id', 'Street', 'loan_id (3)', '__proto__']);
+    expect(input.loan_id).toBe('=HYPERLINK("x")');
+    expect(Object.getOwnPropertyDescriptor(input, '__proto__')?.value).toBe('p');
+    expect(json.rows[0].proplens_property_id).toBe('P1');
+  });
+
+  it('adds changed and previous_* columns once a review was checked again', () => {
+    const counts = { total: 1, done: 1, matched: 1, notFound: 0, ambiguous: 0, failed: 0 };
+    const again = makeReview({
+      runs: [
+        { number: 1, startedAt: '2026-11-01T00:00:00Z', finishedAt: '2026-11-01T00:10:00Z', counts },
+        { number: 2, startedAt: '2026-11-02T00:00:00Z', finishedAt: '2026-11-02T00:10:00Z', counts },
+      ],
+    });
+    const previous = {
+      outcome: 'matched' as const,
+      propertyId: 'P1',
+      source: 'X',
+      confidence: 'high' as const,
+      lastVerified: '2026-01-01',
+    };
+    const t = buildExport(
+      again,
+      [makeRow(0, { property: makeProperty({ id: 'P1', confidence: 'low' }), previous })],
+      NOW,
+    );
+    expect(t.columns).toContain('previous_confidence');
+    expect(buildExport(makeReview({ runs: [] }), [], NOW).columns).not.toContain('changed');
+    expect(t.records[0]).toMatchObject({
+      changed: true,
+      previous_confidence: 'high',
+      previous_last_verified: '2026-01-01',
+    });
+  });
+});

@@ -54,19 +54,50 @@ export type ExportRecord = Record<string, ExportValue>;
 export interface ExportTable {
   columns: string[];
   records: ExportRecord[];
+  /** An uploaded file's own columns, first in `columns` (JSON nests them under `input`); empty otherwise. */
+  inputColumns: string[];
 }
+
+/** PropLens's columns next to a file's own: prefixed, so they never collide with the reviewer's. */
+export const JOINED_PREFIX = 'proplens_';
+
+/** A file's header as unique export columns: a repeated or empty name gets its position. */
+export function inputColumnNames(header: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return header.map((raw, i) => {
+    let name = raw.trim() || `column_${i + 1}`;
+    if (seen.has(name)) name = `${name} (${i + 1})`;
+    seen.add(name);
+    return name;
+  });
+}
+
+const CHANGE_COLUMNS = [
+  'changed',
+  'previous_outcome',
+  'previous_property_id',
+  'previous_source',
+  'previous_confidence',
+  'previous_last_verified',
+] as const;
 
 /** The export's rows and its column order (fields the upstream sent beyond ours appear as `other.<name>`). */
 export function buildExport(review: Review, rows: readonly ReviewRow[], now: Date): ExportTable {
   const otherKeys = new Set<string>();
   for (const r of rows) for (const k of Object.keys(r.property?.attributes.other ?? {})) otherKeys.add(k);
   const others = [...otherKeys].sort();
-  const columns = [
+  const checkedAgain = (review.runs?.length ?? 1) > 1;
+  const own = [
     ...CORE_COLUMNS,
     ...ATTRIBUTE_COLUMNS.map(([c]) => c),
     ...others.map((k) => `other.${k}`),
     ...TRAILING_COLUMNS,
+    ...(checkedAgain ? CHANGE_COLUMNS : []),
   ];
+  // A CSV review joins back: the file's own columns, every one in order, then PropLens's, prefixed.
+  const inputColumns = review.columns?.length ? inputColumnNames(review.columns) : [];
+  const prefix = inputColumns.length > 0 ? JOINED_PREFIX : '';
+  const columns = [...inputColumns, ...own.map((c) => `${prefix}${c}`)];
 
   // The rows as every view derives them (input order, age, match), so the file says what the screen says.
   const records = toResultRows(rows, now).map(({ row: r, ageDays, match, explanation }): ExportRecord => {
@@ -92,9 +123,24 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
     rec.error_code = r.outcome === 'matched' ? null : (r.error?.code ?? null);
     rec.error_message = r.outcome === 'matched' ? null : (r.error?.message ?? null);
     rec.candidates = r.candidates?.length ? r.candidates.map((c) => c.address).join(' | ') : null;
-    return rec;
+    if (checkedAgain) {
+      const before = r.previous;
+      rec.changed = Boolean(before);
+      rec.previous_outcome = before?.outcome ?? null;
+      rec.previous_property_id = before?.propertyId ?? null;
+      rec.previous_source = before?.source ?? null;
+      rec.previous_confidence = before?.confidence ?? null;
+      rec.previous_last_verified = before?.lastVerified ?? null;
+    }
+    if (!prefix) return rec;
+    const joined: ExportRecord = Object.create(null);
+    inputColumns.forEach((name, i) => {
+      joined[name] = r.cells?.[i] ?? null;
+    });
+    for (const c of own) joined[`${prefix}${c}`] = rec[c] ?? null;
+    return joined;
   });
-  return { columns, records };
+  return { columns, records, inputColumns };
 }
 
 /**
@@ -126,7 +172,19 @@ export function toJson(review: Review, table: ExportTable, now: Date): string {
         rows: table.records.length,
       },
       columns: table.columns,
-      rows: table.records,
+      rows:
+        table.inputColumns.length === 0
+          ? table.records
+          : table.records.map((rec) => {
+              // The reviewer's own fields as one object per row, PropLens's beside them.
+              const input: ExportRecord = Object.create(null);
+              const rest: ExportRecord = {};
+              for (const [k, v] of Object.entries(rec)) {
+                if (table.inputColumns.includes(k)) input[k] = v;
+                else rest[k] = v;
+              }
+              return { input, ...rest };
+            }),
     },
     null,
     2,

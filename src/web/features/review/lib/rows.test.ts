@@ -11,10 +11,10 @@ describe('pastedLines', () => {
     expect(pastedLines('1 Main St\n\n')).toEqual(['1 Main St', '']);
   });
 
-  it('refuses more than 5 MB of text', () => {
-    expect(() => pastedLines('a'.repeat(MAX_INPUT_BYTES + 1))).toThrow(/more than 5 MB/);
+  it('refuses more than 20 MB of text', () => {
+    expect(() => pastedLines('a'.repeat(MAX_INPUT_BYTES + 1))).toThrow(/more than 20 MB/);
     // Measured in bytes: 2-byte letters count twice.
-    expect(() => pastedLines('é'.repeat(MAX_INPUT_BYTES / 2 + 1))).toThrow(/more than 5 MB/);
+    expect(() => pastedLines('é'.repeat(MAX_INPUT_BYTES / 2 + 1))).toThrow(/more than 20 MB/);
   });
 });
 
@@ -81,9 +81,9 @@ describe('prepareRows', () => {
     expect(out.duplicates).toBe(1);
   });
 
-  it('takes 10,000 rows and refuses the 10,001st, blank lines not counting', () => {
+  it('takes 100,000 rows and refuses the 100,001st, blank lines not counting', () => {
     const lines = Array.from({ length: MAX_REVIEW_ROWS }, (_, i) => `${i} Main St`);
     expect(prepareRows([...lines, '', '']).rows).toHaveLength(MAX_REVIEW_ROWS);
-    expect(() => prepareRows([...lines, '1 Extra St'])).toThrow(/more than 10,000 addresses/);
+    expect(() => prepareRows([...lines, '1 Extra St'])).toThrow(/more than 100,000 addresses/);
   });
 });

@@ -1,9 +1,15 @@
-import { AddressInput, addressKey, MAX_ADDRESS_LENGTH } from '../../../../contract/index.ts';
+import {
+  AddressInput,
+  addressKey,
+  MAX_ADDRESS_LENGTH,
+  MAX_REVIEW_BYTES,
+  MAX_REVIEW_ROWS,
+} from '../../../../contract/index.ts';
 import type { ReviewRow } from '../model.ts';
 
-/** Most rows in one review, and the largest input (pasted text or file) we read. */
-export const MAX_REVIEW_ROWS = 10_000;
-export const MAX_INPUT_BYTES = 5 * 1024 * 1024;
+/** Most rows in one review, and the largest input (pasted text or file) we read: the server's limits. */
+export { MAX_REVIEW_ROWS };
+export const MAX_INPUT_BYTES = MAX_REVIEW_BYTES;
 
 export { MAX_ADDRESS_LENGTH };
 
@@ -16,6 +22,8 @@ export interface PreparedRows {
   refused: number;
   /** Rows whose address repeats an earlier row: looked up once, kept in place. */
   duplicates: number;
+  /** An uploaded file's header, in order (each row's cells follow it); absent for pasted text. */
+  columns?: string[];
 }
 
 export class InputError extends Error {}
@@ -26,14 +34,22 @@ export class InputError extends Error {}
  * failed row that is never sent, so every other row still goes ahead; a repeat of an earlier address stays in
  * place (the runner looks it up once).
  */
-export function prepareRows(inputs: Iterable<string>): PreparedRows {
+export function prepareRows(
+  inputs: Iterable<string>,
+  /** Each input's own cells (a CSV row), in input order: kept with its row so the export joins back. */
+  cellsOf?: readonly (readonly string[])[],
+): PreparedRows {
   const rows: PreparedRows['rows'] = [];
   const seen = new Set<string>();
   let skippedBlank = 0;
   let refused = 0;
   let duplicates = 0;
+  let position = -1;
   for (const raw of inputs) {
+    position++;
     const input = raw.trim();
+    const cells = cellsOf?.[position];
+    const own = cells ? { cells: [...cells] } : {};
     if (input === '') {
       skippedBlank++;
       continue;
@@ -52,6 +68,7 @@ export function prepareRows(inputs: Iterable<string>): PreparedRows {
         index,
         // Kept whole in the row so the export shows what was refused; it is never sent.
         input,
+        ...own,
         outcome: 'failed',
         error: {
           code: 'bad_request',
@@ -67,7 +84,7 @@ export function prepareRows(inputs: Iterable<string>): PreparedRows {
     const key = addressKey(input);
     if (seen.has(key)) duplicates++;
     else seen.add(key);
-    rows.push({ index, input, outcome: 'pending' });
+    rows.push({ index, input, ...own, outcome: 'pending' });
   }
   return { rows, skippedBlank, refused, duplicates };
 }
@@ -87,7 +104,7 @@ function notAnAddress(input: string): string | null {
 export function pastedLines(text: string): string[] {
   if (new TextEncoder().encode(text).length > MAX_INPUT_BYTES) {
     throw new InputError(
-      'That is more than 5 MB of text. Split the list and start one review for each part.',
+      'That is more than 20 MB of text. Split the list and start one review for each part.',
     );
   }
   const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);

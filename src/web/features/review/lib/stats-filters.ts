@@ -29,6 +29,8 @@ export interface ResultFilters {
   tier: FreshnessTier | null;
   /** A bar of the verification-age histogram. */
   ageBin: AgeBin['id'] | null;
+  /** Only rows whose record changed since the previous run ("Check again"). */
+  changed: boolean;
   text: string;
 }
 
@@ -39,6 +41,7 @@ export const NO_FILTERS: ResultFilters = {
   source: null,
   tier: null,
   ageBin: null,
+  changed: false,
   text: '',
 };
 
@@ -57,6 +60,7 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
     if (names && !(p && names.has(f.source?.byKind ? (p.sourceKind ?? '') : p.source))) return false;
     if (f.tier && r.tier !== f.tier) return false;
     if (bin && (r.ageDays === null || !inAgeBin(bin, r.ageDays))) return false;
+    if (f.changed && !r.row.previous) return false;
     if (text) {
       const hay = fold([r.row.input, p?.address ?? '', p?.source ?? '', p?.id ?? ''].join('\n'));
       if (!hay.includes(text)) return false;
@@ -78,6 +82,7 @@ export function describeFilters(f: ResultFilters): { key: keyof ResultFilters; t
     const bin = AGE_BINS.find((b) => b.id === f.ageBin);
     if (bin) out.push({ key: 'ageBin', text: `Verified: ${bin.label} ago` });
   }
+  if (f.changed) out.push({ key: 'changed', text: 'Changed since the previous run' });
   if (f.text.trim()) out.push({ key: 'text', text: `Text: “${f.text.trim()}”` });
   return out;
 }

@@ -63,11 +63,14 @@ export function ResultFiltersBar({
   filters,
   onChange,
   sources,
+  changed = 0,
 }: {
   filters: ResultFilters;
   onChange: (patch: Partial<ResultFilters>) => void;
   /** Every source in the review, largest first. */
   sources: { name: string; count: number }[];
+  /** Rows whose record changed since the previous run: offered as a filter when there are any. */
+  changed?: number;
 }) {
   const id = useId();
   const sourceValue =
@@ -152,6 +155,19 @@ export function ResultFiltersBar({
         text={TIER_TEXT}
         onChange={(tier) => onChange({ tier })}
       />
+      {changed > 0 || filters.changed ? (
+        <div className="flex items-end">
+          <label className="flex min-h-10 items-center gap-2 text-sm font-semibold">
+            <input
+              type="checkbox"
+              checked={filters.changed}
+              onChange={(e) => onChange({ changed: e.target.checked })}
+              className="size-4 accent-teal-700"
+            />
+            Changed ({changed.toLocaleString('en-US')})
+          </label>
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -1,0 +1,56 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import {
+  type CreateReviewRequest,
+  type ReviewChunkRequest,
+  ReviewListResponse,
+  ReviewRowsResponse,
+  ReviewSummary,
+} from '../../../../contract/index.ts';
+import { apiFetch } from '../../../lib/api-client.ts';
+
+/** Reviews are kept on the server, shared by every session of the account; keys from general to specific. */
+export const reviewKeys = {
+  all: ['review'] as const,
+  list: (accountId: string) => ['review', 'list', accountId] as const,
+};
+
+const base = '/api/reviews';
+const at = (id: string) => `${base}/${encodeURIComponent(id)}`;
+
+export const listReviews = (signal?: AbortSignal) =>
+  apiFetch(base, ReviewListResponse, signal ? { signal } : {}).then((r) => r.reviews);
+
+export const reviewListQueryOptions = (accountId: string) =>
+  queryOptions({
+    queryKey: reviewKeys.list(accountId),
+    queryFn: ({ signal }) => listReviews(signal),
+    // Reviews move on the server: the list follows while any of them runs.
+    refetchInterval: (query) => (query.state.data?.some((r) => r.status !== 'done') ? 3_000 : false),
+  });
+
+/** The account's reviews, newest first, with their progress. */
+export function useReviewList(accountId: string) {
+  return useQuery(reviewListQueryOptions(accountId));
+}
+
+export const createReview = (request: CreateReviewRequest) =>
+  apiFetch(base, ReviewSummary, { method: 'POST', body: request });
+
+export const putChunk = (id: string, chunk: ReviewChunkRequest, signal?: AbortSignal) =>
+  apiFetch(`${at(id)}/chunks`, ReviewSummary, { method: 'PUT', body: chunk, ...(signal ? { signal } : {}) });
+
+export const getReview = (id: string, signal?: AbortSignal) =>
+  apiFetch(at(id), ReviewSummary, signal ? { signal } : {});
+
+export const getRowsPage = (id: string, run: number, cursor: string | null, signal?: AbortSignal) =>
+  apiFetch(
+    `${at(id)}/rows?run=${run}&limit=5000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    ReviewRowsResponse,
+    signal ? { signal } : {},
+  );
+
+export const checkAgain = (id: string) => apiFetch(`${at(id)}/runs`, ReviewSummary, { method: 'POST' });
+
+export const deleteReview = (id: string) => apiFetch(at(id), null, { method: 'DELETE' });
+
+export const reviewEventsPath = (id: string) => `${at(id)}/events`;

@@ -1,0 +1,26 @@
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { readEventStream } from '../../../lib/event-stream.ts';
+import { LiveReview, type LiveReviewSnapshot } from '../lib/live-review.ts';
+import { getReview, getRowsPage, reviewEventsPath } from './server-reviews.ts';
+
+const LOADING: LiveReviewSnapshot = { state: 'loading', summary: null, rows: [], loaded: 0, live: false };
+const noSubscribe = () => () => {};
+const loading = () => LOADING;
+
+/** Follows a review kept on the server while the page shows it: its summary and rows, kept live. */
+export function useLiveReview(id: string, onUnauthenticated: () => void): LiveReviewSnapshot {
+  const [live, setLive] = useState<LiveReview | null>(null);
+  useEffect(() => {
+    const review = new LiveReview(id, {
+      getReview,
+      getRowsPage,
+      events: (reviewId, lastEventId, signal) =>
+        readEventStream(reviewEventsPath(reviewId), { lastEventId, signal }),
+      onUnauthenticated,
+    });
+    setLive(review);
+    void review.start();
+    return () => review.stop();
+  }, [id, onUnauthenticated]);
+  return useSyncExternalStore(live ? live.subscribe : noSubscribe, live ? live.getSnapshot : loading);
+}

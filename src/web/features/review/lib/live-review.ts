@@ -1,0 +1,199 @@
+import {
+  type ReviewRowResult,
+  ReviewRowsEvent,
+  type ReviewRowsResponse,
+  ReviewSummary,
+} from '../../../../contract/index.ts';
+import { ApiRequestError } from '../../../lib/api-client.ts';
+import { EventStreamError, type StreamEvent } from '../../../lib/event-stream.ts';
+import type { ReviewRow } from '../model.ts';
+import { toReviewRow } from './server-model.ts';
+
+export type LiveState = 'loading' | 'ready' | 'not_found' | 'error';
+
+export interface LiveReviewSnapshot {
+  state: LiveState;
+  summary: ReviewSummary | null;
+  /** The latest run's rows in input order; a row object is replaced (never mutated) when it changes. */
+  rows: ReviewRow[];
+  /** Rows of the latest run read so far (below the total while a big review loads). */
+  loaded: number;
+  /** Following the server's events (false while reconnecting). */
+  live: boolean;
+}
+
+export interface LiveReviewDeps {
+  getReview: (id: string, signal: AbortSignal) => Promise<ReviewSummary>;
+  getRowsPage: (
+    id: string,
+    run: number,
+    cursor: string | null,
+    signal: AbortSignal,
+  ) => Promise<ReviewRowsResponse>;
+  events: (id: string, lastEventId: string, signal: AbortSignal) => AsyncIterable<StreamEvent>;
+  /** The session ended (401): the page sends the person to sign in. */
+  onUnauthenticated: () => void;
+  /** The page hears of changes at most this often (ms). */
+  notifyMs?: number;
+  /** Waits before reconnecting after the stream dropped (ms, doubling up to 30 s). */
+  retryMs?: number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+const statusOf = (err: unknown) =>
+  err instanceof ApiRequestError || err instanceof EventStreamError ? err.status : undefined;
+
+const abortableSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+/**
+ * A review kept on the server, as one page follows it: its summary and the latest run's rows, read in pages
+ * and then kept current by the server's events (rows as they are answered, the summary as it moves), resuming
+ * after a dropped connection from the last event seen. An external store for useSyncExternalStore.
+ */
+export class LiveReview {
+  readonly #deps: LiveReviewDeps;
+  readonly #abort = new AbortController();
+  readonly #listeners = new Set<() => void>();
+  #snapshot: LiveReviewSnapshot = { state: 'loading', summary: null, rows: [], loaded: 0, live: false };
+  #rows: ReviewRow[] = [];
+  #run = 0;
+  #seq = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    readonly id: string,
+    deps: LiveReviewDeps,
+  ) {
+    this.#deps = deps;
+  }
+
+  subscribe = (listener: () => void) => {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  };
+
+  getSnapshot = () => this.#snapshot;
+
+  async start(): Promise<void> {
+    const signal = this.#abort.signal;
+    try {
+      const summary = await this.#deps.getReview(this.id, signal);
+      await this.#loadRun(summary);
+    } catch (err) {
+      if (!signal.aborted) this.#fail(err);
+      return;
+    }
+    await this.#follow();
+  }
+
+  stop(): void {
+    this.#abort.abort();
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  /** Reads every row of the summary's latest run, page by page, showing them as they come. */
+  async #loadRun(summary: ReviewSummary): Promise<void> {
+    const run = summary.runs.at(-1)?.number ?? 1;
+    this.#run = run;
+    this.#rows = [];
+    this.#set({ summary, rows: [], loaded: 0, state: 'ready' });
+    let cursor: string | null = null;
+    do {
+      const page = await this.#deps.getRowsPage(this.id, run, cursor, this.#abort.signal);
+      if (this.#run !== run) return; // A newer run started meanwhile: its own load took over.
+      this.#apply(page.rows);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.#notifyNow();
+  }
+
+  async #follow(): Promise<void> {
+    const signal = this.#abort.signal;
+    let wait = this.#deps.retryMs ?? 1_000;
+    while (!signal.aborted) {
+      try {
+        for await (const event of this.#deps.events(this.id, String(this.#seq), signal)) {
+          if (!this.#snapshot.live) this.#set({ live: true });
+          wait = this.#deps.retryMs ?? 1_000;
+          if ((await this.#handle(event)) === 'gone') return;
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        const status = statusOf(err);
+        if (status === 401 || status === 404) {
+          this.#fail(err);
+          return;
+        }
+      }
+      if (signal.aborted) return;
+      this.#set({ live: false });
+      await (this.#deps.sleep ?? abortableSleep)(wait, signal);
+      wait = Math.min(wait * 2, 30_000);
+    }
+  }
+
+  async #handle(event: StreamEvent): Promise<'gone' | undefined> {
+    if (event.id && /^\d+$/.test(event.id)) this.#seq = Math.max(this.#seq, Number(event.id));
+    if (event.event === 'deleted') {
+      this.#set({ state: 'not_found' });
+      return 'gone';
+    }
+    const json: unknown = JSON.parse(event.data);
+    if (event.event === 'rows') {
+      const parsed = ReviewRowsEvent.safeParse(json);
+      if (parsed.success) this.#apply(parsed.data.rows);
+    } else if (event.event === 'summary') {
+      const parsed = ReviewSummary.safeParse(json);
+      if (!parsed.success) return undefined;
+      const latest = parsed.data.runs.at(-1)?.number ?? 1;
+      if (latest !== this.#run) await this.#loadRun(parsed.data);
+      else this.#set({ summary: parsed.data });
+    }
+    return undefined;
+  }
+
+  #apply(rows: readonly ReviewRowResult[]): void {
+    for (const r of rows) {
+      this.#seq = Math.max(this.#seq, r.seq);
+      this.#rows[r.index] = toReviewRow(this.id, r);
+    }
+    this.#scheduleNotify();
+  }
+
+  #fail(err: unknown): void {
+    const status = statusOf(err);
+    if (status === 401) this.#deps.onUnauthenticated();
+    this.#set({ state: status === 404 ? 'not_found' : 'error' });
+  }
+
+  #set(patch: Partial<LiveReviewSnapshot>): void {
+    this.#snapshot = { ...this.#snapshot, ...patch };
+    this.#emit();
+  }
+
+  #scheduleNotify(): void {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => this.#notifyNow(), this.#deps.notifyMs ?? 250);
+  }
+
+  #notifyNow(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const rows = this.#rows.filter((r) => r !== undefined);
+    this.#snapshot = { ...this.#snapshot, rows, loaded: rows.length };
+    this.#emit();
+  }
+
+  #emit(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}

@@ -1,0 +1,145 @@
+import {
+  type CreateReviewRequest,
+  MAX_CELL_LENGTH,
+  MAX_CHUNK_ROWS,
+  type ReviewChunkRequest,
+  type ReviewInputRow,
+  type ReviewKind,
+  type ReviewSummary,
+} from '../../../../contract/index.ts';
+import { ApiRequestError } from '../../../lib/api-client.ts';
+import type { Draft } from '../components/draft.ts';
+
+/** What a review is started with: its rows as the server keeps them. */
+export interface ReviewUpload {
+  name: string;
+  kind: ReviewKind;
+  origin?: string;
+  columns: string[];
+  rows: ReviewInputRow[];
+  skippedBlank: number;
+}
+
+export interface UploadDeps {
+  create: (request: CreateReviewRequest) => Promise<ReviewSummary>;
+  put: (id: string, chunk: ReviewChunkRequest, signal?: AbortSignal) => Promise<ReviewSummary>;
+  onProgress?: (sent: number, total: number) => void;
+  signal?: AbortSignal;
+  sleep?: (ms: number) => Promise<void>;
+  /** A new random id per start click. */
+  token?: () => string;
+}
+
+/** About 1 MB of JSON a chunk at most, whatever the rows hold (the BFF refuses a body over 1.5 MB). */
+const CHUNK_BYTES = 1_000_000;
+const ATTEMPTS = 4;
+
+const cut = (text: string) => (text.length > MAX_CELL_LENGTH ? text.slice(0, MAX_CELL_LENGTH) : text);
+
+/** The rows of a draft (paste, file, area) as the server takes them. */
+export function toUpload(draft: Draft, name: string): ReviewUpload {
+  if (draft.kind === 'records') {
+    return {
+      name,
+      kind: 'area',
+      ...(draft.source.kind === 'area' ? { origin: draft.source.query } : {}),
+      columns: [],
+      skippedBlank: 0,
+      // An area's records are answers already: the review is done as soon as it is in.
+      rows: draft.records.map((property) => ({
+        address: cut(property.address),
+        imported: { outcome: 'matched', property, cached: false, retrievedAt: draft.retrievedAt },
+      })),
+    };
+  }
+  const { prepared, source } = draft;
+  return {
+    name,
+    kind: source.kind === 'file' ? 'csv' : source.kind === 'sample' ? 'sample' : 'paste',
+    ...(source.kind === 'file' ? { origin: source.fileName } : {}),
+    columns: (prepared.columns ?? []).map(cut),
+    skippedBlank: prepared.skippedBlank,
+    rows: prepared.rows.map((r) => ({
+      address: cut(r.input),
+      ...(r.cells ? { cells: r.cells.map(cut) } : {}),
+      // Refused before any lookup (not an address, too long): kept with its reason, never sent.
+      ...(r.outcome === 'failed' && r.error
+        ? { imported: { outcome: 'failed' as const, error: r.error } }
+        : {}),
+    })),
+  };
+}
+
+/** Splits rows into chunks of at most MAX_CHUNK_ROWS rows and about CHUNK_BYTES of JSON. */
+export function chunksOf(rows: readonly ReviewInputRow[]): { firstRow: number; rows: ReviewInputRow[] }[] {
+  const chunks: { firstRow: number; rows: ReviewInputRow[] }[] = [];
+  let current: ReviewInputRow[] = [];
+  let bytes = 0;
+  let firstRow = 0;
+  rows.forEach((row, i) => {
+    const size = JSON.stringify(row).length + 1;
+    if (current.length > 0 && (current.length >= MAX_CHUNK_ROWS || bytes + size > CHUNK_BYTES)) {
+      chunks.push({ firstRow, rows: current });
+      current = [];
+      bytes = 0;
+      firstRow = i;
+    }
+    current.push(row);
+    bytes += size;
+  });
+  if (current.length > 0) chunks.push({ firstRow, rows: current });
+  return chunks;
+}
+
+const worthRetrying = (err: unknown) =>
+  err instanceof ApiRequestError &&
+  (err.code === 'offline' || err.status >= 500 || err.status === 429 || err.code === 'bad_response');
+
+/**
+ * Creates the review and sends its rows in chunks, each retried with back-off when the connection or the
+ * server fails (a chunk sent twice is taken once), reporting progress. Resolves with the review once every
+ * row is in; rejects with the last error when a chunk cannot be sent, the input left as it was.
+ */
+export async function uploadReview(upload: ReviewUpload, deps: UploadDeps): Promise<ReviewSummary> {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const retrying = async <T>(work: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (err) {
+        if (attempt >= ATTEMPTS || !worthRetrying(err) || deps.signal?.aborted) throw err;
+        await sleep(1_000 * 2 ** (attempt - 1));
+      }
+    }
+  };
+  const clientToken = (deps.token ?? randomToken)();
+  let summary = await retrying(() =>
+    deps.create({
+      clientToken,
+      name: upload.name,
+      kind: upload.kind,
+      ...(upload.origin ? { origin: upload.origin.slice(0, 300) } : {}),
+      columns: upload.columns,
+      totalRows: upload.rows.length,
+      skippedBlank: upload.skippedBlank,
+    }),
+  );
+  const chunks = chunksOf(upload.rows);
+  let sent = 0;
+  deps.onProgress?.(0, upload.rows.length);
+  for (const [index, chunk] of chunks.entries()) {
+    const last = index === chunks.length - 1;
+    summary = await retrying(() =>
+      deps.put(summary.id, { index, firstRow: chunk.firstRow, rows: chunk.rows, last }, deps.signal),
+    );
+    sent += chunk.rows.length;
+    deps.onProgress?.(sent, upload.rows.length);
+  }
+  return summary;
+}
+
+function randomToken(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
