@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
 /**
@@ -8,6 +11,9 @@ const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const MAIN_PORT = Number(process.env.E2E_PORT ?? 4310);
 const LIMITED_PORT = MAIN_PORT + 1;
 const REVIEW_PORT = MAIN_PORT + 2;
+// Each run starts with empty databases (reviews, the audit trail): one folder per run, one database per server.
+process.env.PROPLENS_E2E_DB ??= mkdtempSync(join(tmpdir(), 'proplens-e2e-'));
+const databaseDir = (port: number) => join(process.env.PROPLENS_E2E_DB as string, String(port));
 
 const server = (port: number, env: Record<string, string>) => ({
   // `npm start` itself: the compiled server, built first if missing or stale.
@@ -23,6 +29,7 @@ const server = (port: number, env: Record<string, string>) => ({
     REFERENCE_RECORDS: '20000',
     REFERENCE_DATA_DIR: 'data',
     LOG_LEVEL: 'warn',
+    DATABASE_DIR: databaseDir(port),
     ...env,
   },
 });
