@@ -10,6 +10,7 @@ import {
 } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PostgresServer, postgresBin } from '../src/bff/db/postgres-process.ts';
 import { readBffConfig } from '../src/bff/env.ts';
 import { startBff } from '../src/bff/server.ts';
 import { freePort, hasRedisServer, spawnRedisServer } from '../src/bff/stores/redis-process.ts';
@@ -94,7 +95,7 @@ async function runCluster() {
     while (cleanups.length > 0) await (cleanups.pop() as () => Promise<void>)().catch(() => {});
     process.exit(code);
   };
-  const stopping_ = 'stopping the entry point, the replicas, the reference service and Redis.';
+  const stopping_ = 'stopping the entry point, the replicas, the reference service, Redis and PostgreSQL.';
   process.once('SIGINT', () => void stop(`SIGINT: ${stopping_}`, 0));
   process.once('SIGTERM', () => void stop(`SIGTERM: ${stopping_}`, 0));
   try {
@@ -114,6 +115,20 @@ async function runCluster() {
       const redis = await startRedisServer();
       track(redis.stop);
       redisUrl = redis.url;
+    }
+    // Reviews (and the audit trail) in one PostgreSQL every replica shares: a throwaway cluster unless
+    // DATABASE_URL is set (the embedded SQLite file serves one process only).
+    let databaseUrl = entry.databaseUrl;
+    if (!databaseUrl) {
+      if (!postgresBin()) {
+        throw new Error(
+          'PostgreSQL was not found. Install it (Debian/Ubuntu: `apt-get install -y postgresql`) or point ' +
+            'DATABASE_URL at a PostgreSQL.',
+        );
+      }
+      const pg = await PostgresServer.start();
+      track(() => pg.destroy());
+      databaseUrl = pg.url;
     }
 
     let upstreamUrl = entry.upstreamUrl;
@@ -145,6 +160,7 @@ async function runCluster() {
           PROPERTY_API_AUTH: auth,
           REDIS_URL: redisUrl,
           SESSION_SECRET: sessionSecret,
+          DATABASE_URL: databaseUrl,
         },
         embedded,
       );
@@ -177,6 +193,7 @@ async function runCluster() {
       `  ${replicaCount} replicas: ${replicas.map((r) => `127.0.0.1:${r.port}`).join(', ')} (round robin)`,
     );
     console.log(`  Redis: ${entry.redisUrl ? 'REDIS_URL' : redisUrl}`);
+    console.log(`  PostgreSQL: ${entry.databaseUrl ? 'DATABASE_URL' : databaseUrl}`);
     if (embedded) {
       console.log('\nDemo API keys (reference service; they open demo data only):');
       for (const k of DEMO_KEYS) console.log(`  ${k.key.padEnd(22)} ${k.label}`);

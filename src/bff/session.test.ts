@@ -11,6 +11,7 @@ describe('POST /api/session', () => {
     expect(json).toEqual({
       account: { name: 'Harbor & Vale Realty', plan: 'professional' },
       accountId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      legacyAccountId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       demo: false,
       rateLimit: { limit: 60, remaining: 59, resetAt: expect.any(String), windowS: expect.any(Number) },
     });

@@ -25,6 +25,8 @@ export interface DurableReviewOptions {
   /** Rows this replica works at once (REVIEW_CONCURRENCY). */
   concurrency?: number;
   pollMs?: number;
+  /** How long a leased row is this replica's before another may take it (tests shorten it). */
+  leaseMs?: number;
   now?: () => number;
 }
 
@@ -51,6 +53,7 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
     owner: `bff-${randomBytes(6).toString('hex')}`,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     now,
     onProgress: (reviewId) => {
       for (const listener of listeners) listener(reviewId);

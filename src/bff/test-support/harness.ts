@@ -64,6 +64,8 @@ export interface HarnessOptions {
   trustProxy?: boolean;
   /** Reviews kept on the server, on this database; the test starts and stops `reviews.worker`. */
   database?: Database;
+  /** The review worker's lease (ms): a replica's rows go to another this long after it dies. */
+  leaseMs?: number;
 }
 
 /**
@@ -133,7 +135,14 @@ export function createHarness(options: HarnessOptions = {}) {
   });
   const lookups = new Lookups({ upstream, cache, sessions });
   const reviews: DurableReviews | undefined = options.database
-    ? createDurableReviews({ database: options.database, lookups, sessions, logger, pollMs: 20 })
+    ? createDurableReviews({
+        database: options.database,
+        lookups,
+        sessions,
+        logger,
+        pollMs: 20,
+        ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+      })
     : undefined;
   const app: Hono = createBffApp({
     upstream,

@@ -7,7 +7,7 @@ import type { Property, ReviewChunkRequest, SessionResponse } from '../../../con
 import { openReviewStore } from '../../features/review/lib/review-store.ts';
 import { type Answer, fakeReviewServer } from '../../features/review/testing/fake-review-server.ts';
 import { resetAccountScope } from '../../lib/account-scope.ts';
-import { apiError, fakeApi, type Handler, json, location, Route, renderRoutes } from '../../test/utils.tsx';
+import { fakeApi, type Handler, json, location, Route, renderRoutes } from '../../test/utils.tsx';
 import { ProtectedLayout } from '../layouts.tsx';
 import { ReviewRoute } from './review.tsx';
 import { ReviewRunRoute } from './review-run.tsx';
