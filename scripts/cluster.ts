@@ -22,6 +22,7 @@ import {
   startReference,
 } from '../src/reference/index.ts';
 import { isCurrent } from './build-stamp.js';
+import { loadEnvFile } from './load-env.js';
 
 /**
  * `npm run cluster`: the scaled-out shape on one machine. A redis-server (Debian's, loopback, no persistence,
@@ -43,6 +44,8 @@ class Stopped extends Error {
   }
 }
 
+// Replicas inherit the cluster's environment, .env included.
+if (!process.argv.includes('--replica')) loadEnvFile();
 if (process.argv.includes('--replica')) await runReplica();
 else await runCluster();
 

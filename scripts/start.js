@@ -4,6 +4,9 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isCurrent, SERVER_ENTRY } from './build-stamp.js';
+import { loadEnvFile } from './load-env.js';
+
+loadEnvFile();
 
 /**
  * `npm start`: the production start. Plain JavaScript and Node's own modules only, so it runs after

@@ -19,7 +19,7 @@ const write = (rel: string, text: string) => {
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'proplens-start-'));
   mkdirSync(join(root, 'scripts'));
-  for (const f of ['start.js', 'build-stamp.js'])
+  for (const f of ['start.js', 'build-stamp.js', 'load-env.js'])
     copyFileSync(join(import.meta.dirname, f), join(root, 'scripts', f));
   write('package.json', '{ "type": "module" }');
   write('package-lock.json', '{}');
