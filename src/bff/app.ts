@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { DemoKey } from '../contract/index.ts';
+import type { AuditTrail } from './audit/audit-trail.ts';
 import type { ResultCache } from './cache.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
@@ -10,6 +11,7 @@ import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
 import { requestContext } from './middleware/request-context.ts';
 import type { DurableReviews } from './reviews/durable-reviews.ts';
+import { activityRoutes } from './routes/activity.ts';
 import { durableReviewRoutes } from './routes/durable-reviews.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
@@ -45,12 +47,15 @@ export interface BffDeps {
   lookups?: Lookups;
   /** Reviews kept on the server (the database and the worker); absent in tests that do not need them. */
   reviews?: DurableReviews;
+  /** The audit trail (recorder, writer, store); absent in tests that do not need it. */
+  auditTrail?: AuditTrail;
 }
 
 /** Composes the BFF: middleware, then one route module per resource, then the SPA, and one error shape. */
 export function createBffApp(deps: BffDeps) {
   const cursorSecret = deps.cursorSecret ?? randomBytes(32).toString('hex');
-  const lookups = deps.lookups ?? new Lookups(deps);
+  const audit = deps.auditTrail?.audit;
+  const lookups = deps.lookups ?? new Lookups({ ...deps, ...(audit ? { audit } : {}) });
   const app = new Hono<AppEnv>();
 
   if (deps.metrics) {
@@ -58,12 +63,14 @@ export function createBffApp(deps: BffDeps) {
     if (sessions.count) deps.metrics.countSessionsWith(() => sessions.count?.() ?? Promise.resolve(0));
   }
   app.use('*', requestContext({ logger: deps.logger, trustProxy: deps.trustProxy, metrics: deps.metrics }));
-  app.route('/', healthRoutes(deps.upstream, deps.sessions, deps.reviews?.database));
+  app.route('/', healthRoutes(deps.upstream, deps.sessions, deps.reviews?.database, deps.auditTrail?.writer));
   app.route('/', metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken, separatePort: false }));
 
   const api = new Hono<AppEnv>();
   api.use('*', csrf);
-  api.route('/', sessionRoutes(deps));
+  api.route('/', sessionRoutes({ ...deps, ...(audit ? { audit } : {}) }));
+  if (deps.auditTrail)
+    api.route('/activity', activityRoutes({ store: deps.auditTrail.store, sessions: deps.sessions }));
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
   api.route('/reviews', reviewRoutes({ ...deps, lookups }));
   if (deps.reviews)

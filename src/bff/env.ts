@@ -143,6 +143,7 @@ const BffEnv = z.object({
     }),
   DATABASE_DIR: z.string().default('data/db'),
   REVIEW_CONCURRENCY: int(1, 256, 8),
+  AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
   SESSION_SECRET: z
     .string()
     .min(32, 'must be at least 32 characters')
@@ -207,6 +208,8 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     databaseDir: e.DATABASE_DIR,
     /** Review rows this replica works at once; the scheduler paces them to the rate limit. */
     reviewConcurrency: e.REVIEW_CONCURRENCY,
+    /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     /** Undefined: no separate metrics listener (README "Metrics"). */
     metricsPort: e.METRICS_PORT < 0 ? undefined : e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,

@@ -1,4 +1,5 @@
 import { addressKey, type Lane, type Property } from '../contract/index.ts';
+import { type Audit, type AuditContext, outcomeOfError } from './audit/audit.ts';
 import { InFlight, type ResultCache } from './cache.ts';
 import type { CancelSignal } from './cancel.ts';
 import { ApiError } from './errors.ts';
@@ -6,15 +7,18 @@ import type { BffMetrics } from './metrics.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 
+/** `fetchedAt`: when the service gave the answer (epoch ms), for the audit trail of cached answers. */
 export type CachedResult =
-  | { kind: 'property'; property: Property }
-  | { kind: 'page'; items: Property[]; next: string | null };
+  | { kind: 'property'; property: Property; fetchedAt?: number }
+  | { kind: 'page'; items: Property[]; next: string | null; fetchedAt?: number };
 
 export interface LookupOptions {
   signal?: CancelSignal;
   lane: Lane;
   /** Ask the service itself, not the cache ("Check again"); the answer still refreshes the cache. */
   fresh?: boolean;
+  /** What the lookup is, for the audit trail (default: resolve, or search; an area page in the review lane). */
+  audit?: AuditContext;
 }
 
 /**
@@ -31,6 +35,9 @@ export class Lookups {
       cache: ResultCache<CachedResult>;
       sessions: SessionStore;
       metrics?: Pick<BffMetrics, 'cacheLookup'>;
+      /** The audit trail: every answered lookup leaves one entry; none is made when it could not be kept. */
+      audit?: Audit;
+      now?: () => number;
     },
   ) {}
 
@@ -40,22 +47,50 @@ export class Lookups {
     address: string,
     options: LookupOptions,
   ): Promise<{ property: Property; cached: boolean }> {
-    const { result, cached } = await this.#cached(
-      session,
-      sessionId,
-      `resolve:${addressKey(address)}`,
-      options,
-      async (signal) => ({
+    const context = options.audit ?? { kind: 'resolve' };
+    const { result, cached } = await this.#audited(session, context, address, options, () =>
+      this.#cached(session, sessionId, `resolve:${addressKey(address)}`, options, async (signal) => ({
         kind: 'property',
         property: await this.deps.upstream.resolve(session.apiKey, session.keyHash, address, {
           signal,
           lane: options.lane,
         }),
-      }),
+        fetchedAt: this.#now(),
+      })),
     );
     if (result.kind !== 'property')
       throw new ApiError(500, 'internal', 'Cache holds the wrong kind of result.');
+    this.deps.audit?.lookup(session, context, address, {
+      outcome: 'matched',
+      property: result.property,
+      cached,
+      cachedAt: result.fetchedAt ?? null,
+    });
     return { property: result.property, cached };
+  }
+
+  #now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
+  /** Refuses before a lookup whose entry could not be kept; records a lookup that failed. */
+  async #audited<T>(
+    session: Session,
+    context: AuditContext,
+    query: string,
+    options: LookupOptions,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const audit = this.deps.audit;
+    audit?.assertWritable();
+    try {
+      return await work();
+    } catch (err) {
+      // A browser that went away was answered nothing: no entry.
+      if (audit && !options.signal?.aborted)
+        audit.lookup(session, context, query, { outcome: outcomeOfError(err) });
+      throw err;
+    }
   }
 
   async search(
@@ -66,14 +101,22 @@ export class Lookups {
     options: LookupOptions,
   ): Promise<{ items: Property[]; next: string | null }> {
     const key = `search:${addressKey(q)}:${upstreamCursor ?? ''}`;
-    const { result } = await this.#cached(session, sessionId, key, options, async (signal) => {
-      const page = await this.deps.upstream.search(session.apiKey, session.keyHash, q, upstreamCursor, {
-        signal,
-        lane: options.lane,
-      });
-      return { kind: 'page', items: page.items, next: page.nextCursor };
-    });
+    const context = options.audit ?? { kind: options.lane === 'review' ? 'area_page' : 'search' };
+    const { result, cached } = await this.#audited(session, context, q, options, () =>
+      this.#cached(session, sessionId, key, options, async (signal) => {
+        const page = await this.deps.upstream.search(session.apiKey, session.keyHash, q, upstreamCursor, {
+          signal,
+          lane: options.lane,
+        });
+        return { kind: 'page', items: page.items, next: page.nextCursor, fetchedAt: this.#now() };
+      }),
+    );
     if (result.kind !== 'page') throw new ApiError(500, 'internal', 'Cache holds the wrong kind of result.');
+    this.deps.audit?.lookup(session, context, q, {
+      outcome: 'listed',
+      cached,
+      cachedAt: result.fetchedAt ?? null,
+    });
     return { items: result.items, next: result.next };
   }
 

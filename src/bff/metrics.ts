@@ -75,6 +75,39 @@ export class BffMetrics {
   });
 
   #sessionCount: (() => Promise<number>) | null = null;
+  #audit: (() => { waiting: number; written: number; failedFlushes: number }) | null = null;
+
+  readonly auditWaiting: Gauge = new Gauge({
+    name: 'proplens_audit_entries_waiting',
+    help: 'Audit trail entries not yet written (they wait while the database is away; a full buffer refuses lookups).',
+    registers: [this.registry],
+    collect: () => {
+      if (this.#audit) this.auditWaiting.set(this.#audit().waiting);
+    },
+  });
+
+  readonly auditWritten: Gauge = new Gauge({
+    name: 'proplens_audit_entries_written',
+    help: 'Audit trail entries written by this process since it started.',
+    registers: [this.registry],
+    collect: () => {
+      if (this.#audit) this.auditWritten.set(this.#audit().written);
+    },
+  });
+
+  readonly auditFailedWrites: Gauge = new Gauge({
+    name: 'proplens_audit_failed_writes',
+    help: 'Attempts to write the audit trail that failed (the entries were kept and written later).',
+    registers: [this.registry],
+    collect: () => {
+      if (this.#audit) this.auditFailedWrites.set(this.#audit().failedFlushes);
+    },
+  });
+
+  /** Where the audit gauges read their values at scrape time. */
+  countAuditWith(read: () => { waiting: number; written: number; failedFlushes: number }) {
+    this.#audit = read;
+  }
 
   readonly sessions: Gauge = new Gauge({
     name: 'proplens_sessions',

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { DemoKey } from '../contract/index.ts';
 import { createBffApp } from './app.ts';
+import { createAuditTrail } from './audit/audit-trail.ts';
 import { openDatabase } from './db/database.ts';
 import type { BffConfig } from './env.ts';
 import { createLogger } from './logger.ts';
@@ -70,7 +71,15 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       throw err;
     },
   );
-  const lookups = new Lookups({ upstream, cache: stores.cache, sessions: stores.sessions, metrics });
+  const auditTrail = createAuditTrail({ database, logger, retentionDays: config.auditRetentionDays });
+  metrics.countAuditWith(() => auditTrail.writer);
+  const lookups = new Lookups({
+    upstream,
+    cache: stores.cache,
+    sessions: stores.sessions,
+    metrics,
+    audit: auditTrail.audit,
+  });
   const reviews = createDurableReviews({
     database,
     lookups,
@@ -82,6 +91,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     upstream,
     lookups,
     reviews,
+    auditTrail,
     sessions: stores.sessions,
     cache: stores.cache,
     logger,
@@ -101,6 +111,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     },
   );
   reviews.worker.start();
+  auditTrail.start();
   // Metrics on their own port, for a scraper on a network the app's users never reach (README "Metrics").
   const metricsServer =
     config.metricsPort === undefined
@@ -113,6 +124,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
         ).catch(async (err: unknown) => {
           server.close();
           await reviews.worker.stop();
+          await auditTrail.stop();
           await Promise.all([stores.close(), pool.close(), database.close()]);
           throw err;
         });
@@ -127,7 +139,8 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
         metricsServer?.close();
         metricsServer?.closeAllConnections();
         // Stop accepting; resolve once every connection has closed.
-        const stopping = reviews.worker.stop();
+        // The worker first: its last answers are recorded before the trail's last write.
+        const stopping = reviews.worker.stop().then(() => auditTrail.stop());
         server.close(() => {
           clearInterval(sweep);
           void stopping

@@ -12,6 +12,8 @@ export interface Session {
    * sign-in, so every key of one account shares it; from the key's hash when the service names no account.
    */
   accountId: string;
+  /** The session's own random id for the audit trail (never the cookie); absent in older records. */
+  auditRef?: string;
   createdAt: number;
   lastSeenAt: number;
 }
@@ -63,6 +65,11 @@ export function keyFingerprint(keyHash: string): string {
   return createHash('sha256').update(`proplens-key-fingerprint:${keyHash}`).digest('hex').slice(0, 8);
 }
 
+/** The session's name in the audit trail: random, short, and unrelated to the cookie. */
+export function newAuditRef(): string {
+  return randomBytes(9).toString('base64url');
+}
+
 export function newSessionId(): string {
   return randomBytes(32).toString('base64url');
 }
@@ -78,7 +85,7 @@ export class MemorySessionStore implements SessionStore {
   async create(data: Omit<Session, 'createdAt' | 'lastSeenAt'>): Promise<string> {
     const id = newSessionId();
     const now = this.now();
-    this.#sessions.set(id, { ...data, createdAt: now, lastSeenAt: now });
+    this.#sessions.set(id, { auditRef: newAuditRef(), ...data, createdAt: now, lastSeenAt: now });
     // Over the cap, the session idle longest goes first (Map order is last-use order, see get()).
     while (this.#sessions.size > this.limits.maxSessions) {
       this.#sessions.delete(this.#sessions.keys().next().value as string);

@@ -43,8 +43,13 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
         return lent ? { session: lent.session, sessionId: lent.ref } : undefined;
       },
     },
-    lookUp: async (session, ref, address, { fresh, signal }) => {
-      const result = await lookUpRow(lookups, session, ref, address, { fresh, signal, now });
+    lookUp: async (session, ref, row, { signal }) => {
+      const result = await lookUpRow(lookups, session, ref, row.address, {
+        fresh: row.fresh,
+        signal,
+        now,
+        audit: { kind: 'review_row', reviewId: row.reviewId, row: row.index },
+      });
       // The key stopped working: that session is over; the row waits for another of the account's sessions.
       if (result.error?.code === 'unauthenticated') await sessions.endRef(ref);
       return result;

@@ -1,4 +1,5 @@
 import { explainRecordMatch, type ImportedResult, RETRYABLE_LOOKUP_CODES } from '../../contract/index.ts';
+import type { AuditContext } from '../audit/audit.ts';
 import type { CancelSignal } from '../cancel.ts';
 import { toApiError } from '../errors.ts';
 import type { Lookups } from '../lookups.ts';
@@ -13,6 +14,8 @@ export interface RowLookupOptions {
   fresh: boolean;
   signal?: CancelSignal;
   now?: () => number;
+  /** The row's entry in the audit trail. */
+  audit?: AuditContext;
 }
 
 /**
@@ -33,6 +36,7 @@ export async function lookUpRow(
       lane: 'review',
       fresh: options.fresh,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.audit ? { audit: options.audit } : {}),
     });
     const match = explainRecordMatch(address, property);
     return { outcome: 'matched', property, match, cached, retrievedAt: retrievedAt() };

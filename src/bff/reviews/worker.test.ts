@@ -92,7 +92,7 @@ describe('ReviewWorker', () => {
         sessionFor: async (id) =>
           live.has(id) ? { session: session(id), sessionId: `sid-${id}` } : undefined,
       },
-      lookUp: async (s, _sid, address) => {
+      lookUp: async (s, _sid, { address }) => {
         inFlight++;
         peak = Math.max(peak, inFlight);
         try {

@@ -42,8 +42,8 @@ export interface ReviewWorkerDeps {
   lookUp: (
     session: Session,
     sessionId: string,
-    address: string,
-    options: { fresh: boolean; signal: Cancellation },
+    row: LeasedRow,
+    options: { signal: Cancellation },
   ) => Promise<RowResult>;
   logger: Logger;
   /** This replica's name in leases. */
@@ -172,10 +172,7 @@ export class ReviewWorker {
       await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
       return;
     }
-    const result = await this.#deps.lookUp(holder.session, holder.sessionId, row.address, {
-      fresh: row.fresh,
-      signal: cancel,
-    });
+    const result = await this.#deps.lookUp(holder.session, holder.sessionId, row, { signal: cancel });
     if (cancel.aborted) return;
     if (result.error?.code === 'unauthenticated') {
       // That key stopped working (its session is ended): the row waits for another session of the account.

@@ -13,6 +13,7 @@ export function healthRoutes(
   upstream: UpstreamClient,
   sessions?: Pick<SessionStore, 'ping'>,
   database?: { ping(): Promise<boolean> },
+  audit?: { failing: boolean; waiting: number },
 ) {
   return new Hono<AppEnv>()
     .get('/healthz', (c) => c.json({ status: 'ok' }))
@@ -22,6 +23,8 @@ export function healthRoutes(
       const databaseUp = database?.ping() ?? Promise.resolve(true);
       if (sessions?.ping && !(await sessions.ping())) return c.json({ status: 'store unreachable' }, 503);
       if (!(await databaseUp)) return c.json({ status: 'database unreachable' }, 503);
+      // Entries wait while the trail cannot be written: say so (they are counted in /metrics too).
+      if (audit?.failing) return c.json({ status: 'audit trail not written', waiting: audit.waiting }, 503);
       return (await upstreamUp)
         ? c.json({ status: 'ready' })
         : c.json({ status: 'upstream unreachable' }, 503);

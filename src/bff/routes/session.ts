@@ -8,11 +8,12 @@ import {
   type DemoKey,
   type SessionResponse,
 } from '../../contract/index.ts';
+import type { Audit } from '../audit/audit.ts';
 import { type AppEnv, sessionCookieName } from '../context.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, toApiError } from '../errors.ts';
 import { methodNotAllowed, readJson } from '../http.ts';
 import { requireSession } from '../middleware/session.ts';
-import { accountIdFor, hashKey, type Session, type SessionStore } from '../sessions.ts';
+import { accountIdFor, hashKey, newAuditRef, type Session, type SessionStore } from '../sessions.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 
 export interface SessionRouteDeps {
@@ -22,6 +23,8 @@ export interface SessionRouteDeps {
   demoKeys: DemoKey[] | null;
   salesContact: string | null;
   sessionAbsoluteMs: number;
+  /** The audit trail: sign-ins, sign-outs and refused sign-ins are recorded (the key's fingerprint only). */
+  audit?: Audit;
 }
 
 /** /api/config and /api/session: sign in with an API key (held here, never sent back), who am I, sign out. */
@@ -61,13 +64,22 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       }
       const apiKey = parsed.data.apiKey;
       const keyHash = hashKey(apiKey);
-      const { id: upstreamAccountId, ...account } = await deps.upstream.me(apiKey, keyHash);
+      deps.audit?.assertWritable();
+      const me = await deps.upstream.me(apiKey, keyHash).catch((err: unknown) => {
+        const code = toApiError(err).code;
+        if (code === 'invalid_key' || code === 'plan_not_eligible')
+          deps.audit?.session('sign_in_refused', { accountId: accountIdFor(keyHash), keyHash });
+        throw err;
+      });
+      const { id: upstreamAccountId, ...account } = me;
       const accountId = accountIdFor(keyHash, upstreamAccountId);
       // A new sign-in never reuses a session id (no fixation).
       const name = sessionCookieName(c);
       const previous = getCookie(c, name);
       if (previous) await deps.sessions.delete(previous);
-      const id = await deps.sessions.create({ apiKey, keyHash, account, accountId });
+      const auditRef = newAuditRef();
+      const id = await deps.sessions.create({ apiKey, keyHash, account, accountId, auditRef });
+      deps.audit?.session('sign_in', { accountId, keyHash, auditRef });
       setCookie(c, name, id, {
         httpOnly: true,
         sameSite: 'Strict',
@@ -83,7 +95,11 @@ export function sessionRoutes(deps: SessionRouteDeps) {
   app.delete('/session', async (c) => {
     const name = sessionCookieName(c);
     const id = getCookie(c, name);
-    if (id) await deps.sessions.delete(id);
+    if (id) {
+      const session = await deps.sessions.get(id);
+      if (session) deps.audit?.session('sign_out', session);
+      await deps.sessions.delete(id);
+    }
     deleteCookie(c, name, { path: '/', secure: c.get('https') });
     return c.body(null, 204);
   });

@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { type RedisConnection, replies } from '../redis.ts';
 import {
   accountIdFor,
+  newAuditRef,
   newSessionId,
   type Session,
   type SessionLimits,
@@ -16,6 +17,7 @@ interface SessionRecord {
   account: Session['account'];
   /** Absent in records sealed before accounts were named by the service's id. */
   accountId?: string;
+  auditRef?: string;
   createdAt: number;
   absoluteAt: number;
 }
@@ -48,6 +50,7 @@ export class RedisSessionStore implements SessionStore {
       keyHash: data.keyHash,
       account: data.account,
       accountId: data.accountId,
+      auditRef: data.auditRef ?? newAuditRef(),
       createdAt: now,
       absoluteAt: now + this.limits.absoluteMs,
     };
@@ -109,6 +112,7 @@ export class RedisSessionStore implements SessionStore {
         keyHash: record.keyHash,
         account: record.account,
         accountId: record.accountId ?? accountIdFor(record.keyHash),
+        ...(record.auditRef ? { auditRef: record.auditRef } : {}),
         createdAt: record.createdAt,
         lastSeenAt: now,
       };

@@ -6,6 +6,7 @@ import { parseFaults } from '../../reference/faults.ts';
 import type { RateRule } from '../../reference/rate-limiter.ts';
 import { openTestStore } from '../../reference/test-support.ts';
 import { type CachedResult, createBffApp } from '../app.ts';
+import { createAuditTrail } from '../audit/audit-trail.ts';
 import { MemoryCache } from '../cache.ts';
 import type { CancelSignal } from '../cancel.ts';
 import type { Database } from '../db/database.ts';
@@ -66,6 +67,8 @@ export interface HarnessOptions {
   database?: Database;
   /** The review worker's lease (ms): a replica's rows go to another this long after it dies. */
   leaseMs?: number;
+  /** With `database`: the audit trail's buffer (entries), to test a full one. */
+  auditBuffer?: number;
 }
 
 /**
@@ -133,7 +136,21 @@ export function createHarness(options: HarnessOptions = {}) {
     maxEntries: 1000,
     accountShare: 0.5,
   });
-  const lookups = new Lookups({ upstream, cache, sessions });
+  const auditTrail = options.database
+    ? createAuditTrail({
+        database: options.database,
+        logger,
+        retentionDays: 365,
+        flushMs: 20,
+        ...(options.auditBuffer ? { maxBuffer: options.auditBuffer } : {}),
+      })
+    : undefined;
+  const lookups = new Lookups({
+    upstream,
+    cache,
+    sessions,
+    ...(auditTrail ? { audit: auditTrail.audit } : {}),
+  });
   const reviews: DurableReviews | undefined = options.database
     ? createDurableReviews({
         database: options.database,
@@ -148,6 +165,7 @@ export function createHarness(options: HarnessOptions = {}) {
     upstream,
     lookups,
     ...(reviews ? { reviews } : {}),
+    ...(auditTrail ? { auditTrail } : {}),
     sessions,
     cache,
     logger,
@@ -204,6 +222,7 @@ export function createHarness(options: HarnessOptions = {}) {
     upstream,
     sessions,
     reviews,
+    auditTrail,
     get cookie() {
       return cookie;
     },

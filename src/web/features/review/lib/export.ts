@@ -1,5 +1,5 @@
 import Papa from 'papaparse';
-import { describeMatch, type PropertyAttributes } from '../../../../contract/index.ts';
+import { describeMatch, FORMULA_TRIGGER, type PropertyAttributes } from '../../../../contract/index.ts';
 import type { Review, ReviewRow } from '../model.ts';
 import { toResultRows } from './stats.ts';
 
@@ -143,12 +143,8 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
   return { columns, records, inputColumns };
 }
 
-/**
- * A text cell a spreadsheet would run as a formula (=, +, -, @, also after leading spaces, and their
- * full-width forms; a leading tab or carriage return) is prefixed with an apostrophe, so it shows as text.
- * Papaparse's own default pattern misses a formula followed by a line break (`.*$` stops at it), hence ours.
- */
-export const FORMULA_TRIGGER = /^[\t\r]|^[\s\u00a0\u3000]*[=+\-@\uff1d\uff0b\uff0d\uff20]/;
+/** Papaparse's own default pattern misses a formula followed by a line break (`.*$` stops at it), hence ours. */
+export { FORMULA_TRIGGER };
 
 export const UTF8_BOM = '\ufeff';
 

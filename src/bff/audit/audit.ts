@@ -1,0 +1,89 @@
+import type { AuditKind, AuditOutcome, Property } from '../../contract/index.ts';
+import { ApiError } from '../errors.ts';
+import { keyFingerprint, type Session } from '../sessions.ts';
+import type { AuditWriter } from './writer.ts';
+
+/** What a lookup was, for its entry: the route or the worker says; the lookup itself fills in the answer. */
+export interface AuditContext {
+  kind: AuditKind;
+  reviewId?: string;
+  row?: number;
+}
+
+/** The outcome of a lookup that failed, in the trail's words. */
+export function outcomeOfError(err: unknown): AuditOutcome {
+  const code = err instanceof ApiError ? err.code : 'internal';
+  if (code === 'not_found' || code === 'unit_not_found') return 'not_found';
+  if (code === 'ambiguous') return 'ambiguous';
+  if (code === 'rate_limited') return 'rate_limited';
+  if (['bad_request', 'invalid_key', 'unauthenticated', 'plan_not_eligible'].includes(code)) return 'refused';
+  return 'failed';
+}
+
+/**
+ * The audit trail's recorder: one entry per lookup answered for a signed-in account, and per sign-in, sign-out
+ * and refused sign-in. Never the key (its fingerprint), never the cookie (the session's own random id).
+ */
+export class Audit {
+  constructor(
+    private readonly writer: AuditWriter,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Refuses (503 audit_unavailable) before a lookup whose entry could not be kept. */
+  assertWritable(): void {
+    this.writer.assertWritable();
+  }
+
+  lookup(
+    session: Session,
+    context: AuditContext,
+    query: string,
+    answer: { outcome: AuditOutcome; property?: Property; cached?: boolean; cachedAt?: number | null },
+  ): void {
+    const p = answer.property;
+    this.writer.record({
+      at: this.now(),
+      account_id: session.accountId,
+      key_fingerprint: keyFingerprint(session.keyHash),
+      session_ref: session.auditRef ?? null,
+      kind: context.kind,
+      query: query.slice(0, 1_000),
+      outcome: answer.outcome,
+      property_id: p?.id ?? null,
+      source: p?.source ?? null,
+      confidence: p?.confidence ?? null,
+      last_verified: p?.lastVerified ?? null,
+      cached: answer.cached ? 1 : 0,
+      cached_at: answer.cached ? (answer.cachedAt ?? null) : null,
+      upstream_request_id: null,
+      review_id: context.reviewId ?? null,
+      row_index: context.row ?? null,
+    });
+  }
+
+  /** A sign-in, sign-out or refused sign-in (for a refused key, the account is the key's own). */
+  session(
+    kind: 'sign_in' | 'sign_out' | 'sign_in_refused',
+    who: Pick<Session, 'accountId' | 'keyHash'> & { auditRef?: string },
+  ): void {
+    this.writer.record({
+      at: this.now(),
+      account_id: who.accountId,
+      key_fingerprint: keyFingerprint(who.keyHash),
+      session_ref: who.auditRef ?? null,
+      kind,
+      query: null,
+      outcome: kind === 'sign_in_refused' ? 'refused' : 'ok',
+      property_id: null,
+      source: null,
+      confidence: null,
+      last_verified: null,
+      cached: 0,
+      cached_at: null,
+      upstream_request_id: null,
+      review_id: null,
+      row_index: null,
+    });
+  }
+}

@@ -1,0 +1,118 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AuditEntry } from '../../../contract/index.ts';
+import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
+
+type Db = Kysely<DatabaseSchema>;
+
+/** One entry as the BFF records it (the database gives it its id). */
+export type NewAuditEntry = Omit<AuditEntriesTable, 'id'>;
+
+export interface ActivityFilters {
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  to?: number;
+  outcome?: string;
+  /** In the address asked or the property id. */
+  text?: string;
+  keyFingerprint?: string;
+  propertyId?: string;
+}
+
+/**
+ * The audit trail: append-only (nothing here updates or deletes an entry but retention), read newest first by
+ * keyset on the id, always within one account.
+ */
+export class SqlAuditStore {
+  constructor(private readonly db: Db) {}
+
+  async append(entries: readonly NewAuditEntry[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += 500)
+      await this.db
+        .insertInto('audit_entries')
+        .values(entries.slice(i, i + 500))
+        .execute();
+  }
+
+  /** Entries older than `before` (an id), newest first. */
+  async page(
+    accountId: string,
+    filters: ActivityFilters,
+    before: number | null,
+    limit: number,
+  ): Promise<AuditEntry[]> {
+    let q = this.db.selectFrom('audit_entries').selectAll().where('account_id', '=', accountId);
+    if (before !== null) q = q.where('id', '<', before);
+    if (filters.from !== undefined) q = q.where('at', '>=', filters.from);
+    if (filters.to !== undefined) q = q.where('at', '<', filters.to);
+    if (filters.outcome) q = q.where('outcome', '=', filters.outcome);
+    if (filters.keyFingerprint) q = q.where('key_fingerprint', '=', filters.keyFingerprint);
+    if (filters.propertyId) q = q.where('property_id', '=', filters.propertyId);
+    if (filters.text) {
+      const like = `%${filters.text.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+      q = q.where((eb) =>
+        eb.or([
+          eb(eb.fn('lower', ['query']), 'like', like),
+          eb(eb.fn('lower', ['property_id']), 'like', like),
+        ]),
+      );
+    }
+    const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(toEntry);
+  }
+
+  /** Every entry matching the filters, newest first, a batch at a time: never the whole trail in memory. */
+  async *all(accountId: string, filters: ActivityFilters, batch = 1_000): AsyncGenerator<AuditEntry> {
+    let before: number | null = null;
+    for (;;) {
+      const entries = await this.page(accountId, filters, before, batch);
+      yield* entries;
+      if (entries.length < batch) return;
+      before = Number(entries.at(-1)?.id);
+    }
+  }
+
+  /** Retention: removes entries older than `cutoff` (epoch ms), a batch at a time; returns how many went. */
+  async deleteOlderThan(cutoff: number, batch = 10_000): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const ids = await this.db
+        .selectFrom('audit_entries')
+        .select('id')
+        .where('at', '<', cutoff)
+        .limit(batch)
+        .execute();
+      if (ids.length === 0) return removed;
+      await this.db
+        .deleteFrom('audit_entries')
+        .where(
+          'id',
+          'in',
+          ids.map((r) => r.id),
+        )
+        .execute();
+      removed += ids.length;
+    }
+  }
+}
+
+function toEntry(r: Selectable<AuditEntriesTable>): AuditEntry {
+  return {
+    id: String(r.id),
+    at: new Date(Number(r.at)).toISOString(),
+    kind: r.kind as AuditEntry['kind'],
+    keyFingerprint: r.key_fingerprint,
+    session: r.session_ref,
+    query: r.query,
+    outcome: r.outcome as AuditEntry['outcome'],
+    propertyId: r.property_id,
+    source: r.source,
+    confidence: r.confidence,
+    lastVerified: r.last_verified,
+    cached: r.cached === 1,
+    cachedAt: r.cached_at === null ? null : new Date(Number(r.cached_at)).toISOString(),
+    upstreamRequestId: r.upstream_request_id,
+    reviewId: r.review_id,
+    row: r.row_index,
+  };
+}
