@@ -159,6 +159,9 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
         <NavLink to="/review" className={NAV_LINK}>
           Review
         </NavLink>
+        <NavLink to="/activity" className={NAV_LINK}>
+          Activity
+        </NavLink>
       </nav>
       {/* Left-aligned after the logo: the meter's text changes every second and must move nothing. */}
       <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto">

@@ -11,6 +11,7 @@ import { loadSearchRoute } from './search-chunk.ts';
 const SearchRoute = lazy(() => loadSearchRoute().then((m) => ({ default: m.SearchRoute })));
 // The review workspace (papaparse, IndexedDB, the results' charts) loads only when a review is opened.
 const ReviewRoute = lazy(() => import('./routes/review.tsx').then((m) => ({ default: m.ReviewRoute })));
+const ActivityRoute = lazy(() => import('./routes/activity.tsx').then((m) => ({ default: m.ActivityRoute })));
 const ReviewRunRoute = lazy(() =>
   import('./routes/review-run.tsx').then((m) => ({ default: m.ReviewRunRoute })),
 );
@@ -42,6 +43,14 @@ export function AppRoutes() {
           element={
             <Suspense fallback={<RouteFallback />}>
               <ReviewRoute />
+            </Suspense>
+          }
+        />
+        <Route
+          path="/activity"
+          element={
+            <Suspense fallback={<RouteFallback />}>
+              <ActivityRoute />
             </Suspense>
           }
         />

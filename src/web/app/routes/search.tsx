@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import type { Property } from '../../../contract/index.ts';
 import { Alert } from '../../components/ui/alert.tsx';
 import { Button } from '../../components/ui/button.tsx';
+import { RecordHistory } from '../../features/activity/components/record-history.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { resolveQueryOptions } from '../../features/property/api/resolve-property.ts';
 import { AreaListing } from '../../features/property/components/area-listing.tsx';
@@ -134,6 +135,7 @@ export function SearchRoute() {
   }, [match, resolve.data, seed]);
 
   const accountName = session.data?.account.name;
+  const accountId = session.data?.accountId;
 
   return (
     <div className="space-y-6">
@@ -172,6 +174,7 @@ export function SearchRoute() {
               property={resolve.data.property}
               retrieved={accountName ? { at: new Date(resolve.dataUpdatedAt), by: accountName } : undefined}
             />
+            {accountId ? <RecordHistory accountId={accountId} propertyId={resolve.data.property.id} /> : null}
           </div>
         ) : resolve.isError ? (
           <ResolveError

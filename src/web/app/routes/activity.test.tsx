@@ -1,0 +1,107 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AuditEntry } from '../../../contract/index.ts';
+import { fakeApi, json, Route, renderRoutes } from '../../test/utils.tsx';
+import { ProtectedLayout } from '../layouts.tsx';
+import { ActivityRoute } from './activity.tsx';
+
+const entry = (id: number, over: Partial<AuditEntry> = {}): AuditEntry => ({
+  id: String(id),
+  at: new Date(Date.UTC(2026, 10, 24, 10, 0, id)).toISOString(),
+  kind: 'resolve',
+  keyFingerprint: '3f9a1c2e',
+  session: 's1',
+  query: `${id} Congress Ave, Austin TX`,
+  outcome: 'matched',
+  propertyId: `P${id}`,
+  source: 'Travis County Assessor',
+  confidence: 'high',
+  lastVerified: '2026-11-09',
+  cached: id % 2 === 0,
+  cachedAt: id % 2 === 0 ? '2026-11-24T09:00:00.000Z' : null,
+  upstreamRequestId: null,
+  reviewId: null,
+  row: null,
+  ...over,
+});
+
+const routes = (
+  <Route element={<ProtectedLayout />}>
+    <Route path="/activity" element={<ActivityRoute />} />
+  </Route>
+);
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('/activity', () => {
+  it('lists the account’s lookups newest first, filters them, and pages back by cursor', async () => {
+    const api = fakeApi({
+      'GET /api/session': () =>
+        json({
+          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+          accountId: 'acct-a',
+          demo: false,
+        }),
+      'GET /api/activity': ({ url }) =>
+        url.searchParams.get('cursor') === '2'
+          ? json({ entries: [entry(1)], nextCursor: null })
+          : url.searchParams.get('outcome') === 'not_found'
+            ? json({
+                entries: [
+                  entry(9, {
+                    outcome: 'not_found',
+                    propertyId: null,
+                    source: null,
+                    confidence: null,
+                    lastVerified: null,
+                  }),
+                ],
+                nextCursor: null,
+              })
+            : json({ entries: [entry(3), entry(2)], nextCursor: '2' }),
+    });
+    renderRoutes(routes, '/activity');
+    expect(await screen.findByRole('heading', { name: 'Activity' })).toBeInTheDocument();
+    const table = await screen.findByRole('table', { name: 'Activity' });
+    const rows = within(table).getAllByRole('row');
+    expect(rows).toHaveLength(3);
+    expect(rows[1]).toHaveTextContent('3 Congress Ave, Austin TX');
+    expect(rows[1]).toHaveTextContent('key 3f9a1c2e');
+    expect(rows[2]).toHaveTextContent(/Yes.*fetched/);
+    await userEvent.click(screen.getByRole('button', { name: 'Show older entries' }));
+    await waitFor(() =>
+      expect(within(screen.getByRole('table', { name: 'Activity' })).getAllByRole('row')).toHaveLength(4),
+    );
+    expect(screen.getByText('That is the oldest entry kept.')).toBeInTheDocument();
+
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Outcome' }), 'Not found');
+    await userEvent.type(screen.getByRole('searchbox', { name: 'Address or property ID' }), 'Congress');
+    await userEvent.click(screen.getByRole('button', { name: 'Apply filters' }));
+    await waitFor(() =>
+      expect(within(screen.getByRole('table', { name: 'Activity' })).getAllByRole('row')).toHaveLength(2),
+    );
+    const last = api.calls.filter((c) => c.url.pathname === '/api/activity').at(-1);
+    expect(last?.url.searchParams.get('outcome')).toBe('not_found');
+    expect(last?.url.searchParams.get('q')).toBe('Congress');
+    expect(screen.getByRole('link', { name: 'Activity' })).toHaveAttribute('aria-current', 'page');
+  });
+
+  it('says what to fix when the server refuses a filter', async () => {
+    fakeApi({
+      'GET /api/session': () =>
+        json({
+          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+          accountId: 'acct-a',
+          demo: false,
+        }),
+      'GET /api/activity': () =>
+        json(
+          { error: { code: 'bad_request', message: 'from: a date from 2000 to 2100, as YYYY-MM-DD' } },
+          400,
+        ),
+    });
+    renderRoutes(routes, '/activity');
+    expect(await screen.findByRole('alert')).toHaveTextContent('from: a date from 2000 to 2100');
+  });
+});

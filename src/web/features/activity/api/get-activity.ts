@@ -1,0 +1,65 @@
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { ActivityResponse } from '../../../../contract/index.ts';
+import { apiFetch } from '../../../lib/api-client.ts';
+
+/** What the Activity page is narrowed to; empty values are left out. */
+export interface ActivityFilters {
+  from: string;
+  to: string;
+  outcome: string;
+  q: string;
+  key: string;
+}
+
+export const NO_ACTIVITY_FILTERS: ActivityFilters = { from: '', to: '', outcome: '', q: '', key: '' };
+
+export const activityKeys = {
+  all: ['activity'] as const,
+  list: (accountId: string, filters: ActivityFilters) => ['activity', 'list', accountId, filters] as const,
+  history: (accountId: string, propertyId: string) => ['activity', 'history', accountId, propertyId] as const,
+};
+
+export function activitySearch(
+  filters: Partial<ActivityFilters> & { propertyId?: string },
+  cursor?: string | null,
+) {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+  if (cursor) params.set('cursor', cursor);
+  return params.toString();
+}
+
+export const getActivity = (query: string, signal?: AbortSignal) =>
+  apiFetch(`/api/activity${query ? `?${query}` : ''}`, ActivityResponse, signal ? { signal } : {});
+
+export const activityQueryOptions = (accountId: string, filters: ActivityFilters) =>
+  infiniteQueryOptions({
+    queryKey: activityKeys.list(accountId, filters),
+    queryFn: ({ pageParam, signal }) => getActivity(activitySearch(filters, pageParam), signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
+
+/** Every time this account looked the property up, newest first. */
+export const historyQueryOptions = (accountId: string, propertyId: string) =>
+  queryOptions({
+    queryKey: activityKeys.history(accountId, propertyId),
+    queryFn: ({ signal }) => getActivity(`${activitySearch({ propertyId })}&limit=200`, signal),
+  });
+
+/** The filtered activity as CSV, built by the server as a stream. */
+export async function downloadActivityCsv(filters: ActivityFilters): Promise<void> {
+  const res = await fetch(`/api/activity/export.csv?${activitySearch(filters)}`, {
+    headers: { 'X-Requested-With': 'proplens' },
+    credentials: 'same-origin',
+  });
+  if (!res.ok) throw new Error(`The export answered ${res.status}.`);
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `proplens-activity-${new Date().toISOString().slice(0, 10)}.csv`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}

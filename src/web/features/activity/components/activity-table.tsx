@@ -1,0 +1,101 @@
+import type { AuditEntry } from '../../../../contract/index.ts';
+
+const KIND: Record<AuditEntry['kind'], string> = {
+  search: 'Search',
+  resolve: 'Lookup',
+  review_row: 'Review row',
+  area_page: 'Area page',
+  sign_in: 'Signed in',
+  sign_out: 'Signed out',
+  sign_in_refused: 'Sign-in refused',
+};
+
+const OUTCOME: Record<AuditEntry['outcome'], string> = {
+  matched: 'Matched',
+  listed: 'Listed',
+  not_found: 'Not found',
+  ambiguous: 'Ambiguous',
+  refused: 'Refused',
+  failed: 'Failed',
+  rate_limited: 'Rate limited',
+  ok: 'OK',
+};
+
+export const OUTCOME_CHOICES = Object.entries(OUTCOME) as [AuditEntry['outcome'], string][];
+
+const when = (iso: string) =>
+  new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }) +
+  ' UTC';
+
+/** The audit trail as a table: one row per entry, newest first. */
+export function ActivityTable({
+  entries,
+  label = 'Activity',
+}: {
+  entries: readonly AuditEntry[];
+  label?: string;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-800">
+      <table aria-label={label} className="w-full min-w-[56rem] text-left text-sm">
+        <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-600 dark:bg-slate-800 dark:text-slate-300">
+          <tr>
+            {[
+              'Time',
+              'Who',
+              'What was asked',
+              'Outcome',
+              'Record',
+              'Source',
+              'Confidence',
+              'Verified',
+              'Cached',
+            ].map((h) => (
+              <th key={h} scope="col" className="px-3 py-2 font-semibold">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-200 dark:divide-slate-800">
+          {entries.map((e) => (
+            <tr key={e.id} className="align-top">
+              <td className="whitespace-nowrap px-3 py-2 tabular-nums">
+                <time dateTime={e.at}>{when(e.at)}</time>
+              </td>
+              <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">key {e.keyFingerprint}</td>
+              <td className="max-w-64 break-words px-3 py-2">
+                <span className="text-xs text-slate-600 dark:text-slate-400">{KIND[e.kind]}</span>
+                {e.query ? <div>{e.query}</div> : null}
+                {e.reviewId !== null && e.row !== null ? (
+                  <div className="text-xs text-slate-600 dark:text-slate-400">
+                    row {e.row + 1} of a review
+                  </div>
+                ) : null}
+              </td>
+              <td className="px-3 py-2">{OUTCOME[e.outcome]}</td>
+              <td className="break-all px-3 py-2 font-mono text-xs">{e.propertyId ?? '—'}</td>
+              <td className="max-w-48 break-words px-3 py-2">{e.source ?? '—'}</td>
+              <td className="px-3 py-2 capitalize">{e.confidence ?? '—'}</td>
+              <td className="whitespace-nowrap px-3 py-2 tabular-nums">{e.lastVerified ?? '—'}</td>
+              <td className="px-3 py-2">
+                {e.cached ? (
+                  <span title={e.cachedAt ? `Fetched ${when(e.cachedAt)}` : undefined}>
+                    Yes
+                    {e.cachedAt ? (
+                      <span className="block text-xs text-slate-600 dark:text-slate-400">
+                        fetched {when(e.cachedAt)}
+                      </span>
+                    ) : null}
+                  </span>
+                ) : (
+                  'No'
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
