@@ -47,11 +47,23 @@ describe('REFERENCE_DRIFT_PERCENT', () => {
     const changed = records.filter((r) => drift(r).last_verified !== r.last_verified);
     expect(changed.length).toBeGreaterThan(140);
     expect(changed.length).toBeLessThan(260);
-    expect(changed.every((r) => drift(r).last_verified === '2026-11-24')).toBe(true);
+    // 2024-03-01 plus 30 days for the one minute of uptime.
+    expect(changed.every((r) => drift(r).last_verified === '2024-03-31')).toBe(true);
     const again = createDrift({ percent: 10, seed: 7, startedAt: START, now: () => now });
     expect(records.filter((r) => again(r).last_verified !== r.last_verified)).toEqual(changed);
     const otherSeed = createDrift({ percent: 10, seed: 8, startedAt: START, now: () => now });
     expect(records.filter((r) => otherSeed(r).last_verified !== r.last_verified)).not.toEqual(changed);
+  });
+
+  it('moves a drifted record’s verification 30 days a minute, never past today', () => {
+    let now = START + 61_000;
+    const drift = createDrift({ percent: 100, seed: 3, startedAt: START, now: () => now });
+    const r = records[0] as UpstreamProperty;
+    expect(drift(r).last_verified).toBe('2024-03-31');
+    now = START + 121_000;
+    expect(drift(r).last_verified).toBe('2024-04-30');
+    now = START + 600 * 60_000;
+    expect(drift(r).last_verified).toBe('2026-11-24');
   });
 
   it('changes some drifted records’ confidence or source too, never the property id', () => {

@@ -28,13 +28,18 @@ export function createDrift(options: DriftOptions): Drift {
     if (h.readUInt16BE(0) % 10_000 >= threshold) return p;
     const minute = Math.floor((options.now() - options.startedAt) / 60_000);
     if (minute <= 0) return p;
+    // Re-verified every minute: its date moves 30 days closer to today each minute (so a check a minute after
+    // another finds a newer one), never past today. A third of them change confidence on odd minutes, a sixth
+    // move to the state's parcel programme as their source (a re-verification by another agency).
     const today = new Date(options.now()).toISOString().slice(0, 10);
+    const moved = new Date(Date.parse(`${p.last_verified}T00:00:00Z`) + minute * 30 * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    const newest = moved < today ? moved : today;
     const drifted: UpstreamProperty = {
       ...p,
-      last_verified: today > p.last_verified ? today : p.last_verified,
+      last_verified: newest > p.last_verified ? newest : p.last_verified,
     };
-    // Each minute a drifted record is re-verified; a third of them change confidence on odd minutes, a sixth
-    // move to the state's parcel programme as their source (a re-verification by another agency).
     const variant = (h[2] ?? 0) % 6;
     if (variant < 2 && minute % 2 === 1) drifted.confidence = STEP[p.confidence];
     if (variant === 2) drifted.source = `${p.state} Statewide Parcel Program`;

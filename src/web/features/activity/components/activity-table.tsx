@@ -74,7 +74,7 @@ export function ActivityTable({
                 ) : null}
               </td>
               <td className="px-3 py-2">{OUTCOME[e.outcome]}</td>
-              <td className="break-all px-3 py-2 font-mono text-xs">{e.propertyId ?? '—'}</td>
+              <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">{e.propertyId ?? '—'}</td>
               <td className="max-w-48 break-words px-3 py-2">{e.source ?? '—'}</td>
               <td className="px-3 py-2 capitalize">{e.confidence ?? '—'}</td>
               <td className="whitespace-nowrap px-3 py-2 tabular-nums">{e.lastVerified ?? '—'}</td>

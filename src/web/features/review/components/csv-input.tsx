@@ -149,7 +149,7 @@ export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
           CSV file
         </label>
         <p id={`${id}-hint`} className={hintClass}>
-          CSV or TSV saved as UTF-8, up to 5 MB and 10,000 rows. A header row is recognised.
+          CSV or TSV saved as UTF-8, up to 20 MB and 100,000 rows. A header row is recognised.
         </p>
         <input
           id={`${id}-file`}

@@ -37,7 +37,7 @@ export function PasteInput({
         Addresses
       </label>
       <p id={`${id}-hint`} className={hintClass}>
-        One address per line, up to 10,000. Blank lines are skipped; a repeated address is looked up once.
+        One address per line, up to 100,000. Blank lines are skipped; a repeated address is looked up once.
       </p>
       <textarea
         id={`${id}-text`}
