@@ -115,6 +115,27 @@ describe('what reaches the upstream', () => {
   });
 });
 
+describe('two accounts asking the same thing at the same moment', () => {
+  it('each gets its own upstream call on its own key: identical calls are shared within an account only', async () => {
+    const h = createHarness();
+    await h.signIn('pi_demo_professional');
+    const pro = h.cookie;
+    h.cookie = '';
+    await h.signIn('pi_demo_enterprise');
+    const ent = h.cookie;
+    const before = h.upstreamRequests.length;
+    const address = '1100 Congress Ave, Austin, TX 78701';
+    const ask = (cookie: string) =>
+      h.call(`/api/properties/resolve?address=${encodeURIComponent(address)}`, {
+        headers: { Cookie: cookie },
+      });
+    const answers = await Promise.all([ask(pro), ask(ent), ask(pro), ask(ent)]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const keys = h.upstreamHeaders.slice(before).map((hd) => hd.get('authorization'));
+    expect(keys.sort()).toEqual(['Bearer pi_demo_enterprise', 'Bearer pi_demo_professional']);
+  });
+});
+
 describe('an upstream under a path prefix', () => {
   it('keeps the base URL’s path, e.g. https://host/v2', async () => {
     const h = createHarness({

@@ -156,6 +156,17 @@ describe('CSRF and hostile origins', () => {
     expect(await res.json()).toEqual({ error: { code: 'csrf', message: expect.any(String) } });
   });
 
+  it.each([['XMLHttpRequest'], ['Proplens'], ['proplens2']])(
+    'refuses X-Requested-With: %s (the value matters, not only the name)',
+    async (value) => {
+      const h = createHarness();
+      const res = await h.call('/api/config', { headers: { 'X-Requested-With': value } });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('csrf');
+      expect((await h.call('/api/config')).status).toBe(200);
+    },
+  );
+
   it.each([['https://evil.example'], ['null'], ['http://localhost.evil.example']])(
     'refuses Origin %s',
     async (origin) => {
