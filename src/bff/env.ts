@@ -142,7 +142,7 @@ const BffEnv = z.object({
       }
     }),
   DATABASE_DIR: z.string().default('data/db'),
-  REVIEW_CONCURRENCY: int(1, 256, 8),
+  REVIEW_CONCURRENCY: int(1, 256, 32),
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
   SESSION_SECRET: z
     .string()

@@ -25,6 +25,20 @@ export interface DurableReviewRouteDeps {
 }
 
 const MAX_PAGE = 5_000;
+
+/**
+ * A running review with no live session of its account to lend a key is waiting for a sign-in (the worker takes
+ * its rows again at the account's next sign-in).
+ */
+async function withWaiting(
+  sessions: SessionStore,
+  accountId: string,
+  reviews: ReviewSummary[],
+): Promise<ReviewSummary[]> {
+  if (!reviews.some((r) => r.status === 'running')) return reviews;
+  const live = (await sessions.liveAccounts()).includes(accountId);
+  return live ? reviews : reviews.map((r) => (r.status === 'running' ? { ...r, status: 'waiting' } : r));
+}
 const notFound = () => new ApiError(404, 'not_found', 'There is no such review in this account.');
 
 async function parsed<T>(schema: z.ZodMiniType<T>, body: unknown): Promise<T> {
@@ -52,7 +66,12 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   app.use('*', requireSession(deps.sessions));
 
   app.get('/', async (c) => {
-    const reviews = await inDatabase(() => store.list(c.get('session').accountId));
+    const accountId = c.get('session').accountId;
+    const reviews = await withWaiting(
+      deps.sessions,
+      accountId,
+      await inDatabase(() => store.list(accountId)),
+    );
     return c.json({ reviews } satisfies ReviewListResponse);
   });
 
@@ -80,9 +99,11 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   });
 
   app.get('/:id', async (c) => {
-    const summary = await inDatabase(() => store.summary(c.get('session').accountId, c.req.param('id')));
+    const accountId = c.get('session').accountId;
+    const summary = await inDatabase(() => store.summary(accountId, c.req.param('id')));
     if (!summary) throw notFound();
-    return c.json(summary satisfies ReviewSummary);
+    const [shown] = await withWaiting(deps.sessions, accountId, [summary]);
+    return c.json(shown satisfies ReviewSummary | undefined);
   });
 
   app.get('/:id/rows', async (c) => {
