@@ -10,10 +10,10 @@ import {
 } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PostgresServer, postgresBin } from '../src/bff/db/postgres-process.ts';
 import { readBffConfig } from '../src/bff/env.ts';
 import { startBff } from '../src/bff/server.ts';
-import { freePort, hasRedisServer, spawnRedisServer } from '../src/bff/stores/redis-process.ts';
+import { PostgresServer, postgresBin } from '../src/bff/test-support/postgres-process.ts';
+import { freePort, hasRedisServer, spawnRedisServer } from '../src/bff/test-support/redis-process.ts';
 import {
   DEMO_KEYS,
   type ReferenceConfig,

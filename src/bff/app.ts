@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { DemoKey } from '../contract/index.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
-import type { ResultCache } from './cache.ts';
+import { ClientGone } from './cancel.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
 import { type CachedResult, Lookups } from './lookups.ts';
@@ -19,8 +19,9 @@ import { propertyRoutes } from './routes/properties.ts';
 import { reviewRoutes } from './routes/reviews.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { spaRoutes } from './routes/spa.ts';
-import type { SessionStore } from './sessions.ts';
-import { ClientGone, type UpstreamClient } from './upstream/client.ts';
+import type { ResultCache } from './stores/cache/types.ts';
+import type { SessionStore } from './stores/sessions/types.ts';
+import type { UpstreamClient } from './upstream/client.ts';
 
 export type { CachedResult } from './lookups.ts';
 

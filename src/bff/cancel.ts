@@ -48,3 +48,6 @@ export class Cancellation implements CancelSignal {
     }
   }
 }
+
+/** The client disconnected: nothing will read our answer, so stop all upstream work. */
+export class ClientGone extends Error {}

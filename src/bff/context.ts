@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Session } from './sessions.ts';
+import type { Session } from './stores/sessions/types.ts';
 
 /** What middleware puts on the context for the routes. */
 export type AppEnv = {

@@ -1,10 +1,11 @@
 import { addressKey, type Lane, type Property } from '../contract/index.ts';
 import { type Audit, type AuditContext, outcomeOfError } from './audit/audit.ts';
-import { InFlight, type ResultCache } from './cache.ts';
 import type { CancelSignal } from './cancel.ts';
 import { ApiError } from './errors.ts';
+import { InFlight } from './in-flight.ts';
 import type { BffMetrics } from './metrics.ts';
-import type { Session, SessionStore } from './sessions.ts';
+import type { ResultCache } from './stores/cache/types.ts';
+import type { Session, SessionStore } from './stores/sessions/types.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 
 /** `fetchedAt`: when the service gave the answer (epoch ms), for the audit trail of cached answers. */

@@ -7,14 +7,14 @@ import { createInProcessFetch, createReferenceApp } from '../reference/app.ts';
 import type { RateRule } from '../reference/rate-limiter.ts';
 import { openTestStore } from '../reference/test-support.ts';
 import { type CachedResult, createBffApp } from './app.ts';
-import { MemoryCache } from './cache.ts';
 import { readBffConfig } from './env.ts';
 import { createLogger } from './logger.ts';
 import { BffMetrics } from './metrics.ts';
 import { createMetricsApp } from './routes/metrics.ts';
 import { startBff } from './server.ts';
-import { MemorySessionStore } from './sessions.ts';
-import { MemoryBudgetStore } from './upstream/budget.ts';
+import { MemoryBudgetStore } from './stores/budget/memory.ts';
+import { MemoryCache } from './stores/cache/memory.ts';
+import { MemorySessionStore } from './stores/sessions/memory.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { UpstreamScheduler } from './upstream/scheduler.ts';
 

@@ -7,7 +7,7 @@ import { openTestStore } from '../reference/test-support.ts';
 import { createBffApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { createStores, type Stores } from './stores/create-stores.ts';
-import { RedisServer, redisServerAvailable } from './stores/test-redis.ts';
+import { RedisServer, redisServerAvailable } from './test-support/test-redis.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { UpstreamScheduler } from './upstream/scheduler.ts';
 

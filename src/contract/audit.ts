@@ -16,7 +16,16 @@ export const AuditKind = z.enum([
 ]);
 export type AuditKind = z.infer<typeof AuditKind>;
 
-export const AuditOutcome = z.enum(['matched', 'listed', 'not_found', 'ambiguous', 'refused', 'failed', 'rate_limited', 'ok']);
+export const AuditOutcome = z.enum([
+  'matched',
+  'listed',
+  'not_found',
+  'ambiguous',
+  'refused',
+  'failed',
+  'rate_limited',
+  'ok',
+]);
 export type AuditOutcome = z.infer<typeof AuditOutcome>;
 
 export const AuditEntry = z.object({

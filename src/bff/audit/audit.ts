@@ -1,6 +1,6 @@
 import type { AuditKind, AuditOutcome, Property } from '../../contract/index.ts';
 import { ApiError } from '../errors.ts';
-import { keyFingerprint, type Session } from '../sessions.ts';
+import { keyFingerprint, type Session } from '../stores/sessions/types.ts';
 import type { AuditWriter } from './writer.ts';
 
 /** What a lookup was, for its entry: the route or the worker says; the lookup itself fills in the answer. */

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { type AppEnv, sessionCookieName } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import type { SessionStore } from '../sessions.ts';
+import type { SessionStore } from '../stores/sessions/types.ts';
 
 /** Loads the session named by the cookie into c.var.session, or answers 401 (and clears a dead cookie). */
 export function requireSession(sessions: SessionStore): MiddlewareHandler<AppEnv> {

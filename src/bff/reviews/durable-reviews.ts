@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { Lookups } from '../lookups.ts';
-import type { SessionStore } from '../sessions.ts';
 import { SqlReviewQueue } from '../stores/reviews/queue.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
+import type { SessionStore } from '../stores/sessions/types.ts';
 import { lookUpRow } from './look-up-row.ts';
 import { ReviewWorker } from './worker.ts';
 

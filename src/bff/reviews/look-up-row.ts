@@ -4,7 +4,7 @@ import type { CancelSignal } from '../cancel.ts';
 import { toApiError } from '../errors.ts';
 import type { Lookups } from '../lookups.ts';
 import { checkAddress } from '../params.ts';
-import type { Session } from '../sessions.ts';
+import type { Session } from '../stores/sessions/types.ts';
 
 /** One review row's answer, as kept: what the browser's runner used to keep, now written by the BFF. */
 export type RowResult = ImportedResult & { cached: boolean; retrievedAt: string };

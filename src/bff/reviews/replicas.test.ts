@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ReviewSummary, SearchResponse } from '../../contract/index.ts';
 import { type Database, openDatabase } from '../db/database.ts';
-import { PostgresServer, postgresAvailable } from '../db/postgres-process.ts';
 import { createHarness } from '../test-support/harness.ts';
+import { PostgresServer, postgresAvailable } from '../test-support/postgres-process.ts';
 
 /*
  * Two BFF replicas on one PostgreSQL: every row is worked by one of them at a time, and when one dies mid-review

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Session } from '../sessions.ts';
+import type { Session } from '../stores/sessions/types.ts';
 import type { RowResult } from './look-up-row.ts';
 import { type LeasedRow, type ReviewQueue, ReviewWorker, retryAt } from './worker.ts';
 

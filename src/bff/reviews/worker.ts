@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { Cancellation } from '../cancel.ts';
-import type { Session } from '../sessions.ts';
+import type { Session } from '../stores/sessions/types.ts';
 import { isRetryable, type RowResult } from './look-up-row.ts';
 
 /** A row handed to this replica for a while: nobody else works it until the lease runs out. */

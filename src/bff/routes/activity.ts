@@ -6,8 +6,8 @@ import type { AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { requireSession } from '../middleware/session.ts';
-import type { SessionStore } from '../sessions.ts';
 import type { ActivityFilters, SqlAuditStore } from '../stores/audit/audit-store.ts';
+import type { SessionStore } from '../stores/sessions/types.ts';
 
 export interface ActivityRouteDeps {
   store: SqlAuditStore;

@@ -15,7 +15,7 @@ import { ApiError } from '../errors.ts';
 import { readJson } from '../http.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
-import { keyFingerprint, type SessionStore } from '../sessions.ts';
+import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface DurableReviewRouteDeps {
   reviews: DurableReviews;

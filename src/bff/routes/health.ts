@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.ts';
-import type { SessionStore } from '../sessions.ts';
+import type { SessionStore } from '../stores/sessions/types.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 
 /**

@@ -13,7 +13,7 @@ import { clientSignal, methodNotAllowed } from '../http.ts';
 import type { Lookups } from '../lookups.ts';
 import { requireSession } from '../middleware/session.ts';
 import { addressParam, params } from '../params.ts';
-import type { SessionStore } from '../sessions.ts';
+import type { SessionStore } from '../stores/sessions/types.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 
 export interface PropertyRouteDeps {

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { stream } from 'hono/streaming';
 import type { Logger } from 'pino';
 import { explainRecordMatch, LookupBatchRequest, type LookupResult } from '../../contract/index.ts';
+import { ClientGone } from '../cancel.ts';
 import type { AppEnv } from '../context.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import { methodNotAllowed, readJson } from '../http.ts';
@@ -10,8 +11,8 @@ import type { Lookups } from '../lookups.ts';
 import type { BffMetrics } from '../metrics.ts';
 import { requireSession } from '../middleware/session.ts';
 import { checkAddress } from '../params.ts';
-import type { Session, SessionStore } from '../sessions.ts';
-import { ClientGone, type UpstreamClient } from '../upstream/client.ts';
+import type { Session, SessionStore } from '../stores/sessions/types.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
 
 export interface ReviewRouteDeps {
   lookups: Lookups;

@@ -13,7 +13,13 @@ import { type AppEnv, sessionCookieName } from '../context.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import { methodNotAllowed, readJson } from '../http.ts';
 import { requireSession } from '../middleware/session.ts';
-import { accountIdFor, hashKey, newAuditRef, type Session, type SessionStore } from '../sessions.ts';
+import {
+  accountIdFor,
+  hashKey,
+  newAuditRef,
+  type Session,
+  type SessionStore,
+} from '../stores/sessions/types.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 
 export interface SessionRouteDeps {

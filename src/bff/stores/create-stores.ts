@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { MemoryCache, type ResultCache } from '../cache.ts';
 import type { BffConfig } from '../env.ts';
 import type { CachedResult } from '../lookups.ts';
-import { RedisConnection } from '../redis.ts';
-import { MemorySessionStore, type SessionStore } from '../sessions.ts';
-import { type BudgetStore, MemoryBudgetStore } from '../upstream/budget.ts';
-import { RedisBudgetStore } from './redis-budget.ts';
-import { RedisCache } from './redis-cache.ts';
+import type { BudgetStore } from '../upstream/budget.ts';
+import { MemoryBudgetStore } from './budget/memory.ts';
+import { RedisBudgetStore } from './budget/redis.ts';
+import { MemoryCache } from './cache/memory.ts';
+import { RedisCache } from './cache/redis.ts';
+import type { ResultCache } from './cache/types.ts';
+import { RedisConnection } from './redis-connection.ts';
 import { deriveSecrets, RedisKeys } from './redis-keys.ts';
-import { RedisSessionStore } from './redis-sessions.ts';
+import { MemorySessionStore } from './sessions/memory.ts';
+import { RedisSessionStore } from './sessions/redis.ts';
+import type { SessionStore } from './sessions/types.ts';
 
 export interface Stores {
   kind: 'memory' | 'redis';

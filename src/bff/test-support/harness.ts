@@ -7,14 +7,14 @@ import type { RateRule } from '../../reference/rate-limiter.ts';
 import { openTestStore } from '../../reference/test-support.ts';
 import { type CachedResult, createBffApp } from '../app.ts';
 import { createAuditTrail } from '../audit/audit-trail.ts';
-import { MemoryCache } from '../cache.ts';
 import type { CancelSignal } from '../cancel.ts';
 import type { Database } from '../db/database.ts';
 import { createLogger } from '../logger.ts';
 import { Lookups } from '../lookups.ts';
 import { createDurableReviews, type DurableReviews } from '../reviews/durable-reviews.ts';
-import { MemorySessionStore } from '../sessions.ts';
-import { MemoryBudgetStore } from '../upstream/budget.ts';
+import { MemoryBudgetStore } from '../stores/budget/memory.ts';
+import { MemoryCache } from '../stores/cache/memory.ts';
+import { MemorySessionStore } from '../stores/sessions/memory.ts';
 import { type AuthPlacement, UpstreamClient, type UpstreamConfig } from '../upstream/client.ts';
 import { UpstreamScheduler } from '../upstream/scheduler.ts';
 

@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { type Account, type Lane, Plan, type Property, type RateLimit } from '../../contract/index.ts';
 import type { CancelSignal } from '../cancel.ts';
+import { ClientGone } from '../cancel.ts';
 import { ApiError } from '../errors.ts';
 import type { BudgetStore, RateObservation } from './budget.ts';
 import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
 import { redactKey, toRefusal } from './refusal.ts';
-import { ClientGone, type Slot, SlotUnavailable, type UpstreamScheduler } from './scheduler.ts';
+import { type Slot, SlotUnavailable, type UpstreamScheduler } from './scheduler.ts';
 import {
   type Attempt,
   fetchTransport,
@@ -13,8 +14,6 @@ import {
   type Transport,
   TransportFailure,
 } from './transport.ts';
-
-export { ClientGone } from './scheduler.ts';
 
 export type AuthPlacement =
   | { kind: 'bearer' }

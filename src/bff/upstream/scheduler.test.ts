@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Lane } from '../../contract/index.ts';
-import { type BudgetStore, MemoryBudgetStore } from './budget.ts';
-import { ClientGone, SlotUnavailable, UpstreamScheduler } from './scheduler.ts';
+import { ClientGone } from '../cancel.ts';
+import { MemoryBudgetStore } from '../stores/budget/memory.ts';
+import type { BudgetStore } from './budget.ts';
+import { SlotUnavailable, UpstreamScheduler } from './scheduler.ts';
 
 /**
  * A fixed-window upstream, as the reference and most providers count: `limit` requests per `windowMs`,

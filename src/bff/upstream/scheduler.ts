@@ -1,9 +1,6 @@
 import type { Lane } from '../../contract/index.ts';
-import type { CancelSignal } from '../cancel.ts';
+import { type CancelSignal, ClientGone } from '../cancel.ts';
 import type { AttemptResult, BudgetStore, Decision } from './budget.ts';
-
-/** The client disconnected: nothing will read our answer, so stop all upstream work. */
-export class ClientGone extends Error {}
 
 /** The wait for a slot would run past the caller's deadline; `resetAt` is when one frees up. */
 export class SlotUnavailable extends Error {

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ClientGone } from '../cancel.ts';
 import { ApiError } from '../errors.ts';
-import { ClientGone } from './scheduler.ts';
 import { createPoolTransport, MAX_BODY_BYTES, type PoolTransport, TransportFailure } from './transport.ts';
 
 /*

@@ -1,7 +1,7 @@
 import { type Dispatcher, Pool } from 'undici';
 import type { CancelSignal } from '../cancel.ts';
+import { ClientGone } from '../cancel.ts';
 import { ApiError } from '../errors.ts';
-import { ClientGone } from './scheduler.ts';
 
 /** The answer's headers, read by (lower-case) name: fetch's Headers, or a view over undici's object. */
 export interface HeaderReader {

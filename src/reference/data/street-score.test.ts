@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestStreetScore, knownStreet, rank, scoreStreet, typedStreets } from './street-score.ts';
+import { bestStreetScore, knownStreet, rank, typedStreets } from './street-score.ts';
 
 /** The best reading of `typed` (standard tokens) against the known street key, or null when none fits. */
 const score = (typed: string, known: string) =>

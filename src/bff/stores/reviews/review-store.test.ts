@@ -5,9 +5,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateReviewRequest, Property, ReviewInputRow } from '../../../contract/index.ts';
 import { type Database, DatabaseTooNew, inDatabase, openDatabase } from '../../db/database.ts';
-import { PostgresServer, postgresAvailable } from '../../db/postgres-process.ts';
 import { ApiError } from '../../errors.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
+import { PostgresServer, postgresAvailable } from '../../test-support/postgres-process.ts';
 import { SqlReviewQueue } from './queue.ts';
 import { SqlReviewStore } from './review-store.ts';
 

@@ -1,25 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { Cancellation, type CancelSignal } from './cancel.ts';
-import { ClientGone } from './upstream/scheduler.ts';
-
-/**
- * Results cache, per account. Async so a shared implementation (Redis) can stand in for it when several
- * replicas share one cache.
- */
-export interface ResultCache<V> {
-  get(account: string, key: string): Promise<V | undefined>;
-  set(account: string, key: string, value: V): Promise<void>;
-}
-
-export interface CacheLimits {
-  ttlMs: number;
-  /** Bound on the whole cache, in bytes of the values' JSON (an estimate of what they hold in memory). */
-  maxBytes: number;
-  /** Bound on entries, whatever their size. */
-  maxEntries: number;
-  /** The most of maxBytes one account may hold, 0..1: one busy account cannot evict every other. */
-  accountShare: number;
-}
+import type { CacheLimits, ResultCache } from './types.ts';
 
 interface Entry<V> {
   value: V;
@@ -99,36 +79,5 @@ export class MemoryCache<V> implements ResultCache<V> {
 
   get size(): number {
     return this.#lru?.size ?? 0;
-  }
-}
-
-/**
- * Identical concurrent calls share one promise: a burst of the same search costs one upstream request.
- * The shared work is aborted only when every caller waiting on it has gone away.
- */
-export class InFlight<V> {
-  readonly #pending = new Map<string, { promise: Promise<V>; controller: Cancellation; waiting: number }>();
-
-  run(key: string, work: (signal: CancelSignal) => Promise<V>, caller?: CancelSignal): Promise<V> {
-    // A caller already gone would be counted as waiting forever (its abort listener never runs).
-    if (caller?.aborted) return Promise.reject(new ClientGone());
-    let entry = this.#pending.get(key);
-    if (!entry) {
-      const controller = new Cancellation();
-      const created = { controller, waiting: 0, promise: work(controller) };
-      created.promise = created.promise.finally(() => this.#pending.delete(key));
-      this.#pending.set(key, created);
-      entry = created;
-    }
-    const shared = entry;
-    shared.waiting++;
-    caller?.addEventListener(
-      'abort',
-      () => {
-        if (--shared.waiting === 0) shared.controller.abort(caller.reason);
-      },
-      { once: true },
-    );
-    return shared.promise;
   }
 }

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { type RedisConnection, replies } from '../redis.ts';
+import { type RedisConnection, replies } from '../redis-connection.ts';
+import type { RedisKeys } from '../redis-keys.ts';
 import {
   accountIdFor,
   newAuditRef,
@@ -7,8 +8,7 @@ import {
   type Session,
   type SessionLimits,
   type SessionStore,
-} from '../sessions.ts';
-import type { RedisKeys } from './redis-keys.ts';
+} from './types.ts';
 
 /** What one session record holds, all of it encrypted. */
 interface SessionRecord {

@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../stores/redis-process.ts';
+import { freePort } from './redis-process.ts';
 
 /*
  * A real PostgreSQL for tests and `npm run cluster`: Debian's server, a throwaway cluster in a temporary folder

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { storeUnavailable } from './errors.ts';
+import { storeUnavailable } from '../errors.ts';
 
 /**
  * The one connection to Redis that sessions, cache and rate budget share, tuned to fail fast: with Redis down

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RedisConnection } from '../redis.ts';
-import { deriveSecrets, RedisKeys } from './redis-keys.ts';
-import { RedisSessionStore } from './redis-sessions.ts';
-import { RedisServer, redisServerAvailable } from './test-redis.ts';
+import { RedisServer, redisServerAvailable } from '../../test-support/test-redis.ts';
+import { RedisConnection } from '../redis-connection.ts';
+import { deriveSecrets, RedisKeys } from '../redis-keys.ts';
+import { RedisSessionStore } from './redis.ts';
 
 const SECRET = 'a-session-secret-of-at-least-32-characters';
 const API_KEY = 'pi_live_4f9a8b7c6d5e4f3a2b1c';
@@ -57,7 +57,12 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     const b = make(now);
     const id = await a.create(session);
     expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(await b.get(id)).toEqual({ ...session, createdAt: 1_000_000, lastSeenAt: 1_000_000 });
+    expect(await b.get(id)).toEqual({
+      ...session,
+      auditRef: expect.stringMatching(/^[\w-]{12}$/),
+      createdAt: 1_000_000,
+      lastSeenAt: 1_000_000,
+    });
     await b.delete(id);
     expect(await a.get(id)).toBeUndefined();
   });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CacheLimits } from '../cache.ts';
-import { RedisConnection } from '../redis.ts';
-import { RedisCache } from './redis-cache.ts';
-import { deriveSecrets, RedisKeys } from './redis-keys.ts';
-import { RedisServer, redisServerAvailable } from './test-redis.ts';
+import { RedisServer, redisServerAvailable } from '../../test-support/test-redis.ts';
+import { RedisConnection } from '../redis-connection.ts';
+import { deriveSecrets, RedisKeys } from '../redis-keys.ts';
+import { RedisCache } from './redis.ts';
+import type { CacheLimits } from './types.ts';
 
 const keys = new RedisKeys(deriveSecrets('cache-test-secret-cache-test-secret').namesKey);
 /** An entry of about 200 bytes as the cache counts them (JSON, plus its key, plus 64). */

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CacheLimits, ResultCache } from '../cache.ts';
-import type { RedisConnection } from '../redis.ts';
-import { RedisKeys } from './redis-keys.ts';
+import type { RedisConnection } from '../redis-connection.ts';
+import { RedisKeys } from '../redis-keys.ts';
+import type { CacheLimits, ResultCache } from './types.ts';
 
 /**
  * Stores one entry within the bounds, atomically: drops the bookkeeping of entries Redis has expired, replaces

@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Lane } from '../../contract/index.ts';
-import { RedisConnection } from '../redis.ts';
+import type { Lane } from '../../../contract/index.ts';
+import { RedisServer, redisServerAvailable } from '../../test-support/test-redis.ts';
 import {
   type AttemptResult,
   type BudgetState,
   type BudgetStore,
   type Decision,
   initialBudget,
-  MemoryBudgetStore,
   observe,
   type RateView,
   reserve,
-} from '../upstream/budget.ts';
-import { UpstreamScheduler } from '../upstream/scheduler.ts';
-import { RedisBudgetStore } from './redis-budget.ts';
-import { deriveSecrets, RedisKeys } from './redis-keys.ts';
-import { RedisServer, redisServerAvailable } from './test-redis.ts';
+} from '../../upstream/budget.ts';
+import { UpstreamScheduler } from '../../upstream/scheduler.ts';
+import { RedisConnection } from '../redis-connection.ts';
+import { deriveSecrets, RedisKeys } from '../redis-keys.ts';
+import { MemoryBudgetStore } from './memory.ts';
+import { RedisBudgetStore } from './redis.ts';
 
 /*
  * One set of rules, two implementations: the pure functions in upstream/budget.ts (the memory store) and their

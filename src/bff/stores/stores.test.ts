@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { InFlight, MemoryCache } from './cache.ts';
-import type { CancelSignal } from './cancel.ts';
-import { readBffConfig } from './env.ts';
-import { MemorySessionStore } from './sessions.ts';
-import { ClientGone } from './upstream/scheduler.ts';
+import type { CancelSignal } from '../cancel.ts';
+import { ClientGone } from '../cancel.ts';
+import { readBffConfig } from '../env.ts';
+import { InFlight } from '../in-flight.ts';
+import { MemoryCache } from './cache/memory.ts';
+import { MemorySessionStore } from './sessions/memory.ts';
 
 const account = { name: 'A', plan: 'professional' as const };
 

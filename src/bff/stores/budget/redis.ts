@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Lane } from '../../contract/index.ts';
-import type { RedisConnection } from '../redis.ts';
+import type { Lane } from '../../../contract/index.ts';
 import {
   type AttemptResult,
   type BudgetState,
@@ -17,8 +16,9 @@ import {
   SAME_WINDOW_MS,
   UNKNOWN_RESET_WAIT_MS,
   view,
-} from '../upstream/budget.ts';
-import type { RedisKeys } from './redis-keys.ts';
+} from '../../upstream/budget.ts';
+import type { RedisConnection } from '../redis-connection.ts';
+import type { RedisKeys } from '../redis-keys.ts';
 
 /*
  * upstream/budget.ts's reserve() and observe(), ported line for line to Lua so that Redis runs each decision
