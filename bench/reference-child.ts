@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../src/reference/data/database.ts';
-import { SqlitePropertyStore } from '../src/reference/data/sqlite-store.ts';
+import { openDatabase } from '../src/reference/dataset/database.ts';
+import { SqlitePropertyStore } from '../src/reference/resolver/sqlite-store.ts';
 
 const [mode, dir = '', recordsText = '', seedText = ''] = process.argv.slice(2);
 const records = Number(recordsText);

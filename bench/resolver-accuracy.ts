@@ -1,12 +1,12 @@
 /**
  * Resolver accuracy on messy input: `node --import tsx bench/resolver-accuracy.ts <dir> <records> <seed> [perKind]`
- * opens (or builds) the dataset, generates the messy-input set from it (src/reference/data/messy-inputs.ts),
+ * opens (or builds) the dataset, generates the messy-input set from it (src/reference/testing/messy-inputs.ts),
  * resolves every case and prints the figures as JSON on the last line. `npm run bench` runs it in its own
- * process on the full dataset; src/reference/data/messy-inputs.test.ts runs the same on a small one.
+ * process on the full dataset; src/reference/testing/messy-inputs.test.ts runs the same on a small one.
  */
-import { openDatabase } from '../src/reference/data/database.ts';
-import { measureAccuracy, messyCases } from '../src/reference/data/messy-inputs.ts';
-import { SqlitePropertyStore } from '../src/reference/data/sqlite-store.ts';
+import { openDatabase } from '../src/reference/dataset/database.ts';
+import { SqlitePropertyStore } from '../src/reference/resolver/sqlite-store.ts';
+import { measureAccuracy, messyCases } from '../src/reference/testing/messy-inputs.ts';
 
 const [dir = 'data', recordsText = '1000000', seedText = '20261121', perKindText = '1000'] =
   process.argv.slice(2);

@@ -28,7 +28,7 @@ const E2E_RECORDS = 20_000;
  * cache): each call gets fresh ones.
  */
 export async function referenceRecords(count: number, from: number) {
-  const { generateProperties } = await import('../src/reference/data/generate.ts');
+  const { generateProperties } = await import('../src/reference/dataset/generate.ts');
   const { readReferenceConfig } = await import('../src/reference/config.ts');
   const { seed } = readReferenceConfig({});
   const out: { address: string; street: string; city: string; state: string; zip: string }[] = [];

@@ -13,9 +13,9 @@ import { writeFileSync } from 'node:fs';
 import Papa from 'papaparse';
 import type { UpstreamProperty } from '../src/contract/index.ts';
 import { readReferenceConfig } from '../src/reference/config.ts';
-import { openDatabase } from '../src/reference/data/database.ts';
-import { createRng } from '../src/reference/data/prng.ts';
-import { SqlitePropertyStore } from '../src/reference/data/sqlite-store.ts';
+import { openDatabase } from '../src/reference/dataset/database.ts';
+import { createRng } from '../src/reference/dataset/prng.ts';
+import { SqlitePropertyStore } from '../src/reference/resolver/sqlite-store.ts';
 
 const OUT = 'public/sample-review.csv';
 const WANT = { clean: 66, messy: 40, typo: 30, ambiguous: 24, unknown: 26, repeat: 14 } as const;

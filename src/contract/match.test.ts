@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // biome-ignore lint/style/noRestrictedImports: a test, not the contract: it keeps the copy below in step with the reference's
-import { SUFFIX_ABBR } from '../reference/data/usps.ts';
+import { SUFFIX_ABBR } from '../reference/resolver/usps.ts';
 import { describeMatch, explainMatch, explainRecordMatch, MatchExplanation, matchKind } from './match.ts';
 import { USPS_SUFFIXES } from './usps.ts';
 

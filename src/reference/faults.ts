@@ -1,4 +1,4 @@
-import { createRng } from './data/prng.ts';
+import { createRng } from './dataset/prng.ts';
 
 /**
  * Misbehaviour on demand, for tests and demos. Seeded: the same seed gives the same sequence of faults for

@@ -2,9 +2,9 @@ import { serve } from '@hono/node-server';
 import { AccountDirectory } from './accounts.ts';
 import { createReferenceApp } from './app.ts';
 import type { ReferenceConfig } from './config.ts';
-import { openDatabase } from './data/database.ts';
-import { SqlitePropertyStore } from './data/sqlite-store.ts';
+import { openDatabase } from './dataset/database.ts';
 import { createProgress } from './progress.ts';
+import { SqlitePropertyStore } from './resolver/sqlite-store.ts';
 
 export { DEMO_KEYS, SALES_CONTACT } from './accounts.ts';
 export { createInProcessFetch, createReferenceApp } from './app.ts';

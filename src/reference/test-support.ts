@@ -1,8 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openDatabase } from './data/database.ts';
-import { SqlitePropertyStore } from './data/sqlite-store.ts';
+import { openDatabase } from './dataset/database.ts';
+import { SqlitePropertyStore } from './resolver/sqlite-store.ts';
 
 const open = new Map<string, { db: Database.Database; store: SqlitePropertyStore }>();
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildDatabase } from '../dataset/database.ts';
+import type { GeneratedProperty } from '../dataset/generate.ts';
 import type { ResolveOutcome } from '../store.ts';
-import { buildDatabase } from './database.ts';
-import type { GeneratedProperty } from './generate.ts';
 import { SqlitePropertyStore } from './sqlite-store.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createRng } from '../dataset/prng.ts';
 import type { PropertyStore, ResolveOutcome } from '../store.ts';
 import { openTestStore } from '../test-support.ts';
 import { MISTAKE_KINDS, measureAccuracy, messyCases, typo } from './messy-inputs.ts';
-import { createRng } from './prng.ts';
 
 const { store, db } = await openTestStore();
 const set = messyCases(db, { perKind: 40, seed: 5 });

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { PropertyStore } from '../store.ts';
-import { nameTokens } from './normalize.ts';
-import { createRng, type Rng } from './prng.ts';
+import { createRng, type Rng } from '../dataset/prng.ts';
+import { nameTokens } from '../resolver/normalize.ts';
 import {
   bestStreetScore,
   knownStreet,
@@ -11,8 +10,9 @@ import {
   type StreetForm,
   scoreName,
   typedStreets,
-} from './street-score.ts';
-import { isDirectional, STATES, SUFFIX_ABBR } from './usps.ts';
+} from '../resolver/street-score.ts';
+import { isDirectional, STATES, SUFFIX_ABBR } from '../resolver/usps.ts';
+import type { PropertyStore } from '../store.ts';
 
 /**
  * What people actually type, generated from the dataset: each case takes a real record and writes its

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 // The English locale alone: the package's main entry loads every locale (~42 MB against ~7 MB).
 import { faker } from '@faker-js/faker/locale/en';
-import { STATES, SUFFIX_ABBR } from './usps.ts';
+import { STATES, SUFFIX_ABBR } from '../resolver/usps.ts';
 
 /**
  * Real places and realistic street names, from data packages:

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { normalizeName, normalizeUnit } from '../resolver/normalize.ts';
 import type { GeneratedProperty } from './generate.ts';
-import { normalizeName, normalizeUnit } from './normalize.ts';
 
 /** Bump when the generator or schema changes: an older file is rebuilt on next start. */
 export const SCHEMA_VERSION = 11;

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamCandidate, UpstreamProperty } from '../../contract/index.ts';
+import { PROPERTY_COLUMNS } from '../dataset/database.ts';
+import { PARCEL_PATTERN, parcelIndex } from '../dataset/parcels.ts';
 import type { PropertyStore, ResolveOutcome, SearchResult } from '../store.ts';
-import { PROPERTY_COLUMNS } from './database.ts';
 import { type ParsedAddress, parseAddress, tokenize } from './normalize.ts';
-import { PARCEL_PATTERN, parcelIndex } from './parcels.ts';
 import { PlaceIndex, type Scope, type StreetCandidate, type TypedPlace, type ZipRow } from './place-index.ts';
 import { nameForm, rank, typedStreets } from './street-score.ts';
 import { standardToken, UNIT_DESIGNATORS } from './usps.ts';
