@@ -140,11 +140,11 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
     setConfirm(null);
     // A demo key's reviews are demo data: removed (after the confirmation said so). Loaded on demand.
     if (demo)
-      await import('../features/review/lib/sign-out.ts').then((m) => m.deleteDemoReviews()).catch(() => {});
+      await import('../features/review/run/sign-out.ts').then((m) => m.deleteDemoReviews()).catch(() => {});
     signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) });
   };
   const askFirst = async () => {
-    const reviews = await import('../features/review/lib/sign-out.ts')
+    const reviews = await import('../features/review/run/sign-out.ts')
       .then((m) => m.reviewsAtSignOut())
       .catch(() => ({ running: 0, total: 0 }));
     if (reviews.running > 0 || (demo && reviews.total > 0)) setConfirm(reviews);

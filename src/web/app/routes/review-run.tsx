@@ -5,11 +5,11 @@ import type { SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { checkAgain, reviewKeys } from '../../features/review/api/server-reviews.ts';
 import { useLiveReview } from '../../features/review/api/use-live-review.ts';
-import { ReviewChanges } from '../../features/review/components/review-changes.tsx';
-import { originLabel } from '../../features/review/components/review-list.tsx';
-import { ReviewProgress } from '../../features/review/components/review-progress.tsx';
-import { ReviewResults } from '../../features/review/components/review-results.tsx';
-import { toReview } from '../../features/review/lib/server-model.ts';
+import { ReviewResults } from '../../features/review/results/review-results.tsx';
+import { ReviewChanges } from '../../features/review/run/review-changes.tsx';
+import { originLabel } from '../../features/review/run/review-list.tsx';
+import { ReviewProgress } from '../../features/review/run/review-progress.tsx';
+import { toReview } from '../../features/review/run/server-model.ts';
 import { ApiRequestError } from '../../lib/api-client.ts';
 import { useReviewSessionRedirect } from './review-session.tsx';
 

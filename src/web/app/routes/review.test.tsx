@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Property, ReviewChunkRequest, SessionResponse } from '../../../contract/index.ts';
-import { openReviewStore } from '../../features/review/lib/review-store.ts';
+import { openReviewStore } from '../../features/review/run/review-store.ts';
 import { type Answer, fakeReviewServer } from '../../features/review/testing/fake-review-server.ts';
 import { resetAccountScope } from '../../lib/account-scope.ts';
 import { fakeApi, type Handler, json, location, Route, renderRoutes } from '../../test/utils.tsx';

@@ -4,10 +4,10 @@ import { useNavigate, useSearchParams } from 'react-router';
 import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { useReviewList } from '../../features/review/api/server-reviews.ts';
-import { ReviewList } from '../../features/review/components/review-list.tsx';
-import { SampleReview } from '../../features/review/components/sample-review.tsx';
-import { StartReview } from '../../features/review/components/start-review.tsx';
-import { useMoveBrowserReviews } from '../../features/review/lib/move-browser-reviews.ts';
+import { useMoveBrowserReviews } from '../../features/review/run/move-browser-reviews.ts';
+import { ReviewList } from '../../features/review/run/review-list.tsx';
+import { SampleReview } from '../../features/review/start/sample-review.tsx';
+import { StartReview } from '../../features/review/start/start-review.tsx';
 import { useReviewSessionRedirect } from './review-session.tsx';
 
 /** /review: start a review (paste, file, area, or the sample with a demo key) and the account's reviews. */

@@ -24,9 +24,7 @@ import {
 } from '../../features/search/lib/recent-searches.ts';
 
 // Comparing candidates is the review feature's view: loaded only when someone asks for it.
-const CandidateComparison = lazy(
-  () => import('../../features/review/components/results/candidate-comparison.tsx'),
-);
+const CandidateComparison = lazy(() => import('../../features/review/results/candidate-comparison.tsx'));
 const renderCompare: RenderCompare = (candidates, close) => (
   <Suspense fallback={<p role="status">Loading the comparison…</p>}>
     <CandidateComparison candidates={candidates} onClose={close} />

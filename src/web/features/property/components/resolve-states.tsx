@@ -1,10 +1,10 @@
 import { useEffect } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
+import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { allowanceInWords } from '../../../lib/rate-limit-wording.ts';
-import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
 import { AmbiguousCandidates } from './ambiguous-candidates.tsx';
 import { CandidateList } from './candidate-list.tsx';
 import { CompareCandidates, type RenderCompare } from './compare-candidates.tsx';

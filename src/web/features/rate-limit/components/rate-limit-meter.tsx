@@ -1,6 +1,6 @@
+import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
 import { lookupsLeftAt, useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { allowanceInWords, secondsInWords } from '../../../lib/rate-limit-wording.ts';
-import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
 
 /**
  * Lookups left for this key and when the window resets, as the BFF last reported it (every answer, refusals

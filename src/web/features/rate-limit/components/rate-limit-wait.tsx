@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
+import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
 import { useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { secondsInWords } from '../../../lib/rate-limit-wording.ts';
-import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
 
 /**
  * A lookup in flight while the budget is spent: the BFF is holding it until the window resets (up to

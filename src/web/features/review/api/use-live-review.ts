@@ -1,6 +1,6 @@
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { readEventStream } from '../../../lib/event-stream.ts';
-import { LiveReview, type LiveReviewSnapshot } from '../lib/live-review.ts';
+import { LiveReview, type LiveReviewSnapshot } from '../run/live-review.ts';
 import { getReview, getRowsPage, reviewEventsPath } from './server-reviews.ts';
 
 const LOADING: LiveReviewSnapshot = { state: 'loading', summary: null, rows: [], loaded: 0, live: false };

@@ -1,24 +1,18 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
 import { sourceKindText } from '../../property/components/badges.tsx';
-import { MAX_COMPARE, MIN_COMPARE } from '../lib/compare.ts';
-import { ageHistogram, recordsByKind, recordsBySource, summarize, toResultRows } from '../lib/stats.ts';
-import {
-  clearFilter,
-  describeFilters,
-  filterRows,
-  NO_FILTERS,
-  type ResultFilters,
-} from '../lib/stats-filters.ts';
 import type { Review, ReviewRow } from '../model.ts';
-import { AgeChart, ConfidenceChart, SourceChart } from './results/charts.tsx';
-import { Comparison } from './results/comparison.tsx';
-import { ExportActions } from './results/export-actions.tsx';
-import { PrintTable, usePrinting } from './results/print-results.tsx';
-import { ReliabilitySummary } from './results/reliability-summary.tsx';
-import { FilterChips, ResultFiltersBar } from './results/result-filters.tsx';
-import { ResultsTable, useResultsTable } from './results/results-table.tsx';
-import { RowDetails } from './results/row-details.tsx';
+import { AgeChart, ConfidenceChart, SourceChart } from './charts.tsx';
+import { MAX_COMPARE, MIN_COMPARE } from './compare.ts';
+import { Comparison } from './comparison.tsx';
+import { ExportActions } from './export-actions.tsx';
+import { PrintTable, usePrinting } from './print-results.tsx';
+import { ReliabilitySummary } from './reliability-summary.tsx';
+import { FilterChips, ResultFiltersBar } from './result-filters.tsx';
+import { ResultsTable, useResultsTable } from './results-table.tsx';
+import { RowDetails } from './row-details.tsx';
+import { ageHistogram, recordsByKind, recordsBySource, summarize, toResultRows } from './stats.ts';
+import { clearFilter, describeFilters, filterRows, NO_FILTERS, type ResultFilters } from './stats-filters.ts';
 
 /*
  * The review feature shows records with features/property's badges, record view, formatting and

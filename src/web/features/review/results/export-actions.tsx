@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { Button } from '../../../../components/ui/button.tsx';
-import { buildExport, downloadText, exportFileName, toCsv, toJson } from '../../lib/export.ts';
-import type { Review, ReviewRow } from '../../model.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import type { Review, ReviewRow } from '../model.ts';
+import { buildExport, downloadText, exportFileName, toCsv, toJson } from './export.ts';
 
 const DOWNLOAD_ICON = (
   <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4">

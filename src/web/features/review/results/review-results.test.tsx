@@ -4,8 +4,8 @@ import Papa from 'papaparse';
 import { useState } from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Route, renderRoutes } from '../../../test/utils.tsx';
-import { generateRows, makeProperty, makeReview, makeRow } from '../lib/stats.fixtures.ts';
 import type { ReviewRow } from '../model.ts';
+import { generateRows, makeProperty, makeReview, makeRow } from '../testing/stats.fixtures.ts';
 import { ReviewResults } from './review-results.tsx';
 
 // Noon local time on 1 November 2026: every age below counts from this calendar day.

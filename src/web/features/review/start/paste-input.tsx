@@ -1,6 +1,6 @@
 import { useDeferredValue, useEffect, useId, useMemo, useState } from 'react';
-import { InputError, pastedLines, prepareRows } from '../lib/rows.ts';
 import { type Draft, describePrepared, hintClass, inputClass, labelClass } from './draft.ts';
+import { InputError, pastedLines, prepareRows } from './rows.ts';
 
 /** Addresses pasted one per line. */
 export function PasteInput({

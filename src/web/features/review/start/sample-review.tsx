@@ -2,10 +2,10 @@ import { useState } from 'react';
 import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { createReview, putChunk } from '../api/server-reviews.ts';
-import { csvAddresses } from '../lib/csv.ts';
-import { InputError, prepareRows } from '../lib/rows.ts';
-import { toUpload, uploadReview } from '../lib/upload.ts';
+import { csvAddresses } from './csv.ts';
 import { loadCsv } from './csv-input.tsx';
+import { InputError, prepareRows } from './rows.ts';
+import { toUpload, uploadReview } from './upload.ts';
 
 export const SAMPLE_PATH = '/sample-review.csv';
 

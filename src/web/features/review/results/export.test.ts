@@ -1,5 +1,6 @@
 import Papa from 'papaparse';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { makeProperty, makeReview, makeRow } from '../testing/stats.fixtures.ts';
 import {
   buildExport,
   CORE_COLUMNS,
@@ -9,7 +10,6 @@ import {
   toJson,
   UTF8_BOM,
 } from './export.ts';
-import { makeProperty, makeReview, makeRow } from './stats.fixtures.ts';
 
 const NOW = new Date(2026, 10, 1, 12);
 const review = makeReview({ name: 'Été — Portfolio Q3 / “final”', accountName: 'Acme, “Appraisals”' });

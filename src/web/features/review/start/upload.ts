@@ -8,7 +8,7 @@ import {
   type ReviewSummary,
 } from '../../../../contract/index.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
-import type { Draft } from '../components/draft.ts';
+import type { Draft } from './draft.ts';
 
 /** What a review is started with: its rows as the server keeps them. */
 export interface ReviewUpload {

@@ -9,9 +9,9 @@ import {
   guessColumns,
   parseCsv,
   readTextFile,
-} from '../lib/csv.ts';
-import { InputError, prepareRows } from '../lib/rows.ts';
+} from './csv.ts';
 import { type Draft, describePrepared, hintClass, inputClass, labelClass } from './draft.ts';
+import { InputError, prepareRows } from './rows.ts';
 
 type Loaded = { fileName: string; table: CsvTable; hasHeader: boolean; choice: ColumnChoice };
 type FileState =

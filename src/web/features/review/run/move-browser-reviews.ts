@@ -3,8 +3,8 @@ import { useEffect, useState } from 'react';
 import type { ImportedResult, ReviewInputRow, SessionResponse } from '../../../../contract/index.ts';
 import { createReview, putChunk, reviewKeys } from '../api/server-reviews.ts';
 import type { Review, ReviewRow } from '../model.ts';
+import { type ReviewUpload, uploadReview } from '../start/upload.ts';
 import { openReviewStore, type ReviewStore } from './review-store.ts';
-import { type ReviewUpload, uploadReview } from './upload.ts';
 
 /** A review kept in this browser, as the server takes it: answered rows come in answered, the rest pending. */
 export function fromBrowserReview(review: Review, rows: readonly ReviewRow[]): ReviewUpload {

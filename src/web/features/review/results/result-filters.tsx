@@ -8,8 +8,8 @@ import {
   OUTCOMES,
   TIER_TEXT,
   TIERS,
-} from '../../lib/stats.ts';
-import { describeFilters, type ResultFilters } from '../../lib/stats-filters.ts';
+} from './stats.ts';
+import { describeFilters, type ResultFilters } from './stats-filters.ts';
 
 const FIELD =
   'mt-1 block w-full min-h-10 rounded-md border border-slate-300 bg-white px-3 py-2 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-950 dark:text-slate-100';

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { describeEta } from '../lib/eta.ts';
+import { describeEta } from './eta.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 

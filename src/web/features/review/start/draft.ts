@@ -1,6 +1,6 @@
 import type { Property } from '../../../../contract/index.ts';
-import type { PreparedRows } from '../lib/rows.ts';
 import type { ReviewSource } from '../model.ts';
+import type { PreparedRows } from './rows.ts';
 
 /** What an input panel (paste, file, area) offers to start a review with. */
 export type Draft =

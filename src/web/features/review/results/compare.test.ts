@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { longDate } from '../../property/lib/verification.ts';
+import { makeProperty } from '../testing/stats.fixtures.ts';
 import { compareAttributes, mostReliable } from './compare.ts';
-import { makeProperty } from './stats.fixtures.ts';
 
 const a = makeProperty({ id: 'a', address: '1 A St', confidence: 'medium', lastVerified: '2026-10-01' });
 

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
-import { describeMatch } from '../../../../../contract/index.ts';
-import { confidenceText, sourceKindText } from '../../../property/components/badges.tsx';
-import { longDate, relativeAge } from '../../../property/lib/verification.ts';
-import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from '../../lib/stats.ts';
+import { describeMatch } from '../../../../contract/index.ts';
+import { confidenceText, sourceKindText } from '../../property/components/badges.tsx';
+import { longDate, relativeAge } from '../../property/lib/verification.ts';
+import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from './stats.ts';
 
 /**
  * Whether the page is being printed. The full table is rendered only then: every row on paper (the screen

@@ -1,11 +1,11 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Candidate } from '../../../../../contract/index.ts';
-import { ApiRequestError } from '../../../../lib/api-client.ts';
-import { apiError, fakeApi, json, Route, renderRoutes } from '../../../../test/utils.tsx';
-import { ResolveError } from '../../../property/components/resolve-states.tsx';
-import { makeProperty } from '../../lib/stats.fixtures.ts';
+import type { Candidate } from '../../../../contract/index.ts';
+import { ApiRequestError } from '../../../lib/api-client.ts';
+import { apiError, fakeApi, json, Route, renderRoutes } from '../../../test/utils.tsx';
+import { ResolveError } from '../../property/components/resolve-states.tsx';
+import { makeProperty } from '../testing/stats.fixtures.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 
 const SPRINGFIELD: Candidate[] = [

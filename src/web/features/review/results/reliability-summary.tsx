@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { relativeAge } from '../../../property/lib/verification.ts';
+import { relativeAge } from '../../property/lib/verification.ts';
 import {
   CONFIDENCE_TEXT,
   CONFIDENCES,
@@ -7,7 +7,7 @@ import {
   OUTCOME_TEXT,
   OUTCOMES,
   type ReliabilitySummary as Summary,
-} from '../../lib/stats.ts';
+} from './stats.ts';
 
 function Figure({ label, value, detail }: { label: string; value: ReactNode; detail?: ReactNode }) {
   return (

@@ -2,8 +2,8 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
-import { useSecondsUntil } from '../../../lib/use-seconds-until.ts';
-import { AREA_CAP, type Area, AreaWalkError, areaName, areaQuery, walkArea } from '../lib/area.ts';
+import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
+import { AREA_CAP, type Area, AreaWalkError, areaName, areaQuery, walkArea } from './area.ts';
 import { type Draft, hintClass, inputClass, labelClass } from './draft.ts';
 
 type WalkState =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeProperty, makeRow } from './stats.fixtures.ts';
+import { makeProperty, makeRow } from '../testing/stats.fixtures.ts';
 import {
   ageHistogram,
   formatShare,

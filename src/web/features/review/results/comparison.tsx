@@ -1,9 +1,9 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { Property } from '../../../../../contract/index.ts';
-import { Button } from '../../../../components/ui/button.tsx';
-import { ConfidenceBadge, SourceBadge, VerificationBadge } from '../../../property/components/badges.tsx';
-import { ageInDays } from '../../../property/lib/verification.ts';
-import { compareAttributes, mostReliable } from '../../lib/compare.ts';
+import type { Property } from '../../../../contract/index.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { ConfidenceBadge, SourceBadge, VerificationBadge } from '../../property/components/badges.tsx';
+import { ageInDays } from '../../property/lib/verification.ts';
+import { compareAttributes, mostReliable } from './compare.ts';
 
 function DiffersMarker() {
   return (

@@ -1,11 +1,11 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { Button } from '../../../../components/ui/button.tsx';
-import { MatchNotice } from '../../../property/components/match-notice.tsx';
-import { PropertyRecord } from '../../../property/components/property-record.tsx';
-import { MIN_COMPARE } from '../../lib/compare.ts';
-import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from '../../lib/stats.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { MatchNotice } from '../../property/components/match-notice.tsx';
+import { PropertyRecord } from '../../property/components/property-record.tsx';
 import { CandidateComparison } from './candidate-comparison.tsx';
+import { MIN_COMPARE } from './compare.ts';
+import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
 
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
 

@@ -4,11 +4,11 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { createReview, putChunk } from '../api/server-reviews.ts';
-import { toUpload, uploadReview } from '../lib/upload.ts';
 import { AreaInput } from './area-input.tsx';
 import { CsvInput } from './csv-input.tsx';
 import { type Draft, hintClass, inputClass, labelClass } from './draft.ts';
 import { PasteInput } from './paste-input.tsx';
+import { toUpload, uploadReview } from './upload.ts';
 
 type Mode = 'paste' | 'file' | 'area';
 const MODES: { mode: Mode; label: string; missing: string }[] = [

@@ -10,13 +10,13 @@ import {
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, type ReactNode, useRef, useState } from 'react';
-import { describeMatch } from '../../../../../contract/index.ts';
-import { confidenceText, sourceKindText } from '../../../property/components/badges.tsx';
-import { relativeAge } from '../../../property/lib/verification.ts';
-import { CONFIDENCE_RANK, MAX_COMPARE } from '../../lib/compare.ts';
-import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from '../../lib/stats.ts';
-import type { RowOutcome } from '../../model.ts';
-import { useNarrow } from './use-prefers-dark.ts';
+import { describeMatch } from '../../../../contract/index.ts';
+import { useNarrow } from '../../../hooks/use-media-query.ts';
+import { confidenceText, sourceKindText } from '../../property/components/badges.tsx';
+import { relativeAge } from '../../property/lib/verification.ts';
+import type { RowOutcome } from '../model.ts';
+import { CONFIDENCE_RANK, MAX_COMPARE } from './compare.ts';
+import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from './stats.ts';
 
 /** Rows are one line high, so the virtualiser needs no measuring and scrolling 10,000 rows stays smooth. */
 export const ROW_HEIGHT = 44;

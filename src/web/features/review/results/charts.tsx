@@ -12,8 +12,9 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import type { Confidence } from '../../../../../contract/index.ts';
-import { AGEING_MAX_DAYS, FRESH_MAX_DAYS, type FreshnessTier } from '../../../property/lib/verification.ts';
+import type { Confidence } from '../../../../contract/index.ts';
+import { useNarrow, usePrefersDark } from '../../../hooks/use-media-query.ts';
+import { AGEING_MAX_DAYS, FRESH_MAX_DAYS, type FreshnessTier } from '../../property/lib/verification.ts';
 import {
   AGE_BINS,
   type AgeBin,
@@ -25,9 +26,8 @@ import {
   type SourceBar,
   TIER_TEXT,
   TIERS,
-} from '../../lib/stats.ts';
-import type { ResultFilters } from '../../lib/stats-filters.ts';
-import { useNarrow, usePrefersDark } from './use-prefers-dark.ts';
+} from './stats.ts';
+import type { ResultFilters } from './stats-filters.ts';
 
 /*
  * Three charts of the review's records. Each is a <figure> whose caption says what it shows in a sentence,
