@@ -1,15 +1,10 @@
 import { useSyncExternalStore } from 'react';
 
-/**
- * Whether the page is in dark mode (the app follows the system setting). SVG fills are attributes, not
- * classes, so the charts need the answer in JavaScript to pick colours that read on either background.
- */
-export const usePrefersDark = () => useMediaQuery('(prefers-color-scheme: dark)');
-
-/** Phone width: the charts shorten and tilt their labels to fit. */
+/** Phone width: the charts shorten and tilt their labels to fit, and the results table shows fewer columns. */
 export const useNarrow = () => useMediaQuery('(max-width: 639px)');
 
-function useMediaQuery(query: string): boolean {
+/** Whether a CSS media query matches, kept current as it changes. */
+export function useMediaQuery(query: string): boolean {
   return useSyncExternalStore(
     (onChange) => {
       if (typeof window.matchMedia !== 'function') return () => {};

@@ -1,0 +1,131 @@
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
+import { Tooltip, useActiveTooltipLabel } from 'recharts';
+import type { ResultFilters } from '../stats-filters.ts';
+import { CHART_COLORS } from './palette.ts';
+
+/*
+ * Three charts of the review's records. Each is a <figure> whose caption says what it shows in a sentence,
+ * and whose list of figures below the chart is both its text alternative and the keyboard way to filter
+ * the table (the SVG, with recharts' accessibility layer, is focusable too: arrows move between bars and
+ * Enter filters to the one shown). A click on a bar filters the table to it.
+ */
+
+export type FilterPatch = Partial<ResultFilters>;
+
+export const TICK = { fill: 'currentColor', fontSize: 12 };
+
+/**
+ * Reports the bar the chart's keyboard focus (accessibility layer) or pointer is on: after render, never during
+ * it (a parent's callback in render would update another component mid-render).
+ */
+export function ActiveLabel({ onChange }: { onChange: (label: string | undefined) => void }) {
+  const label = useActiveTooltipLabel();
+  const text = label === undefined ? undefined : String(label);
+  useEffect(() => onChange(text), [onChange, text]);
+  return null;
+}
+
+export function ChartTooltip({ render }: { render: (label: string) => ReactNode }) {
+  return (
+    <Tooltip
+      cursor={{ fill: CHART_COLORS.area }}
+      content={({ active, label }) =>
+        active && label !== undefined ? (
+          <div className="rounded-md border border-slate-200 bg-white px-3 py-2 text-xs text-slate-900 shadow-md dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100">
+            {render(String(label))}
+          </div>
+        ) : null
+      }
+    />
+  );
+}
+
+export function ChartFigure({
+  title,
+  caption,
+  empty,
+  chart,
+  onActivate,
+  figures,
+  controls,
+}: {
+  title: string;
+  caption: string;
+  empty: boolean;
+  controls?: ReactNode;
+  chart: (track: (label: string | undefined) => void) => ReactNode;
+  onActivate: (label: string) => void;
+  figures: ReactNode;
+}) {
+  const titleId = useId();
+  const active = useRef<string | undefined>(undefined);
+  const onKeyDown = (e: KeyboardEvent) => {
+    if ((e.key === 'Enter' || e.key === ' ') && active.current !== undefined) {
+      e.preventDefault();
+      onActivate(active.current);
+    }
+  };
+  return (
+    <figure
+      aria-labelledby={titleId}
+      className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900"
+    >
+      <figcaption>
+        <h3 id={titleId} className="text-base font-semibold">
+          {title}
+        </h3>
+        <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">{caption}</p>
+      </figcaption>
+      {empty ? null : controls}
+      {empty ? (
+        <p className="mt-4 text-sm text-slate-600 dark:text-slate-300">
+          No records yet: the chart fills in as addresses are matched.
+        </p>
+      ) : (
+        <>
+          {/* biome-ignore lint/a11y/noStaticElementInteractions: Enter on the chart's focused bar; the list below is the primary keyboard path */}
+          <div className="mt-3 text-slate-700 dark:text-slate-200 print:hidden" onKeyDown={onKeyDown}>
+            {chart((label) => {
+              active.current = label;
+            })}
+          </div>
+          {figures}
+        </>
+      )}
+    </figure>
+  );
+}
+
+export function FilterButton({
+  pressed,
+  onClick,
+  children,
+  swatch,
+  wide = false,
+}: {
+  pressed: boolean;
+  onClick: () => void;
+  children: ReactNode;
+  swatch?: string;
+  wide?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      aria-pressed={pressed}
+      onClick={onClick}
+      className={`${wide ? 'flex w-full' : 'inline-flex'} min-h-9 items-center gap-2 rounded-md border px-2.5 py-1 text-left text-sm ${
+        pressed
+          ? 'border-teal-700 bg-teal-50 font-semibold text-teal-900 dark:border-teal-400 dark:bg-teal-950 dark:text-teal-100'
+          : 'border-slate-300 bg-white text-slate-800 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800'
+      }`}
+    >
+      {swatch ? (
+        <span aria-hidden="true" className="size-3 shrink-0 rounded-sm" style={{ background: swatch }} />
+      ) : null}
+      {children}
+    </button>
+  );
+}
+
+export const plural = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;

@@ -1,0 +1,105 @@
+import { Bar, BarChart, CartesianGrid, Cell, LabelList, XAxis, YAxis } from 'recharts';
+import type { Confidence } from '../../../../../contract/index.ts';
+import { CONFIDENCE_TEXT, CONFIDENCES, formatShare, type ReliabilitySummary } from '../stats.ts';
+import type { ResultFilters } from '../stats-filters.ts';
+import {
+  ActiveLabel,
+  ChartFigure,
+  ChartTooltip,
+  FilterButton,
+  type FilterPatch,
+  plural,
+  TICK,
+} from './chart-figure.tsx';
+import { CHART_COLORS } from './palette.ts';
+
+export function ConfidenceChart({
+  summary,
+  filters,
+  onFilter,
+}: {
+  summary: ReliabilitySummary;
+  filters: ResultFilters;
+  onFilter: (patch: FilterPatch) => void;
+}) {
+  const colours = CHART_COLORS;
+  const data = CONFIDENCES.map((c) => ({
+    level: c,
+    label: CONFIDENCE_TEXT[c],
+    count: summary.confidence[c],
+  }));
+  const toggle = (c: Confidence) => onFilter({ confidence: filters.confidence === c ? null : c });
+  const byLabel = (label: string) => data.find((d) => d.label === label)?.level;
+  const caption =
+    summary.records === 0
+      ? 'How many records are at high, medium and low confidence.'
+      : `Of ${plural(summary.records, 'record')}: ${data
+          .map((d) => `${d.label.toLowerCase()} ${formatShare(d.count, summary.records)}`)
+          .join(', ')}.`;
+  return (
+    <ChartFigure
+      title="Confidence mix"
+      caption={caption}
+      empty={summary.records === 0}
+      onActivate={(label) => {
+        const c = byLabel(label);
+        if (c) toggle(c);
+      }}
+      chart={(track) => (
+        <BarChart
+          accessibilityLayer
+          responsive
+          data={data}
+          style={{ width: '100%', height: 200 }}
+          margin={{ top: 20, right: 8, bottom: 0, left: -16 }}
+        >
+          <ActiveLabel onChange={track} />
+          <CartesianGrid vertical={false} stroke={colours.grid} />
+          <XAxis dataKey="label" tick={TICK} tickLine={false} />
+          <YAxis allowDecimals={false} tick={TICK} tickLine={false} axisLine={false} />
+          <ChartTooltip
+            render={(label) => {
+              const d = data.find((x) => x.label === label);
+              return d ? `${d.label} confidence: ${plural(d.count, 'record')}` : label;
+            }}
+          />
+          <Bar
+            dataKey="count"
+            name="Records"
+            cursor="pointer"
+            radius={[4, 4, 0, 0]}
+            isAnimationActive={false}
+            onClick={(_, index) => {
+              const d = data[index];
+              if (d) toggle(d.level);
+            }}
+          >
+            {data.map((d) => (
+              <Cell
+                key={d.level}
+                fill={colours[d.level]}
+                fillOpacity={filters.confidence && filters.confidence !== d.level ? 0.35 : 1}
+              />
+            ))}
+            <LabelList dataKey="count" position="top" fill="currentColor" fontSize={12} />
+          </Bar>
+        </BarChart>
+      )}
+      figures={
+        <ul aria-label="Confidence mix: show only" className="mt-3 flex flex-wrap gap-2">
+          {data.map((d) => (
+            <li key={d.level}>
+              <FilterButton
+                pressed={filters.confidence === d.level}
+                onClick={() => toggle(d.level)}
+                swatch={colours[d.level]}
+              >
+                {d.label}: {d.count.toLocaleString('en-US')} ({formatShare(d.count, summary.records)})
+              </FilterButton>
+            </li>
+          ))}
+        </ul>
+      }
+    />
+  );
+}

@@ -1,0 +1,198 @@
+import { useId, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, Cell, Legend, XAxis, YAxis } from 'recharts';
+import type { Confidence } from '../../../../../contract/index.ts';
+import { useNarrow } from '../../../../hooks/use-media-query.ts';
+import { CONFIDENCE_TEXT, CONFIDENCES, formatShare, MAX_NAMED_SOURCES, type SourceBar } from '../stats.ts';
+import type { ResultFilters } from '../stats-filters.ts';
+import {
+  ActiveLabel,
+  ChartFigure,
+  ChartTooltip,
+  FilterButton,
+  type FilterPatch,
+  plural,
+  TICK,
+} from './chart-figure.tsx';
+import { CHART_COLORS } from './palette.ts';
+
+const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+type SourceGrouping = 'source' | 'kind';
+
+function GroupingSwitch({
+  value,
+  onChange,
+}: {
+  value: SourceGrouping;
+  onChange: (g: SourceGrouping) => void;
+}) {
+  const name = useId();
+  const options: [SourceGrouping, string][] = [
+    ['source', 'Source'],
+    ['kind', 'Kind of source'],
+  ];
+  return (
+    <fieldset className="mt-3 flex flex-wrap items-center gap-2 text-sm print:hidden">
+      <legend className="float-left mr-1 font-medium">Group by</legend>
+      {options.map(([v, text]) => (
+        <label
+          key={v}
+          className={`inline-flex min-h-9 cursor-pointer items-center gap-2 rounded-md border px-3 py-1 has-focus-visible:outline-3 has-focus-visible:outline-teal-600 ${
+            value === v
+              ? 'border-teal-700 bg-teal-50 font-semibold text-teal-900 dark:border-teal-400 dark:bg-teal-950 dark:text-teal-100'
+              : 'border-slate-300 dark:border-slate-600'
+          }`}
+        >
+          <input
+            type="radio"
+            name={name}
+            value={v}
+            checked={value === v}
+            onChange={() => onChange(v)}
+            className="accent-teal-700"
+          />
+          {text}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+export function SourceChart({
+  bySource,
+  byKind,
+  records,
+  filters,
+  onFilter,
+}: {
+  bySource: SourceBar[];
+  byKind: SourceBar[];
+  records: number;
+  filters: ResultFilters;
+  onFilter: (patch: FilterPatch) => void;
+}) {
+  const narrow = useNarrow();
+  const colours = CHART_COLORS;
+  const sourceCount = bySource.reduce((n, b) => n + b.sources.length, 0);
+  // Many counties, each its own assessor: by name, most records fold into "other sources"; by kind reads.
+  // Until the reviewer picks, this follows the review as its rows arrive (a running review starts small).
+  const [chosen, setGroup] = useState<SourceGrouping | null>(null);
+  const group = chosen ?? (sourceCount > MAX_NAMED_SOURCES + 1 ? 'kind' : 'source');
+  const bars = group === 'kind' ? byKind : bySource;
+  const isActive = (b: SourceBar) =>
+    filters.source?.label === b.label && Boolean(filters.source.byKind) === (group === 'kind');
+  const toggle = (b: SourceBar, confidence?: Confidence) =>
+    onFilter(
+      isActive(b) && (confidence === undefined || filters.confidence === confidence)
+        ? { source: null, ...(confidence ? { confidence: null } : {}) }
+        : {
+            source: { label: b.label, names: b.sources, ...(group === 'kind' ? { byKind: true } : {}) },
+            ...(confidence ? { confidence } : {}),
+          },
+    );
+  const top = bars[0];
+  const caption =
+    records === 0 || !top
+      ? 'Which sources the records come from, and at what confidence.'
+      : `${plural(sourceCount, 'source')}${
+          group === 'kind' ? ` of ${plural(byKind.length, 'kind')}` : ''
+        }; the largest ${group === 'kind' ? 'kind' : 'source'}, ${top.label}, gave ${plural(
+          top.total,
+          'record',
+        )} (${formatShare(top.total, records)}).`;
+  return (
+    <ChartFigure
+      title="Records by source"
+      caption={caption}
+      empty={records === 0}
+      onActivate={(label) => {
+        const b = bars.find((x) => x.label === label);
+        if (b) toggle(b);
+      }}
+      chart={(track) => (
+        <BarChart
+          accessibilityLayer
+          responsive
+          layout="vertical"
+          data={bars}
+          style={{ width: '100%', height: 56 + bars.length * 34 }}
+          margin={{ top: 0, right: 12, bottom: 0, left: 0 }}
+          barCategoryGap={6}
+        >
+          <ActiveLabel onChange={track} />
+          <CartesianGrid horizontal={false} stroke={colours.grid} />
+          <XAxis type="number" allowDecimals={false} tick={TICK} tickLine={false} />
+          <YAxis
+            type="category"
+            dataKey="label"
+            width={narrow ? 104 : 160}
+            tick={narrow ? { ...TICK, fontSize: 11 } : TICK}
+            tickLine={false}
+            tickFormatter={(v: string) => truncate(v, narrow ? 16 : 24)}
+            interval={0}
+          />
+          <ChartTooltip
+            render={(label) => {
+              const b = bars.find((x) => x.label === label);
+              return b ? (
+                <>
+                  <p className="font-semibold">{b.label}</p>
+                  <p>
+                    {plural(b.total, 'record')}: {b.high} high, {b.medium} medium, {b.low} low
+                  </p>
+                </>
+              ) : (
+                label
+              );
+            }}
+          />
+          <Legend
+            verticalAlign="bottom"
+            height={28}
+            wrapperStyle={{ fontSize: 12 }}
+            itemSorter={null}
+            // The swatch carries the colour; the words stay in the text colour, readable on either theme.
+            formatter={(value) => <span className="text-slate-700 dark:text-slate-200">{value}</span>}
+          />
+          {CONFIDENCES.map((c, i) => (
+            <Bar
+              key={c}
+              dataKey={c}
+              name={CONFIDENCE_TEXT[c]}
+              stackId="confidence"
+              fill={colours[c]}
+              cursor="pointer"
+              isAnimationActive={false}
+              radius={i === CONFIDENCES.length - 1 ? [0, 4, 4, 0] : undefined}
+              onClick={(_, index) => {
+                const b = bars[index];
+                if (b) toggle(b, c);
+              }}
+            >
+              {bars.map((b) => (
+                <Cell key={b.label} fillOpacity={filters.source && !isActive(b) ? 0.35 : 1} />
+              ))}
+            </Bar>
+          ))}
+        </BarChart>
+      )}
+      controls={<GroupingSwitch value={group} onChange={setGroup} />}
+      figures={
+        <ul aria-label="Records by source: show only" className="mt-3 grid gap-2 sm:grid-cols-2">
+          {bars.map((b) => (
+            <li key={b.label} className="min-w-0">
+              <FilterButton pressed={isActive(b)} onClick={() => toggle(b)} wide>
+                <span className="min-w-0">
+                  <span className="block truncate font-medium">{b.label}</span>
+                  <span className="block text-xs">
+                    {plural(b.total, 'record')}: {b.high} high, {b.medium} medium, {b.low} low
+                  </span>
+                </span>
+              </FilterButton>
+            </li>
+          ))}
+        </ul>
+      }
+    />
+  );
+}
