@@ -64,6 +64,7 @@ describe('explainMatch: says what was corrected and what was added', () => {
         { kind: 'corrected', part: 'city', typed: 'Austn', matched: 'Austin' },
         { kind: 'added', part: 'zip', typed: '', matched: '78701' },
       ],
+      quality: 'corrected',
     });
     expect(describeMatch(e as MatchExplanation)).toBe(
       'corrected: Congres → Congress, Austn → Austin; added: ZIP 78701',

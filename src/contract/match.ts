@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { lookReason, matchQuality } from './explain-quality.ts';
+import { MATCH_QUALITIES } from './match-quality.ts';
 import { DIRECTIONALS, ORDINALS, US_STATES, USPS_SUFFIXES, ABBREVIATED_WORDS as WORDS } from './usps.ts';
 
 /*
@@ -36,6 +38,10 @@ export const MatchExplanation = z.object({
   matched: z.string(),
   /** At least one: an exact or merely normalised match has no explanation at all. */
   changes: z.array(MatchChange),
+  /** How good the match is (worked out with the explanation, by the BFF); absent in older ones. */
+  quality: z.optional(z.enum(MATCH_QUALITIES)),
+  /** With a match that needs a look: why, in words. */
+  reason: z.optional(z.string()),
 });
 export type MatchExplanation = z.infer<typeof MatchExplanation>;
 
@@ -364,7 +370,10 @@ export function explainMatch(typed: string, matched: MatchedAddress): MatchExpla
 
   if (unitChange) changes.push(unitChange);
   changes.sort((a, b) => PART_ORDER.indexOf(a.part) - PART_ORDER.indexOf(b.part));
-  return changes.length > 0 ? { typed: typed.trim(), matched: matched.address, changes } : null;
+  if (changes.length === 0) return null;
+  const quality = matchQuality({ changes });
+  const reason = lookReason({ changes });
+  return { typed: typed.trim(), matched: matched.address, changes, quality, ...(reason ? { reason } : {}) };
 }
 
 function toChange(part: MatchPart, typed: Word[], matched: Tagged[]): MatchChange | null {

@@ -406,6 +406,36 @@ describe('a match that changed what was typed', () => {
   });
 });
 
+describe('a match on another directional than typed', () => {
+  it('asks "Did you mean …?" instead of showing the record as the answer, and shows it when asked to', async () => {
+    const TYPED = '270 W State St, Boise, ID 83702';
+    const EAST = '270 E State St, Boise, ID 83702';
+    fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () =>
+        json({
+          property: property(EAST),
+          rateLimit,
+          match: {
+            typed: TYPED,
+            matched: EAST,
+            changes: [{ kind: 'corrected', part: 'street', typed: 'W', matched: 'E' }],
+            quality: 'changed_meaning',
+            reason:
+              "W → E: the service's record names a different street part than the one typed, possibly another property",
+          },
+        }),
+    });
+    renderRoutes(routes, `/search?${new URLSearchParams({ address: TYPED })}`);
+    expect(await screen.findByRole('heading', { name: `Did you mean ${EAST}?` })).toBeInTheDocument();
+    expect(screen.getByText(/Needs a look: W → E/)).toBeInTheDocument();
+    expect(screen.queryByRole('article', { name: EAST })).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Yes, show this record' }));
+    expect(await screen.findByRole('article', { name: EAST })).toBeInTheDocument();
+  });
+});
+
 describe('a ZIP code alone', () => {
   it('lists the area instead of resolving it, and opening a property costs no request', async () => {
     const api = fakeApi({

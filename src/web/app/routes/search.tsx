@@ -1,7 +1,8 @@
 import { onlineManager, useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { Property } from '../../../contract/index.ts';
+import { qualityOf } from '../../../contract/index.ts';
 import { Alert } from '../../components/ui/alert.tsx';
 import { Button } from '../../components/ui/button.tsx';
 import { RecordHistory } from '../../features/activity/components/record-history.tsx';
@@ -97,6 +98,9 @@ export function SearchRoute() {
   const zip = zipOnly(address);
   const resolve = useQuery({ ...resolveQueryOptions(address), enabled: address !== '' && zip === null });
   const match = resolve.data?.match ?? null;
+  // A match on another directional or street type than typed may be another property: ask before showing it.
+  const [shownFor, setShownFor] = useState<string | null>(null);
+  const doubt = match !== null && qualityOf(match) === 'changed_meaning' && shownFor !== address;
   // After a match that changed what was typed, the field and the tab title show the record's address; what
   // was typed stays in the URL (a reload or a shared link explains the match again) and in the explanation.
   const shown = match && resolve.data ? resolve.data.property.address : address;
@@ -167,12 +171,22 @@ export function SearchRoute() {
           />
         ) : resolve.data ? (
           <div className="space-y-4">
-            {match ? <MatchNotice match={match} /> : null}
-            <PropertyRecord
-              property={resolve.data.property}
-              retrieved={accountName ? { at: new Date(resolve.dataUpdatedAt), by: accountName } : undefined}
-            />
-            {accountId ? <RecordHistory accountId={accountId} propertyId={resolve.data.property.id} /> : null}
+            {match ? (
+              <MatchNotice match={match} {...(doubt ? { onShow: () => setShownFor(address) } : {})} />
+            ) : null}
+            {doubt ? null : (
+              <>
+                <PropertyRecord
+                  property={resolve.data.property}
+                  retrieved={
+                    accountName ? { at: new Date(resolve.dataUpdatedAt), by: accountName } : undefined
+                  }
+                />
+                {accountId ? (
+                  <RecordHistory accountId={accountId} propertyId={resolve.data.property.id} />
+                ) : null}
+              </>
+            )}
           </div>
         ) : resolve.isError ? (
           <ResolveError

@@ -1,4 +1,4 @@
-import { describeMatch, type MatchExplanation, matchKind } from '../../../../contract/index.ts';
+import { describeMatch, type MatchExplanation, matchKind, qualityOf } from '../../../../contract/index.ts';
 
 /**
  * Above the record when its address differs from what was typed beyond case, punctuation and standard
@@ -6,8 +6,9 @@ import { describeMatch, type MatchExplanation, matchKind } from '../../../../con
  * look (amber); a part the service only added (a ZIP, a suffix) is information (neutral). The BFF computed
  * the explanation (src/contract/match.ts); this only shows it.
  */
-export function MatchNotice({ match }: { match: MatchExplanation }) {
+export function MatchNotice({ match, onShow }: { match: MatchExplanation; onShow?: () => void }) {
   const corrected = matchKind(match) === 'corrected';
+  const quality = qualityOf(match);
   const tone = corrected
     ? 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-100'
     : 'border-slate-300 bg-slate-50 text-slate-900 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100';
@@ -37,14 +38,35 @@ export function MatchNotice({ match }: { match: MatchExplanation }) {
         )}
       </svg>
       <div className="min-w-0 space-y-1">
-        <p className="font-semibold">
-          {corrected
-            ? 'Matched after correcting what was typed: '
-            : 'Matched, with parts the service added: '}
-          <span className="break-words">{match.matched}</span>
-        </p>
+        {onShow ? (
+          // Another directional or street type than typed may be another property: asked, not answered.
+          <h2 className="font-semibold">
+            Did you mean <span className="break-words">{match.matched}</span>?
+          </h2>
+        ) : (
+          <p className="font-semibold">
+            {quality === 'changed_meaning'
+              ? 'Matched with another street part than typed: '
+              : quality === 'street_only'
+                ? 'Matched from the street line alone: '
+                : corrected
+                  ? 'Matched after correcting what was typed: '
+                  : 'Matched, with parts the service added: '}
+            <span className="break-words">{match.matched}</span>
+          </p>
+        )}
         <p className="break-words">{describeMatch(match)}.</p>
+        {match.reason ? <p className="break-words font-medium">Needs a look: {match.reason}.</p> : null}
         <p className="break-words text-xs opacity-80">You typed: “{match.typed}”</p>
+        {onShow ? (
+          <button
+            type="button"
+            onClick={onShow}
+            className="mt-2 rounded-md border border-amber-700 bg-white px-3 py-1.5 text-sm font-semibold text-amber-950 hover:bg-amber-100 dark:border-amber-300 dark:bg-amber-950 dark:text-amber-100"
+          >
+            Yes, show this record
+          </button>
+        ) : null}
       </div>
     </section>
   );

@@ -39,6 +39,7 @@ describe('buildExport', () => {
       'outcome',
       'matched_address',
       'match',
+      'match_quality',
       'match_changes',
       'property_id',
       'source',

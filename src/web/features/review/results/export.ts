@@ -15,6 +15,7 @@ export const CORE_COLUMNS = [
   'outcome',
   'matched_address',
   'match',
+  'match_quality',
   'match_changes',
   'property_id',
   'source',
@@ -100,46 +101,50 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
   const columns = [...inputColumns, ...own.map((c) => `${prefix}${c}`)];
 
   // The rows as every view derives them (input order, age, match), so the file says what the screen says.
-  const records = toResultRows(rows, now).map(({ row: r, ageDays, match, explanation }): ExportRecord => {
-    const p = r.property;
-    const rec: ExportRecord = {
-      input: r.input,
-      outcome: r.outcome,
-      matched_address: p?.address ?? null,
-      match,
-      match_changes: explanation ? describeMatch(explanation) : null,
-      property_id: p?.id ?? null,
-      source: p?.source ?? null,
-      source_kind: p?.sourceKind ?? null,
-      confidence: p?.confidence ?? null,
-      last_verified: p?.lastVerified ?? null,
-      age_days: ageDays,
-      retrieved_at: r.retrievedAt ?? null,
-      account: review.accountName,
-    };
-    for (const [col, key] of ATTRIBUTE_COLUMNS) rec[col] = p?.attributes[key] ?? null;
-    const other = p?.attributes.other;
-    for (const k of others) rec[`other.${k}`] = other && Object.hasOwn(other, k) ? (other[k] ?? null) : null;
-    rec.error_code = r.outcome === 'matched' ? null : (r.error?.code ?? null);
-    rec.error_message = r.outcome === 'matched' ? null : (r.error?.message ?? null);
-    rec.candidates = r.candidates?.length ? r.candidates.map((c) => c.address).join(' | ') : null;
-    if (checkedAgain) {
-      const before = r.previous;
-      rec.changed = Boolean(before);
-      rec.previous_outcome = before?.outcome ?? null;
-      rec.previous_property_id = before?.propertyId ?? null;
-      rec.previous_source = before?.source ?? null;
-      rec.previous_confidence = before?.confidence ?? null;
-      rec.previous_last_verified = before?.lastVerified ?? null;
-    }
-    if (!prefix) return rec;
-    const joined: ExportRecord = Object.create(null);
-    inputColumns.forEach((name, i) => {
-      joined[name] = r.cells?.[i] ?? null;
-    });
-    for (const c of own) joined[`${prefix}${c}`] = rec[c] ?? null;
-    return joined;
-  });
+  const records = toResultRows(rows, now).map(
+    ({ row: r, ageDays, match, explanation, quality }): ExportRecord => {
+      const p = r.property;
+      const rec: ExportRecord = {
+        input: r.input,
+        outcome: r.outcome,
+        matched_address: p?.address ?? null,
+        match,
+        match_quality: quality,
+        match_changes: explanation ? describeMatch(explanation) : null,
+        property_id: p?.id ?? null,
+        source: p?.source ?? null,
+        source_kind: p?.sourceKind ?? null,
+        confidence: p?.confidence ?? null,
+        last_verified: p?.lastVerified ?? null,
+        age_days: ageDays,
+        retrieved_at: r.retrievedAt ?? null,
+        account: review.accountName,
+      };
+      for (const [col, key] of ATTRIBUTE_COLUMNS) rec[col] = p?.attributes[key] ?? null;
+      const other = p?.attributes.other;
+      for (const k of others)
+        rec[`other.${k}`] = other && Object.hasOwn(other, k) ? (other[k] ?? null) : null;
+      rec.error_code = r.outcome === 'matched' ? null : (r.error?.code ?? null);
+      rec.error_message = r.outcome === 'matched' ? null : (r.error?.message ?? null);
+      rec.candidates = r.candidates?.length ? r.candidates.map((c) => c.address).join(' | ') : null;
+      if (checkedAgain) {
+        const before = r.previous;
+        rec.changed = Boolean(before);
+        rec.previous_outcome = before?.outcome ?? null;
+        rec.previous_property_id = before?.propertyId ?? null;
+        rec.previous_source = before?.source ?? null;
+        rec.previous_confidence = before?.confidence ?? null;
+        rec.previous_last_verified = before?.lastVerified ?? null;
+      }
+      if (!prefix) return rec;
+      const joined: ExportRecord = Object.create(null);
+      inputColumns.forEach((name, i) => {
+        joined[name] = r.cells?.[i] ?? null;
+      });
+      for (const c of own) joined[`${prefix}${c}`] = rec[c] ?? null;
+      return joined;
+    },
+  );
   return { columns, records, inputColumns };
 }
 

@@ -26,7 +26,16 @@ function Figure({ label, value, detail }: { label: string; value: ReactNode; det
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** The review at a glance: what share of the records can be relied on, and what became of every row. */
-export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; retrieved: ReactNode }) {
+export function ReliabilitySummary({
+  summary,
+  retrieved,
+  looks = 0,
+}: {
+  summary: Summary;
+  retrieved: ReactNode;
+  /** Matches that need a look (a changed directional or suffix, or a street line alone). */
+  looks?: number;
+}) {
   const { records } = summary;
   return (
     <section aria-labelledby="reliability-summary-heading" className="space-y-3 print:break-inside-avoid">
@@ -82,6 +91,16 @@ export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; r
             </li>
           ))}
         </ul>
+        {looks > 0 ? (
+          <p
+            className="mt-2 text-sm font-medium text-amber-900 dark:text-amber-200"
+            data-testid="needs-a-look"
+          >
+            {count(looks)} {looks === 1 ? 'match needs' : 'matches need'} a look: the record names another
+            directional or street type than the one typed, or was found from a street line alone. Filter the
+            table by “Needs a look”.
+          </p>
+        ) : null}
       </div>
     </section>
   );

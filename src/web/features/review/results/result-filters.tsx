@@ -64,6 +64,7 @@ export function ResultFiltersBar({
   onChange,
   sources,
   changed = 0,
+  looks = 0,
 }: {
   filters: ResultFilters;
   onChange: (patch: Partial<ResultFilters>) => void;
@@ -71,6 +72,8 @@ export function ResultFiltersBar({
   sources: { name: string; count: number }[];
   /** Rows whose record changed since the previous run: offered as a filter when there are any. */
   changed?: number;
+  /** Matches that need a look: offered as a filter when there are any. */
+  looks?: number;
 }) {
   const id = useId();
   const sourceValue =
@@ -155,6 +158,19 @@ export function ResultFiltersBar({
         text={TIER_TEXT}
         onChange={(tier) => onChange({ tier })}
       />
+      {looks > 0 || filters.needsLook ? (
+        <div className="flex items-end">
+          <label className="flex min-h-10 items-center gap-2 text-sm font-semibold">
+            <input
+              type="checkbox"
+              checked={filters.needsLook}
+              onChange={(e) => onChange({ needsLook: e.target.checked })}
+              className="size-4 accent-amber-600"
+            />
+            Needs a look ({looks.toLocaleString('en-US')})
+          </label>
+        </div>
+      ) : null}
       {changed > 0 || filters.changed ? (
         <div className="flex items-end">
           <label className="flex min-h-10 items-center gap-2 text-sm font-semibold">

@@ -412,3 +412,34 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(wacker).toHaveTextContent(/Parts added.*added: /);
   });
 });
+
+describe('matches that need a look', { timeout: 30_000 }, () => {
+  it('are counted in the summary and filter the table, apart from plain corrections', async () => {
+    const rows: ReviewRow[] = [
+      makeRow(0, {
+        input: '270 W State St, Boise, ID',
+        property: makeProperty({ id: 'P-E', address: '270 E STATE ST, BOISE, ID 83702' }),
+        match: {
+          typed: '270 W State St, Boise, ID',
+          matched: '270 E STATE ST, BOISE, ID 83702',
+          changes: [{ kind: 'corrected', part: 'street', typed: 'W', matched: 'E' }],
+          quality: 'changed_meaning',
+        },
+      }),
+      makeRow(1, {
+        input: '1100 Congres Ave, Austin, TX',
+        property: makeProperty({ id: 'P-C', address: '1100 CONGRESS AVE, AUSTIN, TX 78701' }),
+        match: {
+          typed: '1100 Congres Ave, Austin, TX',
+          matched: '1100 CONGRESS AVE, AUSTIN, TX 78701',
+          changes: [{ kind: 'corrected', part: 'street', typed: 'Congres', matched: 'Congress' }],
+          quality: 'corrected',
+        },
+      }),
+    ];
+    renderResults(rows);
+    expect(screen.getByTestId('needs-a-look')).toHaveTextContent('1 match needs a look');
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Needs a look (1)' }));
+    expect(shownInputs()).toEqual(['270 W State St, Boise, ID']);
+  });
+});

@@ -1,4 +1,5 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
+import { needsLook } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { sourceKindText } from '../../property/components/badges.tsx';
 import type { Review, ReviewRow } from '../model.ts';
@@ -71,6 +72,7 @@ export function ReviewResults({
   const now = fixedNow ?? mountedAt;
   const resultsId = useId();
   const results = useMemo(() => toResultRows(rows, now), [rows, now]);
+  const looks = useMemo(() => results.filter((r) => r.quality && needsLook(r.quality)).length, [results]);
   const summary = useMemo(() => summarize(results), [results]);
   const histogram = useMemo(() => ageHistogram(results), [results]);
   const sourceBars = useMemo(() => recordsBySource(results), [results]);
@@ -129,7 +131,7 @@ export function ReviewResults({
         </p>
       </header>
 
-      <ReliabilitySummary summary={summary} retrieved={retrieved} />
+      <ReliabilitySummary summary={summary} retrieved={retrieved} looks={looks} />
 
       <section aria-labelledby={`${resultsId}-charts`} className="space-y-3 print:hidden">
         <h2 id={`${resultsId}-charts`} className="text-lg font-semibold">
@@ -174,6 +176,7 @@ export function ReviewResults({
           onChange={patch}
           sources={sources}
           changed={rows.filter((r) => r.previous).length}
+          looks={looks}
         />
         <FilterChips
           filters={filters}

@@ -1,4 +1,4 @@
-import type { Confidence, MatchKind } from '../../../../contract/index.ts';
+import { type Confidence, type MatchKind, needsLook } from '../../../../contract/index.ts';
 import type { FreshnessTier } from '../../property/lib/verification.ts';
 import type { RowOutcome } from '../model.ts';
 import {
@@ -31,6 +31,8 @@ export interface ResultFilters {
   ageBin: AgeBin['id'] | null;
   /** Only rows whose record changed since the previous run ("Check again"). */
   changed: boolean;
+  /** Only matches that need a look (a changed directional or suffix, a street line alone). */
+  needsLook: boolean;
   text: string;
 }
 
@@ -42,6 +44,7 @@ export const NO_FILTERS: ResultFilters = {
   tier: null,
   ageBin: null,
   changed: false,
+  needsLook: false,
   text: '',
 };
 
@@ -61,6 +64,7 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
     if (f.tier && r.tier !== f.tier) return false;
     if (bin && (r.ageDays === null || !inAgeBin(bin, r.ageDays))) return false;
     if (f.changed && !r.row.previous) return false;
+    if (f.needsLook && !(r.quality && needsLook(r.quality))) return false;
     if (text) {
       const hay = fold([r.row.input, p?.address ?? '', p?.source ?? '', p?.id ?? ''].join('\n'));
       if (!hay.includes(text)) return false;
@@ -83,6 +87,7 @@ export function describeFilters(f: ResultFilters): { key: keyof ResultFilters; t
     if (bin) out.push({ key: 'ageBin', text: `Verified: ${bin.label} ago` });
   }
   if (f.changed) out.push({ key: 'changed', text: 'Changed since the previous run' });
+  if (f.needsLook) out.push({ key: 'needsLook', text: 'Matches that need a look' });
   if (f.text.trim()) out.push({ key: 'text', text: `Text: “${f.text.trim()}”` });
   return out;
 }

@@ -3,8 +3,10 @@ import {
   explainRecordMatch,
   type MatchExplanation,
   type MatchKind,
+  type MatchQuality,
   matchKind,
   type Property,
+  qualityOf,
 } from '../../../../contract/index.ts';
 // The record view's tier rules are the product's shared vocabulary: reused, never copied (brief: the review
 // feature may import features/property's verification lib and badges).
@@ -30,6 +32,8 @@ export interface ResultRow {
   match: MatchKind | null;
   /** What was corrected or added; null when the record has the address as given (or there is no record). */
   explanation: MatchExplanation | null;
+  /** How good the match is; null without a record. */
+  quality: MatchQuality | null;
 }
 
 export const OUTCOMES: readonly RowOutcome[] = ['matched', 'not_found', 'ambiguous', 'failed', 'pending'];
@@ -94,6 +98,7 @@ export function toResultRows(rows: readonly ReviewRow[], now: Date): ResultRow[]
         tier: ageDays === null ? null : tierFor(ageDays),
         match: p ? matchKind(explanation) : null,
         explanation,
+        quality: p ? qualityOf(explanation) : null,
       };
     });
 }
