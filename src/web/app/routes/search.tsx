@@ -177,6 +177,7 @@ export function SearchRoute() {
             {doubt ? null : (
               <>
                 <PropertyRecord
+                  demo={demo}
                   property={resolve.data.property}
                   retrieved={
                     accountName ? { at: new Date(resolve.dataUpdatedAt), by: accountName } : undefined

@@ -75,6 +75,14 @@ describe('the record', () => {
     expect(screen.getByText('Flood zone')).toBeInTheDocument();
   });
 
+  it('says "Demo data" on a record of the built-in reference service, and only there', () => {
+    const { unmount } = render(<PropertyRecord property={record()} now={now} demo />);
+    expect(screen.getByText('Demo data')).toBeInTheDocument();
+    unmount();
+    render(<PropertyRecord property={record()} now={now} />);
+    expect(screen.queryByText('Demo data')).not.toBeInTheDocument();
+  });
+
   it('renders untrusted text as text, never as markup', () => {
     const { container } = render(
       <PropertyRecord property={record({ source: '<img src=x onerror=alert(1)>' })} now={now} />,
