@@ -1,4 +1,4 @@
-import { AddressInput } from '../contract/index.ts';
+import { AddressInput, addressProblem } from '../contract/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
@@ -28,5 +28,7 @@ export function checkAddress(value: string, blank = 'Enter an address.'): string
       value.trim() === '' ? blank : (parsed.error.issues[0]?.message ?? 'That is not an address.');
     throw new ApiError(400, 'bad_request', message);
   }
+  const problem = addressProblem(parsed.data);
+  if (problem) throw new ApiError(400, 'bad_request', problem);
   return parsed.data.trim();
 }

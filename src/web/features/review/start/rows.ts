@@ -1,6 +1,7 @@
 import {
   AddressInput,
   addressKey,
+  addressProblem,
   MAX_ADDRESS_LENGTH,
   MAX_REVIEW_BYTES,
   MAX_REVIEW_ROWS,
@@ -61,7 +62,7 @@ export function prepareRows(
     }
     const index = rows.length;
     const checked = AddressInput.safeParse(input);
-    const notAddress = checked.success ? notAnAddress(input) : null;
+    const notAddress = checked.success ? addressProblem(input) : null;
     if (!checked.success || notAddress) {
       refused++;
       rows.push({
@@ -87,17 +88,6 @@ export function prepareRows(
     rows.push({ index, input, ...own, outcome: 'pending' });
   }
   return { rows, skippedBlank, refused, duplicates };
-}
-
-/**
- * Lines that cannot be a street address whatever the service knows, refused before they spend a lookup: a web
- * link, or a line with no letter or digit at all. Anything else (a bare street name, a ZIP) is looked up.
- */
-function notAnAddress(input: string): string | null {
-  if (/^(https?:\/\/|www\.)/i.test(input) || input.includes('://'))
-    return 'A web link, not a street address: paste the address itself.';
-  if (!/[\p{L}\p{N}]/u.test(input)) return 'No letters or numbers: not an address.';
-  return null;
 }
 
 /** Pasted text: one address per line, any line ending. */

@@ -12,7 +12,12 @@ describe('the sample review', () => {
     expect(choice).toEqual({ kind: 'single', column: 0 });
     const prepared = prepareRows(csvAddresses(table, hasHeader, choice));
     expect(prepared.rows).toHaveLength(200);
-    expect(prepared.refused).toBe(0);
+    // The sample's unknowns include a PO box and a placeholder: refused with their reason, no lookup spent.
+    expect(prepared.refused).toBe(2);
+    expect(prepared.rows.filter((r) => r.outcome === 'failed').map((r) => r.error?.message)).toEqual([
+      expect.stringMatching(/PO box/),
+      expect.stringMatching(/placeholder/),
+    ]);
     expect(prepared.duplicates).toBeGreaterThanOrEqual(10);
     const kinds = new Set(table.records.slice(1).map((r) => r[1]));
     expect([...kinds].sort()).toEqual(['ambiguous', 'clean', 'messy', 'repeat', 'typo', 'unknown']);

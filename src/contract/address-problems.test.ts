@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { addressProblem } from './address-problems.ts';
+
+describe('addressProblem', () => {
+  it.each([
+    ['PO Box 123, Austin, TX 78701', /PO box is a mailing address/],
+    ['P.O. Box 9, Boise ID', /PO box/],
+    ['N/A', /placeholder/],
+    ['TBD', /placeholder/],
+    ['unknown', /placeholder/],
+    ['10 Downing St, London, United Kingdom', /outside the United States/],
+    ['100 Queen St W, Toronto, ON M5H 2N2', /outside the United States/],
+    ['https://maps.example.com/?q=1+Main', /web link/],
+    ['---', /No letters or numbers/],
+  ])('says why "%s" cannot be a US property address', (input, why) => {
+    expect(addressProblem(input)).toMatch(why);
+  });
+
+  it.each([
+    '1100 Congress Ave, Austin, TX 78701',
+    '12 Canada Dr, Springfield, IL',
+    '1 Box Elder Rd, Ogden, UT',
+    'Main St',
+    '78701',
+    '100 Main St',
+  ])('leaves "%s" to the service', (input) => {
+    expect(addressProblem(input)).toBeNull();
+  });
+});
