@@ -1,4 +1,4 @@
-import { AddressInput, addressProblem } from '../contract/index.ts';
+import { AddressInput, addressProblem, restoreZip } from '../contract/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
@@ -30,5 +30,5 @@ export function checkAddress(value: string, blank = 'Enter an address.'): string
   }
   const problem = addressProblem(parsed.data);
   if (problem) throw new ApiError(400, 'bad_request', problem);
-  return parsed.data.trim();
+  return restoreZip(parsed.data.trim());
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressProblem } from './address-problems.ts';
+import { addressProblem, restoreZip, zipCell } from './address-problems.ts';
 
 describe('addressProblem', () => {
   it.each([
@@ -25,5 +25,19 @@ describe('addressProblem', () => {
     '100 Main St',
   ])('leaves "%s" to the service', (input) => {
     expect(addressProblem(input)).toBeNull();
+  });
+});
+
+describe('a ZIP that lost its leading zero', () => {
+  it('is restored after a state code only', () => {
+    expect(restoreZip('24 Main St, Chatham, NJ 7976')).toBe('24 Main St, Chatham, NJ 07976');
+    expect(restoreZip('1 Elm St, Boston MA 2108-1234')).toBe('1 Elm St, Boston MA 02108-1234');
+    expect(restoreZip('1100 Congress Ave, Austin, TX 78701')).toBe('1100 Congress Ave, Austin, TX 78701');
+    expect(restoreZip('Apt 4 1234')).toBe('Apt 4 1234');
+    expect(restoreZip('100 Main St 1234')).toBe('100 Main St 1234');
+    expect(zipCell('7976')).toBe('07976');
+    expect(zipCell('501')).toBe('00501');
+    expect(zipCell('78701')).toBe('78701');
+    expect(zipCell('N/A')).toBe('N/A');
   });
 });

@@ -61,3 +61,26 @@ export function addressProblem(input: string): string | null {
     return 'This looks like an address outside the United States: the property service covers US properties only.';
   return null;
 }
+
+const STATE_CODES = new Set(
+  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR GU VI AS MP'.split(
+    ' ',
+  ),
+);
+
+/**
+ * A ZIP that lost its leading zero (a spreadsheet read "07976" as a number): "Chatham, NJ 7976" → "Chatham, NJ
+ * 07976". Only right after a state code, and only 3 or 4 digits, so a house number is never touched.
+ */
+export function restoreZip(address: string): string {
+  return address.replace(
+    /\b([A-Za-z]{2})(\s+)(\d{3,4})(-\d{4})?\s*$/,
+    (whole, state: string, space: string, zip: string, plus4 = '') =>
+      STATE_CODES.has(state.toUpperCase()) ? `${state}${space}${zip.padStart(5, '0')}${plus4}` : whole,
+  );
+}
+
+/** A ZIP cell of a file as a ZIP: "7976" → "07976" (leading zeros a spreadsheet dropped); anything else as is. */
+export function zipCell(cell: string): string {
+  return /^\d{3,4}$/.test(cell) ? cell.padStart(5, '0') : cell;
+}

@@ -1,4 +1,5 @@
 import Papa from 'papaparse';
+import { zipCell } from '../../../../contract/index.ts';
 import { InputError, MAX_INPUT_BYTES, MAX_REVIEW_ROWS } from './rows.ts';
 
 /** A CSV/TSV file as read: its non-blank records (the header, if any, first) and what was skipped. */
@@ -196,7 +197,7 @@ export function guessColumns(records: readonly string[][], hasHeader: boolean): 
 export function joinAddress(record: readonly string[], choice: ColumnChoice): string {
   const cell = (i: number | null) => (i === null ? '' : (record[i] ?? '').trim());
   if (choice.kind === 'single') return cell(choice.column);
-  const stateZip = [cell(choice.state), cell(choice.zip)].filter((s) => s !== '').join(' ');
+  const stateZip = [cell(choice.state), zipCell(cell(choice.zip))].filter((s) => s !== '').join(' ');
   return [cell(choice.street), cell(choice.city), stateZip].filter((s) => s !== '').join(', ');
 }
 
