@@ -242,7 +242,14 @@ function LoadedFile({
                   setChoice(
                     choice.kind === 'parts'
                       ? choice
-                      : { kind: 'parts', street: choice.column, city: null, state: null, zip: null },
+                      : {
+                          kind: 'parts',
+                          street: choice.column,
+                          city: null,
+                          state: null,
+                          zip: null,
+                          unit: null,
+                        },
                   )
                 }
               />
@@ -292,6 +299,23 @@ function LoadedFile({
             optional
             onChange={(v) => setChoice({ ...choice, zip: v })}
           />
+          <ColumnSelect
+            label="Unit column"
+            value={choice.unit ?? null}
+            names={names}
+            optional
+            onChange={(v) => setChoice({ ...choice, unit: v })}
+          />
+          {choice.city === null && choice.state === null && choice.zip === null ? (
+            <p
+              role="alert"
+              className="text-sm font-medium text-amber-900 sm:col-span-2 lg:col-span-4 dark:text-amber-200"
+            >
+              Only a street column is chosen: without a city, state or ZIP a street may match one of many
+              towns, and each row still costs a lookup. Pick the city, state or ZIP columns if the file has
+              them.
+            </p>
+          ) : null}
         </div>
       )}
 

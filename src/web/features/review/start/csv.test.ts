@@ -156,6 +156,7 @@ describe('header detection and columns', () => {
       city: 2,
       state: 3,
       zip: 0,
+      unit: null,
     });
     // An "address" column beside city and state is the street line.
     expect(guessColumns([['address', 'city', 'state'], []], true)).toEqual({
@@ -164,6 +165,7 @@ describe('header detection and columns', () => {
       city: 1,
       state: 2,
       zip: null,
+      unit: null,
     });
   });
 
@@ -203,5 +205,34 @@ describe('header detection and columns', () => {
     ).toThrow(/header row but no addresses/);
     expect(columnNames(table, true)).toEqual(['name (column 1)', 'address (column 2)']);
     expect(columnNames(table, false)).toEqual(['Column 1', 'Column 2']);
+  });
+});
+
+describe('column mapping from messy real files', () => {
+  it('finds ZIP, state and city columns by their values when the headers are in another language', async () => {
+    const table = await parseCsv(
+      'Straße;Ort;Bundesland;PLZ\n1100 Congress Ave;Austin;TX;78701\n24 Main St;Chatham;NJ;7976\n',
+    );
+    const hasHeader = detectHeader(table.records);
+    expect(hasHeader).toBe(true);
+    const choice = guessColumns(table.records, hasHeader);
+    expect(choice).toEqual({ kind: 'parts', street: 0, city: 1, state: 2, zip: 3, unit: null });
+    // The ZIP that lost its leading zero comes back.
+    expect(csvAddresses(table, hasHeader, choice)).toEqual([
+      '1100 Congress Ave, Austin, TX 78701',
+      '24 Main St, Chatham, NJ 07976',
+    ]);
+  });
+
+  it('joins a Unit column to the street', async () => {
+    const table = await parseCsv(
+      'Street,Unit,City,State,Zip\n615 Bourbon St,2,New Orleans,LA,70116\n615 Bourbon St,Apt 3,New Orleans,LA,70116\n',
+    );
+    const choice = guessColumns(table.records, true);
+    expect(choice).toMatchObject({ kind: 'parts', street: 0, unit: 1 });
+    expect(csvAddresses(table, true, choice)).toEqual([
+      '615 Bourbon St Unit 2, New Orleans, LA 70116',
+      '615 Bourbon St Apt 3, New Orleans, LA 70116',
+    ]);
   });
 });

@@ -16,7 +16,15 @@ export interface CsvTable {
 /** Which cells make the address: one column, or street / city / state / ZIP columns joined. */
 export type ColumnChoice =
   | { kind: 'single'; column: number }
-  | { kind: 'parts'; street: number; city: number | null; state: number | null; zip: number | null };
+  | {
+      kind: 'parts';
+      street: number;
+      city: number | null;
+      state: number | null;
+      zip: number | null;
+      /** A unit / secondary column (apartment, suite), joined to the street. */
+      unit?: number | null;
+    };
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
@@ -172,13 +180,17 @@ export function guessColumns(records: readonly string[][], hasHeader: boolean): 
   const city = findColumn(header, /^(?:city|town|municipality|locality)$/);
   const state = findColumn(header, /^(?:state|st|province|region)$/);
   const zip = findColumn(header, /^(?:zip|zip\s?code|zipcode|zip5|postal\s?code|postcode)$/);
+  const unit = findColumn(
+    header,
+    /^(?:unit|apt|apartment|suite|ste|unit\s?(?:number|no|#)|apt\s?(?:number|no|#)|address\s?line\s?2|addr2|street\s?2|secondary)$/,
+  );
   if (whole !== null && street === null) {
     // An "address" column next to city/state/ZIP columns is usually the street line only.
     if (city !== null && (state !== null || zip !== null))
-      return { kind: 'parts', street: whole, city, state, zip };
+      return { kind: 'parts', street: whole, city, state, zip, unit };
     return { kind: 'single', column: whole };
   }
-  if (street !== null) return { kind: 'parts', street, city, state, zip };
+  if (street !== null) return { kind: 'parts', street, city, state, zip, unit };
   const body = records.slice(hasHeader ? 1 : 0, 200);
   const width = Math.max(1, ...body.map((r) => r.length));
   let best = 0;
@@ -190,15 +202,38 @@ export function guessColumns(records: readonly string[][], hasHeader: boolean): 
       bestScore = score;
     }
   }
-  return { kind: 'single', column: best };
+  // Headers in another language ("Straße;Ort;PLZ"): ZIP and state columns are known by their values, so a
+  // street column is not sent alone when the file has the rest.
+  const byValue = (test: (cell: string) => boolean) => {
+    let found: number | null = null;
+    for (let c = 0; c < width && found === null; c++) {
+      if (c === best) continue;
+      const cells = body.map((r) => (r[c] ?? '').trim()).filter((v) => v !== '');
+      if (cells.length > 0 && cells.filter(test).length >= cells.length * 0.8) found = c;
+    }
+    return found;
+  };
+  const zipByValue = byValue((v) => /^\d{5}(?:-\d{4})?$|^\d{3,4}$/.test(v));
+  const stateByValue = byValue((v) => US_STATE_CODE.test(v));
+  if (zipByValue === null && stateByValue === null) return { kind: 'single', column: best };
+  const cityByValue = byValue((v) => /^[\p{L}][\p{L}\s.'-]*$/u.test(v) && !US_STATE_CODE.test(v));
+  return { kind: 'parts', street: best, city: cityByValue, state: stateByValue, zip: zipByValue, unit: null };
 }
+
+const US_STATE_CODE =
+  /^(?:A[KLRZS]|C[AOT]|D[CE]|FL|G[AU]|HI|I[ADLN]|K[SY]|LA|M[ADEINOPST]|N[CDEHJMVY]|O[HKR]|P[AR]|RI|S[CD]|T[NX]|UT|V[AIT]|W[AIVY])$/i;
+
+/** A unit cell as the street's secondary part: "4B" → "Unit 4B"; "Apt 4B", "#4B" as they are. */
+const unitPart = (cell: string) => (/^(?:#|[A-Za-z]{2,}\.?\s)/.test(cell) ? cell : `Unit ${cell}`);
 
 /** The address a record stands for under `choice`: "street, city, ST ZIP", parts that are blank left out. */
 export function joinAddress(record: readonly string[], choice: ColumnChoice): string {
   const cell = (i: number | null) => (i === null ? '' : (record[i] ?? '').trim());
   if (choice.kind === 'single') return cell(choice.column);
   const stateZip = [cell(choice.state), zipCell(cell(choice.zip))].filter((s) => s !== '').join(' ');
-  return [cell(choice.street), cell(choice.city), stateZip].filter((s) => s !== '').join(', ');
+  const unit = cell(choice.unit ?? null);
+  const street = [cell(choice.street), unit ? unitPart(unit) : ''].filter((s) => s !== '').join(' ');
+  return [street, cell(choice.city), stateZip].filter((s) => s !== '').join(', ');
 }
 
 /** The addresses of a table, in order, one per data record (blank ones stay blank, to be skipped and counted). */
