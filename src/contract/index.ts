@@ -3,6 +3,7 @@ export * from './api.ts';
 export * from './audit.ts';
 export * from './common.ts';
 export * from './csv.ts';
+export * from './explain-match.ts';
 export * from './explain-quality.ts';
 export * from './match.ts';
 export * from './match-quality.ts';

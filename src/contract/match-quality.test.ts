@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { explainMatch } from './explain-match.ts';
 import { lookReason, matchQuality } from './explain-quality.ts';
-import { explainMatch } from './match.ts';
 import { needsLook, qualityOf } from './match-quality.ts';
 
 const q = (typed: string, matched: string) => matchQuality(explainMatch(typed, { address: matched }));
