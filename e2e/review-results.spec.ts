@@ -78,11 +78,12 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   const parsed = Papa.parse<Record<string, string>>(text.slice(1), { header: true, skipEmptyLines: true });
   expect(parsed.errors).toEqual([]);
   expect(parsed.data.map((r) => r.input)).toEqual(lines);
-  expect(parsed.meta.fields?.slice(0, 13)).toEqual([
+  expect(parsed.meta.fields?.slice(0, 14)).toEqual([
     'input',
     'outcome',
     'matched_address',
     'match',
+    'match_quality',
     'match_changes',
     'property_id',
     'source',
