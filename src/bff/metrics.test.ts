@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -169,6 +170,8 @@ describe('who may read /metrics', () => {
       METRICS_PORT: '0',
       LOG_LEVEL: 'silent',
       DIST_DIR: dist,
+      // Its own database: never the working tree's data/db, shared with other test files running at once.
+      DATABASE_DIR: join(dist, 'db'),
       PROPERTY_API_URL: 'http://127.0.0.1:9',
     });
     const running = await startBff(config, {
@@ -190,6 +193,30 @@ describe('who may read /metrics', () => {
     } finally {
       await running.close();
     }
+  });
+
+  it('stops within its grace period even while a review’s event stream is open', async () => {
+    const config = readBffConfig({
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DIST_DIR: dist,
+      DATABASE_DIR: join(dist, 'db-stop'),
+      PROPERTY_API_URL: 'http://127.0.0.1:9',
+    });
+    const running = await startBff(config, {
+      upstreamUrl: 'http://127.0.0.1:9',
+      auth: { kind: 'bearer' },
+      demoKeys: null,
+      salesContact: null,
+    });
+    // A connection that never goes idle, as an event stream holds one.
+    const socket = connect(Number(new URL(running.url).port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    const started = Date.now();
+    await running.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    socket.destroy();
   });
 
   it('refuses a short token and a bad port at start, naming them', () => {

@@ -16,6 +16,9 @@ import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
 import { UpstreamScheduler } from './upstream/scheduler.ts';
 import { createPoolTransport } from './upstream/transport.ts';
 
+/** How long a stopping server waits for answers in flight before it cuts the connections left. */
+const CLOSE_GRACE_MS = 2_000;
+
 export interface BffOptions {
   upstreamUrl: string;
   auth: AuthPlacement;
@@ -151,6 +154,9 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
         // now, and as in-flight requests finish.
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        // A review's event stream never goes idle: after a grace period for answers in flight, cut what is
+        // left (a page reconnects, to this replica's successor or another).
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       }),
   };
 }
