@@ -58,6 +58,26 @@ function upstreamUrlProblem(text: string): string | null {
   return null;
 }
 
+/**
+ * A URL of a service PropLens connects to, of one of `protocols`. Never echoed in an error: it may carry the
+ * service's password.
+ */
+const serviceUrl = (protocols: string[], message: string, keep: (url: URL, text: string) => string) =>
+  z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s.trim() === '') return undefined;
+      try {
+        const url = new URL(s.trim());
+        if (!protocols.includes(url.protocol)) throw new Error('protocol');
+        return keep(url, s.trim());
+      } catch {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+    });
+
 const BffEnv = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: int(0, 65535, 8080),
@@ -111,36 +131,10 @@ const BffEnv = z.object({
     .min(32, 'must be at least 32 characters')
     .optional()
     .or(z.literal('').transform(() => undefined)),
-  REDIS_URL: z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined || s.trim() === '') return undefined;
-      try {
-        const url = new URL(s.trim());
-        if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('protocol');
-        return url.toString();
-      } catch {
-        // Never echo the value: it may carry the Redis password.
-        ctx.addIssue({ code: 'custom', message: 'must be a redis:// or rediss:// (TLS) URL' });
-        return z.NEVER;
-      }
-    }),
-  DATABASE_URL: z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined || s.trim() === '') return undefined;
-      try {
-        const url = new URL(s.trim());
-        if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error('protocol');
-        return s.trim();
-      } catch {
-        // Never echo the value: it may carry the database password.
-        ctx.addIssue({ code: 'custom', message: 'must be a postgres:// URL' });
-        return z.NEVER;
-      }
-    }),
+  REDIS_URL: serviceUrl(['redis:', 'rediss:'], 'must be a redis:// or rediss:// (TLS) URL', (url) =>
+    url.toString(),
+  ),
+  DATABASE_URL: serviceUrl(['postgres:', 'postgresql:'], 'must be a postgres:// URL', (_url, text) => text),
   DATABASE_DIR: z.string().default('data/db'),
   REVIEW_CONCURRENCY: int(1, 256, 32),
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),

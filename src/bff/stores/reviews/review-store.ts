@@ -28,13 +28,8 @@ export class SqlReviewStore {
 
   /** A new review, or the one this start click already made (same clientToken). */
   async create(accountId: string, createdBy: string, request: CreateReviewRequest): Promise<ReviewSummary> {
-    const existing = await this.db
-      .selectFrom('reviews')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('client_token', '=', request.clientToken)
-      .executeTakeFirst();
-    if (existing) return (await this.summary(accountId, existing.id)) as ReviewSummary;
+    const existing = await this.#byToken(accountId, request.clientToken);
+    if (existing) return (await this.summary(accountId, existing)) as ReviewSummary;
     const id = `rv_${randomBytes(16).toString('base64url')}`;
     await this.db
       .insertInto('reviews')
@@ -56,13 +51,18 @@ export class SqlReviewStore {
       .onConflict((oc) => oc.columns(['account_id', 'client_token']).doNothing())
       .execute();
     // Two requests with one token at once: the loser reads the winner's review.
-    const made = await this.db
+    const made = await this.#byToken(accountId, request.clientToken);
+    return (await this.summary(accountId, made as string)) as ReviewSummary;
+  }
+
+  async #byToken(accountId: string, clientToken: string): Promise<string | undefined> {
+    const row = await this.db
       .selectFrom('reviews')
       .select('id')
       .where('account_id', '=', accountId)
-      .where('client_token', '=', request.clientToken)
-      .executeTakeFirstOrThrow();
-    return (await this.summary(accountId, made.id)) as ReviewSummary;
+      .where('client_token', '=', clientToken)
+      .executeTakeFirst();
+    return row?.id;
   }
 
   /**

@@ -158,32 +158,46 @@ export function ResultFiltersBar({
         text={TIER_TEXT}
         onChange={(tier) => onChange({ tier })}
       />
-      {looks > 0 || filters.needsLook ? (
-        <div className="flex items-end">
-          <label className="flex min-h-10 items-center gap-2 text-sm font-semibold">
-            <input
-              type="checkbox"
-              checked={filters.needsLook}
-              onChange={(e) => onChange({ needsLook: e.target.checked })}
-              className="size-4 accent-amber-600"
-            />
-            Needs a look ({looks.toLocaleString('en-US')})
-          </label>
-        </div>
-      ) : null}
-      {changed > 0 || filters.changed ? (
-        <div className="flex items-end">
-          <label className="flex min-h-10 items-center gap-2 text-sm font-semibold">
-            <input
-              type="checkbox"
-              checked={filters.changed}
-              onChange={(e) => onChange({ changed: e.target.checked })}
-              className="size-4 accent-teal-700"
-            />
-            Changed ({changed.toLocaleString('en-US')})
-          </label>
-        </div>
-      ) : null}
+      <ToggleFilter
+        label="Needs a look"
+        count={looks}
+        checked={filters.needsLook}
+        onChange={(needsLook) => onChange({ needsLook })}
+      />
+      <ToggleFilter
+        label="Changed"
+        count={changed}
+        checked={filters.changed}
+        onChange={(changed) => onChange({ changed })}
+      />
+    </div>
+  );
+}
+
+/** A yes/no filter offered while any row has it (or while it is on): "Changed (12)". */
+function ToggleFilter({
+  label,
+  count,
+  checked,
+  onChange,
+}: {
+  label: string;
+  count: number;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  if (count === 0 && !checked) return null;
+  return (
+    <div className="flex items-end">
+      <label className="flex min-h-10 items-center gap-2 text-sm font-semibold">
+        <input
+          type="checkbox"
+          checked={checked}
+          onChange={(e) => onChange(e.target.checked)}
+          className="size-4 accent-teal-700"
+        />
+        {label} ({count.toLocaleString('en-US')})
+      </label>
     </div>
   );
 }
