@@ -110,6 +110,15 @@ describe('POST /api/session', () => {
 });
 
 describe('GET and DELETE /api/session', () => {
+  it('answers a first visit (no cookie) 204, nothing the browser logs as an error, and an ended session 401', async () => {
+    const h = createHarness();
+    const first = await h.call('/api/session');
+    expect(first.status).toBe(204);
+    expect(await first.text()).toBe('');
+    const dead = await h.call('/api/session', { headers: { Cookie: 'proplens_session=gone' } });
+    expect(dead.status).toBe(401);
+  });
+
   it('keeps the session across requests and ends it on sign-out; the old id no longer works', async () => {
     const h = createHarness();
     await h.signIn();

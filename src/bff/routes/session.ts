@@ -97,7 +97,14 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       return c.json(await answer({ apiKey, keyHash, account, accountId }));
     },
   );
-  app.get('/session', requireSession(deps.sessions), async (c) => c.json(await answer(c.get('session'))));
+  // No cookie at all (a first visit): nobody is signed in, which is no error, so 204 rather than a 401 the
+  // browser would log. A cookie whose session has ended still answers 401 (requireSession).
+  app.get(
+    '/session',
+    async (c, next) => (getCookie(c, sessionCookieName(c)) ? next() : c.body(null, 204)),
+    requireSession(deps.sessions),
+    async (c) => c.json(await answer(c.get('session'))),
+  );
   app.delete('/session', async (c) => {
     const name = sessionCookieName(c);
     const id = getCookie(c, name);

@@ -33,8 +33,11 @@ describe('a page that does not exist', () => {
     expect(location.pathname).toBe('/search');
   });
 
-  it('signed out: the header without an account, and a way to sign in', async () => {
-    fakeApi({ 'GET /api/session': () => apiError(401, 'unauthenticated', 'No') });
+  it.each([
+    ['a first visit (204)', () => new Response(null, { status: 204 })],
+    ['an ended session (401)', () => apiError(401, 'unauthenticated', 'No')],
+  ])('signed out, %s: the header without an account, and a way to sign in', async (_case, answer) => {
+    fakeApi({ 'GET /api/session': answer });
     renderRoutes(routes, '/nope');
     expect(await screen.findByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'PropLens home' })).toBeInTheDocument();

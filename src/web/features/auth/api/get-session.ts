@@ -7,7 +7,8 @@ import { removeAccountQueries } from './account-queries.ts';
 /** The signed-in account, or null when there is no session (a normal state, not an error). */
 export async function getSession(signal?: AbortSignal): Promise<SessionResponse | null> {
   try {
-    return await apiFetch('/api/session', SessionSchema, { signal });
+    // 204: nobody is signed in (a first visit); 401: the session named by the cookie has ended.
+    return (await apiFetch('/api/session', SessionSchema, { signal })) ?? null;
   } catch (err) {
     if (err instanceof ApiRequestError && err.code === 'unauthenticated') return null;
     throw err;
