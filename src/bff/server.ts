@@ -89,6 +89,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     sessions: stores.sessions,
     logger,
     concurrency: config.reviewConcurrency,
+    metrics,
   });
   const app = createBffApp({
     upstream,

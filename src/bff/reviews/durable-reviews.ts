@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { Lookups } from '../lookups.ts';
+import type { BffMetrics } from '../metrics.ts';
 import { SqlReviewQueue } from '../stores/reviews/queue.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
 import type { SessionStore } from '../stores/sessions/types.ts';
@@ -27,6 +28,8 @@ export interface DurableReviewOptions {
   pollMs?: number;
   /** How long a leased row is this replica's before another may take it (tests shorten it). */
   leaseMs?: number;
+  /** Counts each answered row by outcome and cache (proplens_review_rows_total). */
+  metrics?: Pick<BffMetrics, 'reviewRows'>;
   now?: () => number;
 }
 
@@ -52,6 +55,7 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
       });
       // The key stopped working: that session is over; the row waits for another of the account's sessions.
       if (result.error?.code === 'unauthenticated') await sessions.endRef(ref);
+      else options.metrics?.reviewRows.inc({ outcome: result.outcome, cached: String(result.cached) });
       return result;
     },
     logger,
