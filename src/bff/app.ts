@@ -70,8 +70,13 @@ export function createBffApp(deps: BffDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', csrf);
   api.route('/', sessionRoutes({ ...deps, ...(audit ? { audit } : {}) }));
-  if (deps.auditTrail)
-    api.route('/activity', activityRoutes({ store: deps.auditTrail.store, sessions: deps.sessions }));
+  if (deps.auditTrail) {
+    const trail = deps.auditTrail;
+    api.route(
+      '/activity',
+      activityRoutes({ store: trail.store, sessions: deps.sessions, flush: () => trail.writer.flush() }),
+    );
+  }
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
   api.route('/reviews', reviewRoutes({ ...deps, lookups }));
   if (deps.reviews)

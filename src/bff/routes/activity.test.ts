@@ -168,6 +168,18 @@ describe('the audit trail', () => {
     expect((await activity(h, '?q=gamma')).entries).toEqual([]);
   });
 
+  it('shows the lookup just made at once (the page reads its own writes)', async () => {
+    const h = createHarness({ database });
+    await h.signIn('pi_demo_professional');
+    const address = await firstAddress(h);
+    await h.resolve(address);
+    const res = await h.call('/api/activity?limit=1');
+    expect(ActivityResponse.parse(await res.json()).entries[0]).toMatchObject({
+      kind: 'resolve',
+      query: address,
+    });
+  });
+
   it('has no way to change an entry: only GET answers', async () => {
     const h = createHarness({ database });
     await h.signIn();

@@ -12,6 +12,8 @@ import type { SessionStore } from '../stores/sessions/types.ts';
 export interface ActivityRouteDeps {
   store: SqlAuditStore;
   sessions: SessionStore;
+  /** Writes what this replica still holds, so a page shows the lookup just made (read your own writes). */
+  flush?: () => Promise<void>;
 }
 
 const day = (name: string) =>
@@ -86,6 +88,7 @@ export function activityRoutes(deps: ActivityRouteDeps) {
 
   app.get('/', async (c) => {
     const { filters, cursor, limit } = filtersOf(c.req.query());
+    await deps.flush?.();
     const entries = await inDatabase(() =>
       deps.store.page(c.get('session').accountId, filters, cursor, limit),
     );
@@ -95,6 +98,7 @@ export function activityRoutes(deps: ActivityRouteDeps) {
 
   app.get('/export.csv', async (c) => {
     const { filters } = filtersOf(c.req.query());
+    await deps.flush?.();
     const accountId = c.get('session').accountId;
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', 'attachment; filename="proplens-activity.csv"');
