@@ -16,7 +16,6 @@ import { durableReviewRoutes } from './routes/durable-reviews.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { propertyRoutes } from './routes/properties.ts';
-import { reviewRoutes } from './routes/reviews.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { spaRoutes } from './routes/spa.ts';
 import type { ResultCache } from './stores/cache/types.ts';
@@ -78,7 +77,6 @@ export function createBffApp(deps: BffDeps) {
     );
   }
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
-  api.route('/reviews', reviewRoutes({ ...deps, lookups }));
   if (deps.reviews)
     api.route('/reviews', durableReviewRoutes({ reviews: deps.reviews, sessions: deps.sessions }));
   api.all('*', () => {

@@ -275,7 +275,6 @@ describe('HTTP hygiene', () => {
     for (const [path, method, allow] of [
       ['/api/session', 'PUT', 'GET, POST, DELETE'],
       ['/api/properties/resolve', 'POST', 'GET'],
-      ['/api/reviews/lookups', 'GET', 'POST'],
     ] as const) {
       const res = await h.call(path, { method });
       expect(res.status).toBe(405);

@@ -8,9 +8,12 @@ import { createInProcessFetch, createReferenceApp } from '../reference/app.ts';
 import type { RateRule } from '../reference/rate-limiter.ts';
 import { openTestStore } from '../reference/test-support.ts';
 import { type CachedResult, createBffApp } from './app.ts';
+import { type Database, openDatabase } from './db/database.ts';
 import { readBffConfig } from './env.ts';
 import { createLogger } from './logger.ts';
+import { Lookups } from './lookups.ts';
 import { BffMetrics } from './metrics.ts';
+import { createDurableReviews } from './reviews/durable-reviews.ts';
 import { createMetricsApp } from './routes/metrics.ts';
 import { startBff } from './server.ts';
 import { MemoryBudgetStore } from './stores/budget/memory.ts';
@@ -29,7 +32,7 @@ writeFileSync(join(dist, 'index.html'), '<!doctype html><title>PropLens</title>'
 afterAll(() => rmSync(dist, { recursive: true, force: true }));
 
 /** The BFF wired as server.ts wires it (metrics hooks included) to the in-process reference. */
-function bff(options: { token?: string; rateLimit?: RateRule } = {}) {
+function bff(options: { token?: string; rateLimit?: RateRule; database?: Database } = {}) {
   const metrics = new BffMetrics();
   const reference = createReferenceApp({
     store,
@@ -63,15 +66,23 @@ function bff(options: { token?: string; rateLimit?: RateRule } = {}) {
       onAttempt: (op, outcome, s) => metrics.upstreamAttempt(op, outcome, s),
     },
   );
+  const sessions = new MemorySessionStore({ idleMs: 60_000, absoluteMs: 3_600_000, maxSessions: 100 });
+  const cache = new MemoryCache<CachedResult>({
+    ttlMs: 300_000,
+    maxBytes: 1024 * 1024,
+    maxEntries: 100,
+    accountShare: 1,
+  });
+  const lookups = new Lookups({ upstream, cache, sessions, metrics });
+  const reviews = options.database
+    ? createDurableReviews({ database: options.database, lookups, sessions, logger, pollMs: 20, metrics })
+    : undefined;
   const app = createBffApp({
     upstream,
-    sessions: new MemorySessionStore({ idleMs: 60_000, absoluteMs: 3_600_000, maxSessions: 100 }),
-    cache: new MemoryCache<CachedResult>({
-      ttlMs: 300_000,
-      maxBytes: 1024 * 1024,
-      maxEntries: 100,
-      accountShare: 1,
-    }),
+    lookups,
+    ...(reviews ? { reviews } : {}),
+    sessions,
+    cache,
     logger,
     demoKeys: null,
     salesContact: null,
@@ -103,6 +114,7 @@ function bff(options: { token?: string; rateLimit?: RateRule } = {}) {
   };
   return {
     app,
+    reviews,
     call,
     scrape,
     signIn: () => call('/api/session', { method: 'POST', body: { apiKey: KEY } }),
@@ -287,21 +299,40 @@ describe('what the metrics count', () => {
     expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '429' })).toBe(0);
   });
 
-  it('review rows: scheduled, then answered by outcome', async () => {
-    const h = bff({ token: TOKEN });
-    await h.signIn();
-    await h.resolve('1100 Congress Ave, Austin, TX');
-    const res = await h.call('/api/reviews/lookups', {
-      method: 'POST',
-      body: { addresses: ['1100 Congress Ave, Austin, TX', '233 S Wacker Dr, Chicago, IL', '100 Main St'] },
-    });
-    expect(res.status).toBe(200);
-    await res.text();
-    const m = await h.scrape();
-    expect(sample(m, 'proplens_review_rows_scheduled_total')).toBe(3);
-    expect(sample(m, 'proplens_review_rows_total', { outcome: 'matched', cached: 'true' })).toBe(1);
-    expect(sample(m, 'proplens_review_rows_total', { outcome: 'matched', cached: 'false' })).toBe(1);
-    expect(sample(m, 'proplens_review_rows_total', { outcome: 'ambiguous', cached: 'false' })).toBe(1);
+  it('review rows worked on the server: answered by outcome and cache', async () => {
+    const database = await openDatabase({ dir: join(dist, 'db-review-metrics') });
+    const h = bff({ token: TOKEN, database });
+    try {
+      await h.signIn();
+      await h.resolve('1100 Congress Ave, Austin, TX');
+      const created = await h.call('/api/reviews', {
+        method: 'POST',
+        body: { clientToken: 'metrics-review', name: 'M', kind: 'paste', columns: [], totalRows: 3 },
+      });
+      const { id } = (await created.json()) as { id: string };
+      const rows = ['1100 Congress Ave, Austin, TX', '233 S Wacker Dr, Chicago, IL', '100 Main St'].map(
+        (address) => ({ address }),
+      );
+      await h.call(`/api/reviews/${id}/chunks`, {
+        method: 'PUT',
+        body: { index: 0, firstRow: 0, rows, last: true },
+      });
+      h.reviews?.worker.start();
+      await vi.waitFor(
+        async () =>
+          expect(((await (await h.call(`/api/reviews/${id}`)).json()) as { status: string }).status).toBe(
+            'done',
+          ),
+        { timeout: 10_000, interval: 20 },
+      );
+      const m = await h.scrape();
+      expect(sample(m, 'proplens_review_rows_total', { outcome: 'matched', cached: 'true' })).toBe(1);
+      expect(sample(m, 'proplens_review_rows_total', { outcome: 'matched', cached: 'false' })).toBe(1);
+      expect(sample(m, 'proplens_review_rows_total', { outcome: 'ambiguous', cached: 'false' })).toBe(1);
+    } finally {
+      await h.reviews?.worker.stop();
+      await database.close();
+    }
   });
 
   it('labels with route patterns, never raw paths, addresses, keys or accounts', async () => {

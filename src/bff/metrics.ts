@@ -61,15 +61,9 @@ export class BffMetrics {
     registers: [this.registry],
   });
 
-  readonly reviewRowsScheduled = new Counter({
-    name: 'proplens_review_rows_scheduled_total',
-    help: 'Addresses accepted in review lookup batches, each then looked up in the review lane.',
-    registers: [this.registry],
-  });
-
   readonly reviewRows = new Counter({
     name: 'proplens_review_rows_total',
-    help: 'Review rows answered, by outcome (matched, not_found, ambiguous, failed) and whether from cache.',
+    help: 'Review rows answered on the server, by outcome (matched, not_found, ambiguous, failed) and whether from cache.',
     labelNames: ['outcome', 'cached'] as const,
     registers: [this.registry],
   });
