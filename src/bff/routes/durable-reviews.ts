@@ -25,6 +25,8 @@ export interface DurableReviewRouteDeps {
 }
 
 const MAX_PAGE = 5_000;
+/** A quiet event stream says something this often (proxies cut idle connections). */
+const KEEP_ALIVE_MS = 25_000;
 
 /**
  * A running review with no live session of its account to lend a key is waiting for a sign-in (the worker takes
@@ -151,6 +153,7 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
     return streamSSE(c, async (out) => {
       let seq = Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : 0;
       let sent = '';
+      let quietSince = Date.now();
       let wake: (() => void) | null = null;
       const stop = deps.reviews.onProgress((reviewId) => {
         if (reviewId === id) wake?.();
@@ -181,6 +184,11 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
             if (text !== sent) {
               sent = text;
               await out.writeSSE({ event: 'summary', data: text, id: String(seq) });
+              quietSince = Date.now();
+            } else if (Date.now() - quietSince > KEEP_ALIVE_MS) {
+              // A comment now and then, so proxies do not cut a quiet stream as idle.
+              await out.write(': keep-alive\n\n');
+              quietSince = Date.now();
             }
             if (page && !page.last) continue;
           }
