@@ -14,13 +14,7 @@ import { readBffConfig } from '../src/bff/env.ts';
 import { startBff } from '../src/bff/server.ts';
 import { PostgresServer, postgresBin } from '../src/bff/test-support/postgres-process.ts';
 import { freePort, hasRedisServer, spawnRedisServer } from '../src/bff/test-support/redis-process.ts';
-import {
-  DEMO_KEYS,
-  type ReferenceConfig,
-  readReferenceConfig,
-  SALES_CONTACT,
-  startReference,
-} from '../src/reference/index.ts';
+import { DEMO_KEYS, readReferenceConfig, SALES_CONTACT, startReference } from '../src/reference/index.ts';
 import { isCurrent } from './build-stamp.js';
 import { loadEnvFile } from './load-env.js';
 
@@ -146,7 +140,7 @@ async function runCluster() {
       const ref = await startReference(refConfig);
       track(ref.close);
       upstreamUrl = ref.url;
-      if (!entry.authExplicit) auth = authFor(refConfig);
+      if (!entry.authExplicit) auth = ref.auth;
       console.log(`Reference service: ${ref.records.toLocaleString('en-US')} properties on ${ref.url}`);
     }
 
@@ -217,13 +211,6 @@ function readReplicas(text: string | undefined): number {
   if (!Number.isInteger(n) || n < 1 || n > 32)
     throw new Error(`REPLICAS must be a whole number from 1 to 32, got "${text}"`);
   return n;
-}
-
-/** The reference's key placement, as main.ts derives it. */
-function authFor(config: ReferenceConfig): string {
-  if (config.dialect.auth === 'header') return 'header:X-API-Key';
-  if (config.dialect.auth === 'query') return 'query:api_key';
-  return 'bearer';
 }
 
 /** As `npm start` does: build the SPA when it is missing or older than its sources (SKIP_WEB_BUILD=1: don't). */

@@ -25,15 +25,7 @@ async function main() {
     upstreamUrl = ref.url;
     closeReference = ref.close;
     // Speak the embedded service's dialect unless told otherwise.
-    if (!config.authExplicit) {
-      auth = parseAuthPlacement(
-        refConfig.dialect.auth === 'bearer'
-          ? 'bearer'
-          : refConfig.dialect.auth === 'header'
-            ? 'header:X-API-Key'
-            : 'query:api_key',
-      );
-    }
+    if (!config.authExplicit) auth = parseAuthPlacement(ref.auth);
     console.log(
       `Embedded reference service: ${ref.records.toLocaleString('en-US')} properties on ${ref.url}`,
     );

@@ -6,7 +6,7 @@ import type { AuditTrail } from './audit/audit-trail.ts';
 import { ClientGone } from './cancel.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
-import { type CachedResult, Lookups } from './lookups.ts';
+import type { CachedResult, Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
 import { requestContext } from './middleware/request-context.ts';
@@ -42,20 +42,22 @@ export interface BffDeps {
   metrics?: BffMetrics;
   /** METRICS_TOKEN: without it, /metrics on this port is 404 (README "Metrics"). */
   metricsToken?: string;
-  now?: () => number;
   /** Shared with the review worker, so its lookups and the routes' share one cache and one in-flight table. */
-  lookups?: Lookups;
+  lookups: Lookups;
   /** Reviews kept on the server (the database and the worker); absent in tests that do not need them. */
   reviews?: DurableReviews;
   /** The audit trail (recorder, writer, store); absent in tests that do not need it. */
   auditTrail?: AuditTrail;
 }
 
-/** Composes the BFF: middleware, then one route module per resource, then the SPA, and one error shape. */
+/**
+ * Composes the BFF's HTTP surface: middleware, then one route module per resource, then the SPA, and one error
+ * shape. Its dependencies come from graph.ts.
+ */
 export function createBffApp(deps: BffDeps) {
   const cursorSecret = deps.cursorSecret ?? randomBytes(32).toString('hex');
   const audit = deps.auditTrail?.audit;
-  const lookups = deps.lookups ?? new Lookups({ ...deps, ...(audit ? { audit } : {}) });
+  const { lookups } = deps;
   const app = new Hono<AppEnv>();
 
   if (deps.metrics) {

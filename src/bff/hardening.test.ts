@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiErrorBody, ResolveResponse, SearchResponse } from '../contract/index.ts';
 import { createHarness, fakeUpstream, PRO_KEY } from './test-support/harness.ts';
+import type { UpstreamHandler } from './test-support/in-process-upstream.ts';
 
 const record = (extra: Record<string, unknown> = {}) => ({
   id: 'p1',
@@ -13,9 +14,9 @@ const record = (extra: Record<string, unknown> = {}) => ({
 const rateHeaders = { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '30' };
 
 /** An upstream that sends its headers at once and then its body one byte per second. */
-function tricklingUpstream(onCancel: () => void): typeof fetch {
-  return (async (input: string | URL | Request) => {
-    const url = new URL(input instanceof Request ? input.url : input);
+function tricklingUpstream(onCancel: () => void): UpstreamHandler {
+  return (async (request: Request) => {
+    const url = new URL(request.url);
     if (url.pathname.endsWith('/auth/me')) {
       return new Response(JSON.stringify({ name: 'Slow Co', plan: 'enterprise' }), {
         headers: { 'content-type': 'application/json', ...rateHeaders },
@@ -40,7 +41,7 @@ function tricklingUpstream(onCancel: () => void): typeof fetch {
       },
     });
     return new Response(body, { headers: { 'content-type': 'application/json', ...rateHeaders } });
-  }) as typeof fetch;
+  }) satisfies UpstreamHandler;
 }
 
 describe('an upstream that trickles its body', () => {
@@ -153,10 +154,10 @@ describe('field names from Object.prototype', () => {
 });
 
 /** An upstream that refuses with a message echoing what it was sent: headers and URL. */
-function echoingUpstream(status: number): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : input);
-    const headers = new Headers(init?.headers);
+function echoingUpstream(status: number): UpstreamHandler {
+  return (async (request: Request) => {
+    const url = new URL(request.url);
+    const headers = request.headers;
     if (url.pathname.endsWith('/auth/me')) {
       return new Response(JSON.stringify({ name: 'Echo Co', plan: 'enterprise' }), {
         headers: { 'content-type': 'application/json', ...rateHeaders },
@@ -170,7 +171,7 @@ function echoingUpstream(status: number): typeof fetch {
         headers: { 'content-type': 'application/json', ...rateHeaders },
       },
     );
-  }) as typeof fetch;
+  }) satisfies UpstreamHandler;
 }
 
 describe('an upstream that echoes the key in its error', () => {
@@ -211,8 +212,8 @@ describe('the rate-limit wait bound', () => {
 
   it('bounds the whole request, not each wait: two 15 s resets under a 20 s setting answer 429 after the first', async () => {
     let calls = 0;
-    const fetchFn = (async (input: string | URL | Request) => {
-      const url = new URL(input instanceof Request ? input.url : input);
+    const fetchFn = (async (request: Request) => {
+      const url = new URL(request.url);
       if (url.pathname.endsWith('/auth/me')) {
         return new Response(JSON.stringify({ name: 'Busy Co', plan: 'enterprise' }), {
           headers: {
@@ -228,7 +229,7 @@ describe('the rate-limit wait bound', () => {
         status: 429,
         headers: { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '15' },
       });
-    }) as typeof fetch;
+    }) satisfies UpstreamHandler;
     const h = createHarness({ fetch: fetchFn, upstream: { maxRateLimitWaitMs: 20_000 } });
     await h.signIn();
     const started = Date.now();
@@ -302,7 +303,7 @@ describe('HTTP hygiene', () => {
   it('logs why an upstream attempt failed, so a refused connection is told from a timeout', async () => {
     const refused = (async () => {
       throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
-    }) as typeof fetch;
+    }) satisfies UpstreamHandler;
     const h = createHarness({ fetch: refused, sleep: async () => {} });
     const res = await h.signIn();
     expect(res.status).toBe(502);

@@ -3,123 +3,39 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { AccountDirectory } from '../reference/accounts.ts';
-import { createInProcessFetch, createReferenceApp } from '../reference/app.ts';
 import type { RateRule } from '../reference/rate-limiter.ts';
-import { openTestStore } from '../reference/test-support.ts';
-import { type CachedResult, createBffApp } from './app.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { readBffConfig } from './env.ts';
-import { createLogger } from './logger.ts';
-import { Lookups } from './lookups.ts';
 import { BffMetrics } from './metrics.ts';
-import { createDurableReviews } from './reviews/durable-reviews.ts';
 import { createMetricsApp } from './routes/metrics.ts';
 import { startBff } from './server.ts';
-import { MemoryBudgetStore } from './stores/budget/memory.ts';
-import { MemoryCache } from './stores/cache/memory.ts';
-import { MemorySessionStore } from './stores/sessions/memory.ts';
-import { UpstreamClient } from './upstream/client.ts';
-import { UpstreamScheduler } from './upstream/scheduler.ts';
+import { createHarness } from './test-support/harness.ts';
 
 const KEY = 'pi_demo_professional';
 const TOKEN = 'metrics-token-for-tests-0123456789abcdef';
-const { store } = await openTestStore();
 
 // A built SPA, so an unguarded /metrics would be answered by the SPA's fallback with a 200.
 const dist = mkdtempSync(join(tmpdir(), 'proplens-metrics-'));
 writeFileSync(join(dist, 'index.html'), '<!doctype html><title>PropLens</title>');
 afterAll(() => rmSync(dist, { recursive: true, force: true }));
 
-/** The BFF wired as server.ts wires it (metrics hooks included) to the in-process reference. */
+/** The BFF as the graph wires it (metrics hooks included) over the in-process reference. */
 function bff(options: { token?: string; rateLimit?: RateRule; database?: Database } = {}) {
-  const metrics = new BffMetrics();
-  const reference = createReferenceApp({
-    store,
-    rateLimit: options.rateLimit,
-    accounts: new AccountDirectory(),
-    cursorSecret: 'reference-test-secret',
-    sleep: async () => {},
-  });
-  const logger = createLogger('silent');
-  const budget = new MemoryBudgetStore();
-  const scheduler = new UpstreamScheduler(budget, {
-    onGrant: (lane, ms, held) => metrics.slotGranted(lane, ms, held),
-  });
-  const upstream = new UpstreamClient(
-    {
-      baseUrl: 'http://reference.test',
-      auth: { kind: 'bearer' },
-      idField: undefined,
-      resolvePath: '/properties/resolve',
-      searchPath: '/properties/search',
-      timeoutMs: 5000,
-      retries: 0,
-      maxRateLimitWaitMs: 20_000,
-      salesContact: null,
-    },
-    {
-      fetch: createInProcessFetch(reference),
-      budget,
-      scheduler,
-      logger,
-      onAttempt: (op, outcome, s) => metrics.upstreamAttempt(op, outcome, s),
-    },
-  );
-  const sessions = new MemorySessionStore({ idleMs: 60_000, absoluteMs: 3_600_000, maxSessions: 100 });
-  const cache = new MemoryCache<CachedResult>({
-    ttlMs: 300_000,
-    maxBytes: 1024 * 1024,
-    maxEntries: 100,
-    accountShare: 1,
-  });
-  const lookups = new Lookups({ upstream, cache, sessions, metrics });
-  const reviews = options.database
-    ? createDurableReviews({ database: options.database, lookups, sessions, logger, pollMs: 20, metrics })
-    : undefined;
-  const app = createBffApp({
-    upstream,
-    lookups,
-    ...(reviews ? { reviews } : {}),
-    sessions,
-    cache,
-    logger,
-    demoKeys: null,
-    salesContact: null,
-    sessionAbsoluteMs: 3_600_000,
-    trustProxy: false,
-    cursorSecret: 'bff-test-secret-bff-test-secret-0000',
+  const h = createHarness({
+    metrics: new BffMetrics(),
     distDir: dist,
-    metrics,
-    metricsToken: options.token,
+    logLevel: 'silent',
+    upstream: { retries: 0 },
+    ...(options.token ? { metricsToken: options.token } : {}),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(options.database ? { database: options.database } : {}),
   });
-  let cookie = '';
-  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const headers = new Headers({ 'X-Requested-With': 'proplens' });
-    if (init.body !== undefined) headers.set('Content-Type', 'application/json');
-    if (cookie) headers.set('Cookie', cookie);
-    const res = await app.request(path, {
-      method: init.method ?? 'GET',
-      headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    const set = res.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] as string;
-    return res;
-  };
   const scrape = async () => {
-    const res = await app.request('/metrics', { headers: { Authorization: `Bearer ${TOKEN}` } });
+    const res = await h.app.request('/metrics', { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(200);
     return res.text();
   };
-  return {
-    app,
-    reviews,
-    call,
-    scrape,
-    signIn: () => call('/api/session', { method: 'POST', body: { apiKey: KEY } }),
-    resolve: (address: string) => call(`/api/properties/resolve?address=${encodeURIComponent(address)}`),
-  };
+  return { ...h, scrape, signIn: () => h.signIn(KEY) };
 }
 
 /** One sample's value from the exposition text; 0 when the series does not exist (yet). */

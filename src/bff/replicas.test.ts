@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ResolveResponse, SearchResponse, SessionResponse } from '../contract/index.ts';
 import { AccountDirectory } from '../reference/accounts.ts';
-import { createInProcessFetch, createReferenceApp } from '../reference/app.ts';
+import { createReferenceApp } from '../reference/app.ts';
 import type { RateRule } from '../reference/rate-limiter.ts';
 import { openTestStore } from '../reference/test-support.ts';
-import { createBffApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { createStores, type Stores } from './stores/create-stores.ts';
+import { createHarness } from './test-support/harness.ts';
+import type { UpstreamHandler } from './test-support/in-process-upstream.ts';
 import { RedisServer, redisServerAvailable } from './test-support/test-redis.ts';
-import { UpstreamClient } from './upstream/client.ts';
-import { UpstreamScheduler } from './upstream/scheduler.ts';
 
 /*
  * Two BFF replicas, in-process, sharing one real redis-server and one reference service, with one browser
@@ -21,7 +20,7 @@ const SESSION_SECRET = 'replica-test-session-secret-0123456789';
 const { store, db } = await openTestStore();
 
 interface Upstream {
-  fetch: typeof fetch;
+  fetch: UpstreamHandler;
   requests: URL[];
   statuses: number[];
 }
@@ -33,15 +32,14 @@ function referenceUpstream(rateLimit?: RateRule): Upstream {
     accounts: new AccountDirectory(),
     cursorSecret: 'reference-test-secret',
   });
-  const inProcess = createInProcessFetch(reference);
   const requests: URL[] = [];
   const statuses: number[] = [];
-  const counted = (async (input: string | URL | Request, init?: RequestInit) => {
-    requests.push(new URL(input instanceof Request ? input.url : input));
-    const res = await inProcess(input, init);
+  const counted: UpstreamHandler = async (request) => {
+    requests.push(new URL(request.url));
+    const res = await reference.fetch(request);
     statuses.push(res.status);
     return res;
-  }) as typeof fetch;
+  };
   return { fetch: counted, requests, statuses };
 }
 
@@ -63,30 +61,11 @@ function replica(redisUrl: string, upstream: Upstream) {
     },
     logger,
   );
-  const client = new UpstreamClient(
-    {
-      baseUrl: 'http://reference.test',
-      auth: { kind: 'bearer' },
-      idField: undefined,
-      resolvePath: '/properties/resolve',
-      searchPath: '/properties/search',
-      timeoutMs: 5000,
-      retries: 2,
-      maxRateLimitWaitMs: 30_000,
-      salesContact: null,
-    },
-    { fetch: upstream.fetch, budget: stores.budget, scheduler: new UpstreamScheduler(stores.budget), logger },
-  );
-  const app = createBffApp({
-    upstream: client,
-    sessions: stores.sessions,
-    cache: stores.cache,
-    logger,
-    demoKeys: null,
-    salesContact: null,
-    sessionAbsoluteMs: 12 * 3_600_000,
-    trustProxy: false,
-    cursorSecret: stores.cursorSecret,
+  const { app } = createHarness({
+    fetch: upstream.fetch,
+    stores,
+    logLevel: 'silent',
+    upstream: { maxRateLimitWaitMs: 30_000 },
   });
   return { app, stores };
 }

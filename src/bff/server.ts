@@ -1,20 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { DemoKey } from '../contract/index.ts';
-import { createBffApp } from './app.ts';
-import { createAuditTrail } from './audit/audit-trail.ts';
 import { openDatabase } from './db/database.ts';
 import type { BffConfig } from './env.ts';
+import { buildBffGraph } from './graph.ts';
 import { createLogger } from './logger.ts';
-import { Lookups } from './lookups.ts';
 import { BffMetrics } from './metrics.ts';
 import { withSecurityHeaders } from './middleware/security-headers.ts';
-import { createDurableReviews } from './reviews/durable-reviews.ts';
 import { createMetricsApp } from './routes/metrics.ts';
 import { createStores } from './stores/create-stores.ts';
-import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
-import { UpstreamScheduler } from './upstream/scheduler.ts';
-import { createPoolTransport } from './upstream/transport.ts';
+import type { AuthPlacement } from './upstream/client.ts';
 
 /** How long a stopping server waits for answers in flight before it cuts the connections left. */
 const CLOSE_GRACE_MS = 2_000;
@@ -34,88 +29,40 @@ export interface RunningBff {
   close(): Promise<void>;
 }
 
-/** Builds the production dependency graph from configuration and serves the app. */
+/** Builds the dependency graph from configuration (graph.ts) and serves the app. */
 export async function startBff(config: BffConfig, options: BffOptions): Promise<RunningBff> {
   const logger = createLogger(config.logLevel);
   // Memory, or Redis when REDIS_URL is set (replicas sharing sessions, cache and rate budget).
   const stores = createStores(config, logger);
-  const { budget } = stores;
-  const metrics = new BffMetrics({ processMetrics: true });
-  const scheduler = new UpstreamScheduler(budget, {
-    onGrant: (lane, waitedMs, held) => metrics.slotGranted(lane, waitedMs, held),
-  });
-  // Kept-alive sockets to the upstream, no fetch machinery per request (docs/decisions/005-lean-hot-path.md).
-  const pool = createPoolTransport(options.upstreamUrl);
-  const upstream = new UpstreamClient(
-    {
-      baseUrl: options.upstreamUrl,
-      auth: options.auth,
-      idField: config.idField,
-      resolvePath: config.resolvePath,
-      searchPath: config.searchPath,
-      timeoutMs: config.timeoutMs,
-      retries: config.retries,
-      maxRateLimitWaitMs: config.maxRateLimitWaitMs,
-      reviewMaxWaitMs: config.reviewMaxWaitMs,
-      salesContact: options.salesContact,
-    },
-    {
-      transport: pool.send,
-      budget,
-      scheduler,
-      logger,
-      onAttempt: (operation, outcome, seconds) => metrics.upstreamAttempt(operation, outcome, seconds),
-    },
-  );
   // The embedded database, or PostgreSQL when DATABASE_URL is set; migrated before anything is served.
   const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseDir }).catch(
     async (err: unknown) => {
-      await Promise.all([stores.close(), pool.close()]);
+      await stores.close();
       throw err;
     },
   );
-  const auditTrail = createAuditTrail({ database, logger, retentionDays: config.auditRetentionDays });
-  metrics.countAuditWith(() => auditTrail.writer);
-  const lookups = new Lookups({
-    upstream,
-    cache: stores.cache,
-    sessions: stores.sessions,
-    metrics,
-    audit: auditTrail.audit,
-  });
-  const reviews = createDurableReviews({
-    database,
-    lookups,
-    sessions: stores.sessions,
-    logger,
-    concurrency: config.reviewConcurrency,
-    metrics,
-  });
-  const app = createBffApp({
-    upstream,
-    lookups,
-    reviews,
-    auditTrail,
-    sessions: stores.sessions,
-    cache: stores.cache,
-    logger,
+  const metrics = new BffMetrics({ processMetrics: true });
+  const graph = buildBffGraph({
+    config,
+    upstream: { url: options.upstreamUrl, auth: options.auth },
     demoKeys: options.demoKeys,
     salesContact: options.salesContact,
-    sessionAbsoluteMs: config.sessionAbsoluteMs,
-    trustProxy: config.trustProxy,
-    cursorSecret: stores.cursorSecret,
-    distDir: config.distDir,
+    logger,
+    stores,
+    database,
     metrics,
-    metricsToken: config.metricsToken,
   });
-  const server = await listen(app.fetch, config.host, config.port, config.trustProxy).catch(
+  const shutDown = async () => {
+    await graph.stop();
+    await Promise.all([graph.close(), database.close()]);
+  };
+  const server = await listen(graph.app.fetch, config.host, config.port, config.trustProxy).catch(
     async (err: unknown) => {
-      await Promise.all([stores.close(), database.close()]);
+      await shutDown();
       throw err;
     },
   );
-  reviews.worker.start();
-  auditTrail.start();
+  graph.start();
   // Metrics on their own port, for a scraper on a network the app's users never reach (README "Metrics").
   const metricsServer =
     config.metricsPort === undefined
@@ -127,9 +74,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
           config.trustProxy,
         ).catch(async (err: unknown) => {
           server.close();
-          await reviews.worker.stop();
-          await auditTrail.stop();
-          await Promise.all([stores.close(), pool.close(), database.close()]);
+          await shutDown();
           throw err;
         });
   const address = server.address();
@@ -142,14 +87,11 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       new Promise<void>((resolve) => {
         metricsServer?.close();
         metricsServer?.closeAllConnections();
-        // Stop accepting; resolve once every connection has closed.
-        // The worker first: its last answers are recorded before the trail's last write.
-        const stopping = reviews.worker.stop().then(() => auditTrail.stop());
+        // Stop accepting; resolve once every connection has closed and the background work has stopped.
+        const stopping = graph.stop();
         server.close(() => {
           clearInterval(sweep);
-          void stopping
-            .then(() => Promise.all([stores.close(), pool.close(), database.close()]))
-            .then(() => resolve());
+          void stopping.then(() => Promise.all([graph.close(), database.close()])).then(() => resolve());
         });
         // A kept-alive socket holds close() open until it times out. Close each one as soon as it is idle:
         // now, and as in-flight requests finish.

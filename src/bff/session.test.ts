@@ -98,9 +98,9 @@ describe('POST /api/session', () => {
 
     const slow = createHarness({
       upstream: { timeoutMs: 100 },
-      fetch: (_input, init) =>
+      fetch: (request) =>
         new Promise((_resolve, reject) =>
-          init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+          request.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
         ),
     });
     const res2 = await slow.signIn();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createInProcessFetch, createReferenceApp, type ReferenceOptions } from './app.ts';
+import { createReferenceApp, DROP_HEADER, type ReferenceOptions } from './app.ts';
 import { DEFAULT_DIALECT, type Dialect, parseDialect } from './dialect.ts';
 import { parseFaults } from './faults.ts';
 import { openTestStore } from './test-support.ts';
@@ -367,3 +367,21 @@ describe('faults', () => {
     expect(() => parseFaults('error=2,flood=1')).toThrow(/error=2.*flood/);
   });
 });
+
+/** A fetch that calls the app in-process; a dropped connection surfaces as fetch's own network TypeError. */
+function createInProcessFetch(app: { fetch: (req: Request) => Response | Promise<Response> }) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const req = input instanceof Request ? input : new Request(input, init);
+    const signal = init?.signal ?? req.signal;
+    const aborted = () => signal?.reason ?? new DOMException('This operation was aborted', 'AbortError');
+    if (signal?.aborted) throw aborted();
+    // Like a socket, give up when the caller aborts, even while the app is still working.
+    const res = await new Promise<Response>((resolve, reject) => {
+      signal?.addEventListener('abort', () => reject(aborted()), { once: true });
+      Promise.resolve(app.fetch(req)).then(resolve, reject);
+    });
+    if (res.headers.get(DROP_HEADER))
+      throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
+    return res;
+  };
+}

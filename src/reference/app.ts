@@ -7,7 +7,7 @@ import { createDrift } from './drift.ts';
 import { type Faults, NO_FAULTS } from './faults.ts';
 import { identifyCaller, requireAccount } from './middleware/auth.ts';
 import { notFound, onError } from './middleware/errors.ts';
-import { DROP_HEADER, injectFaults } from './middleware/faults.ts';
+import { injectFaults } from './middleware/faults.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { DEFAULT_PLAN_RULES, RateLimiter, type RateRule } from './rate-limiter.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -61,25 +61,4 @@ export function createReferenceApp(options: ReferenceOptions) {
     .route('/properties', propertyRoutes(deps))
     .notFound(notFound(deps.dialect))
     .onError(onError(deps.dialect));
-}
-
-/**
- * A fetch that calls the app in-process: for the BFF's tests and for `npm start`'s embedded mode a
- * loopback server is used instead. A dropped connection surfaces as fetch's own network TypeError.
- */
-export function createInProcessFetch(app: { fetch: (req: Request) => Response | Promise<Response> }) {
-  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const req = input instanceof Request ? input : new Request(input, init);
-    const signal = init?.signal ?? req.signal;
-    const aborted = () => signal?.reason ?? new DOMException('This operation was aborted', 'AbortError');
-    if (signal?.aborted) throw aborted();
-    // Like a socket, give up when the caller aborts, even while the app is still working.
-    const res = await new Promise<Response>((resolve, reject) => {
-      signal?.addEventListener('abort', () => reject(aborted()), { once: true });
-      Promise.resolve(app.fetch(req)).then(resolve, reject);
-    });
-    if (res.headers.get(DROP_HEADER))
-      throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
-    return res;
-  };
 }

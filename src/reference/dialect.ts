@@ -90,3 +90,14 @@ export function singleChangeDialects(): Dialect[] {
 export function describeDialect(d: Dialect): string {
   return (Object.keys(DIALECT_VALUES) as (keyof Dialect)[]).map((k) => `${k}=${d[k]}`).join(',');
 }
+
+/**
+ * Where a client puts the key for this dialect, written as the BFF's PROPERTY_API_AUTH setting (`bearer`,
+ * `header:<Name>`, `query:<name>`): what `npm start`, `npm run cluster` and the tests configure for the
+ * embedded service.
+ */
+export function authSettingFor(d: Dialect): 'bearer' | 'header:X-API-Key' | 'query:api_key' {
+  if (d.auth === 'header') return 'header:X-API-Key';
+  if (d.auth === 'query') return 'query:api_key';
+  return 'bearer';
+}

@@ -3,16 +3,25 @@ import { AccountDirectory } from './accounts.ts';
 import { createReferenceApp } from './app.ts';
 import type { ReferenceConfig } from './config.ts';
 import { openDatabase } from './dataset/database.ts';
+import { authSettingFor } from './dialect.ts';
 import { createProgress } from './progress.ts';
 import { SqlitePropertyStore } from './resolver/sqlite-store.ts';
 
 export { DEMO_KEYS, SALES_CONTACT } from './accounts.ts';
-export { createInProcessFetch, createReferenceApp } from './app.ts';
+export { createReferenceApp } from './app.ts';
 export { type ReferenceConfig, readReferenceConfig } from './config.ts';
-export { DEFAULT_DIALECT, type Dialect, describeDialect, representativeDialects } from './dialect.ts';
+export {
+  authSettingFor,
+  DEFAULT_DIALECT,
+  type Dialect,
+  describeDialect,
+  representativeDialects,
+} from './dialect.ts';
 
 export interface RunningReference {
   url: string;
+  /** Where its clients put the key, as a PROPERTY_API_AUTH setting (its dialect's). */
+  auth: ReturnType<typeof authSettingFor>;
   records: number;
   close(): Promise<void>;
 }
@@ -44,6 +53,7 @@ export async function startReference(config: ReferenceConfig): Promise<RunningRe
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     url: `http://${config.host}:${port}`,
+    auth: authSettingFor(config.dialect),
     records: store.count(),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiErrorBody, describeMatch, ResolveResponse } from '../../contract/index.ts';
 import { createHarness } from '../test-support/harness.ts';
+import type { UpstreamHandler } from '../test-support/in-process-upstream.ts';
 
 /** A provider that signs in any key and answers every other call with `status` and `body`. */
-function answering(status: number, body: unknown): typeof fetch {
-  return (async (input: string | URL | Request) => {
-    const url = new URL(input instanceof Request ? input.url : input);
+function answering(status: number, body: unknown): UpstreamHandler {
+  return (async (request: Request) => {
+    const url = new URL(request.url);
     const me = url.pathname.endsWith('/auth/me');
     return new Response(JSON.stringify(me ? { account: { name: 'Fake Co', plan: 'enterprise' } } : body), {
       status: me ? 200 : status,
@@ -16,7 +17,7 @@ function answering(status: number, body: unknown): typeof fetch {
         'x-ratelimit-reset': '30',
       },
     });
-  }) as typeof fetch;
+  }) satisfies UpstreamHandler;
 }
 
 describe('the resolve answer explains the match', () => {

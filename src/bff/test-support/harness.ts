@@ -1,32 +1,29 @@
-import type { Hono } from 'hono';
 import { AccountDirectory } from '../../reference/accounts.ts';
-import { createInProcessFetch, createReferenceApp } from '../../reference/app.ts';
-import { DEFAULT_DIALECT, type Dialect } from '../../reference/dialect.ts';
+import { createReferenceApp } from '../../reference/app.ts';
+import { authSettingFor, DEFAULT_DIALECT, type Dialect } from '../../reference/dialect.ts';
 import { parseFaults } from '../../reference/faults.ts';
 import type { RateRule } from '../../reference/rate-limiter.ts';
 import { openTestStore } from '../../reference/test-support.ts';
-import { type CachedResult, createBffApp } from '../app.ts';
-import { createAuditTrail } from '../audit/audit-trail.ts';
 import type { CancelSignal } from '../cancel.ts';
 import type { Database } from '../db/database.ts';
+import { type BffConfig, parseAuthPlacement, readBffConfig } from '../env.ts';
+import { buildBffGraph } from '../graph.ts';
 import { createLogger } from '../logger.ts';
-import { Lookups } from '../lookups.ts';
-import { createDurableReviews, type DurableReviews } from '../reviews/durable-reviews.ts';
-import { MemoryBudgetStore } from '../stores/budget/memory.ts';
-import { MemoryCache } from '../stores/cache/memory.ts';
-import { MemorySessionStore } from '../stores/sessions/memory.ts';
-import { type AuthPlacement, UpstreamClient, type UpstreamConfig } from '../upstream/client.ts';
-import { UpstreamScheduler } from '../upstream/scheduler.ts';
+import type { BffMetrics } from '../metrics.ts';
+import { createStores, type Stores } from '../stores/create-stores.ts';
+import type { AuthPlacement, UpstreamConfig } from '../upstream/client.ts';
+import { createPoolTransport } from '../upstream/transport.ts';
+import { inProcessDispatcher, type UpstreamHandler } from './in-process-upstream.ts';
 
 export const PRO_KEY = 'pi_demo_professional';
+/** The upstream's URL as the BFF sees it; requests never leave the process. */
+const UPSTREAM_URL = 'http://reference.test';
 
 // Built once per machine (temp folder), opened once per test file.
 const { store } = await openTestStore();
 
 export function authFor(dialect: Dialect): AuthPlacement {
-  if (dialect.auth === 'header') return { kind: 'header', name: 'X-API-Key' };
-  if (dialect.auth === 'query') return { kind: 'query', name: 'api_key' };
-  return { kind: 'bearer' };
+  return parseAuthPlacement(authSettingFor(dialect));
 }
 
 /**
@@ -34,18 +31,18 @@ export function authFor(dialect: Dialect): AuthPlacement {
  * /auth/me and answers every other call with whatever `answer` returns (or throws), as JSON.
  */
 export function fakeUpstream(
-  answer: (url: URL, signal?: AbortSignal) => unknown,
+  answer: (url: URL, signal: AbortSignal) => unknown,
   headers: Record<string, string> = {},
-): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : input);
+): UpstreamHandler {
+  return async (request) => {
+    const url = new URL(request.url);
     const body = url.pathname.endsWith('/auth/me')
       ? { account: { name: 'Fake Co', plan: 'enterprise' } }
-      : await answer(url, init?.signal ?? undefined);
+      : await answer(url, request.signal);
     return new Response(JSON.stringify(body), {
       headers: { 'content-type': 'application/json', ...headers },
     });
-  }) as typeof fetch;
+  };
 }
 
 export interface HarnessOptions {
@@ -53,8 +50,8 @@ export interface HarnessOptions {
   faults?: string;
   rateLimit?: RateRule;
   upstream?: Partial<UpstreamConfig>;
-  /** Replaces the reference service: a fake upstream for shapes the reference never sends. */
-  fetch?: typeof fetch;
+  /** Replaces the reference service: a stub upstream for shapes and failures the reference never sends. */
+  fetch?: UpstreamHandler;
   cacheTtlMs?: number;
   /** Backoff and rate-limit waits; default: real (fake-timer driven) setTimeout. */
   sleep?: (ms: number, signal?: CancelSignal) => Promise<void>;
@@ -69,11 +66,35 @@ export interface HarnessOptions {
   leaseMs?: number;
   /** With `database`: the audit trail's buffer (entries), to test a full one. */
   auditBuffer?: number;
+  /** Prometheus metrics, as server.ts counts them; with `metricsToken` /metrics answers. */
+  metrics?: BffMetrics;
+  metricsToken?: string;
+  /** Sessions, cache and budget: default in memory; replicas pass Redis-backed stores. */
+  stores?: Stores;
+  logLevel?: BffConfig['logLevel'];
+}
+
+/** The configuration a test BFF runs with: the production defaults, quick to time out, API only. */
+function testConfig(options: HarnessOptions): BffConfig {
+  const { auth: _auth, baseUrl: _baseUrl, salesContact: _sales, ...upstream } = options.upstream ?? {};
+  return {
+    ...readBffConfig({}),
+    timeoutMs: 5000,
+    retries: 2,
+    maxRateLimitWaitMs: 20_000,
+    cacheTtlMs: options.cacheTtlMs ?? 300_000,
+    sessionMaxCount: 100,
+    trustProxy: options.trustProxy ?? false,
+    cursorSecret: 'bff-test-secret-bff-test-secret-0000',
+    distDir: options.distDir ?? '',
+    metricsToken: options.metricsToken,
+    ...upstream,
+  };
 }
 
 /**
- * The BFF wired in-process to the real reference service (or a given fake), with a cookie jar and a log
- * capture: tests talk to it the way the browser does.
+ * The BFF built by the production wiring (graph.ts) and transport, wired in-process to the real reference
+ * service (or a given stub), with a cookie jar and a log capture: tests talk to it the way the browser does.
  */
 export function createHarness(options: HarnessOptions = {}) {
   const dialect = options.dialect ?? DEFAULT_DIALECT;
@@ -91,91 +112,40 @@ export function createHarness(options: HarnessOptions = {}) {
   const upstreamHeaders: Headers[] = [];
   /** Status of each upstream answer, in order: tests count the 429s the upstream had to send. */
   const upstreamStatuses: number[] = [];
-  const baseFetch = options.fetch ?? createInProcessFetch(reference);
-  const fetchUpstream = (async (input: string | URL | Request, init?: RequestInit) => {
-    upstreamRequests.push(new URL(input instanceof Request ? input.url : input));
-    upstreamHeaders.push(new Headers(init?.headers));
-    const res = await baseFetch(input, init);
+  const answer: UpstreamHandler = options.fetch ?? reference.fetch;
+  const recorded: UpstreamHandler = async (request) => {
+    upstreamRequests.push(new URL(request.url));
+    upstreamHeaders.push(new Headers(request.headers));
+    const res = await answer(request);
     upstreamStatuses.push(res.status);
     return res;
-  }) as typeof fetch;
+  };
   const logs: string[] = [];
-  const logger = createLogger('info', { write: (line: string) => void logs.push(line) });
-  const budget = new MemoryBudgetStore();
-  const scheduler = new UpstreamScheduler(budget);
-  const upstream = new UpstreamClient(
-    {
-      baseUrl: 'http://reference.test',
-      auth: authFor(dialect),
-      idField: undefined,
-      resolvePath: '/properties/resolve',
-      searchPath: '/properties/search',
-      timeoutMs: 5000,
-      retries: 2,
-      maxRateLimitWaitMs: 20_000,
-      salesContact: 'sales@property-intelligence.example',
-      ...options.upstream,
-    },
-    {
-      fetch: fetchUpstream,
-      budget,
-      scheduler,
-      logger,
-      random: () => 0.5,
-      ...(options.sleep ? { sleep: options.sleep } : {}),
-    },
-  );
-  const sessions = new MemorySessionStore({
-    idleMs: 30 * 60_000,
-    absoluteMs: 12 * 3_600_000,
-    maxSessions: 100,
-  });
-  const cache = new MemoryCache<CachedResult>({
-    ttlMs: options.cacheTtlMs ?? 300_000,
-    maxBytes: 32 * 1024 * 1024,
-    maxEntries: 1000,
-    accountShare: 0.5,
-  });
-  const auditTrail = options.database
-    ? createAuditTrail({
-        database: options.database,
-        logger,
-        retentionDays: 365,
-        flushMs: 20,
-        ...(options.auditBuffer ? { maxBuffer: options.auditBuffer } : {}),
-      })
-    : undefined;
-  const lookups = new Lookups({
-    upstream,
-    cache,
-    sessions,
-    ...(auditTrail ? { audit: auditTrail.audit } : {}),
-  });
-  const reviews: DurableReviews | undefined = options.database
-    ? createDurableReviews({
-        database: options.database,
-        lookups,
-        sessions,
-        logger,
-        pollMs: 20,
-        ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-      })
-    : undefined;
-  const app: Hono = createBffApp({
-    upstream,
-    lookups,
-    ...(reviews ? { reviews } : {}),
-    ...(auditTrail ? { auditTrail } : {}),
-    sessions,
-    cache,
-    logger,
+  const logger = createLogger(options.logLevel ?? 'info', { write: (line: string) => void logs.push(line) });
+  const config = testConfig(options);
+  const stores = options.stores ?? createStores(config, logger);
+  const url = options.upstream?.baseUrl ?? UPSTREAM_URL;
+  const graph = buildBffGraph({
+    config,
+    upstream: { url, auth: options.upstream?.auth ?? authFor(dialect) },
     demoKeys: null,
-    salesContact: null,
-    sessionAbsoluteMs: 12 * 3_600_000,
-    trustProxy: options.trustProxy ?? false,
-    cursorSecret: 'bff-test-secret-bff-test-secret-0000',
-    distDir: options.distDir,
-  }) as unknown as Hono;
+    salesContact: options.upstream?.salesContact ?? 'sales@property-intelligence.example',
+    logger,
+    stores,
+    ...(options.database ? { database: options.database } : {}),
+    transport: createPoolTransport(url, { dispatcher: inProcessDispatcher(recorded) }),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    tuning: {
+      random: () => 0.5,
+      reviewPollMs: 20,
+      auditFlushMs: 20,
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+      ...(options.leaseMs ? { reviewLeaseMs: options.leaseMs } : {}),
+      ...(options.auditBuffer ? { auditMaxBuffer: options.auditBuffer } : {}),
+    },
+  });
+  const { app, upstream, scheduler, reviews, auditTrail } = graph;
+  const { budget, sessions } = stores;
 
   let cookie = '';
   const call = async (
@@ -221,6 +191,8 @@ export function createHarness(options: HarnessOptions = {}) {
     scheduler,
     upstream,
     sessions,
+    stores,
+    graph,
     reviews,
     auditTrail,
     get cookie() {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiErrorBody } from '../../contract/index.ts';
 import { createHarness } from '../test-support/harness.ts';
+import type { UpstreamHandler } from '../test-support/in-process-upstream.ts';
 
 /** An upstream that accepts the key at /auth/me and answers every other call 429, its reset already due. */
 function alwaysLimited(calls: string[]) {
-  return (async (input: string | URL | Request) => {
-    const url = new URL(input instanceof Request ? input.url : input);
+  return (async (request: Request) => {
+    const url = new URL(request.url);
     calls.push(url.pathname);
     if (url.pathname.endsWith('/auth/me'))
       return new Response(JSON.stringify({ account: { name: 'Acme', plan: 'enterprise' } }), {
@@ -20,7 +21,7 @@ function alwaysLimited(calls: string[]) {
         'X-RateLimit-Remaining': '0',
       },
     });
-  }) as typeof fetch;
+  }) satisfies UpstreamHandler;
 }
 
 describe('UpstreamClient retry loop', () => {

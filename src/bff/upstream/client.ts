@@ -7,13 +7,7 @@ import type { BudgetStore, RateObservation } from './budget.ts';
 import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
 import { redactKey, toRefusal } from './refusal.ts';
 import { type Slot, SlotUnavailable, type UpstreamScheduler } from './scheduler.ts';
-import {
-  type Attempt,
-  fetchTransport,
-  type HeaderReader,
-  type Transport,
-  TransportFailure,
-} from './transport.ts';
+import { type Attempt, type HeaderReader, type Transport, TransportFailure } from './transport.ts';
 
 export type AuthPlacement =
   | { kind: 'bearer' }
@@ -53,9 +47,8 @@ export type UpstreamOutcome =
   | 'cancelled';
 
 export interface UpstreamDeps {
-  /** How a request reaches the network: production passes an undici pool; tests pass `fetch` instead. */
-  transport?: Transport;
-  fetch?: typeof fetch;
+  /** How a request reaches the network (createPoolTransport, in production and in tests). */
+  transport: Transport;
   scheduler: UpstreamScheduler;
   budget: BudgetStore;
   logger?: Logger;
@@ -138,9 +131,7 @@ export class UpstreamClient {
     this.#random = deps.random ?? Math.random;
     const base = new URL(config.baseUrl);
     this.#base = `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
-    if (deps.transport) this.#send = deps.transport;
-    else if (deps.fetch) this.#send = fetchTransport(deps.fetch);
-    else throw new Error('UpstreamClient needs a transport or a fetch');
+    this.#send = deps.transport;
   }
 
   /** Checks a key with GET /auth/me. Plan problems and bad keys become the API's own errors. */

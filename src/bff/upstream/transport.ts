@@ -25,10 +25,10 @@ export interface UpstreamRequest {
 }
 
 /**
- * Sends one request and reads its whole answer (the seam between the client and the network). Production
- * uses an undici Pool (createPoolTransport); tests inject a `fetch` (fetchTransport). Both keep the same
- * rules: one deadline over headers and body (504 `upstream_timeout`), a departing client cancels everything
- * (ClientGone), a byte cap on the body, and failures named by cause (TransportFailure).
+ * Sends one request and reads its whole answer (the seam between the client and the network): one deadline
+ * over headers and body (504 `upstream_timeout`), a departing client cancels everything (ClientGone), a byte
+ * cap on the body, and failures named by cause (TransportFailure). There is one implementation,
+ * createPoolTransport; tests run it too, over an in-process dispatcher instead of sockets.
  */
 export type Transport = (request: UpstreamRequest) => Promise<Attempt>;
 
@@ -47,88 +47,7 @@ export const MAX_BODY_BYTES = 2_000_000;
 const timedOut = () =>
   new ApiError(504, 'upstream_timeout', 'The property service took too long to answer. Try again.');
 
-/** The transport over an injected fetch (tests, and anything fetch-shaped). */
-export const fetchTransport =
-  (fetchFn: typeof fetch): Transport =>
-  ({ url, headers, timeoutMs, signal }) =>
-    sendOnce(fetchFn, url, headers, timeoutMs, signal);
-
-/**
- * Sends one request and reads the whole answer under one deadline: an upstream that trickles its body is cut
- * off at `timeoutMs` like one that never answers, and a client that goes away cancels the read as well as the
- * request. The body is read with a byte cap.
- */
-export async function sendOnce(
-  fetchFn: typeof fetch,
-  url: string,
-  headers: HeadersInit,
-  timeoutMs: number,
-  signal: CancelSignal | undefined,
-): Promise<Attempt> {
-  if (signal?.aborted) throw new ClientGone();
-  const controller = new AbortController();
-  let expired = false;
-  const timer = setTimeout(() => {
-    expired = true;
-    controller.abort();
-  }, timeoutMs);
-  const onClientAbort = () => controller.abort();
-  signal?.addEventListener('abort', onClientAbort, { once: true });
-  let gotHeaders = false;
-  try {
-    const res = await fetchFn(url, { headers, signal: controller.signal, redirect: 'error' });
-    gotHeaders = true;
-    if (res.status === 429 || res.status >= 500) {
-      await res.body?.cancel().catch(() => {});
-      return { status: res.status, headers: res.headers, text: '' };
-    }
-    return { status: res.status, headers: res.headers, text: await readCapped(res, controller.signal) };
-  } catch (err) {
-    if (signal?.aborted) throw new ClientGone();
-    if (expired) throw timedOut();
-    if (err instanceof TransportFailure || err instanceof ApiError) throw err;
-    throw new TransportFailure(gotHeaders ? 'body_cut' : causeOf(err));
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onClientAbort);
-  }
-}
-
-/** The body, up to MAX_BODY_BYTES; an abort (deadline or client) cancels the read whatever fetch does. */
-async function readCapped(res: Response, signal: AbortSignal): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const aborted = new Promise<never>((_, reject) => {
-    const onAbort = () => {
-      reject(new TransportFailure('body_cut'));
-      reader.cancel().catch(() => {});
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  aborted.catch(() => {});
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await Promise.race([reader.read(), aborted]);
-    if (signal.aborted) throw new TransportFailure('body_cut');
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** fetch hides the cause in err.cause.code, undici's own API puts it in err.code; name what an operator can act on. */
+/** The cause is in err.code (undici) or err.cause.code (a wrapped socket error); name what an operator can act on. */
 function causeOf(err: unknown): FailureCause {
   const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
   const code = String(e?.cause?.code ?? e?.code ?? '');
@@ -148,6 +67,12 @@ const tooLarge = () =>
 export interface PoolTransportOptions {
   /** Most sockets open to the upstream at once; more requests queue (their deadline still runs). */
   connections?: number;
+  /**
+   * Where requests are dispatched: by default an undici Pool of kept-alive sockets to the upstream's origin.
+   * Tests pass an in-process dispatcher (test-support/in-process-upstream.ts): the same handler reads the
+   * answer, so what they check is what ships.
+   */
+  dispatcher?: Pick<Dispatcher, 'dispatch' | 'close'>;
   /** Starts the deadline timer and returns its cancel; tests fire it by hand. */
   setTimer?: (fire: () => void, ms: number) => () => void;
 }
@@ -175,7 +100,7 @@ const realTimer = (fire: () => void, ms: number) => {
 export function createPoolTransport(baseUrl: string, options: PoolTransportOptions = {}): PoolTransport {
   const origin = new URL(baseUrl).origin;
   const prefix = `${origin}/`;
-  const pool = new Pool(origin, { connections: options.connections ?? 128 });
+  const pool = options.dispatcher ?? new Pool(origin, { connections: options.connections ?? 128 });
   const setTimer = options.setTimer ?? realTimer;
   const send: Transport = ({ url, headers, timeoutMs, signal }) =>
     new Promise<Attempt>((resolve, reject) => {

@@ -4,7 +4,7 @@ import { createFaultPicker } from '../faults.ts';
 import { errorResponse } from '../wire.ts';
 import { setRateLimitHeaders } from './rate-limit.ts';
 
-/** Tells the in-process fetch adapter to fail the call as a dropped connection would. */
+/** Tells an in-process caller (no socket to destroy) to fail the call as a dropped connection would. */
 export const DROP_HEADER = 'x-reference-drop-connection';
 
 /**

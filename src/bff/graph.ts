@@ -1,0 +1,161 @@
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { DemoKey } from '../contract/index.ts';
+import { createBffApp } from './app.ts';
+import { type AuditTrail, createAuditTrail } from './audit/audit-trail.ts';
+import type { CancelSignal } from './cancel.ts';
+import type { AppEnv } from './context.ts';
+import type { Database } from './db/database.ts';
+import type { BffConfig } from './env.ts';
+import { Lookups } from './lookups.ts';
+import type { BffMetrics } from './metrics.ts';
+import { createDurableReviews, type DurableReviews } from './reviews/durable-reviews.ts';
+import type { Stores } from './stores/create-stores.ts';
+import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
+import { UpstreamScheduler } from './upstream/scheduler.ts';
+import { createPoolTransport, type PoolTransport } from './upstream/transport.ts';
+
+export interface BffGraphOptions {
+  config: BffConfig;
+  /** The Property Intelligence Service: its base URL and where the key goes. */
+  upstream: { url: string; auth: AuthPlacement };
+  /** Public demo keys, only when the upstream is the embedded reference service. */
+  demoKeys: DemoKey[] | null;
+  salesContact: string | null;
+  logger: Logger;
+  /** Memory or Redis (stores/create-stores.ts). */
+  stores: Stores;
+  /** Reviews and the audit trail live here; without it (API-only tests) there are neither. */
+  database?: Database;
+  /** Default: an undici pool to `upstream.url`. Tests pass the same transport over an in-process dispatcher. */
+  transport?: PoolTransport;
+  metrics?: BffMetrics;
+  /** Timing knobs tests turn; production leaves them alone. */
+  tuning?: {
+    sleep?: (ms: number, signal?: CancelSignal) => Promise<void>;
+    random?: () => number;
+    reviewPollMs?: number;
+    reviewLeaseMs?: number;
+    auditFlushMs?: number;
+    auditMaxBuffer?: number;
+  };
+}
+
+export interface BffGraph {
+  app: Hono<AppEnv>;
+  upstream: UpstreamClient;
+  scheduler: UpstreamScheduler;
+  lookups: Lookups;
+  reviews?: DurableReviews;
+  auditTrail?: AuditTrail;
+  /** Starts the background work: the review worker and the audit trail's writer and retention. */
+  start(): void;
+  /** Stops the background work: the worker first, so its last answers reach the trail's last write. */
+  stop(): Promise<void>;
+  /** Closes the stores and the upstream sockets, once nothing is using them (after stop and in-flight requests). */
+  close(): Promise<void>;
+}
+
+/**
+ * The BFF's one dependency graph, from configuration: upstream client and scheduler on the stores' rate budget,
+ * lookups (cache, in-flight sharing, audit), durable reviews and the audit trail on the database, and the app.
+ * server.ts serves it, `npm run cluster` runs it in each replica (through main.ts), and the test harness builds
+ * it too, so tests run the wiring that ships (docs/decisions/001-composition-root.md).
+ */
+export function buildBffGraph(options: BffGraphOptions): BffGraph {
+  const { config, logger, stores, metrics, database, tuning = {} } = options;
+  const scheduler = new UpstreamScheduler(stores.budget, {
+    ...(metrics ? { onGrant: metrics.slotGranted.bind(metrics) } : {}),
+  });
+  // Kept-alive sockets to the upstream, no fetch machinery per request (docs/decisions/005-lean-hot-path.md).
+  const transport = options.transport ?? createPoolTransport(options.upstream.url);
+  const upstream = new UpstreamClient(
+    {
+      baseUrl: options.upstream.url,
+      auth: options.upstream.auth,
+      idField: config.idField,
+      resolvePath: config.resolvePath,
+      searchPath: config.searchPath,
+      timeoutMs: config.timeoutMs,
+      retries: config.retries,
+      maxRateLimitWaitMs: config.maxRateLimitWaitMs,
+      reviewMaxWaitMs: config.reviewMaxWaitMs,
+      salesContact: options.salesContact,
+    },
+    {
+      transport: transport.send,
+      budget: stores.budget,
+      scheduler,
+      logger,
+      ...(tuning.sleep ? { sleep: tuning.sleep } : {}),
+      ...(tuning.random ? { random: tuning.random } : {}),
+      ...(metrics ? { onAttempt: metrics.upstreamAttempt.bind(metrics) } : {}),
+    },
+  );
+  const auditTrail = database
+    ? createAuditTrail({
+        database,
+        logger,
+        retentionDays: config.auditRetentionDays,
+        ...(tuning.auditFlushMs ? { flushMs: tuning.auditFlushMs } : {}),
+        ...(tuning.auditMaxBuffer ? { maxBuffer: tuning.auditMaxBuffer } : {}),
+      })
+    : undefined;
+  if (metrics && auditTrail) metrics.countAuditWith(() => auditTrail.writer);
+  const lookups = new Lookups({
+    upstream,
+    cache: stores.cache,
+    sessions: stores.sessions,
+    ...(metrics ? { metrics } : {}),
+    ...(auditTrail ? { audit: auditTrail.audit } : {}),
+  });
+  const reviews = database
+    ? createDurableReviews({
+        database,
+        lookups,
+        sessions: stores.sessions,
+        logger,
+        concurrency: config.reviewConcurrency,
+        ...(metrics ? { metrics } : {}),
+        ...(tuning.reviewPollMs ? { pollMs: tuning.reviewPollMs } : {}),
+        ...(tuning.reviewLeaseMs ? { leaseMs: tuning.reviewLeaseMs } : {}),
+      })
+    : undefined;
+  const app = createBffApp({
+    upstream,
+    lookups,
+    ...(reviews ? { reviews } : {}),
+    ...(auditTrail ? { auditTrail } : {}),
+    sessions: stores.sessions,
+    cache: stores.cache,
+    logger,
+    demoKeys: options.demoKeys,
+    salesContact: options.salesContact,
+    sessionAbsoluteMs: config.sessionAbsoluteMs,
+    trustProxy: config.trustProxy,
+    cursorSecret: stores.cursorSecret,
+    // Empty: API only (tests), no SPA.
+    ...(config.distDir ? { distDir: config.distDir } : {}),
+    ...(metrics ? { metrics } : {}),
+    metricsToken: config.metricsToken,
+  });
+  return {
+    app,
+    upstream,
+    scheduler,
+    lookups,
+    ...(reviews ? { reviews } : {}),
+    ...(auditTrail ? { auditTrail } : {}),
+    start() {
+      reviews?.worker.start();
+      auditTrail?.start();
+    },
+    async stop() {
+      await reviews?.worker.stop();
+      await auditTrail?.stop();
+    },
+    async close() {
+      await Promise.all([stores.close(), transport.close()]);
+    },
+  };
+}
