@@ -6,6 +6,7 @@ import type { AuditTrail } from './audit/audit-trail.ts';
 import { ClientGone } from './cancel.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
+import { allowedMethods } from './http.ts';
 import type { CachedResult, Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
@@ -70,6 +71,7 @@ export function createBffApp(deps: BffDeps) {
 
   const api = new Hono<AppEnv>();
   api.use('*', csrf);
+  api.use('*', allowedMethods(api));
   api.route('/', sessionRoutes({ ...deps, ...(audit ? { audit } : {}) }));
   if (deps.auditTrail) {
     const trail = deps.auditTrail;
@@ -81,9 +83,8 @@ export function createBffApp(deps: BffDeps) {
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
   if (deps.reviews)
     api.route('/reviews', durableReviewRoutes({ reviews: deps.reviews, sessions: deps.sessions }));
-  api.all('*', () => {
-    throw new ApiError(404, 'not_found', 'No such API endpoint.');
-  });
+  // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
+  api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
   app.route('/api', api);
 
   if (deps.distDir) app.route('/', spaRoutes(deps.distDir));

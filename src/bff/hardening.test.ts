@@ -274,8 +274,8 @@ describe('HTTP hygiene', () => {
   it('answers 405 with an Allow header', async () => {
     const h = createHarness();
     for (const [path, method, allow] of [
-      ['/api/session', 'PUT', 'GET, POST, DELETE'],
-      ['/api/properties/resolve', 'POST', 'GET'],
+      ['/api/session', 'PUT', 'POST, GET, HEAD, DELETE'],
+      ['/api/properties/resolve', 'POST', 'GET, HEAD'],
     ] as const) {
       const res = await h.call(path, { method });
       expect(res.status).toBe(405);

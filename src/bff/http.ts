@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Context } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { methodNotAllowed } from 'hono/method-not-allowed';
 import { Cancellation, type CancelSignal } from './cancel.ts';
-import { ApiError } from './errors.ts';
+import type { AppEnv } from './context.ts';
+import { ApiError, errorResponse } from './errors.ts';
 
 /** A JSON request body, or 400: the content type must say JSON and the body must parse. */
 export async function readJson(c: Context): Promise<unknown> {
@@ -27,12 +29,21 @@ export function answerHeader(c: Context, name: string, value: string): void {
   else c.header(name, value);
 }
 
-/** 405 with the Allow header RFC 9110 requires. */
-export function methodNotAllowed(allow: string, message: string) {
-  return (c: Context): never => {
-    c.header('Allow', allow);
-    throw new ApiError(405, 'method_not_allowed', message);
-  };
+/**
+ * 405 with the Allow header RFC 9110 requires, for a path `app` routes under other methods only: Hono's own
+ * middleware reads the methods from the routes (HEAD with every GET), answered in the API's error shape. Mount it
+ * on the app whose routes it should know; it turns that app's 404s for known paths into 405s.
+ */
+export function allowedMethods(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
+  return methodNotAllowed({
+    app,
+    onMethodNotAllowed: (c, methods) => {
+      c.header('Allow', methods.join(', '));
+      const named = methods.filter((m) => m !== 'HEAD');
+      const list = named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named.at(-1)}` : named[0];
+      return errorResponse(c, new ApiError(405, 'method_not_allowed', `Use ${list} on ${c.req.path}.`));
+    },
+  });
 }
 
 /**

@@ -217,6 +217,23 @@ describe('/api/reviews (kept on the server)', () => {
     expect(text).toMatch(/^id: \d+$/m);
   });
 
+  it('answers a known path under another method 405, with the methods it takes', async () => {
+    const h = make();
+    await h.signIn();
+    const review = await create(h);
+    for (const [path, method, allow] of [
+      [`/api/reviews/${review.id}/chunks`, 'POST', 'PUT'],
+      [`/api/reviews/${review.id}`, 'PATCH', 'GET, HEAD, DELETE'],
+      ['/api/reviews', 'DELETE', 'GET, HEAD, POST'],
+    ] as const) {
+      const res = await h.call(path, { method, body: {} });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(ApiErrorBody.parse(await res.json()).error.code).toBe('method_not_allowed');
+    }
+    expect((await h.call(`/api/reviews/${review.id}/nothing-here`)).status).toBe(404);
+  });
+
   it('refuses bad input with what to fix, before anything is stored', async () => {
     const h = make();
     expect((await h.call('/api/reviews')).status).toBe(401);

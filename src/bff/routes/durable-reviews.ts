@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import * as z from 'zod/mini';
 import {
@@ -12,7 +11,7 @@ import {
 import type { AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
-import { readJson } from '../http.ts';
+import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
@@ -25,6 +24,7 @@ export interface DurableReviewRouteDeps {
 }
 
 const MAX_PAGE = 5_000;
+const TOO_LARGE = 'Send at most 2,000 rows (about 1 MB) in one chunk.';
 /** A quiet event stream says something this often (proxies cut idle connections). */
 const KEEP_ALIVE_MS = 25_000;
 
@@ -77,8 +77,8 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
     return c.json({ reviews } satisfies ReviewListResponse);
   });
 
-  app.post('/', bodyLimit({ maxSize: 64 * 1024, onError: tooLarge }), async (c) => {
-    const request = await parsed(CreateReviewRequest, await readJson(c));
+  app.post('/', jsonBody(CreateReviewRequest, { maxBytes: 64 * 1024, tooLarge: TOO_LARGE }), async (c) => {
+    const request = c.req.valid('json');
     const session = c.get('session');
     const summary = await inDatabase(() =>
       store.create(session.accountId, keyFingerprint(session.keyHash), request),
@@ -86,19 +86,23 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
     return c.json(summary satisfies ReviewSummary, 201);
   });
 
-  app.put('/:id/chunks', bodyLimit({ maxSize: 1536 * 1024, onError: tooLarge }), async (c) => {
-    const chunk = await parsed(ReviewChunkRequest, await readJson(c));
-    const answer = await inDatabase(() =>
-      store.addChunk(c.get('session').accountId, c.req.param('id'), chunk),
-    );
-    if (answer === 'not_found') throw notFound();
-    if (answer === 'not_uploading')
-      throw new ApiError(409, 'conflict', 'Every row of this review is in already.');
-    if (answer === 'out_of_range')
-      throw new ApiError(400, 'bad_request', 'That chunk goes past the review’s row count.');
-    if (answer.status === 'running') worker.notify();
-    return c.json(answer satisfies ReviewSummary);
-  });
+  app.put(
+    '/:id/chunks',
+    jsonBody(ReviewChunkRequest, { maxBytes: 1536 * 1024, tooLarge: TOO_LARGE }),
+    async (c) => {
+      const chunk = c.req.valid('json');
+      const answer = await inDatabase(() =>
+        store.addChunk(c.get('session').accountId, c.req.param('id'), chunk),
+      );
+      if (answer === 'not_found') throw notFound();
+      if (answer === 'not_uploading')
+        throw new ApiError(409, 'conflict', 'Every row of this review is in already.');
+      if (answer === 'out_of_range')
+        throw new ApiError(400, 'bad_request', 'That chunk goes past the review’s row count.');
+      if (answer.status === 'running') worker.notify();
+      return c.json(answer satisfies ReviewSummary);
+    },
+  );
 
   app.get('/:id', async (c) => {
     const accountId = c.get('session').accountId;
@@ -209,8 +213,4 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   });
 
   return app;
-}
-
-function tooLarge(): never {
-  throw new ApiError(413, 'payload_too_large', 'Send at most 2,000 rows (about 1 MB) in one chunk.');
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.ts';
 import { ApiError, errorResponse, toApiError } from '../errors.ts';
-import { methodNotAllowed } from '../http.ts';
+import { allowedMethods } from '../http.ts';
 import { type BffMetrics, tokenMatches } from '../metrics.ts';
 
 export interface MetricsAccess {
@@ -20,8 +20,11 @@ const notFound = () => new ApiError(404, 'not_found', 'Not found.');
 /** GET /metrics in Prometheus' text format, behind the access rules above. */
 export function metricsRoutes({ metrics, token, separatePort }: MetricsAccess) {
   const app = new Hono<AppEnv>();
+  const hidden = !metrics || (!token && !separatePort);
+  // Hidden, /metrics does not exist under any method; shown, other methods are told to use GET.
+  if (!hidden) app.use('/metrics', allowedMethods(app));
   app.get('/metrics', async (c) => {
-    if (!metrics || (!token && !separatePort)) throw notFound();
+    if (!metrics || hidden) throw notFound();
     if (token) {
       const [scheme, presented] = (c.req.header('authorization') ?? '').split(' ', 2);
       if (scheme?.toLowerCase() !== 'bearer' || !tokenMatches(presented, token)) {
@@ -32,10 +35,7 @@ export function metricsRoutes({ metrics, token, separatePort }: MetricsAccess) {
     const { contentType, body } = await metrics.render();
     return c.body(body, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
   });
-  app.all('/metrics', (c) => {
-    if (!metrics || (!token && !separatePort)) throw notFound();
-    return methodNotAllowed('GET', 'Metrics are read with GET.')(c);
-  });
+  app.all('/metrics', (c) => errorResponse(c, notFound()));
   return app;
 }
 

@@ -9,7 +9,7 @@ import {
 import type { AppContext, AppEnv } from '../context.ts';
 import { openCursor, sealCursor } from '../cursors.ts';
 import { ApiError } from '../errors.ts';
-import { clientSignal, methodNotAllowed } from '../http.ts';
+import { clientSignal } from '../http.ts';
 import type { Lookups } from '../lookups.ts';
 import { requireSession } from '../middleware/session.ts';
 import { addressParam, params } from '../params.ts';
@@ -77,7 +77,5 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
     return c.json(body);
   });
 
-  app.all('/resolve', methodNotAllowed('GET', 'Property endpoints take GET only.'));
-  app.all('/search', methodNotAllowed('GET', 'Property endpoints take GET only.'));
   return app;
 }

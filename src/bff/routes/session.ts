@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Logger } from 'pino';
 import {
@@ -10,8 +9,8 @@ import {
 } from '../../contract/index.ts';
 import type { Audit } from '../audit/audit.ts';
 import { type AppEnv, sessionCookieName } from '../context.ts';
-import { ApiError, toApiError } from '../errors.ts';
-import { methodNotAllowed, readJson } from '../http.ts';
+import { toApiError } from '../errors.ts';
+import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import {
   accountIdFor,
@@ -53,22 +52,9 @@ export function sessionRoutes(deps: SessionRouteDeps) {
 
   app.post(
     '/session',
-    bodyLimit({
-      maxSize: 4096,
-      onError: () => {
-        throw new ApiError(413, 'payload_too_large', 'The request body is too large.');
-      },
-    }),
+    jsonBody(CreateSessionRequest, { maxBytes: 4096, tooLarge: 'The request body is too large.' }),
     async (c) => {
-      const parsed = CreateSessionRequest.safeParse(await readJson(c));
-      if (!parsed.success) {
-        throw new ApiError(
-          400,
-          'bad_request',
-          parsed.error.issues[0]?.message ?? 'Send { "apiKey": "..." }.',
-        );
-      }
-      const apiKey = parsed.data.apiKey;
+      const { apiKey } = c.req.valid('json');
       const keyHash = hashKey(apiKey);
       deps.audit?.assertWritable();
       const me = await deps.upstream.me(apiKey, keyHash).catch((err: unknown) => {
@@ -116,7 +102,5 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     deleteCookie(c, name, { path: '/', secure: c.get('https') });
     return c.body(null, 204);
   });
-  app.all('/session', methodNotAllowed('GET, POST, DELETE', 'Use GET, POST or DELETE on /api/session.'));
-  app.all('/config', methodNotAllowed('GET', 'Use GET on /api/config.'));
   return app;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AccountDirectory } from '../reference/accounts.ts';
-import { createHarness, PRO_KEY } from './test-support/harness.ts';
+import { AccountDirectory } from '../../reference/accounts.ts';
+import { createHarness, PRO_KEY } from '../test-support/harness.ts';
 
 describe('POST /api/session', () => {
   it('signs in with an eligible key: account in the body, the key only on the server', async () => {
@@ -221,7 +221,7 @@ describe('keys stay secret', () => {
 
   it('redacts key-shaped fields should any code ever log them', async () => {
     const h = createHarness();
-    const { createLogger } = await import('./logger.ts');
+    const { createLogger } = await import('../logger.ts');
     const lines: string[] = [];
     const logger = createLogger('info', { write: (l: string) => void lines.push(l) });
     logger.info({ apiKey: PRO_KEY, headers: { authorization: `Bearer ${PRO_KEY}` } }, 'oops');

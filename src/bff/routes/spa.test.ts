@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createHarness } from './test-support/harness.ts';
+import { createHarness } from '../test-support/harness.ts';
 
 const dist = mkdtempSync(join(tmpdir(), 'proplens-spa-'));
 mkdirSync(join(dist, 'assets'));

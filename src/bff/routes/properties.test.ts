@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiErrorBody, ResolveResponse, SearchResponse } from '../contract/index.ts';
+import { ApiErrorBody, ResolveResponse, SearchResponse } from '../../contract/index.ts';
 import {
   type Dialect,
   describeDialect,
   representativeDialects,
   singleChangeDialects,
-} from '../reference/dialect.ts';
-import { createHarness, fakeUpstream } from './test-support/harness.ts';
+} from '../../reference/dialect.ts';
+import { createHarness, fakeUpstream } from '../test-support/harness.ts';
 
 type Json = Record<string, any>;
 const body = async (res: Response) => (await res.json()) as Json;
