@@ -8,6 +8,7 @@ import {
   relativeAge,
   tierFor,
 } from '../lib/verification.ts';
+import { CONFIDENCE_WORD, confidenceText, sourceKindText } from '../lib/vocabulary.ts';
 
 /*
  * The three badges a reviewer reads first. Each says its meaning in words and has its own icon shape, so
@@ -18,7 +19,6 @@ const BADGE = 'inline-flex items-center gap-1.5 rounded-full border px-3 py-1 te
 
 const CONFIDENCE = {
   high: {
-    text: 'High confidence',
     meaning: 'An authoritative source confirmed this record recently. It can be relied on for most purposes.',
     tone: 'border-emerald-300 bg-emerald-50 text-emerald-900 dark:border-emerald-700 dark:bg-emerald-950 dark:text-emerald-100',
     icon: (
@@ -33,7 +33,6 @@ const CONFIDENCE = {
     ),
   },
   medium: {
-    text: 'Medium confidence',
     meaning:
       'A less authoritative source, or a record not confirmed recently. Check the facts that matter before relying on it.',
     tone: 'border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-600 dark:bg-amber-950 dark:text-amber-100',
@@ -48,7 +47,6 @@ const CONFIDENCE = {
     ),
   },
   low: {
-    text: 'Low confidence',
     meaning: 'A weak source or an old verification. Confirm it independently before relying on it.',
     tone: 'border-red-300 bg-red-50 text-red-900 dark:border-red-700 dark:bg-red-950 dark:text-red-100',
     icon: (
@@ -62,8 +60,6 @@ const CONFIDENCE = {
     ),
   },
 } satisfies Record<Confidence, unknown>;
-
-export const confidenceText = (level: Confidence) => CONFIDENCE[level].text;
 
 function ConfidenceIcon({ level, className }: { level: Confidence; className: string }) {
   return (
@@ -86,7 +82,7 @@ export function ConfidenceMark({ level }: { level: Confidence }) {
       data-confidence={level}
     >
       <ConfidenceIcon level={level} className="size-3.5" />
-      {c.text.split(' ')[0]} <span className="sr-only">confidence</span>
+      {CONFIDENCE_WORD[level]} <span className="sr-only">confidence</span>
     </span>
   );
 }
@@ -99,22 +95,11 @@ export function ConfidenceBadge({ level }: { level: Confidence }) {
     >
       <span className={`${BADGE} ${c.tone}`} data-confidence={level}>
         <ConfidenceIcon level={level} className="size-4" />
-        {c.text}
+        {confidenceText(level)}
       </span>
     </Tooltip>
   );
 }
-
-const SOURCE_KINDS: Record<string, string> = {
-  assessor: 'Assessor record',
-  recorder: 'Recorded deed',
-  revenue: 'State revenue record',
-  mls: 'MLS listing',
-  permits: 'Building permit',
-  survey: 'Survey record',
-};
-
-export const sourceKindText = (kind: string | null) => (kind ? (SOURCE_KINDS[kind] ?? kind) : null);
 
 export function SourceBadge({ source, kind }: { source: string; kind: string | null }) {
   const hint = sourceKindText(kind);

@@ -1,15 +1,9 @@
 import { type ReactNode, useId, useState } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { formatArea, formatCount, formatPropertyType, formatUsd, humanizeField } from '../lib/format.ts';
 import { ageInDays, longDate, relativeAge, tierFor } from '../lib/verification.ts';
-import {
-  ConfidenceBadge,
-  confidenceText,
-  SourceBadge,
-  sourceKindText,
-  VerificationBadge,
-} from './badges.tsx';
+import { confidenceText, recordFacts, sourceKindText } from '../lib/vocabulary.ts';
+import { ConfidenceBadge, SourceBadge, VerificationBadge } from './badges.tsx';
 import './record-print.css';
 
 /** One plain sentence that sums up whether the record can be relied on. */
@@ -87,32 +81,7 @@ export function PropertyRecord({
   demo?: boolean;
 }) {
   const days = ageInDays(property.lastVerified, now);
-  const a = property.attributes;
-  const facts: [string, ReactNode][] = [];
-  const add = (label: string, value: ReactNode | null | undefined) => {
-    if (value !== null && value !== undefined && value !== '') facts.push([label, value]);
-  };
-  add('Property type', a.propertyType ? formatPropertyType(a.propertyType) : null);
-  add('Parcel number', a.parcelNumber);
-  add('County', a.county);
-  add('Year built', a.yearBuilt ?? null);
-  add('Living area', a.livingAreaSqft != null ? formatArea(a.livingAreaSqft) : null);
-  add('Lot size', a.lotSizeSqft != null ? formatArea(a.lotSizeSqft) : null);
-  add('Bedrooms', a.bedrooms != null ? formatCount(a.bedrooms) : null);
-  add('Bathrooms', a.bathrooms != null ? formatCount(a.bathrooms) : null);
-  add('Assessed value', a.assessedValue != null ? formatUsd(a.assessedValue) : null);
-  add(
-    'Last sale',
-    a.lastSaleDate || a.lastSalePrice != null
-      ? [
-          a.lastSalePrice != null ? formatUsd(a.lastSalePrice) : null,
-          a.lastSaleDate ? `on ${longDate(a.lastSaleDate)}` : null,
-        ]
-          .filter(Boolean)
-          .join(' ')
-      : null,
-  );
-  for (const [name, value] of Object.entries(a.other ?? {})) add(humanizeField(name), value);
+  const facts = recordFacts(property);
 
   return (
     <article

@@ -24,12 +24,3 @@ const PROPERTY_TYPES: Record<string, string> = {
 export function formatPropertyType(value: string): string {
   return PROPERTY_TYPES[value] ?? value.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 }
-
-/** Field names the upstream sent that we do not know: "flood_zone" -> "Flood zone". */
-export function humanizeField(name: string): string {
-  return name
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/_/g, ' ')
-    .toLowerCase()
-    .replace(/^./, (c) => c.toUpperCase());
-}

@@ -1,13 +1,14 @@
-import type { Confidence, Property } from '../../../../contract/index.ts';
-import { confidenceText, sourceKindText } from '../../property/components/badges.tsx';
-import {
-  formatArea,
-  formatCount,
-  formatPropertyType,
-  formatUsd,
-  humanizeField,
-} from '../../property/lib/format.ts';
+import type { Property } from '../../../../contract/index.ts';
 import { longDate } from '../../property/lib/verification.ts';
+import {
+  ATTRIBUTES,
+  attributeText,
+  CONFIDENCE_RANK,
+  confidenceText,
+  humanizeField,
+  sourceKindRank,
+  sourceKindText,
+} from '../../property/lib/vocabulary.ts';
 
 /*
  * Which of a few records is the most reliable, by a rule a reviewer can state and defend (README, "Which
@@ -23,20 +24,6 @@ import { longDate } from '../../property/lib/verification.ts';
 /** A comparison shows 2 to 4 records: more columns stop being readable side by side. */
 export const MIN_COMPARE = 2;
 export const MAX_COMPARE = 4;
-
-export const CONFIDENCE_RANK: Record<Confidence, number> = { high: 3, medium: 2, low: 1 };
-
-export const SOURCE_KIND_RANK: Readonly<Record<string, number>> = {
-  assessor: 3,
-  recorder: 3,
-  survey: 3,
-  revenue: 2,
-  mls: 2,
-  permits: 1,
-};
-
-export const sourceKindRank = (kind: string | null) =>
-  kind !== null && Object.hasOwn(SOURCE_KIND_RANK, kind) ? (SOURCE_KIND_RANK[kind] as number) : 0;
 
 export type DecidedBy = 'only' | 'confidence' | 'recency' | 'source' | 'tie';
 
@@ -159,41 +146,20 @@ const IDENTITY = new Set(['Property ID']);
 
 type Getter = (p: Property) => string | null | undefined;
 
-const ATTRIBUTES: [string, Getter][] = [
+const ROWS: [string, Getter][] = [
   ['Property ID', (p) => p.id],
   ['Confidence', (p) => confidenceText(p.confidence)],
   ['Source', (p) => p.source],
   ['Kind of source', (p) => sourceKindText(p.sourceKind)],
   ['Last verified', (p) => longDate(p.lastVerified)],
-  [
-    'Property type',
-    (p) => (p.attributes.propertyType ? formatPropertyType(p.attributes.propertyType) : null),
-  ],
-  ['Unit', (p) => p.attributes.unit],
-  ['Parcel number', (p) => p.attributes.parcelNumber],
-  ['County', (p) => p.attributes.county],
-  ['Year built', (p) => (p.attributes.yearBuilt != null ? String(p.attributes.yearBuilt) : null)],
-  [
-    'Living area',
-    (p) => (p.attributes.livingAreaSqft != null ? formatArea(p.attributes.livingAreaSqft) : null),
-  ],
-  ['Lot size', (p) => (p.attributes.lotSizeSqft != null ? formatArea(p.attributes.lotSizeSqft) : null)],
-  ['Bedrooms', (p) => (p.attributes.bedrooms != null ? formatCount(p.attributes.bedrooms) : null)],
-  ['Bathrooms', (p) => (p.attributes.bathrooms != null ? formatCount(p.attributes.bathrooms) : null)],
-  [
-    'Assessed value',
-    (p) => (p.attributes.assessedValue != null ? formatUsd(p.attributes.assessedValue) : null),
-  ],
-  [
-    'Last sale price',
-    (p) => (p.attributes.lastSalePrice != null ? formatUsd(p.attributes.lastSalePrice) : null),
-  ],
-  ['Last sale date', (p) => (p.attributes.lastSaleDate ? longDate(p.attributes.lastSaleDate) : null)],
+  ...ATTRIBUTES.flatMap(({ label, ...spec }): [string, Getter][] =>
+    label ? [[label, (p) => attributeText(p, { label, ...spec })]] : [],
+  ),
 ];
 
 /** Attributes aligned in rows, one value per record; a row where no record says anything is left out. */
 export function compareAttributes(properties: readonly Property[]): ComparedAttribute[] {
-  const rows: [string, Getter][] = [...ATTRIBUTES];
+  const rows: [string, Getter][] = [...ROWS];
   const otherKeys = new Set<string>();
   for (const p of properties) for (const k of Object.keys(p.attributes.other ?? {})) otherKeys.add(k);
   for (const k of [...otherKeys].sort()) {

@@ -1,5 +1,6 @@
 import Papa from 'papaparse';
-import { describeMatch, FORMULA_TRIGGER, type PropertyAttributes } from '../../../../contract/index.ts';
+import { describeMatch, FORMULA_TRIGGER } from '../../../../contract/index.ts';
+import { ATTRIBUTES } from '../../property/lib/vocabulary.ts';
 import type { Review, ReviewRow } from '../model.ts';
 import { toResultRows } from './stats.ts';
 
@@ -26,26 +27,6 @@ export const CORE_COLUMNS = [
   'retrieved_at',
   'account',
 ] as const;
-
-const ATTRIBUTE_COLUMNS: [string, keyof Omit<PropertyAttributes, 'other'>][] = [
-  ['street_number', 'streetNumber'],
-  ['street_name', 'streetName'],
-  ['unit', 'unit'],
-  ['city', 'city'],
-  ['state', 'state'],
-  ['zip', 'zip'],
-  ['county', 'county'],
-  ['parcel_number', 'parcelNumber'],
-  ['property_type', 'propertyType'],
-  ['year_built', 'yearBuilt'],
-  ['living_area_sqft', 'livingAreaSqft'],
-  ['lot_size_sqft', 'lotSizeSqft'],
-  ['bedrooms', 'bedrooms'],
-  ['bathrooms', 'bathrooms'],
-  ['assessed_value', 'assessedValue'],
-  ['last_sale_date', 'lastSaleDate'],
-  ['last_sale_price', 'lastSalePrice'],
-];
 
 const TRAILING_COLUMNS = ['error_code', 'error_message', 'candidates'] as const;
 
@@ -90,7 +71,7 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
   const checkedAgain = (review.runs?.length ?? 1) > 1;
   const own = [
     ...CORE_COLUMNS,
-    ...ATTRIBUTE_COLUMNS.map(([c]) => c),
+    ...ATTRIBUTES.map((a) => a.column),
     ...others.map((k) => `other.${k}`),
     ...TRAILING_COLUMNS,
     ...(checkedAgain ? CHANGE_COLUMNS : []),
@@ -120,7 +101,7 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
         retrieved_at: r.retrievedAt ?? null,
         account: review.accountName,
       };
-      for (const [col, key] of ATTRIBUTE_COLUMNS) rec[col] = p?.attributes[key] ?? null;
+      for (const { column, field } of ATTRIBUTES) rec[column] = p?.attributes[field] ?? null;
       const other = p?.attributes.other;
       for (const k of others)
         rec[`other.${k}`] = other && Object.hasOwn(other, k) ? (other[k] ?? null) : null;

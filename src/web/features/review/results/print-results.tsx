@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { describeMatch } from '../../../../contract/index.ts';
-import { confidenceText, sourceKindText } from '../../property/components/badges.tsx';
 import { longDate, relativeAge } from '../../property/lib/verification.ts';
+import { confidenceText, sourceKindText } from '../../property/lib/vocabulary.ts';
 import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from './stats.ts';
 
 /**

@@ -1,13 +1,7 @@
 import type { ReactNode } from 'react';
 import { relativeAge } from '../../property/lib/verification.ts';
-import {
-  CONFIDENCE_TEXT,
-  CONFIDENCES,
-  formatShare,
-  OUTCOME_TEXT,
-  OUTCOMES,
-  type ReliabilitySummary as Summary,
-} from './stats.ts';
+import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/lib/vocabulary.ts';
+import { formatShare, OUTCOME_TEXT, OUTCOMES, type ReliabilitySummary as Summary } from './stats.ts';
 
 function Figure({ label, value, detail }: { label: string; value: ReactNode; detail?: ReactNode }) {
   return (
@@ -59,7 +53,7 @@ export function ReliabilitySummary({
         {CONFIDENCES.map((c) => (
           <Figure
             key={c}
-            label={`${CONFIDENCE_TEXT[c]} confidence`}
+            label={`${CONFIDENCE_WORD[c]} confidence`}
             value={formatShare(summary.confidence[c], records)}
             detail={`${count(summary.confidence[c])} record${summary.confidence[c] === 1 ? '' : 's'}`}
           />

@@ -1,14 +1,6 @@
 import { useId } from 'react';
-import {
-  CONFIDENCE_TEXT,
-  CONFIDENCES,
-  MATCH_TEXT,
-  MATCHES,
-  OUTCOME_TEXT,
-  OUTCOMES,
-  TIER_TEXT,
-  TIERS,
-} from './stats.ts';
+import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/lib/vocabulary.ts';
+import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, TIER_TEXT, TIERS } from './stats.ts';
 import { describeFilters, type ResultFilters } from './stats-filters.ts';
 
 const FIELD =
@@ -121,7 +113,7 @@ export function ResultFiltersBar({
         any="All levels"
         value={filters.confidence}
         choices={CONFIDENCES}
-        text={CONFIDENCE_TEXT}
+        text={CONFIDENCE_WORD}
         onChange={(confidence) => onChange({ confidence })}
       />
       <div>

@@ -12,10 +12,10 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, type ReactNode, useRef, useState } from 'react';
 import { describeMatch } from '../../../../contract/index.ts';
 import { useNarrow } from '../../../hooks/use-media-query.ts';
-import { confidenceText, sourceKindText } from '../../property/components/badges.tsx';
 import { relativeAge } from '../../property/lib/verification.ts';
+import { CONFIDENCE_RANK, CONFIDENCE_WORD, sourceKindText } from '../../property/lib/vocabulary.ts';
 import type { RowOutcome } from '../model.ts';
-import { CONFIDENCE_RANK, MAX_COMPARE } from './compare.ts';
+import { MAX_COMPARE } from './compare.ts';
 import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from './stats.ts';
 
 /** Rows are one line high, so the virtualiser needs no measuring and scrolling 10,000 rows stays smooth. */
@@ -162,7 +162,7 @@ const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
       r.row.property ? (
         <span className="inline-flex items-center gap-1.5" data-confidence={r.row.property.confidence}>
           <span aria-hidden="true" className={`size-2.5 rounded-full ${DOT[r.row.property.confidence]}`} />
-          {confidenceText(r.row.property.confidence).replace(' confidence', '')}
+          {CONFIDENCE_WORD[r.row.property.confidence]}
         </span>
       ) : (
         none

@@ -1,7 +1,7 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import { needsLook } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { sourceKindText } from '../../property/components/badges.tsx';
+import { sourceKindText } from '../../property/lib/vocabulary.ts';
 import type { Review, ReviewRow } from '../model.ts';
 import { AgeChart } from './charts/age-chart.tsx';
 import { ConfidenceChart } from './charts/confidence-chart.tsx';

@@ -1,10 +1,10 @@
 import { type Confidence, type MatchKind, needsLook } from '../../../../contract/index.ts';
 import type { FreshnessTier } from '../../property/lib/verification.ts';
+import { CONFIDENCE_WORD } from '../../property/lib/vocabulary.ts';
 import type { RowOutcome } from '../model.ts';
 import {
   AGE_BINS,
   type AgeBin,
-  CONFIDENCE_TEXT,
   inAgeBin,
   MATCH_TEXT,
   OUTCOME_TEXT,
@@ -77,7 +77,7 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
 export function describeFilters(f: ResultFilters): { key: keyof ResultFilters; text: string }[] {
   const out: { key: keyof ResultFilters; text: string }[] = [];
   if (f.outcome) out.push({ key: 'outcome', text: `Outcome: ${OUTCOME_TEXT[f.outcome]}` });
-  if (f.confidence) out.push({ key: 'confidence', text: `Confidence: ${CONFIDENCE_TEXT[f.confidence]}` });
+  if (f.confidence) out.push({ key: 'confidence', text: `Confidence: ${CONFIDENCE_WORD[f.confidence]}` });
   if (f.match) out.push({ key: 'match', text: `Match: ${MATCH_TEXT[f.match]}` });
   if (f.source)
     out.push({ key: 'source', text: `${f.source.byKind ? 'Kind of source' : 'Source'}: ${f.source.label}` });

@@ -37,7 +37,6 @@ export interface ResultRow {
 }
 
 export const OUTCOMES: readonly RowOutcome[] = ['matched', 'not_found', 'ambiguous', 'failed', 'pending'];
-export const CONFIDENCES: readonly Confidence[] = ['high', 'medium', 'low'];
 export const TIERS: readonly FreshnessTier[] = ['fresh', 'ageing', 'stale'];
 
 export const OUTCOME_TEXT: Record<RowOutcome, string> = {
@@ -47,7 +46,6 @@ export const OUTCOME_TEXT: Record<RowOutcome, string> = {
   failed: 'Failed',
   pending: 'Pending',
 };
-export const CONFIDENCE_TEXT: Record<Confidence, string> = { high: 'High', medium: 'Medium', low: 'Low' };
 export const TIER_TEXT: Record<FreshnessTier, string> = { fresh: 'Fresh', ageing: 'Aging', stale: 'Stale' };
 export const MATCHES: readonly MatchKind[] = ['as_typed', 'corrected', 'completed'];
 export const MATCH_TEXT: Record<MatchKind, string> = {

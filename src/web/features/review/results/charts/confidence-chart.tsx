@@ -1,6 +1,7 @@
 import { Bar, BarChart, CartesianGrid, Cell, LabelList, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
-import { CONFIDENCE_TEXT, CONFIDENCES, formatShare, type ReliabilitySummary } from '../stats.ts';
+import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/lib/vocabulary.ts';
+import { formatShare, type ReliabilitySummary } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import {
   ActiveLabel,
@@ -25,7 +26,7 @@ export function ConfidenceChart({
   const colours = CHART_COLORS;
   const data = CONFIDENCES.map((c) => ({
     level: c,
-    label: CONFIDENCE_TEXT[c],
+    label: CONFIDENCE_WORD[c],
     count: summary.confidence[c],
   }));
   const toggle = (c: Confidence) => onFilter({ confidence: filters.confidence === c ? null : c });

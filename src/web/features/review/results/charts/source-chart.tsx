@@ -2,7 +2,8 @@ import { useId, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Cell, Legend, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
 import { useNarrow } from '../../../../hooks/use-media-query.ts';
-import { CONFIDENCE_TEXT, CONFIDENCES, formatShare, MAX_NAMED_SOURCES, type SourceBar } from '../stats.ts';
+import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/lib/vocabulary.ts';
+import { formatShare, MAX_NAMED_SOURCES, type SourceBar } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import {
   ActiveLabel,
@@ -158,7 +159,7 @@ export function SourceChart({
             <Bar
               key={c}
               dataKey={c}
-              name={CONFIDENCE_TEXT[c]}
+              name={CONFIDENCE_WORD[c]}
               stackId="confidence"
               fill={colours[c]}
               cursor="pointer"
