@@ -1,10 +1,11 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import type { Account } from '../../contract/index.ts';
 import { Button } from '../components/ui/button.tsx';
 import { useDeleteSession } from '../features/auth/api/delete-session.ts';
-import { sessionEndedKey, sessionQueryOptions, signedOutKey } from '../features/auth/api/get-session.ts';
+import { sessionQueryOptions } from '../features/auth/api/get-session.ts';
+import { useSessionFlags } from '../features/auth/session-flags.ts';
 
 export function Logo() {
   return (
@@ -93,7 +94,7 @@ export function PageShell({
 export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
   const session = useQuery(sessionQueryOptions());
   const location = useLocation();
-  const queryClient = useQueryClient();
+  const flags = useSessionFlags();
 
   if (session.isPending) {
     // The same shell as every other state, with nothing in it yet: no flash of words that vanish at once.
@@ -114,9 +115,9 @@ export function ProtectedLayout({ headerExtra }: { headerExtra?: ReactNode }) {
   }
   if (session.data === null) {
     // Signed out on purpose: the page that was open is that account's, not a place to come back to.
-    if (queryClient.getQueryData(signedOutKey) === true) return <Navigate to="/sign-in" replace />;
+    if (flags.signedOut) return <Navigate to="/sign-in" replace />;
     const next = `${location.pathname}${location.search}`;
-    const expired = queryClient.getQueryData(sessionEndedKey) === true;
+    const expired = flags.ended;
     return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace state={{ expired }} />;
   }
   return (

@@ -1,21 +1,22 @@
-import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
-import { sessionEndedKey, sessionQueryKey } from '../features/auth/api/get-session.ts';
-import { ApiRequestError } from '../lib/api-client.ts';
+import { QueryClient } from '@tanstack/react-query';
+import { sessionQueryKey } from '../features/auth/api/get-session.ts';
+import { sessionFlags } from '../features/auth/session-flags.ts';
+import { ApiRequestError, onSessionEnded } from '../lib/api-client.ts';
 
 /**
- * One rule for every query and mutation: an `unauthenticated` answer means the session is over, so the
- * session query becomes null and the protected layout sends the person to the key screen (and back).
+ * The one rule for an ended session: any call to the BFF answered `unauthenticated` (a query, a mutation, an
+ * upload, an area walk, a live view; api-client's onSessionEnded) makes the session null, and the protected
+ * layout sends the person to the key screen (and back). Returns the unsubscribe, for an effect.
  */
+export function followSessionEnd(client: QueryClient): () => void {
+  return onSessionEnded(() => {
+    if (client.getQueryData(sessionQueryKey)) sessionFlags.set({ ended: true });
+    client.setQueryData(sessionQueryKey, null);
+  });
+}
+
 export function createQueryClient(): QueryClient {
-  const onError = (err: unknown) => {
-    if (err instanceof ApiRequestError && err.code === 'unauthenticated') {
-      if (client.getQueryData(sessionQueryKey)) client.setQueryData(sessionEndedKey, true);
-      client.setQueryData(sessionQueryKey, null);
-    }
-  };
   const client: QueryClient = new QueryClient({
-    queryCache: new QueryCache({ onError }),
-    mutationCache: new MutationCache({ onError }),
     defaultOptions: {
       queries: {
         // Errors the person must act on are not retried; only a lost connection is worth one more try.

@@ -1,5 +1,13 @@
 import * as z from 'zod/mini';
-import { ApiErrorBody, type ApiErrorCode, type Candidate, RateLimit } from '../../contract/index.ts';
+import {
+  ApiErrorBody,
+  type ApiErrorCode,
+  type Candidate,
+  CSRF_HEADER,
+  LANE_HEADER,
+  type Lane,
+  RateLimit,
+} from '../../contract/index.ts';
 import { markRateLimitExhausted, publishRateLimit } from './rate-limit-store.ts';
 
 /** Codes the browser adds to the BFF's own: no answer at all, or an answer we could not read. */
@@ -20,19 +28,81 @@ export class ApiRequestError extends Error {
 }
 
 /**
+ * The one place an ended session is noticed: any answer `unauthenticated` (a query, a mutation, a review's
+ * upload, an area walk, a live view's stream) tells the listeners, and the app (query-client.ts) sends the
+ * person to the key screen. Returns the unsubscribe.
+ */
+export function onSessionEnded(listener: () => void): () => void {
+  endedListeners.add(listener);
+  return () => void endedListeners.delete(listener);
+}
+const endedListeners = new Set<() => void>();
+
+export interface ApiInit {
+  method?: string;
+  body?: unknown;
+  signal?: AbortSignal;
+  /** Review work waits behind interactive lookups for the rate budget (the BFF's scheduler). */
+  lane?: Lane;
+}
+
+/**
  * Calls the BFF: same origin, cookie session, the CSRF header every /api call must carry, and the answer
  * parsed with the contract's schema. Errors become ApiRequestError with the BFF's stable code.
  */
 export async function apiFetch<S extends z.ZodMiniType>(
   path: string,
   schema: S | null,
-  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+  init: ApiInit = {},
 ): Promise<z.infer<S>> {
-  const headers: Record<string, string> = { 'X-Requested-With': 'proplens', Accept: 'application/json' };
+  const res = await send(path, init, 'application/json');
+  if (res.status === 204) return undefined as z.infer<S>;
+  const json: unknown = await res.json().catch(() => undefined);
+  if (!res.ok) throw refusal(res.status, json);
+  if (schema === null) return undefined as z.infer<S>;
+  const parsed = schema.safeParse(json);
+  if (!parsed.success)
+    throw new ApiRequestError(
+      res.status,
+      'bad_response',
+      'PropLens sent an answer this page cannot read. Reload the page.',
+    );
+  const rateLimit = RateLimitIn.safeParse(parsed.data);
+  if (rateLimit.success) publishRateLimit(rateLimit.data.rateLimit);
+  return parsed.data;
+}
+
+/** A file the BFF builds (an export), with the same headers and errors as apiFetch. */
+export async function apiDownload(path: string, init: ApiInit = {}): Promise<Blob> {
+  const res = await send(path, init, '*/*');
+  if (!res.ok) throw refusal(res.status, await res.json().catch(() => undefined));
+  return res.blob();
+}
+
+/** A stream the BFF keeps open (server-sent events), with the same headers and errors as apiFetch. */
+export async function apiStream(
+  path: string,
+  init: ApiInit & { accept: string; headers?: Record<string, string> },
+): Promise<NonNullable<Response['body']>> {
+  const res = await send(path, init, init.accept);
+  if (!res.ok || !res.body) throw refusal(res.status, await res.json().catch(() => undefined));
+  return res.body;
+}
+
+async function send(
+  path: string,
+  init: ApiInit & { headers?: Record<string, string> },
+  accept: string,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    ...init.headers,
+    [CSRF_HEADER.name]: CSRF_HEADER.value,
+    Accept: accept,
+  };
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  let res: Response;
+  if (init.lane) headers[LANE_HEADER] = init.lane;
   try {
-    res = await fetch(path, {
+    return await fetch(path, {
       method: init.method ?? 'GET',
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -50,41 +120,30 @@ export async function apiFetch<S extends z.ZodMiniType>(
         : 'PropLens could not be reached. Check your connection and try again.',
     );
   }
-  if (res.status === 204) return undefined as z.infer<S>;
-  const json: unknown = await res.json().catch(() => undefined);
-  if (!res.ok) {
-    const parsed = ApiErrorBody.safeParse(json);
-    if (parsed.success) {
-      const e = parsed.data.error;
-      // A refusal spent a request too: the meter follows every answer, not only successes.
-      if (e.rateLimit) publishRateLimit(e.rateLimit);
-      if (e.code === 'rate_limited' && e.resetAt) markRateLimitExhausted(e.resetAt);
-      throw new ApiRequestError(
-        res.status,
-        e.code,
-        e.message,
-        e.candidates ?? [],
-        e.resetAt ?? null,
-        e.total ?? null,
-      );
-    }
-    throw new ApiRequestError(
-      res.status,
-      'bad_response',
-      `PropLens answered with an error (${res.status}). Try again.`,
-    );
-  }
-  if (schema === null) return undefined as z.infer<S>;
-  const parsed = schema.safeParse(json);
+}
+
+/** An error answer as ApiRequestError, with the BFF's code; the meter follows refusals too. */
+function refusal(status: number, json: unknown): ApiRequestError {
+  const parsed = ApiErrorBody.safeParse(json);
   if (!parsed.success)
-    throw new ApiRequestError(
-      res.status,
+    return new ApiRequestError(
+      status,
       'bad_response',
-      'PropLens sent an answer this page cannot read. Reload the page.',
+      `PropLens answered with an error (${status}). Try again.`,
     );
-  const rateLimit = RateLimitIn.safeParse(parsed.data);
-  if (rateLimit.success) publishRateLimit(rateLimit.data.rateLimit);
-  return parsed.data;
+  const e = parsed.data.error;
+  if (e.code === 'unauthenticated') for (const listener of endedListeners) listener();
+  // A refusal spent a request too: the meter follows every answer, not only successes.
+  if (e.rateLimit) publishRateLimit(e.rateLimit);
+  if (e.code === 'rate_limited' && e.resetAt) markRateLimitExhausted(e.resetAt);
+  return new ApiRequestError(
+    status,
+    e.code,
+    e.message,
+    e.candidates ?? [],
+    e.resetAt ?? null,
+    e.total ?? null,
+  );
 }
 
 const RateLimitIn = z.object({ rateLimit: z.nullable(RateLimit) });

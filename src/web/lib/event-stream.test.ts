@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { EventStreamError, readEventStream } from './event-stream.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiRequestError, onSessionEnded } from './api-client.ts';
+import { readEventStream } from './event-stream.ts';
+
+afterEach(() => vi.unstubAllGlobals());
 
 const streamOf = (chunks: string[], status = 200): typeof fetch =>
   (async () =>
@@ -25,7 +28,8 @@ describe('readEventStream', () => {
         '\nid: 7\r\n\r\ndata: line one\ndata: line two\n\n',
       ])('/x');
     }) as unknown as typeof fetch;
-    for await (const e of readEventStream('/x', { lastEventId: '5', fetch: fetcher })) seen.push(e);
+    vi.stubGlobal('fetch', fetcher);
+    for await (const e of readEventStream('/x', { lastEventId: '5' })) seen.push(e);
     expect(seen).toEqual([
       { event: 'summary', data: '{"a":1}', id: '7' },
       { event: 'message', data: 'line one\nline two', id: '7' },
@@ -35,7 +39,24 @@ describe('readEventStream', () => {
   });
 
   it('throws the answer’s status when the stream is refused', async () => {
-    const it = readEventStream('/x', { fetch: streamOf([], 404) });
-    await expect(it.next()).rejects.toBeInstanceOf(EventStreamError);
+    vi.stubGlobal('fetch', streamOf([], 404));
+    const it = readEventStream('/x');
+    await expect(it.next()).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('reports an ended session where every other call does', async () => {
+    const ended = vi.fn();
+    const stop = onSessionEnded(ended);
+    vi.stubGlobal(
+      'fetch',
+      async () =>
+        new Response(JSON.stringify({ error: { code: 'unauthenticated', message: 'Sign in again.' } }), {
+          status: 401,
+          headers: { 'content-type': 'application/json' },
+        }),
+    );
+    await expect(readEventStream('/x').next()).rejects.toBeInstanceOf(ApiRequestError);
+    expect(ended).toHaveBeenCalledTimes(1);
+    stop();
   });
 });

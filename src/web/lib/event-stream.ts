@@ -1,4 +1,4 @@
-import { CSRF_HEADER } from '../../contract/index.ts';
+import { apiStream } from './api-client.ts';
 
 /** One server-sent event. */
 export interface StreamEvent {
@@ -7,36 +7,21 @@ export interface StreamEvent {
   id: string | null;
 }
 
-export class EventStreamError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /**
- * Reads a text/event-stream from the BFF with fetch (EventSource cannot send the CSRF header), resuming from
+ * Reads a text/event-stream from the BFF (apiStream: EventSource cannot send the CSRF header), resuming from
  * `lastEventId`. Yields events until the server ends the stream or `signal` aborts; a non-2xx answer throws
- * EventStreamError with its status (401: the session ended; 404: the resource is gone).
+ * ApiRequestError with its status and code, as every call to the BFF does.
  */
 export async function* readEventStream(
   path: string,
-  options: { lastEventId?: string | null; signal?: AbortSignal; fetch?: typeof fetch } = {},
+  options: { lastEventId?: string | null; signal?: AbortSignal } = {},
 ): AsyncGenerator<StreamEvent> {
-  const headers: Record<string, string> = {
-    [CSRF_HEADER.name]: CSRF_HEADER.value,
-    Accept: 'text/event-stream',
-  };
-  if (options.lastEventId) headers['Last-Event-ID'] = options.lastEventId;
-  const res = await (options.fetch ?? fetch)(path, {
-    headers,
-    credentials: 'same-origin',
-    signal: options.signal,
+  const body = await apiStream(path, {
+    accept: 'text/event-stream',
+    ...(options.lastEventId ? { headers: { 'Last-Event-ID': options.lastEventId } } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  if (!res.ok || !res.body) throw new EventStreamError(res.status, `The live view answered ${res.status}.`);
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   let event: StreamEvent = { event: 'message', data: '', id: null };
   let hasData = false;

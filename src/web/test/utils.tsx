@@ -1,9 +1,10 @@
-import { QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { vi } from 'vitest';
-import { createQueryClient } from '../app/query-client.ts';
+import { createQueryClient, followSessionEnd } from '../app/query-client.ts';
+import { sessionFlags } from '../features/auth/session-flags.ts';
 
 export type Handler = (req: { method: string; url: URL; body: unknown }) => Response | Promise<Response>;
 
@@ -43,6 +44,12 @@ export function fakeApi(routes: Record<string, Handler>) {
 
 /** Where the memory router is now, for assertions on navigation. */
 export const location = { pathname: '', search: '' };
+/** The app's rule for an ended session, as App installs it. */
+function SessionEndRule() {
+  const client = useQueryClient();
+  useEffect(() => followSessionEnd(client), [client]);
+  return null;
+}
 function LocationProbe() {
   const l = useLocation();
   location.pathname = l.pathname;
@@ -53,10 +60,12 @@ function LocationProbe() {
 /** A fresh QueryClient (no shared cache between tests) and a memory router at `path`. */
 export function renderRoutes(routes: ReactNode, path: string) {
   const queryClient = createQueryClient();
+  sessionFlags.clear();
   queryClient.setDefaultOptions({ queries: { ...queryClient.getDefaultOptions().queries, retry: false } });
   const utils = render(
     <QueryClientProvider client={queryClient}>
       <MemoryRouter initialEntries={[path]}>
+        <SessionEndRule />
         <LocationProbe />
         <Routes>{routes}</Routes>
       </MemoryRouter>

@@ -11,7 +11,6 @@ import { originLabel } from '../../features/review/run/review-list.tsx';
 import { ReviewProgress } from '../../features/review/run/review-progress.tsx';
 import { toReview } from '../../features/review/run/server-model.ts';
 import { ApiRequestError } from '../../lib/api-client.ts';
-import { useReviewSessionRedirect } from './review-session.tsx';
 
 const backLink = (
   <Link to="/review" className="text-sm text-teal-800 underline-offset-2 hover:underline dark:text-teal-300">
@@ -28,8 +27,7 @@ export function ReviewRunRoute() {
 
 function ReviewRun({ session }: { session: SessionResponse }) {
   const { id = '' } = useParams();
-  const endSession = useReviewSessionRedirect();
-  const snapshot = useLiveReview(id, endSession);
+  const snapshot = useLiveReview(id);
   const queryClient = useQueryClient();
   const again = useMutation({
     mutationFn: () => checkAgain(id),

@@ -8,7 +8,6 @@ import { useMoveBrowserReviews } from '../../features/review/run/move-browser-re
 import { ReviewList } from '../../features/review/run/review-list.tsx';
 import { SampleReview } from '../../features/review/start/sample-review.tsx';
 import { StartReview } from '../../features/review/start/start-review.tsx';
-import { useReviewSessionRedirect } from './review-session.tsx';
 
 /** /review: start a review (paste, file, area, or the sample with a demo key) and the account's reviews. */
 export function ReviewRoute() {
@@ -19,7 +18,6 @@ export function ReviewRoute() {
 
 function ReviewHome({ session }: { session: SessionResponse }) {
   const navigate = useNavigate();
-  const endSession = useReviewSessionRedirect();
   const list = useReviewList(session.accountId);
   const moved = useMoveBrowserReviews(session);
   const started = (review: ReviewSummary) => navigate(`/review/${review.id}`);
@@ -48,7 +46,7 @@ function ReviewHome({ session }: { session: SessionResponse }) {
       {session.demo ? <SampleReview onStarted={started} /> : null}
       {/* Wide screens: the account's reviews beside the form, where a returning reviewer looks first. */}
       <div className="grid items-start gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-        <StartReview initialArea={area} onStarted={started} onSessionEnded={endSession} />
+        <StartReview initialArea={area} onStarted={started} />
         {list.data ? (
           <ReviewList reviews={list.data} accountId={session.accountId} />
         ) : list.isError ? (

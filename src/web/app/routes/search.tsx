@@ -9,12 +9,13 @@ import { RecordHistory } from '../../features/activity/components/record-history
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { resolveQueryOptions } from '../../features/property/api/resolve-property.ts';
 import { AreaListing } from '../../features/property/components/area-listing.tsx';
-import { ConfidenceMark, confidenceText } from '../../features/property/components/badges.tsx';
+import { ConfidenceMark } from '../../features/property/components/badges.tsx';
 import type { RenderCompare } from '../../features/property/components/compare-candidates.tsx';
 import { MatchNotice } from '../../features/property/components/match-notice.tsx';
 import { PropertyRecord, RecordSkeleton } from '../../features/property/components/property-record.tsx';
 import { ResolveError } from '../../features/property/components/resolve-states.tsx';
 import { zipOnly } from '../../features/property/lib/place.ts';
+import { confidenceText } from '../../features/property/lib/vocabulary.ts';
 import { RateLimitWait } from '../../features/rate-limit/components/rate-limit-wait.tsx';
 import { AddressSearch } from '../../features/search/components/address-search.tsx';
 import { DemoTour } from '../../features/search/components/demo-tour.tsx';

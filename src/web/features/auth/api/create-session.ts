@@ -2,8 +2,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { SessionResponse } from '../../../../contract/index.ts';
 import { enterAccount } from '../../../lib/account-scope.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
+import { sessionFlags } from '../session-flags.ts';
 import { removeAccountQueries } from './account-queries.ts';
-import { sessionEndedKey, sessionQueryKey, signedOutKey } from './get-session.ts';
+import { sessionQueryKey } from './get-session.ts';
 
 /** Signs in: the key goes to the BFF once and stays there; the browser keeps only an HttpOnly cookie. */
 export function createSession(apiKey: string) {
@@ -19,8 +20,7 @@ export function useCreateSession() {
       // searches and rate-limit budget are gone too (enterAccount).
       enterAccount(session.accountId);
       removeAccountQueries(queryClient);
-      queryClient.removeQueries({ queryKey: sessionEndedKey, exact: true });
-      queryClient.removeQueries({ queryKey: signedOutKey, exact: true });
+      sessionFlags.clear();
       queryClient.setQueryData(sessionQueryKey, session);
     },
   });

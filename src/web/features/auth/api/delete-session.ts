@@ -1,8 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { leaveAccount } from '../../../lib/account-scope.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
+import { sessionFlags } from '../session-flags.ts';
 import { removeAccountQueries } from './account-queries.ts';
-import { sessionEndedKey, sessionQueryKey, signedOutKey } from './get-session.ts';
+import { sessionQueryKey } from './get-session.ts';
 
 export function deleteSession() {
   return apiFetch('/api/session', null, { method: 'DELETE' });
@@ -17,8 +18,7 @@ export function useDeleteSession() {
       // rate-limit budget (leaveAccount tells their stores).
       leaveAccount();
       removeAccountQueries(queryClient);
-      queryClient.removeQueries({ queryKey: sessionEndedKey, exact: true });
-      queryClient.setQueryData(signedOutKey, true);
+      sessionFlags.set({ ended: false, signedOut: true });
       queryClient.setQueryData(sessionQueryKey, null);
     },
   });

@@ -16,10 +16,6 @@ export async function getSession(signal?: AbortSignal): Promise<SessionResponse 
 }
 
 export const sessionQueryKey = ['session'] as const;
-/** Set when a session ends while in use (not on a first visit), so the key screen can say so. */
-export const sessionEndedKey = ['session', 'ended'] as const;
-/** Set on sign-out: the key screen then keeps no `next=` path (it would be the signed-out account's). */
-export const signedOutKey = ['session', 'signed-out'] as const;
 
 export const sessionQueryOptions = () =>
   queryOptions({

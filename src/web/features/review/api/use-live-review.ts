@@ -8,7 +8,7 @@ const noSubscribe = () => () => {};
 const loading = () => LOADING;
 
 /** Follows a review kept on the server while the page shows it: its summary and rows, kept live. */
-export function useLiveReview(id: string, onUnauthenticated: () => void): LiveReviewSnapshot {
+export function useLiveReview(id: string): LiveReviewSnapshot {
   const [live, setLive] = useState<LiveReview | null>(null);
   useEffect(() => {
     const review = new LiveReview(id, {
@@ -16,11 +16,10 @@ export function useLiveReview(id: string, onUnauthenticated: () => void): LiveRe
       getRowsPage,
       events: (reviewId, lastEventId, signal) =>
         readEventStream(reviewEventsPath(reviewId), { lastEventId, signal }),
-      onUnauthenticated,
     });
     setLive(review);
     void review.start();
     return () => review.stop();
-  }, [id, onUnauthenticated]);
+  }, [id]);
   return useSyncExternalStore(live ? live.subscribe : noSubscribe, live ? live.getSnapshot : loading);
 }

@@ -5,7 +5,7 @@ import {
   ReviewSummary,
 } from '../../../../contract/index.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
-import { EventStreamError, type StreamEvent } from '../../../lib/event-stream.ts';
+import type { StreamEvent } from '../../../lib/event-stream.ts';
 import type { ReviewRow } from '../model.ts';
 import { toReviewRow } from './server-model.ts';
 
@@ -31,8 +31,6 @@ export interface LiveReviewDeps {
     signal: AbortSignal,
   ) => Promise<ReviewRowsResponse>;
   events: (id: string, lastEventId: string, signal: AbortSignal) => AsyncIterable<StreamEvent>;
-  /** The session ended (401): the page sends the person to sign in. */
-  onUnauthenticated: () => void;
   /** The page hears of changes at most this often (ms). */
   notifyMs?: number;
   /** Waits before reconnecting after the stream dropped (ms, doubling up to 30 s). */
@@ -40,8 +38,7 @@ export interface LiveReviewDeps {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-const statusOf = (err: unknown) =>
-  err instanceof ApiRequestError || err instanceof EventStreamError ? err.status : undefined;
+const statusOf = (err: unknown) => (err instanceof ApiRequestError ? err.status : undefined);
 
 const abortableSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -171,7 +168,6 @@ export class LiveReview {
 
   #fail(err: unknown): void {
     const status = statusOf(err);
-    if (status === 401) this.#deps.onUnauthenticated();
     this.#set({ state: status === 404 ? 'not_found' : 'error' });
   }
 

@@ -3,7 +3,8 @@ import type { Property } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
-import { AREA_CAP, type Area, AreaWalkError, areaName, areaQuery, walkArea } from './area.ts';
+import { ApiRequestError } from '../../../lib/api-client.ts';
+import { AREA_CAP, type Area, areaName, areaQuery, walkArea } from './area.ts';
 import { type Draft, hintClass, inputClass, labelClass } from './draft.ts';
 
 type WalkState =
@@ -53,11 +54,9 @@ function Field({
  */
 export function AreaInput({
   onDraft,
-  onSessionEnded,
   initialZip = null,
 }: {
   onDraft: (d: Draft | null) => void;
-  onSessionEnded: () => void;
   initialZip?: string | null;
 }) {
   const id = useId();
@@ -129,10 +128,8 @@ export function AreaInput({
       setWalk({ kind: 'done', records, capped, retrievedAt: new Date().toISOString(), area: a });
     } catch (err) {
       if (c.signal.aborted) return;
-      if (err instanceof AreaWalkError && err.code === 'unauthenticated') {
-        onSessionEnded();
-        return;
-      }
+      // An ended session sends the person to sign in (query-client.ts): nothing to say here.
+      if (err instanceof ApiRequestError && err.code === 'unauthenticated') return;
       setWalk({
         kind: 'error',
         message: err instanceof Error ? err.message : 'The search did not finish. Try again.',

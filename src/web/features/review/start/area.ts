@@ -1,4 +1,5 @@
-import { ApiErrorBody, LANE_HEADER, type Property, SearchResponse } from '../../../../contract/index.ts';
+import { type Property, SearchResponse } from '../../../../contract/index.ts';
+import { ApiRequestError, apiFetch } from '../../../lib/api-client.ts';
 
 /** Most records an area review takes: stated on the form, so nobody thinks it is everything. */
 export const AREA_CAP = 1000;
@@ -12,15 +13,6 @@ export const areaQuery = (area: Area) =>
 
 export const areaName = (area: Area) => (area.kind === 'zip' ? `ZIP ${area.zip.trim()}` : areaQuery(area));
 
-export class AreaWalkError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const same = (a: string | null | undefined, b: string) =>
   (a ?? '').trim().toLowerCase() === b.trim().toLowerCase();
 
@@ -31,7 +23,6 @@ function inArea(p: Property, area: Area): boolean {
 }
 
 export interface WalkDeps {
-  fetch?: typeof fetch;
   signal?: AbortSignal;
   cap?: number;
   /** After each page: the records so far and the page number. */
@@ -44,13 +35,13 @@ export interface WalkDeps {
 /**
  * Every record the service lists for an area, walked page by page with the search's cursor (each page one
  * upstream request, sent in the review lane so interactive searches go first), up to the cap. A page refused
- * as rate limited is asked again after the reset: that is waiting, not an error.
+ * as rate limited is asked again after the reset: that is waiting, not an error. Other refusals are thrown as
+ * apiFetch throws them (ApiRequestError), so an ended session is handled where every other one is.
  */
 export async function walkArea(
   area: Area,
   deps: WalkDeps = {},
 ): Promise<{ records: Property[]; capped: boolean }> {
-  const doFetch = deps.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   const cap = deps.cap ?? AREA_CAP;
   const now = deps.now ?? Date.now;
   const q = areaQuery(area);
@@ -61,43 +52,23 @@ export async function walkArea(
   for (;;) {
     const params = new URLSearchParams({ q });
     if (cursor) params.set('cursor', cursor);
-    let res: Response;
+    let found: SearchResponse;
     try {
-      res = await doFetch(`/api/properties/search?${params}`, {
-        headers: { 'X-Requested-With': 'proplens', Accept: 'application/json', [LANE_HEADER]: 'review' },
-        credentials: 'same-origin',
-        signal: deps.signal,
+      found = await apiFetch(`/api/properties/search?${params}`, SearchResponse, {
+        lane: 'review',
+        ...(deps.signal ? { signal: deps.signal } : {}),
       });
     } catch (err) {
-      if (deps.signal?.aborted) throw err;
-      throw new AreaWalkError(
-        'offline',
-        'PropLens could not be reached. Check your connection and try again.',
-      );
-    }
-    const json: unknown = await res.json().catch(() => null);
-    if (!res.ok) {
-      const body = ApiErrorBody.safeParse(json);
-      const error = body.success ? body.data.error : null;
-      if (error?.code === 'rate_limited') {
-        const at = Date.parse(error.resetAt ?? '');
-        const until = Number.isFinite(at) ? Math.min(at, now() + 3_600_000) : now() + 10_000;
-        deps.onWait?.(until);
-        await sleep(Math.max(250, until - now()), deps.signal);
-        deps.onWait?.(null);
-        continue;
-      }
-      throw new AreaWalkError(
-        error?.code ?? 'bad_response',
-        error?.message ?? `PropLens answered with an error (${res.status}). Try again.`,
-      );
-    }
-    const parsed = SearchResponse.safeParse(json);
-    if (!parsed.success) {
-      throw new AreaWalkError('bad_response', 'PropLens sent an answer this page cannot read. Try again.');
+      if (!(err instanceof ApiRequestError) || err.code !== 'rate_limited') throw err;
+      const at = Date.parse(err.resetAt ?? '');
+      const until = Number.isFinite(at) ? Math.min(at, now() + 3_600_000) : now() + 10_000;
+      deps.onWait?.(until);
+      await sleep(Math.max(250, until - now()), deps.signal);
+      deps.onWait?.(null);
+      continue;
     }
     page++;
-    for (const p of parsed.data.items) {
+    for (const p of found.items) {
       if (!inArea(p, area) || seen.has(p.id)) continue;
       seen.add(p.id);
       records.push(p);
@@ -105,8 +76,8 @@ export async function walkArea(
     }
     deps.onPage?.(records.length, page);
     if (records.length >= cap) return { records, capped: true };
-    if (!parsed.data.nextCursor) return { records, capped: false };
-    cursor = parsed.data.nextCursor;
+    if (!found.nextCursor) return { records, capped: false };
+    cursor = found.nextCursor;
   }
 }
 

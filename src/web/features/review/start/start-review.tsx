@@ -28,12 +28,10 @@ export const dateName = (at = new Date()) =>
 export function StartReview({
   initialArea = null,
   onStarted,
-  onSessionEnded,
 }: {
   /** A ZIP code to start from (the search screen's "Review this area"): the area panel, filled in. */
   initialArea?: string | null;
   onStarted: (review: ReviewSummary) => void;
-  onSessionEnded: () => void;
 }) {
   const id = useId();
   const [mode, setMode] = useState<Mode>(initialArea ? 'area' : 'paste');
@@ -67,7 +65,8 @@ export function StartReview({
       });
       onStarted(review);
     } catch (err) {
-      if (err instanceof ApiRequestError && err.code === 'unauthenticated') return onSessionEnded();
+      // An ended session sends the person to sign in (query-client.ts); what was chosen is lost with the page.
+      if (err instanceof ApiRequestError && err.code === 'unauthenticated') return;
       // What was pasted or chosen stays: starting again sends it all again, as a new review.
       setError(
         err instanceof ApiRequestError && err.code !== 'bad_response'
@@ -122,7 +121,7 @@ export function StartReview({
         <CsvInput onDraft={onFile} />
       </div>
       <div hidden={mode !== 'area'}>
-        <AreaInput onDraft={onArea} onSessionEnded={onSessionEnded} initialZip={initialArea} />
+        <AreaInput onDraft={onArea} initialZip={initialArea} />
       </div>
 
       <div className="max-w-md space-y-1">
