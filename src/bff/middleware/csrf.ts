@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { CSRF_HEADER } from '../../contract/index.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { answerHeader } from '../http.ts';
@@ -10,7 +11,7 @@ import { answerHeader } from '../http.ts';
 export const csrf: MiddlewareHandler<AppEnv> = async (c, next) => {
   const origin = c.req.header('origin');
   if (
-    c.req.header('x-requested-with') !== 'proplens' ||
+    c.req.header(CSRF_HEADER.name) !== CSRF_HEADER.value ||
     (origin !== undefined && origin !== ownOrigin(c)) ||
     c.req.header('sec-fetch-site') === 'cross-site'
   ) {

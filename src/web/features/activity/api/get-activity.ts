@@ -1,6 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { ActivityResponse } from '../../../../contract/index.ts';
-import { apiFetch } from '../../../lib/api-client.ts';
+import { apiDownload, apiFetch } from '../../../lib/api-client.ts';
 
 /** What the Activity page is narrowed to; empty values are left out. */
 export interface ActivityFilters {
@@ -49,12 +49,7 @@ export const historyQueryOptions = (accountId: string, propertyId: string) =>
 
 /** The filtered activity as CSV, built by the server as a stream. */
 export async function downloadActivityCsv(filters: ActivityFilters): Promise<void> {
-  const res = await fetch(`/api/activity/export.csv?${activitySearch(filters)}`, {
-    headers: { 'X-Requested-With': 'proplens' },
-    credentials: 'same-origin',
-  });
-  if (!res.ok) throw new Error(`The export answered ${res.status}.`);
-  const url = URL.createObjectURL(await res.blob());
+  const url = URL.createObjectURL(await apiDownload(`/api/activity/export.csv?${activitySearch(filters)}`));
   const a = document.createElement('a');
   a.href = url;
   a.download = `proplens-activity-${new Date().toISOString().slice(0, 10)}.csv`;
