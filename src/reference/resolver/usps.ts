@@ -1,24 +1,26 @@
-import { createRequire } from 'node:module';
-import { DIRECTIONALS, ORDINALS, US_STATES, ABBREVIATED_WORDS as WORDS } from '../../contract/index.ts';
+import {
+  DIRECTIONALS,
+  ORDINALS,
+  US_STATES,
+  USPS_SUFFIXES,
+  ABBREVIATED_WORDS as WORDS,
+} from '../../contract/index.ts';
 
 export { DIRECTIONALS, ORDINALS };
 
 /**
- * USPS Publication 28 vocabulary: street suffixes (C1, from the `street-types` package), directionals (B),
- * secondary unit designators (C2) and state names (A). Everything is upper case.
+ * USPS Publication 28 vocabulary: street suffixes (C1), directionals (B) and state names (A) from the
+ * contract's tables, and secondary unit designators (C2). Everything is upper case.
  */
-const require = createRequire(import.meta.url);
-const streetTypes = require('street-types') as { suffix: string; abbrs: string[]; standardAbbr: string }[];
 
 /** Any accepted spelling of a suffix -> its standard abbreviation, e.g. AVENUE, AVEN, AV -> AVE. */
 export const SUFFIX_ABBR = new Map<string, string>();
 /** A standard suffix abbreviation -> the suffix written out, e.g. RIV -> RIVER, DR -> DRIVE. */
 export const SUFFIX_LONG = new Map<string, string>();
-for (const t of streetTypes) {
-  const std = t.standardAbbr.trim().toUpperCase();
-  for (const a of [...t.abbrs, t.suffix, t.standardAbbr]) SUFFIX_ABBR.set(a.trim().toUpperCase(), std);
-  // PARK and PARKS share PARK: the first (singular) spelling stands for both.
-  if (!SUFFIX_LONG.has(std)) SUFFIX_LONG.set(std, t.suffix.trim().toUpperCase());
+for (const group of USPS_SUFFIXES.split(';')) {
+  const [std, long, ...others] = group.split(' ') as [string, string, ...string[]];
+  for (const spelling of [std, long, ...others]) SUFFIX_ABBR.set(spelling, std);
+  SUFFIX_LONG.set(std, long);
 }
 
 /** Secondary unit designators; '#' is accepted too and stands for a unit number. */
