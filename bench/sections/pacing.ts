@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { measurePacing } from '../review-pacing.ts';
+import {
+  type BenchContext,
+  fmt,
+  output,
+  referenceEnv,
+  row,
+  signIn,
+  startServer,
+  stopAll,
+  verdict,
+} from '../support.ts';
+
+/** A review kept on the server under the upstream's rate limit: the share of the allowed rate it uses, 429s. */
+export async function benchPacing(ctx: BenchContext) {
+  // The issue's own example: 1,000 uncached rows under 600 requests per 60 s should take about 100 s.
+  const pacingRows = Number(process.env.BENCH_REVIEW_ROWS ?? 1000);
+  const [limit, windowS] = [600, 60];
+  console.log(
+    `\nReview pacing — ${pacingRows} distinct rows as a review kept on the server, upstream limit ${limit} per ${windowS} s`,
+  );
+  {
+    const refUrl = await startServer(
+      'src/reference/main.ts',
+      {
+        ...referenceEnv(ctx),
+        REFERENCE_PORT: '0',
+        REFERENCE_RATE_LIMIT: `${limit}/${windowS}`,
+        LOG_LEVEL: 'warn',
+      },
+      /on (http:\/\/[\d.:]+)/,
+    );
+    const bffUrl = await startServer(
+      'scripts/start.js',
+      {
+        PROPERTY_API_URL: refUrl,
+        PORT: '0',
+        SALES_CONTACT: 'sales@example.test',
+        LOG_LEVEL: 'warn',
+        DATABASE_DIR: join(ctx.dir, 'pacing-db'),
+      },
+      /running at (http:\/\/[\d.:]+)/,
+    );
+    const rows = (JSON.parse(readFileSync(join(ctx.dir, 'pacing.json'), 'utf8')) as string[]).slice(
+      0,
+      pacingRows,
+    );
+    const p = await measurePacing(
+      bffUrl,
+      await signIn(bffUrl),
+      rows,
+      limit,
+      windowS,
+      () => (output.get(bffUrl)?.() ?? '').split('\n').filter((l) => l.includes('"status":429')).length,
+    );
+    const ideal = (rows.length - 1) / p.allowedPerSecond;
+    row(
+      'rows answered / matched',
+      `${p.rows} / ${p.matched}`,
+      `${rows.length}`,
+      verdict(p.rows === rows.length),
+    );
+    row('time for the review', `${fmt(p.seconds, 1)} s`, `~${fmt(ideal, 1)} s`, 'at the allowed rate');
+    row(
+      'share of the allowed rate used',
+      `${fmt(p.usedShare * 100, 1)} %`,
+      '>= 98 %',
+      verdict(p.usedShare >= 0.98),
+    );
+    row('upstream 429s', String(p.upstream429), '0', verdict(p.upstream429 === 0));
+    row(
+      'same rows again (cached)',
+      `${fmt(p.cachedSeconds, 2)} s`,
+      '',
+      `${fmt(p.cachedRows / p.cachedSeconds, 0)} rows/s (target >= 5,000/s)`,
+    );
+    stopAll();
+  }
+}

@@ -1,0 +1,236 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type LoadResult, load, loadAtRate, medianOf } from '../load.ts';
+import { findNginx, startNginx } from '../nginx.ts';
+import {
+  type BenchContext,
+  cpuMs,
+  fmt,
+  KEY,
+  pidOf,
+  referenceEnv,
+  row,
+  signIn,
+  startServer,
+  stopAll,
+  stops,
+  verdict,
+} from '../support.ts';
+
+/** Where load is sent, with which headers, and which server processes' CPU it is charged to. */
+type Target = { makeUrl: (i: number) => URL; headers: Record<string, string>; servers: string[] };
+type Measured = LoadResult & { cpuUs: (number | null)[] };
+
+/**
+ * Side by side in one run, one phase at a time: the reference direct, nginx in front of it (the anchor: what a
+ * proxy that costs almost nothing achieves here), a bare Node proxy (bench/node-proxy.ts: the least a Node proxy
+ * can do, the floor for the BFF's stack), the BFF with its cache off (every request a second HTTP exchange), and
+ * the BFF with its cache on (the upstream idle). Two conditions: co-located, the reference answering in ~0.2 ms
+ * on the same 2 cores as the BFF and the load generator; and 25 ms away, as a remote provider is. Targets
+ * (issue 11, docs/decisions/005-lean-hot-path.md) are against nginx.
+ */
+export async function benchProxies(ctx: BenchContext) {
+  const nginxFound = findNginx();
+  if (!nginxFound) {
+    console.log(
+      '\nnginx is not installed (Debian: apt-get install nginx): the nginx anchor is skipped and the BFF is' +
+        ' compared with direct only.',
+    );
+  }
+  for (const [title, faults] of [
+    ['co-located, upstream answers in ~0.2 ms', 'none'],
+    ['upstream latency 25 ms (a remote provider)', 'latency=25'],
+  ] as const) {
+    console.log(
+      `\nProxies side by side — ${title} (loopback HTTP, separate processes, ${ctx.connections} connections,` +
+        ` median of ${ctx.rounds} interleaved rounds of ${ctx.seconds} s)`,
+    );
+    const targets = await startTargets(ctx, faults, nginxFound !== null);
+    const viaBff = await closedLoop(ctx, targets);
+    await fixedRate(ctx, targets, viaBff);
+    stopAll();
+  }
+}
+
+/** The five targets' servers, started for one condition (`faults`: the reference's REFERENCE_FAULTS). */
+async function startTargets(ctx: BenchContext, faults: string, nginxFound: boolean) {
+  const addresses = (JSON.parse(readFileSync(join(ctx.dir, 'sample.json'), 'utf8')) as string[]).slice(
+    0,
+    1000,
+  );
+  const q1 = (base: string, path: string) => (i: number) =>
+    new URL(`${path}?${new URLSearchParams({ address: addresses[i % addresses.length] as string })}`, base);
+  const refUrl = await startServer(
+    'src/reference/main.ts',
+    {
+      ...referenceEnv(ctx),
+      REFERENCE_PORT: '0',
+      REFERENCE_RATE_LIMIT: '100000000/60',
+      REFERENCE_FAULTS: faults,
+    },
+    /on (http:\/\/[\d.:]+)/,
+  );
+  const nginx = nginxFound ? await startNginx(refUrl, ctx.nginxWorkers) : null;
+  if (nginx) stops.push(nginx.stop);
+  // nginx's own CPU per request too, where its worker can be found (one worker: the default).
+  const nginxWorker = ctx.nginxWorkers === 1 ? nginx?.workerPid() : undefined;
+  if (nginx && nginxWorker !== undefined) pidOf.set(nginx.url, nginxWorker);
+  const bffEnv = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
+  const bffUrl = await startServer(
+    'scripts/start.js',
+    { ...bffEnv, CACHE_TTL_S: '0' },
+    /running at (http:\/\/[\d.:]+)/,
+  );
+  const cachedUrl = await startServer('scripts/start.js', bffEnv, /running at (http:\/\/[\d.:]+)/);
+  const nodeProxyUrl = await startServer('bench/node-proxy.ts', {}, /proxy on (http:\/\/[\d.:]+)/, [
+    refUrl,
+    KEY,
+  ]);
+  const bearer = { Authorization: `Bearer ${KEY}` };
+  const viaBff = async (url: string) => ({ Cookie: await signIn(url), 'X-Requested-With': 'proplens' });
+  return {
+    direct: { makeUrl: q1(refUrl, '/properties/resolve'), headers: bearer, servers: [refUrl] } as Target,
+    nginx: nginx
+      ? ({
+          makeUrl: q1(nginx.url, '/properties/resolve'),
+          headers: bearer,
+          servers: nginxWorker === undefined ? [refUrl] : [nginx.url, refUrl],
+        } as Target)
+      : null,
+    node: {
+      makeUrl: q1(nodeProxyUrl, '/api/properties/resolve'),
+      headers: {},
+      servers: [nodeProxyUrl, refUrl],
+    },
+    bff: {
+      makeUrl: q1(bffUrl, '/api/properties/resolve'),
+      headers: await viaBff(bffUrl),
+      servers: [bffUrl, refUrl],
+    } as Target,
+    cached: {
+      makeUrl: q1(cachedUrl, '/api/properties/resolve'),
+      headers: await viaBff(cachedUrl),
+      servers: [cachedUrl],
+    } as Target,
+  };
+}
+
+type Targets = Awaited<ReturnType<typeof startTargets>>;
+
+/** Closed loop: each connection sends again when answered. Throughput, p99 and CPU per request; ratios to nginx. */
+async function closedLoop(ctx: BenchContext, t: Targets): Promise<Measured> {
+  const [direct, viaNginx, viaNode, viaBff, cached] = await compare(ctx, [
+    t.direct,
+    t.nginx,
+    t.node,
+    t.bff,
+    t.cached,
+  ]);
+  if (!direct || !viaNode || !viaBff || !cached) throw new Error('a phase did not run');
+  show('direct to reference: resolve', direct);
+  if (viaNginx) show(`nginx in front (${ctx.nginxWorkers} worker): resolve`, viaNginx);
+  show('bare Node proxy (node:http + undici Pool)', viaNode);
+  show('through BFF, cache off: resolve', viaBff);
+  show('through BFF, cached hits: resolve', cached);
+  if (viaNginx) {
+    row('nginx / direct throughput', `${fmt(viaNginx.rps / direct.rps)}x`);
+    const uncached = viaBff.rps / viaNginx.rps;
+    row('BFF cache off / nginx throughput', `${fmt(uncached)}x`, '>= 0.50x', verdict(uncached >= 0.5));
+    const hits = cached.rps / viaNginx.rps;
+    row('BFF cached hits / nginx throughput', `${fmt(hits)}x`, '>= 1.00x', verdict(hits >= 1));
+    const addedP99 = viaBff.p99 - viaNginx.p99;
+    row(
+      'p99 added by the BFF over nginx (closed loop)',
+      `${fmt(addedP99)} ms`,
+      '<= 2 ms',
+      verdict(addedP99 <= 2),
+    );
+    row('bare Node proxy / nginx throughput', `${fmt(viaNode.rps / viaNginx.rps)}x`);
+    row('p99 added by the bare Node proxy over nginx', `${fmt(viaNode.p99 - viaNginx.p99)} ms`);
+  }
+  row('BFF cache off / bare Node proxy throughput', `${fmt(viaBff.rps / viaNode.rps)}x`);
+  row('p99 added by the BFF over the bare Node proxy', `${fmt(viaBff.p99 - viaNode.p99)} ms`);
+  row('BFF cache off / direct throughput', `${fmt(viaBff.rps / direct.rps)}x`);
+  row('BFF cached hits / direct throughput', `${fmt(cached.rps / direct.rps)}x`);
+  row('p99 added by the BFF over direct', `${fmt(viaBff.p99 - direct.p99)} ms`);
+  return viaBff;
+}
+
+/**
+ * In a closed loop a server with less throughput queues longer, so its p99 mixes its throughput in. Latency as
+ * an SLO states it is measured at a fixed offered load, the same for every target: half what the uncached BFF
+ * managed in the closed loop, so that none of them is saturated.
+ */
+async function fixedRate(ctx: BenchContext, t: Targets, viaBff: LoadResult) {
+  const rate = Math.max(10, Math.round(viaBff.rps / 2 / 10) * 10);
+  const [nginxAt, nodeAt, bffAt] = await compare(ctx, [t.nginx, t.node, t.bff], (target) =>
+    loadAtRate(target.makeUrl, target.headers, { rate, seconds: ctx.seconds, connections: ctx.connections }),
+  );
+  console.log(
+    `  At a fixed ${rate} req/s (open loop, latency from when each request was due, ${ctx.connections} connections):`,
+  );
+  if (nginxAt) show(`nginx in front (${ctx.nginxWorkers} worker)`, nginxAt);
+  if (nodeAt) show('bare Node proxy', nodeAt);
+  if (bffAt) show('through BFF, cache off', bffAt);
+  if (nginxAt && bffAt) {
+    const added = bffAt.p99 - nginxAt.p99;
+    row(
+      `p99 added by the BFF over nginx at ${rate} req/s`,
+      `${fmt(added)} ms`,
+      '<= 2 ms',
+      verdict(added <= 2),
+    );
+  }
+  if (nginxAt && nodeAt)
+    row('p99 added by the bare Node proxy over nginx', `${fmt(nodeAt.p99 - nginxAt.p99)} ms`);
+}
+
+/**
+ * Every target warmed up once, then measured in interleaved rounds, so the shared machine's other load falls
+ * on all of them alike; each figure is the median of its rounds. CPU per request is what the target's server
+ * processes (the BFF, then the reference) spent over all rounds, divided by requests.
+ */
+async function compare(
+  ctx: BenchContext,
+  targets: (Target | null)[],
+  measure: (t: Target) => Promise<LoadResult> = (t) =>
+    load(t.makeUrl, t.headers, { seconds: ctx.seconds, concurrency: ctx.connections }),
+): Promise<(Measured | null)[]> {
+  const rounds: LoadResult[][] = targets.map(() => []);
+  const cpu = targets.map((t) => t?.servers.map(() => 0) ?? []);
+  // Warm-up: JIT, connections, page cache, and the BFF's cache for the cached target.
+  for (const t of targets) {
+    if (t) await load(t.makeUrl, t.headers, { seconds: 1, concurrency: ctx.connections });
+  }
+  for (let round = 0; round < ctx.rounds; round++) {
+    for (const [k, t] of targets.entries()) {
+      if (!t) continue;
+      const before = t.servers.map((u) => cpuMs(pidOf.get(u)));
+      rounds[k]?.push(await measure(t));
+      const spent = cpu[k] as number[];
+      t.servers.forEach((u, i) => {
+        const after = cpuMs(pidOf.get(u));
+        const start = before[i] ?? null;
+        spent[i] = (spent[i] ?? 0) + (after === null || start === null ? Number.NaN : after - start);
+      });
+    }
+  }
+  return targets.map((t, k) => {
+    if (!t) return null;
+    const r = medianOf(rounds[k] as LoadResult[]);
+    const cpuUs = (cpu[k] as number[]).map((ms) => (Number.isNaN(ms) ? null : (ms * 1000) / r.requests));
+    return { ...r, cpuUs };
+  });
+}
+
+function show(label: string, r: LoadResult & { cpuUs?: (number | null)[] }) {
+  row(
+    label,
+    `${fmt(r.rps, 0)} req/s`,
+    '',
+    `p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, ${r.requests} requests, ${r.errors} errors` +
+      (r.cpuUs?.every((x) => x !== null)
+        ? `; CPU per request ${r.cpuUs.map((x) => `${fmt(x ?? 0, 0)}`).join(' + ')} µs`
+        : ''),
+  );
+}
