@@ -51,3 +51,19 @@ export class Cancellation implements CancelSignal {
 
 /** The client disconnected: nothing will read our answer, so stop all upstream work. */
 export class ClientGone extends Error {}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts (backoff and rate-limit waits). */
+export function abortableSleep(ms: number, signal?: CancelSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

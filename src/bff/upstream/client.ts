@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { type Account, type Lane, Plan, type Property, type RateLimit } from '../../contract/index.ts';
 import type { CancelSignal } from '../cancel.ts';
-import { ClientGone } from '../cancel.ts';
+import { abortableSleep, ClientGone } from '../cancel.ts';
 import { ApiError } from '../errors.ts';
 import type { BudgetStore, RateObservation } from './budget.ts';
 import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
@@ -93,21 +93,6 @@ const unreadable = () =>
 const MAX_429_PER_CALL = 5;
 const READY_CACHE_MS = 2000;
 const DEFAULT_REVIEW_WAIT_MS = 120_000;
-
-export function abortableSleep(ms: number, signal?: CancelSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * The one way to the upstream: fixed paths under the base URL, the key placed as configured, every request

@@ -6,22 +6,9 @@ import { PARCEL_PATTERN, parcelIndex } from '../dataset/parcels.ts';
 import type { PropertyStore, ResolveOutcome, SearchResult } from '../store.ts';
 import { type ParsedAddress, parseAddress, tokenize } from './normalize.ts';
 import { PlaceIndex, type Scope, type StreetCandidate, type TypedPlace, type ZipRow } from './place-index.ts';
+import { byPlace, decide, decideAll, type Resolution, type Row } from './resolution.ts';
+import { ftsQuery, searchScore, searchWords } from './search-terms.ts';
 import { nameForm, rank, typedStreets } from './street-score.ts';
-import { standardToken, UNIT_DESIGNATORS } from './usps.ts';
-
-/**
- * What matching and ordering need of a property: the full record is read only for the few that are shown
- * (reading 14,000 whole rows for "100 Main St" takes four times as long as these columns).
- */
-interface Row {
-  rid: number;
-  zip: string;
-  state: string;
-  city_key: string;
-  street_key: string;
-  street_number: string;
-  unit_key: string;
-}
 
 interface FullRow extends UpstreamProperty, Row {}
 
@@ -32,36 +19,6 @@ const SEARCH_CANDIDATES = 1000;
 
 const PROPERTY_ID = /^pi_[0-9a-z]{8}$/i;
 const ZIP_ONLY = /^(\d{5})(?:-?\d{4})?$/;
-
-/**
- * Addresses in a useful order: state, city, street, house number, then unit (the building before its units),
- * numbers compared as numbers. A key per row, compared as plain strings: sorting the 9,000 "100 Main St"
- * with a collator takes a third of a second.
- */
-const padNumbers = (s: string) => s.replace(/\d+/g, (d) => d.padStart(8, '0'));
-const sortKeys = new WeakMap<Row, string>();
-function sortKey(r: Row): string {
-  let key = sortKeys.get(r);
-  if (key === undefined) {
-    key = `${r.state}|${r.city_key}|${r.street_key}|${padNumbers(r.street_number)}|${padNumbers(r.unit_key)}`;
-    sortKeys.set(r, key);
-  }
-  return key;
-}
-function byPlace(a: Row, b: Row): number {
-  const ka = sortKey(a);
-  const kb = sortKey(b);
-  return ka < kb ? -1 : ka > kb ? 1 : a.rid - b.rid;
-}
-
-/** What a typed address came to, before it is cut down to an answer's size. */
-type Resolution =
-  | { kind: 'found'; row: Row }
-  /** Every match, in order. */
-  | { kind: 'ambiguous'; rows: Row[] }
-  | { kind: 'unit_not_found'; building: Row; units: Row[] }
-  /** `near`: the known street's nearest house numbers, when the street was recognised. */
-  | { kind: 'not_found'; near: Row[] };
 
 /** The streets an address names, best score first, and the rows at its house number on them. */
 interface Match {
@@ -74,15 +31,6 @@ interface Split {
   /** The street's words as typed. */
   streetRaw: string[];
   place: TypedPlace;
-}
-
-function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = create();
-    map.set(key, value);
-  }
-  return value;
 }
 
 /** Address resolution and search over the reference SQLite database. */
@@ -396,34 +344,6 @@ export class SqlitePropertyStore implements PropertyStore {
   }
 }
 
-/** The rows that share a house number on the street(s) named, and the unit asked for, if any. */
-function decide(rows: Row[], unit: string | null): Resolution {
-  const wanted = unit ?? '';
-  const exact = rows.filter((r) => r.unit_key === wanted);
-  if (exact.length === 1) return { kind: 'found', row: exact[0] as Row };
-  if (exact.length > 1) return { kind: 'ambiguous', rows: exact.sort(byPlace) };
-  const buildings = new Map<string, Row[]>();
-  for (const r of rows)
-    getOrCreate(buildings, `${r.zip}|${r.street_key}|${r.street_number}`, () => []).push(r);
-  if (buildings.size > 1) {
-    const heads = [...buildings.values()].map((units) => units.find((u) => u.unit_key === '') ?? units[0]);
-    return { kind: 'ambiguous', rows: (heads as Row[]).sort(byPlace) };
-  }
-  const units = ([...buildings.values()][0] as Row[]).sort(byPlace);
-  const building = units.find((u) => u.unit_key === '') ?? (units[0] as Row);
-  const others = units.filter((u) => u.unit_key !== '');
-  if (unit) return { kind: 'unit_not_found', building, units: others };
-  // A building known only by its units: which unit was meant?
-  return { kind: 'ambiguous', rows: others };
-}
-
-/** Rows found by an identifier or a ZIP: one is the answer, several a list to choose from. */
-function decideAll(rows: Row[]): Resolution {
-  if (rows.length === 0) return { kind: 'not_found', near: [] };
-  if (rows.length === 1) return { kind: 'found', row: rows[0] as Row };
-  return { kind: 'ambiguous', rows };
-}
-
 function candidate(r: FullRow): UpstreamCandidate {
   return { property_id: r.property_id, address: r.address, confidence: r.confidence };
 }
@@ -431,41 +351,4 @@ function candidate(r: FullRow): UpstreamCandidate {
 function strip(r: FullRow): UpstreamProperty {
   const { rid: _r, street_key: _s, city_key: _c, unit_key: _u, ...property } = r;
   return property;
-}
-
-/** A partial address as the words the index holds: normal form, no unit designators or punctuation. */
-export function searchWords(query: string): string[] {
-  return tokenize(query)
-    .filter((t) => t !== ',' && t !== '#' && !(t in UNIT_DESIGNATORS))
-    .map(standardToken)
-    .map((t) => t.replace(/[^A-Z0-9]/g, ''))
-    .filter((t) => t !== '')
-    .slice(0, 12);
-}
-
-/**
- * Every word must match, the last as a prefix since the person may still be typing. Quoting each word keeps
- * FTS5 syntax in the input from being interpreted.
- */
-export function ftsQuery(words: string[]): string {
-  return words.map((w, i) => (i === words.length - 1 ? `"${w}"*` : `"${w}"`)).join(' ');
-}
-
-/**
- * "Best first" for a partial address: a typed number that is the house number counts most, then words that
- * match whole (not just as a prefix), then the shorter address (fewer words the person did not type).
- */
-export function searchScore(
-  words: string[],
-  row: Pick<Row, 'street_number' | 'street_key' | 'unit_key' | 'city_key' | 'state' | 'zip'>,
-): number {
-  const tokens =
-    `${row.street_number} ${row.street_key} ${row.unit_key} ${row.city_key} ${row.state} ${row.zip}`
-      .split(' ')
-      .filter((t) => t !== '');
-  let score = 0;
-  if (words[0] === row.street_number) score += 4;
-  for (const w of words) if (tokens.includes(w)) score += 2;
-  if (row.unit_key === '') score += 1;
-  return score - tokens.length * 0.01;
 }
