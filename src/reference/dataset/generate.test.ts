@@ -61,8 +61,35 @@ describe('generateProperties', () => {
   it('names sources as real agencies and systems do', () => {
     const kinds = new Set(records.map((r) => r.source_kind));
     expect(kinds).toEqual(new Set(['assessor', 'recorder', 'revenue', 'mls', 'permits', 'survey']));
-    const assessor = records.find((r) => r.source_kind === 'assessor');
+    const assessor = records.find((r) => r.source_kind === 'assessor' && !r.county?.endsWith(' city'));
     expect(assessor?.source).toBe(`${assessor?.county} Assessor`);
+    // No agency named after a village's "Greater" area, none as "Newport News city Recorder of Deeds".
+    for (const r of records) {
+      expect(r.source, r.source).not.toMatch(
+        /^Greater |Multiple Listing Service| city (Assessor|Recorder|Surveyor)/,
+      );
+    }
+    const independent = take(40_000, 11).find(
+      (r) => r.county?.endsWith(' city') && r.source_kind === 'assessor',
+    );
+    expect(independent?.source).toBe(`City of ${independent?.county?.replace(/ city$/, '')} Assessor`);
+  });
+
+  it('draws facts that fit one another: no building larger than its lot, no vacant lot worth millions', () => {
+    const generated = records.slice(SHOWCASE.length + 4);
+    for (const r of generated) {
+      if (r.lot_size_sqft !== null && r.living_area_sqft !== null) {
+        // Three storeys at most for a building of units, two for a house.
+        const storeys = r.property_type === 'multi_family' || r.property_type === 'condominium' ? 3 : 2;
+        expect(r.lot_size_sqft, r.address).toBeGreaterThanOrEqual(r.living_area_sqft / storeys);
+      }
+      if (r.property_type === 'vacant_land') {
+        expect(r.lot_size_sqft, r.address).toBeLessThanOrEqual(100_000);
+        expect(r.assessed_value, r.address).toBeLessThan(1_500_000);
+      }
+      if (r.unit !== null) expect(r.lot_size_sqft).toBeNull();
+    }
+    expect(generated.some((r) => r.property_type === 'vacant_land')).toBe(true);
   });
 
   it('has multi-unit buildings: a building record and one record per unit at the same street address', () => {

@@ -1,15 +1,17 @@
 import type { Confidence, PropertyType, SourceKind, UpstreamProperty } from '../../contract/index.ts';
+import { AS_OF_MS, DAY_MS, isoDay } from './as-of.ts';
+import { drawFacts } from './facts.ts';
 import { loadPlaces, loadStreetNames, type Place } from './gazetteer.ts';
 import { parcelNumber } from './parcels.ts';
 import { createRng, hash32, type Rng } from './prng.ts';
+import { type Fixed, SHOWCASE } from './showcase.ts';
 
 /**
  * The reference dataset, deterministic from (seed, count): the same records, ids and dates on every
  * machine. Dates are counted back from a fixed "data as of" day, not from the clock.
  */
-export const DATA_AS_OF = '2026-11-01';
-const AS_OF_MS = Date.parse(`${DATA_AS_OF}T00:00:00Z`);
-const DAY_MS = 86_400_000;
+export { DATA_AS_OF, isoDay } from './as-of.ts';
+export { SHOWCASE } from './showcase.ts';
 
 export interface GeneratedProperty extends UpstreamProperty {
   /** For the index: the street without number, city or unit, as shown ("N Main St"). */
@@ -37,30 +39,37 @@ export function confidenceFor(kind: SourceKind, ageDays: number): Confidence {
   return points >= 3 ? 'high' : points === 2 ? 'medium' : 'low';
 }
 
-export function isoDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
 /** A bijective scramble of the index, so ids look opaque yet never collide. */
 function propertyId(index: number, seed: number): string {
   const x = (Math.imul(index ^ 0x5bd1e995, 0x9e3779b1) ^ seed) >>> 0;
   return `pi_${x.toString(36).padStart(7, '0')}${(index % 36).toString(36)}`;
 }
 
+/**
+ * The agency's place as it names itself: "Travis County", or for a Virginia-style independent city listed as
+ * "Newport News city", "City of Newport News".
+ */
+function agencyPlace(place: Place): string {
+  const city = /^(.*) city$/.exec(place.county);
+  return city ? `City of ${city[1]}` : place.county;
+}
+
+/** A source named as a real agency of that kind in that place would be. */
 function sourceFor(kind: SourceKind, place: Place, rng: Rng): string {
+  const agency = agencyPlace(place);
   switch (kind) {
     case 'assessor':
-      return `${place.county} Assessor`;
+      return `${agency} Assessor`;
     case 'recorder':
-      return `${place.county} Recorder of Deeds`;
+      return `${agency} Recorder of Deeds`;
     case 'revenue':
       return `${place.stateName} Department of Revenue`;
     case 'mls':
-      return rng.pick([`${place.stateName} Regional MLS`, `Greater ${place.city} Multiple Listing Service`]);
+      return rng.pick([`${place.stateName} Regional MLS`, `${agency} Association of Realtors MLS`]);
     case 'permits':
       return `City of ${place.city} Building Permits`;
     case 'survey':
-      return `${place.county} Surveyor`;
+      return `${agency} Surveyor`;
   }
 }
 
@@ -74,43 +83,6 @@ function ageInDays(rng: Rng): number {
   return rng.int(band[0], band[1]);
 }
 
-/** State price tiers, dollars per square foot of living area. */
-const PRICE_PER_SQFT: Record<string, number> = {
-  CA: 520,
-  HI: 560,
-  MA: 420,
-  NY: 380,
-  WA: 390,
-  DC: 500,
-  NJ: 300,
-  CO: 330,
-  OR: 300,
-  MD: 250,
-  CT: 250,
-  VA: 250,
-  UT: 290,
-  FL: 260,
-  AZ: 250,
-  NV: 240,
-  TX: 180,
-  IL: 170,
-  GA: 170,
-  NC: 180,
-  PA: 160,
-  MN: 190,
-  MI: 140,
-  OH: 130,
-  IN: 120,
-  MO: 130,
-  AL: 120,
-  MS: 105,
-  AR: 110,
-  WV: 100,
-  KY: 120,
-  LA: 130,
-  OK: 115,
-};
-
 interface Street {
   display: string;
   nextHouse: number;
@@ -121,121 +93,6 @@ export interface GenerateOptions {
   count: number;
   seed: number;
 }
-
-/** What a showcase record states outright instead of drawing at random. */
-type Fixed = Partial<
-  Pick<
-    UpstreamProperty,
-    | 'year_built'
-    | 'living_area_sqft'
-    | 'lot_size_sqft'
-    | 'bedrooms'
-    | 'bathrooms'
-    | 'assessed_value'
-    | 'last_sale_date'
-    | 'last_sale_price'
-  >
->;
-
-export interface Showcase {
-  house: string;
-  street: string;
-  zip: string;
-  kind: SourceKind;
-  ageDays: number;
-  type: PropertyType;
-  /** Facts of a famous building, so its record fits it. */
-  fixed?: Fixed;
-  /** Units with records of their own, after the building's. */
-  units?: { type: PropertyType; ids: string[] };
-}
-
-/**
- * Hand-made records at fixed addresses, so demos and tests have known addresses at every confidence: high
- * (the Texas Capitol), medium (Willis Tower), low and old (742 Evergreen Ter), a building with units (615
- * Bourbon St). Landmarks get records that fit them: what they are, their size, when they were built.
- */
-export const SHOWCASE: readonly Showcase[] = [
-  {
-    house: '1100',
-    street: 'Congress Ave',
-    zip: '78701',
-    kind: 'assessor',
-    ageDays: 12,
-    type: 'government',
-    // The Texas State Capitol: completed 1888, about 360,000 sq ft on 22 acres of grounds; public land is
-    // exempt, so it has no taxable value and was never sold.
-    fixed: {
-      year_built: 1888,
-      living_area_sqft: 360_000,
-      lot_size_sqft: 958_320,
-      bedrooms: null,
-      bathrooms: null,
-      assessed_value: null,
-      last_sale_date: null,
-      last_sale_price: null,
-    },
-  },
-  {
-    house: '233',
-    street: 'S Wacker Dr',
-    zip: '60606',
-    kind: 'recorder',
-    ageDays: 540,
-    type: 'commercial',
-    // Willis Tower: an office tower completed 1973, 4.48 million sq ft on a 3-acre block, sold in 2015.
-    fixed: {
-      year_built: 1973,
-      living_area_sqft: 4_477_800,
-      lot_size_sqft: 129_600,
-      bedrooms: null,
-      bathrooms: null,
-      assessed_value: 1_020_000_000,
-      last_sale_date: '2015-03-31',
-      last_sale_price: 1_300_000_000,
-    },
-  },
-  {
-    house: '1600',
-    street: 'Pennsylvania Ave NW',
-    zip: '20500',
-    kind: 'survey',
-    ageDays: 30,
-    type: 'government',
-    // The White House: first occupied 1800, about 55,000 sq ft, 16 family and guest rooms and 35 bathrooms on
-    // 18 acres; federal, never assessed or sold.
-    fixed: {
-      year_built: 1800,
-      living_area_sqft: 55_000,
-      lot_size_sqft: 784_080,
-      bedrooms: 16,
-      bathrooms: 35,
-      assessed_value: null,
-      last_sale_date: null,
-      last_sale_price: null,
-    },
-  },
-  {
-    house: '742',
-    street: 'Evergreen Ter',
-    zip: '97477',
-    kind: 'permits',
-    ageDays: 1460,
-    type: 'single_family',
-  },
-  { house: '1313', street: 'Mockingbird Ln', zip: '63101', kind: 'mls', ageDays: 200, type: 'townhouse' },
-  {
-    house: '615',
-    street: 'Bourbon St',
-    zip: '70116',
-    kind: 'revenue',
-    ageDays: 800,
-    type: 'multi_family',
-    // A French Quarter house divided into four apartments.
-    fixed: { year_built: 1895 },
-    units: { type: 'apartment_unit', ids: ['1', '2', '3', '4'] },
-  },
-];
 
 export function* generateProperties({ count, seed }: GenerateOptions): Generator<GeneratedProperty> {
   const rng = createRng(seed);
@@ -303,37 +160,7 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
         ['survey', 2],
       ]);
     const age = forced?.ageDays ?? ageInDays(rng);
-    const isLand = type === 'vacant_land';
-    const isUnit = type === 'apartment_unit' || (type === 'condominium' && unit !== null);
-    const drawnYear = isLand
-      ? null
-      : rng.weighted([
-          [rng.int(1890, 1945), 15],
-          [rng.int(1946, 1979), 35],
-          [rng.int(1980, 2009), 35],
-          [rng.int(2010, 2025), 15],
-        ] as const);
-    const yearBuilt = options.yearBuilt === undefined ? drawnYear : options.yearBuilt;
-    const living = isLand
-      ? null
-      : units
-        ? units * rng.int(60, 110) * 10
-        : isUnit
-          ? rng.int(45, 160) * 10
-          : rng.int(70, 420) * 10;
-    // About one bedroom per 750 sq ft (a 2,400 sq ft house has 3), studios only under 600 sq ft.
-    const beds =
-      living === null || units
-        ? null
-        : Math.max(living < 600 ? 0 : 1, Math.min(6, Math.round(living / 750 + rng.next() * 1.2 - 0.6)));
-    const baths = beds === null ? null : Math.max(1, Math.round((beds * 0.75 + rng.next() * 0.8) * 2) / 2);
-    const perSqft = PRICE_PER_SQFT[place.state] ?? 150;
-    const lot = isUnit ? null : rng.int(isLand ? 40 : 25, isLand ? 4000 : 400) * 100;
-    const market =
-      living !== null ? living * perSqft * (0.7 + rng.next() * 0.6) : (lot ?? 0) * perSqft * 0.08;
-    const assessed = Math.round((market * (0.75 + rng.next() * 0.2)) / 100) * 100;
-    const sold = rng.chance(0.8);
-    const saleAgeDays = rng.int(30, 365 * Math.min(40, yearBuilt ? 2026 - yearBuilt : 30));
+    const facts = drawFacts(rng, place, type, unit, { units, yearBuilt: options.yearBuilt });
     const unitLabel = unit
       ? ` ${/^[A-Z]$|^\d+$/.test(unit) && type === 'condominium' ? 'Unit' : 'Apt'} ${unit}`
       : '';
@@ -355,14 +182,7 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
       last_verified: isoDay(AS_OF_MS - age * DAY_MS),
       parcel_number: unit ? `${parcel}-${unit.padStart(4, '0')}` : parcel,
       property_type: type,
-      year_built: yearBuilt,
-      living_area_sqft: living,
-      lot_size_sqft: lot,
-      bedrooms: beds,
-      bathrooms: baths,
-      assessed_value: assessed,
-      last_sale_date: sold ? isoDay(AS_OF_MS - saleAgeDays * DAY_MS) : null,
-      last_sale_price: sold ? Math.round((market * (0.6 + rng.next() * 0.4)) / 1000) * 1000 : null,
+      ...facts,
       street_display: streetDisplay,
       ...fixed,
     };
