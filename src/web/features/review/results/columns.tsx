@@ -1,0 +1,190 @@
+import type { ColumnDef, Table } from '@tanstack/react-table';
+import { describeMatch } from '../../../../contract/index.ts';
+import { relativeAge } from '../../property/lib/verification.ts';
+import { CONFIDENCE_RANK, CONFIDENCE_WORD, sourceKindText } from '../../property/lib/vocabulary.ts';
+import type { RowOutcome } from '../model.ts';
+import { MAX_COMPARE } from './compare.ts';
+import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from './stats.ts';
+
+/* The results table's columns: what each shows, how it sorts, and its cell. */
+
+const OUTCOME_ORDER: Record<RowOutcome, number> = Object.fromEntries(
+  OUTCOMES.map((o, i) => [o, i]),
+) as Record<RowOutcome, number>;
+
+const MATCH_ORDER = Object.fromEntries(MATCHES.map((m, i) => [m, i])) as Record<string, number>;
+
+const OUTCOME_ICON: Record<RowOutcome, string> = {
+  matched: 'M5 10.5l3 3 7-7',
+  not_found: 'M6.5 6.5l7 7M13.5 6.5l-7 7',
+  ambiguous: 'M7.5 7.5a2.5 2.5 0 1 1 3.5 2.3c-.6.3-1 .8-1 1.5V12M10 14.5v.5',
+  failed: 'M10 5v6M10 14.5v.5',
+  pending: 'M10 5.5V10l3 2',
+};
+
+function OutcomeCell({ outcome }: { outcome: RowOutcome }) {
+  return (
+    <span className="inline-flex items-center gap-1.5" data-outcome={outcome}>
+      <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4 shrink-0">
+        <circle cx="10" cy="10" r="8.5" fill="none" stroke="currentColor" strokeWidth="1.4" />
+        <path
+          d={OUTCOME_ICON[outcome]}
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.8"
+          strokeLinecap="round"
+          strokeLinejoin="round"
+        />
+      </svg>
+      {OUTCOME_TEXT[outcome]}
+    </span>
+  );
+}
+
+const DOT = {
+  high: 'bg-emerald-600 dark:bg-emerald-400',
+  medium: 'bg-amber-500 dark:bg-amber-400',
+  low: 'bg-red-600 dark:bg-red-400',
+} as const;
+
+const none = <span className="text-slate-400 dark:text-slate-500">—</span>;
+
+/** What the cells need from the view; through the table's meta, so the columns never change identity. */
+export interface ResultsMeta {
+  selected: ReadonlySet<number>;
+  onToggle: (index: number) => void;
+  onOpen: (r: ResultRow) => void;
+}
+
+export const meta = (table: Table<ResultRow>) => table.options.meta as ResultsMeta;
+
+// Stable column definitions: a new set on every selection change would remount every visible cell and take
+// keyboard focus away from the checkbox just ticked.
+export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
+  {
+    id: 'select',
+    header: () => <span className="sr-only">Select for comparison</span>,
+    enableSorting: false,
+    cell: ({ row: { original: r }, table }) => {
+      const { selected, onToggle } = meta(table);
+      return r.row.property ? (
+        <input
+          type="checkbox"
+          className="size-4 accent-teal-700"
+          aria-label={`Select ${r.row.input} for comparison`}
+          checked={selected.has(r.row.index)}
+          disabled={!selected.has(r.row.index) && selected.size >= MAX_COMPARE}
+          onClick={(e) => e.stopPropagation()}
+          onChange={() => onToggle(r.row.index)}
+        />
+      ) : null;
+    },
+  },
+  {
+    id: 'input',
+    header: 'Input',
+    accessorFn: (r) => r.row.input.toLocaleLowerCase(),
+    cell: ({ row: { original: r }, table }) => (
+      <button
+        type="button"
+        aria-haspopup="dialog"
+        title={r.row.input}
+        onClick={(e) => {
+          e.stopPropagation();
+          meta(table).onOpen(r);
+        }}
+        className="block max-w-full truncate text-left font-medium text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
+      >
+        {r.row.input}
+      </button>
+    ),
+  },
+  {
+    id: 'address',
+    header: 'Matched address',
+    accessorFn: (r) => r.row.property?.address.toLocaleLowerCase(),
+    sortUndefined: 'last',
+    cell: ({ row: { original: r } }) =>
+      r.row.property ? (
+        <span className="block truncate" title={r.row.property.address}>
+          {r.row.property.address}
+        </span>
+      ) : (
+        none
+      ),
+  },
+  {
+    id: 'outcome',
+    header: 'Outcome',
+    accessorFn: (r) => OUTCOME_ORDER[r.row.outcome],
+    sortDescFirst: false,
+    cell: ({ row: { original: r } }) => <OutcomeCell outcome={r.row.outcome} />,
+  },
+  {
+    id: 'match',
+    header: 'Match',
+    accessorFn: (r) => (r.match ? MATCH_ORDER[r.match] : undefined),
+    sortUndefined: 'last',
+    sortDescFirst: false,
+    cell: ({ row: { original: r } }) =>
+      r.match ? (
+        <span
+          className={`block truncate ${r.match === 'corrected' ? 'font-medium text-amber-800 dark:text-amber-300' : ''}`}
+          data-match={r.match}
+          title={r.explanation ? describeMatch(r.explanation) : 'The record has the address as given'}
+        >
+          {MATCH_TEXT[r.match]}
+        </span>
+      ) : (
+        none
+      ),
+  },
+  {
+    id: 'confidence',
+    header: 'Confidence',
+    accessorFn: (r) => (r.row.property ? CONFIDENCE_RANK[r.row.property.confidence] : undefined),
+    sortUndefined: 'last',
+    sortDescFirst: true,
+    cell: ({ row: { original: r } }) =>
+      r.row.property ? (
+        <span className="inline-flex items-center gap-1.5" data-confidence={r.row.property.confidence}>
+          <span aria-hidden="true" className={`size-2.5 rounded-full ${DOT[r.row.property.confidence]}`} />
+          {CONFIDENCE_WORD[r.row.property.confidence]}
+        </span>
+      ) : (
+        none
+      ),
+  },
+  {
+    id: 'source',
+    header: 'Source',
+    accessorFn: (r) => r.row.property?.source.toLocaleLowerCase(),
+    sortUndefined: 'last',
+    cell: ({ row: { original: r } }) => {
+      const p = r.row.property;
+      if (!p) return none;
+      const kind = sourceKindText(p.sourceKind);
+      return (
+        <span className="block truncate" title={kind ? `${p.source} (${kind})` : p.source}>
+          {p.source}
+        </span>
+      );
+    },
+  },
+  {
+    id: 'verified',
+    header: 'Verified',
+    accessorFn: (r) => r.ageDays ?? undefined,
+    sortUndefined: 'last',
+    sortDescFirst: false,
+    cell: ({ row: { original: r } }) =>
+      r.ageDays !== null && r.tier ? (
+        <span className="block truncate" title={r.row.property?.lastVerified} data-tier={r.tier}>
+          {relativeAge(r.ageDays)}{' '}
+          <span className="text-slate-600 dark:text-slate-300">· {TIER_TEXT[r.tier].toLowerCase()}</span>
+        </span>
+      ) : (
+        none
+      ),
+  },
+];
