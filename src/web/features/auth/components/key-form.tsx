@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, Fragment, type ReactNode, useId, useRef, useState } from 'react';
+import { type FormEvent, Fragment, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
 import type { DemoKey } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
@@ -7,39 +7,38 @@ import { ApiRequestError } from '../../../lib/api-client.ts';
 import { useCreateSession } from '../api/create-session.ts';
 import { configQueryOptions } from '../api/get-config.ts';
 
-/** What went wrong with a sign-in, and what the person can do about it. */
-function describeError(err: unknown): { title: string; detail: string } {
+type Explained = { title: string; detail: string };
+
+const SERVICE_DOWN: Explained = {
+  title: 'The property service is not answering',
+  detail:
+    'Your key could not be checked just now. Nothing is wrong with it as far as we know; try again in a moment.',
+};
+
+/** What went wrong with a sign-in, and what the person can do about it, by the BFF's error code. */
+const SIGN_IN_ERRORS: Partial<Record<ApiRequestError['code'], (err: ApiRequestError) => Explained>> = {
+  invalid_key: () => ({
+    title: 'That API key was not accepted',
+    detail:
+      'Check that you pasted the whole key. Keys are made in your account settings under Developer → API keys; a key that was revoked must be replaced.',
+  }),
+  plan_not_eligible: (err) => ({ title: 'This account’s plan has no API access', detail: err.message }),
+  rate_limited: (err) => ({
+    title: 'Too many requests for this key',
+    detail: err.resetAt
+      ? `The property service accepts requests again at ${new Date(err.resetAt).toLocaleTimeString('en-US')}. Try then.`
+      : 'Wait a moment, then try again.',
+  }),
+  upstream_unavailable: () => SERVICE_DOWN,
+  upstream_timeout: () => SERVICE_DOWN,
+  upstream_invalid: () => SERVICE_DOWN,
+  offline: (err) => ({ title: 'No connection', detail: err.message }),
+};
+
+function describeError(err: unknown): Explained {
   if (!(err instanceof ApiRequestError))
     return { title: 'Sign-in failed', detail: 'Something unexpected happened. Try again.' };
-  switch (err.code) {
-    case 'invalid_key':
-      return {
-        title: 'That API key was not accepted',
-        detail:
-          'Check that you pasted the whole key. Keys are made in your account settings under Developer → API keys; a key that was revoked must be replaced.',
-      };
-    case 'plan_not_eligible':
-      return { title: 'This account’s plan has no API access', detail: err.message };
-    case 'rate_limited':
-      return {
-        title: 'Too many requests for this key',
-        detail: err.resetAt
-          ? `The property service accepts requests again at ${new Date(err.resetAt).toLocaleTimeString('en-US')}. Try then.`
-          : 'Wait a moment, then try again.',
-      };
-    case 'upstream_unavailable':
-    case 'upstream_timeout':
-    case 'upstream_invalid':
-      return {
-        title: 'The property service is not answering',
-        detail:
-          'Your key could not be checked just now. Nothing is wrong with it as far as we know; try again in a moment.',
-      };
-    case 'offline':
-      return { title: 'No connection', detail: err.message };
-    default:
-      return { title: 'Sign-in failed', detail: err.message };
-  }
+  return SIGN_IN_ERRORS[err.code]?.(err) ?? { title: 'Sign-in failed', detail: err.message };
 }
 
 // An e-mail address or a web address in a message of ours (the sales contact is either, as configured).
@@ -80,11 +79,10 @@ export interface KeyFormProps {
 
 export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
   const [apiKey, setApiKey] = useState('');
-  const [shown, setShown] = useState(false);
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [viaDemo, setViaDemo] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
-  const ids = { input: useId(), help: useId(), error: useId(), demo: useId() };
+  const ids = { input: useId(), help: useId(), error: useId() };
   const config = useQuery(configQueryOptions());
   const signIn = useCreateSession();
   const demoKeys = config.data?.demoKeys ?? null;
@@ -128,59 +126,16 @@ export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
   return (
     <div className="space-y-6">
       <form onSubmit={submit} noValidate className="space-y-5" aria-label="Sign in">
-        <div className="space-y-2">
-          <label htmlFor={ids.input} className="block text-sm font-semibold">
-            API key
-          </label>
-          <div className="flex gap-2">
-            <input
-              ref={inputRef}
-              id={ids.input}
-              name="apiKey"
-              type={shown ? 'text' : 'password'}
-              value={apiKey}
-              onChange={(e) => setApiKey(e.target.value)}
-              // Pasting a key is the one thing to do on this screen.
-              // biome-ignore lint/a11y/noAutofocus: the key field is the point of this screen
-              autoFocus
-              autoComplete="off"
-              autoCapitalize="off"
-              autoCorrect="off"
-              spellCheck={false}
-              aria-invalid={fieldError !== null || signIn.isError}
-              aria-describedby={describedBy}
-              className="min-h-11 w-full min-w-0 rounded-md border border-slate-400 bg-white px-3 font-mono text-sm shadow-sm dark:border-slate-600 dark:bg-slate-900"
-              placeholder="pi_…"
-            />
-            <Button
-              variant="secondary"
-              aria-controls={ids.input}
-              onClick={() => setShown((s) => !s)}
-              className="w-28 shrink-0"
-            >
-              {shown ? 'Hide key' : 'Show key'}
-            </Button>
-          </div>
-          <p id={ids.help} className="text-sm text-slate-600 dark:text-slate-400">
-            Find or create a key in your Property Intelligence Service account settings, under{' '}
-            <strong>Developer → API keys</strong>. API access needs a <strong>professional</strong> or{' '}
-            <strong>enterprise</strong> plan. Your key stays on the PropLens server; this browser never stores
-            it.
-          </p>
-        </div>
-
+        <KeyField
+          ids={ids}
+          inputRef={inputRef}
+          value={apiKey}
+          onChange={setApiKey}
+          invalid={fieldError !== null || signIn.isError}
+          describedBy={describedBy}
+        />
         <div id={ids.error}>
-          {fieldError ? (
-            <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
-              {fieldError}
-            </p>
-          ) : error ? (
-            <Alert tone="error" title={error.title}>
-              <p>
-                <WithContactLinks text={error.detail} />
-              </p>
-            </Alert>
-          ) : null}
+          <SignInProblem fieldError={fieldError} error={error} />
         </div>
 
         <Button type="submit" disabled={signIn.isPending} className="w-full">
@@ -189,44 +144,152 @@ export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
       </form>
 
       {demoKeys && demoKey ? (
-        <section
-          aria-labelledby={ids.demo}
-          className="rounded-lg border border-dashed border-teal-600/50 bg-teal-50/60 p-4 dark:bg-teal-950/30"
-        >
-          <h2 id={ids.demo} className="text-sm font-semibold">
-            Demo mode
-          </h2>
-          <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
-            This PropLens runs on the built-in reference service with demo data. Demo keys are public.
-          </p>
-          <div className="mt-3 grid gap-2 sm:grid-cols-2">
-            <Button disabled={signIn.isPending} onClick={() => send(demoKey.key, true)}>
-              {signIn.isPending && viaDemo ? 'Signing in…' : 'Try the demo'}
-            </Button>
-            <Button variant="secondary" onClick={() => fill(demoKey.key)}>
-              Use demo key
-            </Button>
-          </div>
-          <details className="mt-4 text-sm">
-            <summary className="cursor-pointer text-slate-700 dark:text-slate-300">
-              All demo keys ({demoKeys.length})
-            </summary>
-            <ul className="mt-2 divide-y divide-teal-600/20 rounded-md border border-teal-600/30 bg-white dark:bg-slate-900">
-              {demoKeys.map((k) => (
-                <li key={k.key} className="flex items-center gap-3 px-3 py-2">
-                  <div className="min-w-0 flex-1">
-                    <code className="block break-all font-mono text-xs">{k.key}</code>
-                    <span className="text-xs text-slate-600 dark:text-slate-400">{k.label}</span>
-                  </div>
-                  <Button variant="ghost" className="min-h-8 shrink-0 px-3 py-1" onClick={() => fill(k.key)}>
-                    Fill <span className="sr-only">{`the ${k.label} key`}</span>
-                  </Button>
-                </li>
-              ))}
-            </ul>
-          </details>
-        </section>
+        <DemoPanel
+          demoKeys={demoKeys}
+          demoKey={demoKey}
+          pending={signIn.isPending}
+          viaDemo={viaDemo}
+          onTry={() => send(demoKey.key, true)}
+          onFill={fill}
+        />
       ) : null}
     </div>
+  );
+}
+
+/** On the embedded reference service: one click into the demo, or any public demo key filled in. */
+function DemoPanel({
+  demoKeys,
+  demoKey,
+  pending,
+  viaDemo,
+  onTry,
+  onFill,
+}: {
+  demoKeys: DemoKey[];
+  demoKey: DemoKey;
+  pending: boolean;
+  viaDemo: boolean;
+  onTry: () => void;
+  onFill: (key: string) => void;
+}) {
+  const id = useId();
+  return (
+    <section
+      aria-labelledby={id}
+      className="rounded-lg border border-dashed border-teal-600/50 bg-teal-50/60 p-4 dark:bg-teal-950/30"
+    >
+      <h2 id={id} className="text-sm font-semibold">
+        Demo mode
+      </h2>
+      <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">
+        This PropLens runs on the built-in reference service with demo data. Demo keys are public.
+      </p>
+      <div className="mt-3 grid gap-2 sm:grid-cols-2">
+        <Button disabled={pending} onClick={onTry}>
+          {pending && viaDemo ? 'Signing in…' : 'Try the demo'}
+        </Button>
+        <Button variant="secondary" onClick={() => onFill(demoKey.key)}>
+          Use demo key
+        </Button>
+      </div>
+      <details className="mt-4 text-sm">
+        <summary className="cursor-pointer text-slate-700 dark:text-slate-300">
+          All demo keys ({demoKeys.length})
+        </summary>
+        <ul className="mt-2 divide-y divide-teal-600/20 rounded-md border border-teal-600/30 bg-white dark:bg-slate-900">
+          {demoKeys.map((k) => (
+            <li key={k.key} className="flex items-center gap-3 px-3 py-2">
+              <div className="min-w-0 flex-1">
+                <code className="block break-all font-mono text-xs">{k.key}</code>
+                <span className="text-xs text-slate-600 dark:text-slate-400">{k.label}</span>
+              </div>
+              <Button variant="ghost" className="min-h-8 shrink-0 px-3 py-1" onClick={() => onFill(k.key)}>
+                Fill <span className="sr-only">{`the ${k.label} key`}</span>
+              </Button>
+            </li>
+          ))}
+        </ul>
+      </details>
+    </section>
+  );
+}
+
+/** The key field, its Show key / Hide key toggle, and where to find a key. */
+function KeyField({
+  ids,
+  inputRef,
+  value,
+  onChange,
+  invalid,
+  describedBy,
+}: {
+  ids: { input: string; help: string };
+  inputRef: RefObject<HTMLInputElement | null>;
+  value: string;
+  onChange: (value: string) => void;
+  invalid: boolean;
+  describedBy: string;
+}) {
+  const [shown, setShown] = useState(false);
+  return (
+    <div className="space-y-2">
+      <label htmlFor={ids.input} className="block text-sm font-semibold">
+        API key
+      </label>
+      <div className="flex gap-2">
+        <input
+          ref={inputRef}
+          id={ids.input}
+          name="apiKey"
+          type={shown ? 'text' : 'password'}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          // Pasting a key is the one thing to do on this screen.
+          // biome-ignore lint/a11y/noAutofocus: the key field is the point of this screen
+          autoFocus
+          autoComplete="off"
+          autoCapitalize="off"
+          autoCorrect="off"
+          spellCheck={false}
+          aria-invalid={invalid}
+          aria-describedby={describedBy}
+          className="min-h-11 w-full min-w-0 rounded-md border border-slate-400 bg-white px-3 font-mono text-sm shadow-sm dark:border-slate-600 dark:bg-slate-900"
+          placeholder="pi_…"
+        />
+        <Button
+          variant="secondary"
+          aria-controls={ids.input}
+          onClick={() => setShown((s) => !s)}
+          className="w-28 shrink-0"
+        >
+          {shown ? 'Hide key' : 'Show key'}
+        </Button>
+      </div>
+      <p id={ids.help} className="text-sm text-slate-600 dark:text-slate-400">
+        Find or create a key in your Property Intelligence Service account settings, under{' '}
+        <strong>Developer → API keys</strong>. API access needs a <strong>professional</strong> or{' '}
+        <strong>enterprise</strong> plan. Your key stays on the PropLens server; this browser never stores it.
+      </p>
+    </div>
+  );
+}
+
+/** A missing key, said beside the field; a refused one, as an alert with what to do (and a sales link). */
+function SignInProblem({ fieldError, error }: { fieldError: string | null; error: Explained | null }) {
+  return (
+    <>
+      {fieldError ? (
+        <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
+          {fieldError}
+        </p>
+      ) : error ? (
+        <Alert tone="error" title={error.title}>
+          <p>
+            <WithContactLinks text={error.detail} />
+          </p>
+        </Alert>
+      ) : null}
+    </>
   );
 }
