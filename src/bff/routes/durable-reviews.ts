@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import * as z from 'zod/mini';
 import {
   CreateReviewRequest,
@@ -8,7 +8,7 @@ import {
   type ReviewRowsResponse,
   type ReviewSummary,
 } from '../../contract/index.ts';
-import type { AppEnv } from '../context.ts';
+import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { jsonBody } from '../middleware/json-body.ts';
@@ -148,69 +148,95 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
     return c.body(null, 204);
   });
 
-  app.get('/:id/events', async (c) => {
-    const accountId = c.get('session').accountId;
-    const id = c.req.param('id');
-    const first = await inDatabase(() => store.summary(accountId, id));
-    if (!first) throw notFound();
-    const resumeFrom = Number(c.req.header('last-event-id') ?? Number.NaN);
-    return streamSSE(c, async (out) => {
-      let seq = Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : 0;
-      let sent = '';
-      let quietSince = Date.now();
-      let wake: (() => void) | null = null;
-      const stop = deps.reviews.onProgress((reviewId) => {
-        if (reviewId === id) wake?.();
-      });
-      out.onAbort(() => wake?.());
-      try {
-        while (!out.aborted && !out.closed) {
-          const summary = await store.summary(accountId, id).catch(() => null);
-          if (summary === undefined) {
-            await out.writeSSE({ event: 'deleted', data: '{}' });
-            return;
-          }
-          // The database away: say nothing new and look again; the view keeps what it has.
-          if (summary) {
-            const run = summary.runs.at(-1)?.number ?? 1;
-            const page = await store
-              .rows(accountId, id, { run, limit: 1_000, sinceSeq: seq })
-              .catch(() => null);
-            if (page && page.rows.length > 0) {
-              seq = Math.max(seq, ...page.rows.map((r) => r.seq));
-              await out.writeSSE({
-                event: 'rows',
-                data: JSON.stringify({ rows: page.rows }),
-                id: String(seq),
-              });
-            }
-            const text = JSON.stringify(summary);
-            if (text !== sent) {
-              sent = text;
-              await out.writeSSE({ event: 'summary', data: text, id: String(seq) });
-              quietSince = Date.now();
-            } else if (Date.now() - quietSince > KEEP_ALIVE_MS) {
-              // A comment now and then, so proxies do not cut a quiet stream as idle.
-              await out.write(': keep-alive\n\n');
-              quietSince = Date.now();
-            }
-            if (page && !page.last) continue;
-          }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, deps.eventPollMs ?? 1_000);
-            function done() {
-              clearTimeout(timer);
-              wake = null;
-              resolve();
-            }
-            wake = done;
-          });
-        }
-      } finally {
-        stop();
-      }
-    });
-  });
+  app.get('/:id/events', (c) => followReview(c, deps));
 
   return app;
+}
+
+/** Where a review's event stream stands: the last row sequence sent, the last summary sent, when it last spoke. */
+interface StreamState {
+  seq: number;
+  sent: string;
+  quietSince: number;
+}
+
+/**
+ * GET /api/reviews/:id/events: the review as server-sent events, resumable from Last-Event-ID. Rows answered
+ * since the last event (`rows`), the summary when it changes (`summary`), `deleted` when the review is gone,
+ * and a keep-alive comment when quiet. Woken at once by this replica's worker; other replicas' answers show
+ * at the next poll.
+ */
+async function followReview(c: AppContext, deps: DurableReviewRouteDeps) {
+  const { store } = deps.reviews;
+  const accountId = c.get('session').accountId;
+  const id = c.req.param('id') as string;
+  const first = await inDatabase(() => store.summary(accountId, id));
+  if (!first) throw notFound();
+  const resumeFrom = Number(c.req.header('last-event-id') ?? Number.NaN);
+  return streamSSE(c, async (out) => {
+    const state: StreamState = {
+      seq: Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : 0,
+      sent: '',
+      quietSince: Date.now(),
+    };
+    let wake: (() => void) | null = null;
+    const stop = deps.reviews.onProgress((reviewId) => {
+      if (reviewId === id) wake?.();
+    });
+    out.onAbort(() => wake?.());
+    try {
+      while (!out.aborted && !out.closed) {
+        const more = await sendNews(out, store, accountId, id, state);
+        if (more === 'deleted') return;
+        if (more) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, deps.eventPollMs ?? 1_000);
+          function done() {
+            clearTimeout(timer);
+            wake = null;
+            resolve();
+          }
+          wake = done;
+        });
+      }
+    } finally {
+      stop();
+    }
+  });
+}
+
+/**
+ * Sends what is new since `state`; true when more rows wait to be sent at once. The database away: nothing
+ * new is said and the stream looks again; the view keeps what it has.
+ */
+async function sendNews(
+  out: SSEStreamingApi,
+  store: DurableReviews['store'],
+  accountId: string,
+  id: string,
+  state: StreamState,
+): Promise<boolean | 'deleted'> {
+  const summary = await store.summary(accountId, id).catch(() => null);
+  if (summary === undefined) {
+    await out.writeSSE({ event: 'deleted', data: '{}' });
+    return 'deleted';
+  }
+  if (!summary) return false;
+  const run = summary.runs.at(-1)?.number ?? 1;
+  const page = await store.rows(accountId, id, { run, limit: 1_000, sinceSeq: state.seq }).catch(() => null);
+  if (page && page.rows.length > 0) {
+    state.seq = Math.max(state.seq, ...page.rows.map((r) => r.seq));
+    await out.writeSSE({ event: 'rows', data: JSON.stringify({ rows: page.rows }), id: String(state.seq) });
+  }
+  const text = JSON.stringify(summary);
+  if (text !== state.sent) {
+    state.sent = text;
+    await out.writeSSE({ event: 'summary', data: text, id: String(state.seq) });
+    state.quietSince = Date.now();
+  } else if (Date.now() - state.quietSince > KEEP_ALIVE_MS) {
+    // A comment now and then, so proxies do not cut a quiet stream as idle.
+    await out.write(': keep-alive\n\n');
+    state.quietSince = Date.now();
+  }
+  return Boolean(page && !page.last);
 }
