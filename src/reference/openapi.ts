@@ -20,8 +20,30 @@ type Schema = Record<string, unknown>;
  * Schema 2020-12 (`type: [..., 'null']`), which 3.0 cannot express. `servers` is added per request (see
  * routes/openapi.ts): only the request knows the URL the service was reached at.
  */
+/**
+ * The OpenAPI 3.1 document of this instance: generated from the same zod schemas the service answers with,
+ * then reshaped to the instance's dialect (identifier name, date format, envelope, error bodies, where the
+ * key goes, reset format), so that what it says is what this instance sends. 3.1 because zod emits JSON
+ * Schema 2020-12 (`type: [..., 'null']`), which 3.0 cannot express. `servers` is added per request (see
+ * routes/openapi.ts): only the request knows the URL the service was reached at.
+ */
 export function buildOpenApiDocument(dialect: Dialect) {
-  const schemas = componentSchemas(dialect);
+  const parts = documentParts(dialect);
+  return {
+    openapi: '3.1.0',
+    info: info(dialect),
+    tags: [
+      { name: 'auth', description: 'Credentials.' },
+      { name: 'properties', description: 'Property records.' },
+    ],
+    security: [{ [SECURITY_SCHEME[dialect.auth]]: [] }],
+    paths: paths(parts),
+    components: components(dialect, parts),
+  };
+}
+
+/** The building blocks every part of the document is written with, shaped to the dialect. */
+function documentParts(dialect: Dialect) {
   const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
   const json = (schema: Schema) => ({ 'application/json': { schema } });
   const single = (id: 'Account' | 'Property') =>
@@ -55,163 +77,181 @@ export function buildOpenApiDocument(dialect: Dialect) {
   const codes = (...list: string[]) => ` Error code${list.length > 1 ? 's' : ''}: ${list.join(', ')}.`;
   const withCodes = (text: string, ...list: string[]) =>
     dialect.errors === 'json' ? text + codes(...list) : text;
+  return { ref, json, single, errorContent, limited, common, withCodes };
+}
 
+type DocumentParts = ReturnType<typeof documentParts>;
+
+function info(dialect: Dialect) {
   return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Property Intelligence Service (PropLens reference implementation)',
-      version: '1.0.0',
-      summary: 'Resolve a street address to a property record with its source, confidence and freshness.',
-      description:
-        `This instance answers in the dialect ${describeDialect(dialect)}; the shapes below are that ` +
-        'dialect. API access needs a professional or enterprise plan.',
-      contact: { name: 'Sales', email: SALES_CONTACT },
-      // PropLens has no public licence: the reference and its generated data are for development and demos.
-      license: {
-        name: 'Proprietary: demo data for development only',
-        identifier: 'LicenseRef-PropLens-Demo',
-      },
+    title: 'Property Intelligence Service (PropLens reference implementation)',
+    version: '1.0.0',
+    summary: 'Resolve a street address to a property record with its source, confidence and freshness.',
+    description:
+      `This instance answers in the dialect ${describeDialect(dialect)}; the shapes below are that ` +
+      'dialect. API access needs a professional or enterprise plan.',
+    contact: { name: 'Sales', email: SALES_CONTACT },
+    // PropLens has no public licence: the reference and its generated data are for development and demos.
+    license: {
+      name: 'Proprietary: demo data for development only',
+      identifier: 'LicenseRef-PropLens-Demo',
     },
-    tags: [
-      { name: 'auth', description: 'Credentials.' },
-      { name: 'properties', description: 'Property records.' },
-    ],
-    security: [{ [SECURITY_SCHEME[dialect.auth]]: [] }],
-    paths: {
-      '/auth/me': {
-        get: {
-          operationId: 'getCurrentAccount',
-          tags: ['auth'],
-          summary: 'Confirm that the supplied credentials work.',
-          responses: {
-            '200': limited('The account the key belongs to.', json(single('Account'))),
-            ...common,
-          },
-        },
-      },
-      '/properties/resolve': {
-        get: {
-          operationId: 'resolveProperty',
-          tags: ['properties'],
-          summary: 'Resolve a street address to a property record.',
-          description:
-            'Messy input (case, abbreviations, typos, missing city or ZIP) is tolerated. The service never ' +
-            'picks one of several matches: ambiguous input is answered 409 with the candidates.',
-          parameters: [
-            {
-              name: 'address',
-              in: 'query',
-              required: true,
-              description: 'The address to resolve, sent once.',
-              schema: { type: 'string', minLength: 1, maxLength: MAX_ADDRESS_LENGTH },
-            },
-          ],
-          responses: {
-            '200': limited('The property record.', json(single('Property'))),
-            '400': limited(
-              withCodes('Blank, over-long, repeated or control-character address.', 'invalid_address'),
-              errorContent,
-            ),
-            '404': limited(
-              withCodes(
-                'No such property ("did you mean" candidates, possibly none), or a known building without ' +
-                  'that unit (with the building).',
-                'address_not_found',
-                'unit_not_found',
-              ),
-              errorContent,
-            ),
-            '409': limited(
-              withCodes('More than one property matches; the candidates are listed.', 'ambiguous_address'),
-              errorContent,
-            ),
-            ...common,
-          },
-        },
-      },
-      '/properties/search': {
-        get: {
-          operationId: 'searchProperties',
-          tags: ['properties'],
-          summary: 'Candidate records for a partial address, best first.',
-          description: 'The list endpoint: follow next_cursor, with the same q, until it is absent.',
-          parameters: [
-            {
-              name: 'q',
-              in: 'query',
-              required: true,
-              description: 'A partial address, sent once.',
-              schema: { type: 'string', minLength: 1, maxLength: MAX_ADDRESS_LENGTH },
-            },
-            {
-              name: 'limit',
-              in: 'query',
-              description: 'Page size.',
-              schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
-            },
-            {
-              name: 'cursor',
-              in: 'query',
-              description: 'next_cursor of the previous page, for the same q.',
-              schema: { type: 'string', maxLength: 200 },
-            },
-          ],
-          responses: {
-            '200': limited('A page of records.', json(ref('SearchPage'))),
-            '400': limited(
-              withCodes(
-                'Bad q or limit, or a cursor this service did not issue for this q.',
-                'invalid_query',
-                'invalid_cursor',
-              ),
-              errorContent,
-            ),
-            ...common,
-          },
-        },
-      },
-    },
-    components: {
-      schemas,
-      securitySchemes: { [SECURITY_SCHEME[dialect.auth]]: securityScheme(dialect) },
-      headers: {
-        'X-RateLimit-Limit': {
-          description: 'Requests allowed per window.',
-          required: true,
-          schema: { type: 'integer', minimum: 1 },
-        },
-        'X-RateLimit-Remaining': {
-          description: 'Requests left in this window.',
-          required: true,
-          schema: { type: 'integer', minimum: 0 },
-        },
-        'X-RateLimit-Reset': {
-          description: `When the window resets: ${RESET_FORMAT[dialect.reset]}. After a 429, retry then.`,
-          required: true,
-          schema: dialect.reset === 'http-date' ? { type: 'string' } : { type: 'integer', minimum: 0 },
-        },
-      },
+  };
+}
+
+function paths(parts: DocumentParts) {
+  return {
+    '/auth/me': authMe(parts),
+    '/properties/resolve': resolveProperty(parts),
+    '/properties/search': searchProperties(parts),
+  };
+}
+
+/** GET /auth/me. */
+function authMe({ json, single, limited, common }: DocumentParts) {
+  return {
+    get: {
+      operationId: 'getCurrentAccount',
+      tags: ['auth'],
+      summary: 'Confirm that the supplied credentials work.',
       responses: {
-        Unauthorized: limited(
-          withCodes('No API key, or one this service does not know.', 'unauthorized'),
+        '200': limited('The account the key belongs to.', json(single('Account'))),
+        ...common,
+      },
+    },
+  };
+}
+
+/** GET /properties/resolve. */
+function resolveProperty({ json, single, errorContent, limited, common, withCodes }: DocumentParts) {
+  return {
+    get: {
+      operationId: 'resolveProperty',
+      tags: ['properties'],
+      summary: 'Resolve a street address to a property record.',
+      description:
+        'Messy input (case, abbreviations, typos, missing city or ZIP) is tolerated. The service never ' +
+        'picks one of several matches: ambiguous input is answered 409 with the candidates.',
+      parameters: [
+        {
+          name: 'address',
+          in: 'query',
+          required: true,
+          description: 'The address to resolve, sent once.',
+          schema: { type: 'string', minLength: 1, maxLength: MAX_ADDRESS_LENGTH },
+        },
+      ],
+      responses: {
+        '200': limited('The property record.', json(single('Property'))),
+        '400': limited(
+          withCodes('Blank, over-long, repeated or control-character address.', 'invalid_address'),
           errorContent,
         ),
-        PlanNotEligible: limited(
+        '404': limited(
           withCodes(
-            `The account's plan has no API access (professional or enterprise needed; ${SALES_CONTACT}).`,
-            'plan_not_eligible',
+            'No such property ("did you mean" candidates, possibly none), or a known building without ' +
+              'that unit (with the building).',
+            'address_not_found',
+            'unit_not_found',
           ),
           errorContent,
         ),
-        RateLimited: limited(
-          withCodes('Rate limit exceeded: wait until X-RateLimit-Reset, then retry.', 'rate_limited'),
+        '409': limited(
+          withCodes('More than one property matches; the candidates are listed.', 'ambiguous_address'),
           errorContent,
         ),
-        InternalError: { description: withCodes('Internal error.', 'internal'), content: errorContent },
-        Unavailable: {
-          description: withCodes('Service unavailable; retry later.', 'unavailable'),
-          content: errorContent,
+        ...common,
+      },
+    },
+  };
+}
+
+/** GET /properties/search: the list endpoint. */
+function searchProperties({ json, ref, errorContent, limited, common, withCodes }: DocumentParts) {
+  return {
+    get: {
+      operationId: 'searchProperties',
+      tags: ['properties'],
+      summary: 'Candidate records for a partial address, best first.',
+      description: 'The list endpoint: follow next_cursor, with the same q, until it is absent.',
+      parameters: [
+        {
+          name: 'q',
+          in: 'query',
+          required: true,
+          description: 'A partial address, sent once.',
+          schema: { type: 'string', minLength: 1, maxLength: MAX_ADDRESS_LENGTH },
         },
+        {
+          name: 'limit',
+          in: 'query',
+          description: 'Page size.',
+          schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+        },
+        {
+          name: 'cursor',
+          in: 'query',
+          description: 'next_cursor of the previous page, for the same q.',
+          schema: { type: 'string', maxLength: 200 },
+        },
+      ],
+      responses: {
+        '200': limited('A page of records.', json(ref('SearchPage'))),
+        '400': limited(
+          withCodes(
+            'Bad q or limit, or a cursor this service did not issue for this q.',
+            'invalid_query',
+            'invalid_cursor',
+          ),
+          errorContent,
+        ),
+        ...common,
+      },
+    },
+  };
+}
+
+function components(dialect: Dialect, { limited, errorContent, withCodes }: DocumentParts) {
+  return {
+    schemas: componentSchemas(dialect),
+    securitySchemes: { [SECURITY_SCHEME[dialect.auth]]: securityScheme(dialect) },
+    headers: {
+      'X-RateLimit-Limit': {
+        description: 'Requests allowed per window.',
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+      },
+      'X-RateLimit-Remaining': {
+        description: 'Requests left in this window.',
+        required: true,
+        schema: { type: 'integer', minimum: 0 },
+      },
+      'X-RateLimit-Reset': {
+        description: `When the window resets: ${RESET_FORMAT[dialect.reset]}. After a 429, retry then.`,
+        required: true,
+        schema: dialect.reset === 'http-date' ? { type: 'string' } : { type: 'integer', minimum: 0 },
+      },
+    },
+    responses: {
+      Unauthorized: limited(
+        withCodes('No API key, or one this service does not know.', 'unauthorized'),
+        errorContent,
+      ),
+      PlanNotEligible: limited(
+        withCodes(
+          `The account's plan has no API access (professional or enterprise needed; ${SALES_CONTACT}).`,
+          'plan_not_eligible',
+        ),
+        errorContent,
+      ),
+      RateLimited: limited(
+        withCodes('Rate limit exceeded: wait until X-RateLimit-Reset, then retry.', 'rate_limited'),
+        errorContent,
+      ),
+      InternalError: { description: withCodes('Internal error.', 'internal'), content: errorContent },
+      Unavailable: {
+        description: withCodes('Service unavailable; retry later.', 'unavailable'),
+        content: errorContent,
       },
     },
   };
