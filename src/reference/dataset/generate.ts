@@ -94,22 +94,70 @@ export interface GenerateOptions {
   seed: number;
 }
 
-export function* generateProperties({ count, seed }: GenerateOptions): Generator<GeneratedProperty> {
-  const rng = createRng(seed);
-  const all = loadPlaces();
-  const byZip = new Map(all.map((p) => [p.zip, p]));
-  const { curated, surnames, suffixes } = loadStreetNames();
+/** What the generator carries from record to record: its random stream and the next record's index. */
+interface Run {
+  rng: Rng;
+  seed: number;
+  count: number;
+  index: number;
+}
 
-  // About 40 properties per ZIP code, over a deterministic sample of real ZIP codes.
-  const zipCount = Math.max(1, Math.min(all.length, Math.ceil(count / 40)));
+export function* generateProperties({ count, seed }: GenerateOptions): Generator<GeneratedProperty> {
+  const run: Run = { rng: createRng(seed), seed, count, index: 0 };
+  const all = loadPlaces();
+  // About 40 properties per ZIP code, over a deterministic sample of real ZIP codes (drawn first: the
+  // stream's order is the dataset).
+  const places = samplePlaces(run.rng, all, Math.max(1, Math.min(all.length, Math.ceil(count / 40))));
+  yield* showcaseRecords(run, new Map(all.map((p) => [p.zip, p])));
+  const streetsOf = streetBook(seed);
+  while (run.index < count) {
+    const place = places[Math.floor(run.rng.next() * places.length)] as Place;
+    const street = run.rng.pick(streetsOf(place));
+    const house = String(street.nextHouse);
+    street.nextHouse += street.step;
+    yield* recordsAt(run, place, house, street.display);
+  }
+}
+
+/** The showcase records (the demo's and tests' known addresses), each building followed by its units. */
+function* showcaseRecords(run: Run, byZip: Map<string, Place>): Generator<GeneratedProperty> {
+  for (const s of SHOWCASE) {
+    const place = byZip.get(s.zip);
+    if (!place) continue;
+    const forced = { kind: s.kind, ageDays: s.ageDays };
+    if (run.index >= run.count) return;
+    const building = emit(run, place, s.house, s.street, null, s.type, {
+      forced,
+      fixed: s.fixed,
+      units: s.units?.ids.length,
+    });
+    yield building;
+    for (const unit of s.units?.ids ?? []) {
+      if (run.index >= run.count) return;
+      yield emit(run, place, s.house, s.street, unit, s.units?.type ?? 'apartment_unit', {
+        buildingParcel: building.parcel_number,
+        forced,
+        yearBuilt: building.year_built,
+      });
+    }
+  }
+}
+
+/** `n` places drawn without repeats (a Fisher-Yates shuffle, then the first n). */
+function samplePlaces(rng: Rng, all: Place[], n: number): Place[] {
   const pool = [...all];
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(rng.next() * (i + 1));
     [pool[i], pool[j]] = [pool[j] as Place, pool[i] as Place];
   }
-  const places = pool.slice(0, zipCount);
+  return pool.slice(0, n);
+}
+
+/** Each ZIP code's streets, drawn the first time they are asked for from a stream of the ZIP code's own. */
+function streetBook(seed: number): (place: Place) => Street[] {
+  const { curated, surnames, suffixes } = loadStreetNames();
   const streetsByZip = new Map<string, Street[]>();
-  const streetsOf = (place: Place): Street[] => {
+  return (place) => {
     let streets = streetsByZip.get(place.zip);
     if (!streets) {
       const r = createRng(hash32(`${seed}:${place.zip}`));
@@ -129,118 +177,94 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
     }
     return streets;
   };
+}
 
-  let index = 0;
-  const emit = (
-    place: Place,
-    house: string,
-    streetDisplay: string,
-    unit: string | null,
-    type: PropertyType,
-    options: {
-      /** A unit's parcel number is its building's with the unit added. */
-      buildingParcel?: string;
-      forced?: { kind: SourceKind; ageDays: number };
-      fixed?: Fixed;
-      /** A building whose units have records of their own: its size is theirs together, its rooms are theirs. */
-      units?: number;
-      /** A unit is as old as its building. */
-      yearBuilt?: number | null;
-    } = {},
-  ): GeneratedProperty => {
-    const { forced, fixed, units } = options;
-    const kind =
-      forced?.kind ??
-      rng.weighted<SourceKind>([
-        ['assessor', 40],
-        ['recorder', 18],
-        ['revenue', 10],
-        ['mls', 20],
-        ['permits', 10],
-        ['survey', 2],
-      ]);
-    const age = forced?.ageDays ?? ageInDays(rng);
-    const facts = drawFacts(rng, place, type, unit, { units, yearBuilt: options.yearBuilt });
-    const unitLabel = unit
-      ? ` ${/^[A-Z]$|^\d+$/.test(unit) && type === 'condominium' ? 'Unit' : 'Apt'} ${unit}`
-      : '';
-    const parcel =
-      unit && options.buildingParcel ? options.buildingParcel : parcelNumber(place.countyFips, index);
-    const record: GeneratedProperty = {
-      property_id: propertyId(index++, seed),
-      address: `${house} ${streetDisplay}${unitLabel}, ${place.city}, ${place.state} ${place.zip}`,
-      street_number: house,
-      street_name: streetDisplay,
-      unit,
-      city: place.city,
-      state: place.state,
-      zip: place.zip,
-      county: place.county,
-      source: sourceFor(kind, place, rng),
-      source_kind: kind,
-      confidence: confidenceFor(kind, age),
-      last_verified: isoDay(AS_OF_MS - age * DAY_MS),
-      parcel_number: unit ? `${parcel}-${unit.padStart(4, '0')}` : parcel,
-      property_type: type,
-      ...facts,
-      street_display: streetDisplay,
-      ...fixed,
-    };
-    return record;
+/** The records at one house number: mostly one property; now and then a building, then one per unit. */
+function* recordsAt(run: Run, place: Place, house: string, street: string): Generator<GeneratedProperty> {
+  const { rng, count } = run;
+  if (rng.next() < 0.05 && count - run.index > 3) {
+    const units = Math.min(count - run.index - 1, rng.int(2, 24));
+    const condo = rng.chance(0.4);
+    const head = emit(run, place, house, street, null, condo ? 'condominium' : 'multi_family', { units });
+    yield head;
+    const floors = units > 8;
+    for (let u = 1; u <= units && run.index < count; u++) {
+      const unit = floors ? `${Math.ceil(u / 4)}${String(((u - 1) % 4) + 1).padStart(2, '0')}` : String(u);
+      yield emit(run, place, house, street, unit, condo ? 'condominium' : 'apartment_unit', {
+        buildingParcel: head.parcel_number,
+        yearBuilt: head.year_built,
+      });
+    }
+    return;
+  }
+  const type = rng.weighted<PropertyType>([
+    ['single_family', 70],
+    ['townhouse', 10],
+    ['mobile_home', 4],
+    ['vacant_land', 6],
+    ['multi_family', 10],
+  ]);
+  yield emit(run, place, house, street, null, type);
+}
+
+interface EmitOptions {
+  /** A unit's parcel number is its building's with the unit added. */
+  buildingParcel?: string;
+  forced?: { kind: SourceKind; ageDays: number };
+  fixed?: Fixed;
+  /** A building whose units have records of their own: its size is theirs together, its rooms are theirs. */
+  units?: number;
+  /** A unit is as old as its building. */
+  yearBuilt?: number | null;
+}
+
+/** One record: its source and age drawn (or forced), its facts drawn to fit its type and place. */
+function emit(
+  run: Run,
+  place: Place,
+  house: string,
+  streetDisplay: string,
+  unit: string | null,
+  type: PropertyType,
+  options: EmitOptions = {},
+): GeneratedProperty {
+  const { rng } = run;
+  const { forced, fixed, units } = options;
+  const kind =
+    forced?.kind ??
+    rng.weighted<SourceKind>([
+      ['assessor', 40],
+      ['recorder', 18],
+      ['revenue', 10],
+      ['mls', 20],
+      ['permits', 10],
+      ['survey', 2],
+    ]);
+  const age = forced?.ageDays ?? ageInDays(rng);
+  const facts = drawFacts(rng, place, type, unit, { units, yearBuilt: options.yearBuilt });
+  const unitLabel = unit
+    ? ` ${/^[A-Z]$|^\d+$/.test(unit) && type === 'condominium' ? 'Unit' : 'Apt'} ${unit}`
+    : '';
+  const parcel =
+    unit && options.buildingParcel ? options.buildingParcel : parcelNumber(place.countyFips, run.index);
+  return {
+    property_id: propertyId(run.index++, run.seed),
+    address: `${house} ${streetDisplay}${unitLabel}, ${place.city}, ${place.state} ${place.zip}`,
+    street_number: house,
+    street_name: streetDisplay,
+    unit,
+    city: place.city,
+    state: place.state,
+    zip: place.zip,
+    county: place.county,
+    source: sourceFor(kind, place, rng),
+    source_kind: kind,
+    confidence: confidenceFor(kind, age),
+    last_verified: isoDay(AS_OF_MS - age * DAY_MS),
+    parcel_number: unit ? `${parcel}-${unit.padStart(4, '0')}` : parcel,
+    property_type: type,
+    ...facts,
+    street_display: streetDisplay,
+    ...fixed,
   };
-
-  for (const s of SHOWCASE) {
-    const place = byZip.get(s.zip);
-    if (!place) continue;
-    const forced = { kind: s.kind, ageDays: s.ageDays };
-    if (index >= count) return;
-    const building = emit(place, s.house, s.street, null, s.type, {
-      forced,
-      fixed: s.fixed,
-      units: s.units?.ids.length,
-    });
-    yield building;
-    for (const unit of s.units?.ids ?? []) {
-      if (index >= count) return;
-      yield emit(place, s.house, s.street, unit, s.units?.type ?? 'apartment_unit', {
-        buildingParcel: building.parcel_number,
-        forced,
-        yearBuilt: building.year_built,
-      });
-    }
-  }
-
-  while (index < count) {
-    const place = places[Math.floor(rng.next() * places.length)] as Place;
-    const street = rng.pick(streetsOf(place));
-    const house = String(street.nextHouse);
-    street.nextHouse += street.step;
-    const building = rng.next();
-    if (building < 0.05 && count - index > 3) {
-      // A multi-unit building: its own record, then one per unit.
-      const units = Math.min(count - index - 1, rng.int(2, 24));
-      const condo = rng.chance(0.4);
-      const head = emit(place, house, street.display, null, condo ? 'condominium' : 'multi_family', {
-        units,
-      });
-      yield head;
-      const floors = units > 8;
-      for (let u = 1; u <= units && index < count; u++) {
-        const unit = floors ? `${Math.ceil(u / 4)}${String(((u - 1) % 4) + 1).padStart(2, '0')}` : String(u);
-        yield emit(place, house, street.display, unit, condo ? 'condominium' : 'apartment_unit', {
-          buildingParcel: head.parcel_number,
-          yearBuilt: head.year_built,
-        });
-      }
-    } else {
-      const type = rng.weighted<PropertyType>([
-        ['single_family', 70],
-        ['townhouse', 10],
-        ['mobile_home', 4],
-        ['vacant_land', 6],
-        ['multi_family', 10],
-      ]);
-      yield emit(place, house, street.display, null, type);
-    }
-  }
 }
