@@ -94,13 +94,7 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
       const answer = await inDatabase(() =>
         store.addChunk(c.get('session').accountId, c.req.param('id'), chunk),
       );
-      if (answer === 'not_found') throw notFound();
-      if (answer === 'not_uploading')
-        throw new ApiError(409, 'conflict', 'Every row of this review is in already.');
-      if (answer === 'out_of_range')
-        throw new ApiError(400, 'bad_request', 'That chunk goes past the review’s row count.');
-      if (answer.status === 'running') worker.notify();
-      return c.json(answer satisfies ReviewSummary);
+      return c.json(chunkTaken(answer, worker) satisfies ReviewSummary);
     },
   );
 
@@ -112,22 +106,7 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
     return c.json(shown satisfies ReviewSummary | undefined);
   });
 
-  app.get('/:id/rows', async (c) => {
-    const query = await parsed(PageQuery, c.req.query());
-    const after = query.cursor === undefined ? -1 : Number(query.cursor);
-    const limit = query.limit ?? 1_000;
-    const page = await inDatabase(() =>
-      store.rows(c.get('session').accountId, c.req.param('id'), {
-        ...(query.run ? { run: query.run } : {}),
-        after,
-        limit,
-      }),
-    );
-    if (!page) throw notFound();
-    const lastIndex = page.rows.at(-1)?.index;
-    const nextCursor = page.last || lastIndex === undefined ? null : String(lastIndex);
-    return c.json({ rows: page.rows, nextCursor } satisfies ReviewRowsResponse);
-  });
+  app.get('/:id/rows', (c) => rowsPage(c, deps));
 
   app.post('/:id/runs', async (c) => {
     const answer = await inDatabase(() => store.checkAgain(c.get('session').accountId, c.req.param('id')));
@@ -151,6 +130,37 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   app.get('/:id/events', (c) => followReview(c, deps));
 
   return app;
+}
+
+type ChunkAnswer = Awaited<ReturnType<DurableReviews['store']['addChunk']>>;
+
+/** The review once a chunk is in, or why the chunk was refused; the worker is told when all rows are in. */
+function chunkTaken(answer: ChunkAnswer, worker: DurableReviews['worker']): ReviewSummary {
+  if (answer === 'not_found') throw notFound();
+  if (answer === 'not_uploading')
+    throw new ApiError(409, 'conflict', 'Every row of this review is in already.');
+  if (answer === 'out_of_range')
+    throw new ApiError(400, 'bad_request', 'That chunk goes past the review’s row count.');
+  if (answer.status === 'running') worker.notify();
+  return answer;
+}
+
+/** GET /api/reviews/:id/rows: a page of one run's rows in row order, with the cursor of the next page. */
+async function rowsPage(c: AppContext, deps: DurableReviewRouteDeps) {
+  const query = await parsed(PageQuery, c.req.query());
+  const after = query.cursor === undefined ? -1 : Number(query.cursor);
+  const limit = query.limit ?? 1_000;
+  const page = await inDatabase(() =>
+    deps.reviews.store.rows(c.get('session').accountId, c.req.param('id') as string, {
+      ...(query.run ? { run: query.run } : {}),
+      after,
+      limit,
+    }),
+  );
+  if (!page) throw notFound();
+  const lastIndex = page.rows.at(-1)?.index;
+  const nextCursor = page.last || lastIndex === undefined ? null : String(lastIndex);
+  return c.json({ rows: page.rows, nextCursor } satisfies ReviewRowsResponse);
 }
 
 /** Where a review's event stream stands: the last row sequence sent, the last summary sent, when it last spoke. */

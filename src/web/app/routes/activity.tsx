@@ -1,5 +1,11 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
+import {
+  type InfiniteData,
+  type UseInfiniteQueryResult,
+  useInfiniteQuery,
+  useQuery,
+} from '@tanstack/react-query';
+import { type Dispatch, type SetStateAction, useEffect, useId, useState } from 'react';
+import type { ActivityResponse } from '../../../contract/index.ts';
 import { Button } from '../../components/ui/button.tsx';
 import {
   type ActivityFilters,
@@ -21,7 +27,6 @@ export function ActivityRoute() {
   const id = useId();
   const [draft, setDraft] = useState<ActivityFilters>(NO_ACTIVITY_FILTERS);
   const [filters, setFilters] = useState<ActivityFilters>(NO_ACTIVITY_FILTERS);
-  const [exporting, setExporting] = useState<string | null>(null);
   const list = useInfiniteQuery({
     ...activityQueryOptions(session?.accountId ?? '', filters),
     enabled: Boolean(session),
@@ -30,117 +35,169 @@ export function ActivityRoute() {
     document.title = 'Activity · PropLens';
   }, []);
   if (!session) return null;
-  const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
+  return (
+    <div className="space-y-6">
+      <ActivityHeader accountName={session.account.name} />
+      <ActivityFilterForm
+        id={id}
+        draft={draft}
+        onDraftChange={setDraft}
+        filters={filters}
+        onApply={() => setFilters(draft)}
+      />
+      <ActivityEntries list={list} />
+    </div>
+  );
+}
+
+/** The page title and what the trail records. */
+function ActivityHeader({ accountName }: { accountName: string }) {
+  return (
+    <div>
+      <h1 className="text-2xl font-bold tracking-tight">Activity</h1>
+      <p className="mt-1 max-w-3xl text-sm text-slate-600 dark:text-slate-300">
+        Every lookup made for {accountName}: who asked (by key fingerprint, never the key), when, what was
+        asked and what the service said, and whether PropLens answered from its cache. Entries are never
+        changed.
+      </p>
+    </div>
+  );
+}
+
+/** The filters being edited (applied on submit), and the CSV export of the applied ones. */
+function ActivityFilterForm({
+  id,
+  draft,
+  onDraftChange,
+  filters,
+  onApply,
+}: {
+  id: string;
+  draft: ActivityFilters;
+  onDraftChange: Dispatch<SetStateAction<ActivityFilters>>;
+  filters: ActivityFilters;
+  onApply: () => void;
+}) {
   const field = (name: keyof ActivityFilters) => ({
     id: `${id}-${name}`,
     value: draft[name],
-    onChange: (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [name]: e.target.value })),
+    onChange: (e: { target: { value: string } }) => onDraftChange((d) => ({ ...d, [name]: e.target.value })),
   });
   return (
-    <div className="space-y-6">
+    <form
+      className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onApply();
+      }}
+    >
       <div>
-        <h1 className="text-2xl font-bold tracking-tight">Activity</h1>
-        <p className="mt-1 max-w-3xl text-sm text-slate-600 dark:text-slate-300">
-          Every lookup made for {session.account.name}: who asked (by key fingerprint, never the key), when,
-          what was asked and what the service said, and whether PropLens answered from its cache. Entries are
-          never changed.
-        </p>
+        <label htmlFor={`${id}-from`} className={LABEL}>
+          From
+        </label>
+        <input type="date" className={FIELD} {...field('from')} />
       </div>
-      <form
-        className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setFilters(draft);
+      <div>
+        <label htmlFor={`${id}-to`} className={LABEL}>
+          To
+        </label>
+        <input type="date" className={FIELD} {...field('to')} />
+      </div>
+      <div>
+        <label htmlFor={`${id}-outcome`} className={LABEL}>
+          Outcome
+        </label>
+        <select className={FIELD} {...field('outcome')}>
+          <option value="">All outcomes</option>
+          {OUTCOME_CHOICES.map(([value, text]) => (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="col-span-2 sm:col-span-1 lg:col-span-2">
+        <label htmlFor={`${id}-q`} className={LABEL}>
+          Address or property ID
+        </label>
+        <input type="search" maxLength={200} className={FIELD} {...field('q')} />
+      </div>
+      <div>
+        <label htmlFor={`${id}-key`} className={LABEL}>
+          Key
+        </label>
+        <input placeholder="8 hex digits" maxLength={8} className={FIELD} {...field('key')} />
+      </div>
+      <div className="col-span-2 flex flex-wrap items-end gap-2 sm:col-span-3 lg:col-span-6">
+        <Button type="submit">Apply filters</Button>
+        <ExportActivityCsv filters={filters} />
+      </div>
+    </form>
+  );
+}
+
+/** The Export CSV button, and why the export failed if it did. */
+function ExportActivityCsv({ filters }: { filters: ActivityFilters }) {
+  const [exporting, setExporting] = useState<string | null>(null);
+  return (
+    <>
+      <Button
+        type="button"
+        variant="secondary"
+        disabled={exporting === 'busy'}
+        onClick={() => {
+          setExporting('busy');
+          downloadActivityCsv(filters).then(
+            () => setExporting(null),
+            () => setExporting('The export could not be made. Try again.'),
+          );
         }}
       >
-        <div>
-          <label htmlFor={`${id}-from`} className={LABEL}>
-            From
-          </label>
-          <input type="date" className={FIELD} {...field('from')} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-to`} className={LABEL}>
-            To
-          </label>
-          <input type="date" className={FIELD} {...field('to')} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-outcome`} className={LABEL}>
-            Outcome
-          </label>
-          <select className={FIELD} {...field('outcome')}>
-            <option value="">All outcomes</option>
-            {OUTCOME_CHOICES.map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="col-span-2 sm:col-span-1 lg:col-span-2">
-          <label htmlFor={`${id}-q`} className={LABEL}>
-            Address or property ID
-          </label>
-          <input type="search" maxLength={200} className={FIELD} {...field('q')} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-key`} className={LABEL}>
-            Key
-          </label>
-          <input placeholder="8 hex digits" maxLength={8} className={FIELD} {...field('key')} />
-        </div>
-        <div className="col-span-2 flex flex-wrap items-end gap-2 sm:col-span-3 lg:col-span-6">
-          <Button type="submit">Apply filters</Button>
-          <Button
-            type="button"
-            variant="secondary"
-            disabled={exporting === 'busy'}
-            onClick={() => {
-              setExporting('busy');
-              downloadActivityCsv(filters).then(
-                () => setExporting(null),
-                () => setExporting('The export could not be made. Try again.'),
-              );
-            }}
-          >
-            Export CSV
-          </Button>
-          {exporting && exporting !== 'busy' ? (
-            <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-              {exporting}
-            </p>
-          ) : null}
-        </div>
-      </form>
-      {list.isError ? (
-        <p role="alert" className="text-sm">
-          {list.error instanceof ApiRequestError ? list.error.message : 'The activity could not be loaded.'}
+        Export CSV
+      </Button>
+      {exporting && exporting !== 'busy' ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+          {exporting}
         </p>
-      ) : list.data ? (
-        entries.length === 0 ? (
-          <p className="text-sm">No activity matches these filters.</p>
-        ) : (
-          <>
-            <ActivityTable entries={entries} />
-            {list.hasNextPage ? (
-              <Button
-                variant="secondary"
-                disabled={list.isFetchingNextPage}
-                onClick={() => void list.fetchNextPage()}
-              >
-                Show older entries
-              </Button>
-            ) : (
-              <p className="text-xs text-slate-600 dark:text-slate-400">That is the oldest entry kept.</p>
-            )}
-          </>
-        )
+      ) : null}
+    </>
+  );
+}
+
+/** The matching entries, newest first, with a button for older ones; or why there are none yet. */
+function ActivityEntries({
+  list,
+}: {
+  list: UseInfiniteQueryResult<InfiniteData<ActivityResponse>>;
+}) {
+  const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
+  if (list.isError)
+    return (
+      <p role="alert" className="text-sm">
+        {list.error instanceof ApiRequestError ? list.error.message : 'The activity could not be loaded.'}
+      </p>
+    );
+  if (!list.data)
+    return (
+      <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
+        Loading the activity…
+      </p>
+    );
+  if (entries.length === 0) return <p className="text-sm">No activity matches these filters.</p>;
+  return (
+    <>
+      <ActivityTable entries={entries} />
+      {list.hasNextPage ? (
+        <Button
+          variant="secondary"
+          disabled={list.isFetchingNextPage}
+          onClick={() => void list.fetchNextPage()}
+        >
+          Show older entries
+        </Button>
       ) : (
-        <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
-          Loading the activity…
-        </p>
+        <p className="text-xs text-slate-600 dark:text-slate-400">That is the oldest entry kept.</p>
       )}
-    </div>
+    </>
   );
 }
