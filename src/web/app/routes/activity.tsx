@@ -165,11 +165,7 @@ function ExportActivityCsv({ filters }: { filters: ActivityFilters }) {
 }
 
 /** The matching entries, newest first, with a button for older ones; or why there are none yet. */
-function ActivityEntries({
-  list,
-}: {
-  list: UseInfiniteQueryResult<InfiniteData<ActivityResponse>>;
-}) {
+function ActivityEntries({ list }: { list: UseInfiniteQueryResult<InfiniteData<ActivityResponse>> }) {
   const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
   if (list.isError)
     return (
