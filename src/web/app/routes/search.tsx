@@ -88,13 +88,9 @@ function StartHere({ demo }: { demo: boolean }) {
   );
 }
 
-export function SearchRoute() {
-  const [params, setParams] = useSearchParams();
-  const address = (params.get('address') ?? '').trim();
+/** The resolve query for the address in the URL, what the field and the tab title show, and the record's seeding. */
+function useAddressResult(address: string) {
   const queryClient = useQueryClient();
-  const online = useOnline();
-  const session = useQuery(sessionQueryOptions());
-  const demo = session.data?.demo === true;
   // A ZIP code alone asks for an area: it is listed, not resolved.
   const zip = zipOnly(address);
   const resolve = useQuery({ ...resolveQueryOptions(address), enabled: address !== '' && zip === null });
@@ -114,12 +110,6 @@ export function SearchRoute() {
     if (resolve.data) addRecentSearch(resolve.data.property.address);
   }, [resolve.data]);
 
-  const go = (next: string) => {
-    const a = next.trim();
-    if (a === '') return;
-    setParams({ address: a });
-  };
-
   // A suggestion already carries its full record: put it where the resolve query will look, so opening it
   // is instant and costs no request.
   const seed = useCallback(
@@ -137,8 +127,23 @@ export function SearchRoute() {
     if (match && resolve.data) seed(resolve.data.property);
   }, [match, resolve.data, seed]);
 
-  const accountName = session.data?.account.name;
-  const accountId = session.data?.accountId;
+  return { zip, resolve, match, doubt, shown, seed, retry, showAnyway: () => setShownFor(address) };
+}
+
+type AddressResult = ReturnType<typeof useAddressResult>;
+
+export function SearchRoute() {
+  const [params, setParams] = useSearchParams();
+  const address = (params.get('address') ?? '').trim();
+  const session = useQuery(sessionQueryOptions());
+  const demo = session.data?.demo === true;
+  const result = useAddressResult(address);
+
+  const go = (next: string) => {
+    const a = next.trim();
+    if (a === '') return;
+    setParams({ address: a });
+  };
 
   return (
     <div className="space-y-6">
@@ -149,65 +154,93 @@ export function SearchRoute() {
         </p>
       </div>
       <AddressSearch
-        value={shown}
+        value={result.shown}
         onSubmit={go}
-        onActivate={seed}
+        onActivate={result.seed}
         detail={(property) => ({
           node: <ConfidenceMark level={property.confidence} />,
           label: confidenceText(property.confidence),
         })}
         onPick={(property) => {
-          seed(property);
+          result.seed(property);
           go(property.address);
         }}
       />
-      <div aria-live="polite" aria-busy={resolve.isFetching}>
-        {address === '' ? (
-          <StartHere demo={demo} />
-        ) : zip ? (
-          <AreaListing
-            zip={zip}
-            onOpen={seed}
-            wrapPending={(skeleton) => <RateLimitWait>{skeleton}</RateLimitWait>}
-          />
-        ) : resolve.data ? (
-          <div className="space-y-4">
-            {match ? (
-              <MatchNotice match={match} {...(doubt ? { onShow: () => setShownFor(address) } : {})} />
-            ) : null}
-            {doubt ? null : (
-              <>
-                <PropertyRecord
-                  demo={demo}
-                  property={resolve.data.property}
-                  retrieved={
-                    accountName ? { at: new Date(resolve.dataUpdatedAt), by: accountName } : undefined
-                  }
-                />
-                {accountId ? (
-                  <RecordHistory accountId={accountId} propertyId={resolve.data.property.id} />
-                ) : null}
-              </>
-            )}
-          </div>
-        ) : resolve.isError ? (
-          <ResolveError
-            error={resolve.error}
-            address={address}
-            onRetry={retry}
-            renderCompare={renderCompare}
-          />
-        ) : !online || resolve.fetchStatus === 'paused' ? (
-          <Alert tone="warning" title="You are offline">
-            <p>The search will run as soon as the connection is back.</p>
-          </Alert>
-        ) : (
-          <RateLimitWait>
-            <RecordSkeleton />
-          </RateLimitWait>
-        )}
+      <div aria-live="polite" aria-busy={result.resolve.isFetching}>
+        <SearchOutcome
+          address={address}
+          demo={demo}
+          result={result}
+          accountName={session.data?.account.name}
+          accountId={session.data?.accountId}
+        />
       </div>
       {demo && address !== '' ? <DemoTour current={address} folded /> : null}
     </div>
+  );
+}
+
+/** What the address in the URL came to: where to start, an area, the record, an error, offline, or a wait. */
+function SearchOutcome({
+  address,
+  demo,
+  result,
+  accountName,
+  accountId,
+}: {
+  address: string;
+  demo: boolean;
+  result: AddressResult;
+  accountName: string | undefined;
+  accountId: string | undefined;
+}) {
+  const online = useOnline();
+  const { zip, resolve, seed } = result;
+  if (address === '') return <StartHere demo={demo} />;
+  if (zip)
+    return (
+      <AreaListing
+        zip={zip}
+        onOpen={seed}
+        wrapPending={(skeleton) => <RateLimitWait>{skeleton}</RateLimitWait>}
+      />
+    );
+  if (resolve.data)
+    return (
+      <div className="space-y-4">
+        {result.match ? (
+          <MatchNotice match={result.match} {...(result.doubt ? { onShow: result.showAnyway } : {})} />
+        ) : null}
+        {result.doubt ? null : (
+          <>
+            <PropertyRecord
+              demo={demo}
+              property={resolve.data.property}
+              retrieved={accountName ? { at: new Date(resolve.dataUpdatedAt), by: accountName } : undefined}
+            />
+            {accountId ? <RecordHistory accountId={accountId} propertyId={resolve.data.property.id} /> : null}
+          </>
+        )}
+      </div>
+    );
+  if (resolve.isError)
+    return (
+      <ResolveError
+        error={resolve.error}
+        address={address}
+        onRetry={result.retry}
+        renderCompare={renderCompare}
+      />
+    );
+  if (!online || resolve.fetchStatus === 'paused')
+    return (
+      <Alert tone="warning" title="You are offline">
+        <p>The search will run as soon as the connection is back.</p>
+      </Alert>
+    );
+  return (
+    <RateLimitWait>
+      <RecordSkeleton />
+    </RateLimitWait>
   );
 }
