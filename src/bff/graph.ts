@@ -69,38 +69,8 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
   });
   // Kept-alive sockets to the upstream, no fetch machinery per request (docs/decisions/005-lean-hot-path.md).
   const transport = options.transport ?? createPoolTransport(options.upstream.url);
-  const upstream = new UpstreamClient(
-    {
-      baseUrl: options.upstream.url,
-      auth: options.upstream.auth,
-      idField: config.idField,
-      resolvePath: config.resolvePath,
-      searchPath: config.searchPath,
-      timeoutMs: config.timeoutMs,
-      retries: config.retries,
-      maxRateLimitWaitMs: config.maxRateLimitWaitMs,
-      reviewMaxWaitMs: config.reviewMaxWaitMs,
-      salesContact: options.salesContact,
-    },
-    {
-      transport: transport.send,
-      budget: stores.budget,
-      scheduler,
-      logger,
-      ...(tuning.sleep ? { sleep: tuning.sleep } : {}),
-      ...(tuning.random ? { random: tuning.random } : {}),
-      ...(metrics ? { onAttempt: metrics.upstreamAttempt.bind(metrics) } : {}),
-    },
-  );
-  const auditTrail = database
-    ? createAuditTrail({
-        database,
-        logger,
-        retentionDays: config.auditRetentionDays,
-        ...(tuning.auditFlushMs ? { flushMs: tuning.auditFlushMs } : {}),
-        ...(tuning.auditMaxBuffer ? { maxBuffer: tuning.auditMaxBuffer } : {}),
-      })
-    : undefined;
+  const upstream = upstreamClient(options, scheduler, transport);
+  const auditTrail = database ? auditTrailOn(database, options) : undefined;
   if (metrics && auditTrail) metrics.countAuditWith(() => auditTrail.writer);
   const lookups = new Lookups({
     upstream,
@@ -158,4 +128,43 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
       await Promise.all([stores.close(), transport.close()]);
     },
   };
+}
+
+/** The upstream client: configuration from the environment, budget and scheduler from the stores. */
+function upstreamClient(options: BffGraphOptions, scheduler: UpstreamScheduler, transport: PoolTransport) {
+  const { config, logger, stores, metrics, tuning = {} } = options;
+  return new UpstreamClient(
+    {
+      baseUrl: options.upstream.url,
+      auth: options.upstream.auth,
+      idField: config.idField,
+      resolvePath: config.resolvePath,
+      searchPath: config.searchPath,
+      timeoutMs: config.timeoutMs,
+      retries: config.retries,
+      maxRateLimitWaitMs: config.maxRateLimitWaitMs,
+      reviewMaxWaitMs: config.reviewMaxWaitMs,
+      salesContact: options.salesContact,
+    },
+    {
+      transport: transport.send,
+      budget: stores.budget,
+      scheduler,
+      logger,
+      ...(tuning.sleep ? { sleep: tuning.sleep } : {}),
+      ...(tuning.random ? { random: tuning.random } : {}),
+      ...(metrics ? { onAttempt: metrics.upstreamAttempt.bind(metrics) } : {}),
+    },
+  );
+}
+
+/** The audit trail of every lookup, written to the database in batches. */
+function auditTrailOn(database: Database, { config, logger, tuning = {} }: BffGraphOptions): AuditTrail {
+  return createAuditTrail({
+    database,
+    logger,
+    retentionDays: config.auditRetentionDays,
+    ...(tuning.auditFlushMs ? { flushMs: tuning.auditFlushMs } : {}),
+    ...(tuning.auditMaxBuffer ? { maxBuffer: tuning.auditMaxBuffer } : {}),
+  });
 }
