@@ -11,89 +11,99 @@ type Db = Kysely<any>;
 
 const reviews: Migration = {
   async up(db: Db) {
-    await db.schema
-      .createTable('reviews')
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('account_id', 'text', (c) => c.notNull())
-      .addColumn('created_by', 'text', (c) => c.notNull())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('client_token', 'text', (c) => c.notNull())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('kind', 'text', (c) => c.notNull())
-      .addColumn('origin', 'text')
-      .addColumn('columns', 'text', (c) => c.notNull())
-      .addColumn('total_rows', 'integer', (c) => c.notNull())
-      .addColumn('received_rows', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('skipped_blank', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('last_seq', 'bigint', (c) => c.notNull().defaultTo(0))
-      .addUniqueConstraint('reviews_client_token', ['account_id', 'client_token'])
-      .execute();
-    await db.schema
-      .createIndex('reviews_by_account')
-      .on('reviews')
-      .columns(['account_id', 'created_at'])
-      .execute();
-    await db.schema
-      .createTable('review_chunks')
-      .addColumn('review_id', 'text', (c) => c.notNull())
-      .addColumn('chunk_index', 'integer', (c) => c.notNull())
-      .addColumn('rows', 'integer', (c) => c.notNull())
-      .addPrimaryKeyConstraint('review_chunks_pk', ['review_id', 'chunk_index'])
-      .execute();
-    await db.schema
-      .createTable('review_rows')
-      .addColumn('review_id', 'text', (c) => c.notNull())
-      .addColumn('row_index', 'integer', (c) => c.notNull())
-      .addColumn('address', 'text', (c) => c.notNull())
-      .addColumn('cells', 'text')
-      .addColumn('imported', 'text')
-      .addPrimaryKeyConstraint('review_rows_pk', ['review_id', 'row_index'])
-      .execute();
-    await db.schema
-      .createTable('review_runs')
-      .addColumn('review_id', 'text', (c) => c.notNull())
-      .addColumn('run', 'integer', (c) => c.notNull())
-      .addColumn('started_at', 'bigint', (c) => c.notNull())
-      .addColumn('finished_at', 'bigint')
-      .addColumn('fresh', 'integer', (c) => c.notNull())
-      .addColumn('total', 'integer', (c) => c.notNull())
-      .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('matched', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('not_found', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('ambiguous', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('failed', 'integer', (c) => c.notNull().defaultTo(0))
-      .addPrimaryKeyConstraint('review_runs_pk', ['review_id', 'run'])
-      .execute();
-    await db.schema
-      .createTable('review_results')
-      .addColumn('review_id', 'text', (c) => c.notNull())
-      .addColumn('run', 'integer', (c) => c.notNull())
-      .addColumn('row_index', 'integer', (c) => c.notNull())
-      .addColumn('account_id', 'text', (c) => c.notNull())
-      .addColumn('state', 'text', (c) => c.notNull())
-      .addColumn('lease_owner', 'text')
-      .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
-      .addColumn('not_before', 'bigint', (c) => c.notNull().defaultTo(0))
-      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('outcome', 'text')
-      .addColumn('result', 'text')
-      .addColumn('seq', 'bigint')
-      .addPrimaryKeyConstraint('review_results_pk', ['review_id', 'run', 'row_index'])
-      .execute();
-    // The worker's question: work of these accounts that is due.
-    await db.schema
-      .createIndex('review_results_due')
-      .on('review_results')
-      .columns(['account_id', 'state', 'not_before'])
-      .execute();
-    // A live view's question: what was answered since N.
-    await db.schema
-      .createIndex('review_results_seq')
-      .on('review_results')
-      .columns(['review_id', 'seq'])
-      .execute();
+    await createReviewTables(db);
+    await createRunTables(db);
   },
 };
+
+/** A review, the chunks it was uploaded in and its rows as uploaded. */
+async function createReviewTables(db: Db) {
+  await db.schema
+    .createTable('reviews')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('created_by', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('client_token', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('origin', 'text')
+    .addColumn('columns', 'text', (c) => c.notNull())
+    .addColumn('total_rows', 'integer', (c) => c.notNull())
+    .addColumn('received_rows', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('skipped_blank', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('last_seq', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addUniqueConstraint('reviews_client_token', ['account_id', 'client_token'])
+    .execute();
+  await db.schema
+    .createIndex('reviews_by_account')
+    .on('reviews')
+    .columns(['account_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createTable('review_chunks')
+    .addColumn('review_id', 'text', (c) => c.notNull())
+    .addColumn('chunk_index', 'integer', (c) => c.notNull())
+    .addColumn('rows', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('review_chunks_pk', ['review_id', 'chunk_index'])
+    .execute();
+  await db.schema
+    .createTable('review_rows')
+    .addColumn('review_id', 'text', (c) => c.notNull())
+    .addColumn('row_index', 'integer', (c) => c.notNull())
+    .addColumn('address', 'text', (c) => c.notNull())
+    .addColumn('cells', 'text')
+    .addColumn('imported', 'text')
+    .addPrimaryKeyConstraint('review_rows_pk', ['review_id', 'row_index'])
+    .execute();
+}
+
+/** Each run of a review (a first check, a check again) and each row's answer in it. */
+async function createRunTables(db: Db) {
+  await db.schema
+    .createTable('review_runs')
+    .addColumn('review_id', 'text', (c) => c.notNull())
+    .addColumn('run', 'integer', (c) => c.notNull())
+    .addColumn('started_at', 'bigint', (c) => c.notNull())
+    .addColumn('finished_at', 'bigint')
+    .addColumn('fresh', 'integer', (c) => c.notNull())
+    .addColumn('total', 'integer', (c) => c.notNull())
+    .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('matched', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('not_found', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('ambiguous', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('failed', 'integer', (c) => c.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint('review_runs_pk', ['review_id', 'run'])
+    .execute();
+  await db.schema
+    .createTable('review_results')
+    .addColumn('review_id', 'text', (c) => c.notNull())
+    .addColumn('run', 'integer', (c) => c.notNull())
+    .addColumn('row_index', 'integer', (c) => c.notNull())
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('lease_owner', 'text')
+    .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('not_before', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('outcome', 'text')
+    .addColumn('result', 'text')
+    .addColumn('seq', 'bigint')
+    .addPrimaryKeyConstraint('review_results_pk', ['review_id', 'run', 'row_index'])
+    .execute();
+  // The worker's question: work of these accounts that is due.
+  await db.schema
+    .createIndex('review_results_due')
+    .on('review_results')
+    .columns(['account_id', 'state', 'not_before'])
+    .execute();
+  // A live view's question: what was answered since N.
+  await db.schema
+    .createIndex('review_results_seq')
+    .on('review_results')
+    .columns(['review_id', 'seq'])
+    .execute();
+}
 
 const audit = (postgres: boolean): Migration => ({
   async up(db: Db) {
