@@ -3,24 +3,23 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import {
   type ColumnChoice,
   type CsvTable,
-  columnNames,
   csvAddresses,
   detectHeader,
   guessColumns,
   parseCsv,
   readTextFile,
 } from './csv.ts';
-import { type Draft, describePrepared, hintClass, inputClass, labelClass } from './draft.ts';
+import { type Draft, hintClass, labelClass } from './draft.ts';
+import { LoadedFile } from './loaded-file.tsx';
 import { InputError, prepareRows } from './rows.ts';
 
-type Loaded = { fileName: string; table: CsvTable; hasHeader: boolean; choice: ColumnChoice };
+export type Loaded = { fileName: string; table: CsvTable; hasHeader: boolean; choice: ColumnChoice };
 type FileState =
   | { kind: 'idle' }
   | { kind: 'reading'; fileName: string; progress: number }
   | { kind: 'error'; message: string }
   | ({ kind: 'loaded' } & Loaded);
 
-const PREVIEW_ROWS = 5;
 const baseName = (fileName: string) => fileName.replace(/\.[^.]+$/, '') || fileName;
 
 /** Reads a file and makes its table, as the sample review does too. */
@@ -34,48 +33,8 @@ export async function loadCsv(
   return { table, hasHeader, choice: guessColumns(table.records, hasHeader) };
 }
 
-function ColumnSelect({
-  label,
-  value,
-  names,
-  optional,
-  onChange,
-}: {
-  label: string;
-  value: number | null;
-  names: string[];
-  optional?: boolean;
-  onChange: (v: number | null) => void;
-}) {
-  const id = useId();
-  return (
-    <div className="min-w-0 space-y-1">
-      <label htmlFor={id} className={labelClass}>
-        {label}
-      </label>
-      <select
-        id={id}
-        value={value === null ? '' : String(value)}
-        onChange={(e) => onChange(e.target.value === '' ? null : Number(e.target.value))}
-        className={`${inputClass} min-h-10 text-sm`}
-      >
-        {optional ? <option value="">None</option> : null}
-        {names.map((name, i) => (
-          <option key={name} value={i}>
-            {name}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-/**
- * A CSV or TSV file: read in chunks with papaparse, header detected, the address column (or the street /
- * city / state / ZIP columns) picked, and the first rows previewed as they will be looked up.
- */
-export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
-  const id = useId();
+/** The chosen file as it is read, and the rows its column choice gives, offered as a draft. */
+function useCsvFile(onDraft: (d: Draft | null) => void) {
   const [state, setState] = useState<FileState>({ kind: 'idle' });
   const reading = useRef<AbortController | null>(null);
 
@@ -142,6 +101,17 @@ export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
 
   const update = (patch: Partial<Loaded>) => setState((s) => (s.kind === 'loaded' ? { ...s, ...patch } : s));
 
+  return { state, choose, result, update };
+}
+
+/**
+ * A CSV or TSV file: read in chunks with papaparse, header detected, the address column (or the street /
+ * city / state / ZIP columns) picked, and the first rows previewed as they will be looked up.
+ */
+export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
+  const id = useId();
+  const { state, choose, result, update } = useCsvFile(onDraft);
+
   return (
     <div className="space-y-4">
       <div className="space-y-1">
@@ -182,185 +152,6 @@ export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
       ) : null}
 
       {state.kind === 'loaded' ? <LoadedFile state={state} result={result} onChange={update} /> : null}
-    </div>
-  );
-}
-
-function LoadedFile({
-  state,
-  result,
-  onChange,
-}: {
-  state: Loaded;
-  result: { addresses?: string[]; prepared?: ReturnType<typeof prepareRows>; error?: string } | null;
-  onChange: (patch: Partial<Loaded>) => void;
-}) {
-  const id = useId();
-  const names = columnNames(state.table, state.hasHeader);
-  const { choice } = state;
-  const setChoice = (next: ColumnChoice) => onChange({ choice: next });
-  return (
-    <div className="space-y-4 rounded-lg border border-slate-200 p-4 dark:border-slate-700">
-      <label className="flex items-center gap-2 text-sm">
-        <input
-          type="checkbox"
-          className="size-4 accent-teal-700 dark:accent-teal-400"
-          checked={state.hasHeader}
-          onChange={(e) =>
-            onChange({
-              hasHeader: e.target.checked,
-              choice: guessColumns(state.table.records, e.target.checked),
-            })
-          }
-        />
-        The first row is a header
-      </label>
-
-      {state.table.columns > 1 ? (
-        <fieldset className="space-y-2">
-          <legend className={labelClass}>Where is the address?</legend>
-          <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
-            <label className="flex items-center gap-2">
-              <input
-                type="radio"
-                name={`${id}-kind`}
-                className="size-4 accent-teal-700 dark:accent-teal-400"
-                checked={choice.kind === 'single'}
-                onChange={() =>
-                  setChoice({ kind: 'single', column: choice.kind === 'parts' ? choice.street : 0 })
-                }
-              />
-              In one column
-            </label>
-            <label className="flex items-center gap-2">
-              <input
-                type="radio"
-                name={`${id}-kind`}
-                className="size-4 accent-teal-700 dark:accent-teal-400"
-                checked={choice.kind === 'parts'}
-                onChange={() =>
-                  setChoice(
-                    choice.kind === 'parts'
-                      ? choice
-                      : {
-                          kind: 'parts',
-                          street: choice.column,
-                          city: null,
-                          state: null,
-                          zip: null,
-                          unit: null,
-                        },
-                  )
-                }
-              />
-              Street, city, state and ZIP in their own columns
-            </label>
-          </div>
-        </fieldset>
-      ) : null}
-
-      {choice.kind === 'single' ? (
-        state.table.columns > 1 ? (
-          <div className="max-w-sm">
-            <ColumnSelect
-              label="Address column"
-              value={choice.column}
-              names={names}
-              onChange={(v) => setChoice({ kind: 'single', column: v ?? 0 })}
-            />
-          </div>
-        ) : null
-      ) : (
-        <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
-          <ColumnSelect
-            label="Street column"
-            value={choice.street}
-            names={names}
-            onChange={(v) => setChoice({ ...choice, street: v ?? 0 })}
-          />
-          <ColumnSelect
-            label="City column"
-            value={choice.city}
-            names={names}
-            optional
-            onChange={(v) => setChoice({ ...choice, city: v })}
-          />
-          <ColumnSelect
-            label="State column"
-            value={choice.state}
-            names={names}
-            optional
-            onChange={(v) => setChoice({ ...choice, state: v })}
-          />
-          <ColumnSelect
-            label="ZIP column"
-            value={choice.zip}
-            names={names}
-            optional
-            onChange={(v) => setChoice({ ...choice, zip: v })}
-          />
-          <ColumnSelect
-            label="Unit column"
-            value={choice.unit ?? null}
-            names={names}
-            optional
-            onChange={(v) => setChoice({ ...choice, unit: v })}
-          />
-          {choice.city === null && choice.state === null && choice.zip === null ? (
-            <p
-              role="alert"
-              className="text-sm font-medium text-amber-900 sm:col-span-2 lg:col-span-4 dark:text-amber-200"
-            >
-              Only a street column is chosen: without a city, state or ZIP a street may match one of many
-              towns, and each row still costs a lookup. Pick the city, state or ZIP columns if the file has
-              them.
-            </p>
-          ) : null}
-        </div>
-      )}
-
-      {result?.error ? (
-        <Alert tone="error" title="These columns give no addresses">
-          <p>{result.error}</p>
-        </Alert>
-      ) : null}
-
-      {result?.addresses && result.prepared ? (
-        <div className="space-y-2">
-          <p className="text-sm text-slate-700 dark:text-slate-300">
-            {describePrepared(result.prepared, state.table.blankLines)}
-          </p>
-          <div className="overflow-x-auto">
-            <table className="w-full text-left text-sm">
-              <caption className="mb-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">
-                Preview: the first {Math.min(PREVIEW_ROWS, result.addresses.length)} rows as they will be
-                looked up
-              </caption>
-              <thead>
-                <tr className="border-b border-slate-200 dark:border-slate-700">
-                  <th scope="col" className="w-16 py-1 pr-3 font-semibold">
-                    Row
-                  </th>
-                  <th scope="col" className="py-1 font-semibold">
-                    Address to look up
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.addresses.slice(0, PREVIEW_ROWS).map((address, i) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: rows of a preview have only their position
-                  <tr key={i} className="border-b border-slate-100 dark:border-slate-800">
-                    <td className="py-1 pr-3 tabular-nums text-slate-600 dark:text-slate-400">{i + 1}</td>
-                    <td className="break-words py-1">
-                      {address === '' ? <em className="text-slate-500">blank: skipped</em> : address}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </div>
-      ) : null}
     </div>
   );
 }
