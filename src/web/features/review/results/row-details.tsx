@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { Button } from '../../../components/ui/button.tsx';
 import { MatchNotice } from '../../property/components/match-notice.tsx';
 import { PropertyRecord } from '../../property/components/property-record.tsx';
+import type { Candidate, LookupError, ReviewRow } from '../model.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 import { MIN_COMPARE } from './compare.ts';
 import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
@@ -43,7 +44,6 @@ export function RowDetails({ result, onClose, now }: { result: ResultRow; onClos
   }, []);
 
   const candidates = row.candidates ?? [];
-  const retrieved = retrievedText(result);
   return (
     <dialog
       ref={ref}
@@ -54,21 +54,7 @@ export function RowDetails({ result, onClose, now }: { result: ResultRow; onClos
       }}
       className="m-auto max-h-[90vh] w-[min(64rem,calc(100vw-1.5rem))] overflow-auto rounded-xl border border-slate-200 bg-slate-50 p-0 text-slate-900 shadow-2xl backdrop:bg-slate-950/60 dark:border-slate-700 dark:bg-slate-950 dark:text-slate-100"
     >
-      <div className="sticky top-0 z-10 flex items-start justify-between gap-3 border-b border-slate-200 bg-slate-50 px-4 py-3 sm:px-6 dark:border-slate-800 dark:bg-slate-950">
-        <div className="min-w-0">
-          <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
-            Row {row.index + 1} · {OUTCOME_TEXT[row.outcome]}
-            {result.match && result.match !== 'as_typed' ? ` · ${MATCH_TEXT[result.match]}` : ''}
-          </p>
-          <h2 id={titleId} className="break-words text-lg font-semibold">
-            {row.input}
-          </h2>
-          {retrieved ? <p className="text-xs text-slate-600 dark:text-slate-400">{retrieved}</p> : null}
-        </div>
-        <Button variant="secondary" onClick={onClose} autoFocus>
-          Close
-        </Button>
-      </div>
+      <RowDetailsHeader result={result} titleId={titleId} onClose={onClose} />
       <div className="space-y-4 p-4 sm:p-6">
         {row.property ? (
           <>
@@ -78,57 +64,115 @@ export function RowDetails({ result, onClose, now }: { result: ResultRow; onClos
         ) : row.outcome === 'pending' ? (
           <p>This address has not been looked up yet.</p>
         ) : row.outcome === 'failed' ? (
-          <div className="space-y-1">
-            <p className="font-semibold">The lookup failed.</p>
-            <p>{row.error?.message ?? 'The property service did not give an answer.'}</p>
-            {row.error ? (
-              <p className="text-sm text-slate-600 dark:text-slate-400">Code: {row.error.code}</p>
-            ) : null}
-          </div>
+          <LookupFailed error={row.error} />
         ) : (
-          <div className="space-y-2">
-            <p className="font-semibold">
-              {row.outcome === 'ambiguous'
-                ? 'More than one property matches this address.'
-                : row.error?.code === 'unit_not_found'
-                  ? 'The building is known, but not that unit.'
-                  : 'No property matches this address.'}
-            </p>
-            {candidates.length > 0 ? (
-              <>
-                <p className="text-sm">
-                  {row.outcome === 'ambiguous' ? 'Matching properties' : 'Did you mean'} (opens the search):
-                </p>
-                <ul
-                  aria-label="Candidates"
-                  className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-700 dark:bg-slate-900"
-                >
-                  {candidates.map((c) => (
-                    <li key={c.id}>
-                      <Link
-                        to={searchLink(c.address)}
-                        className="block px-4 py-2.5 text-sm font-medium text-teal-800 hover:bg-slate-50 dark:text-teal-300 dark:hover:bg-slate-800"
-                      >
-                        {c.address}
-                      </Link>
-                    </li>
-                  ))}
-                </ul>
-                {candidates.length >= MIN_COMPARE && !comparing ? (
-                  <Button variant="secondary" onClick={() => setComparing(true)}>
-                    Compare
-                  </Button>
-                ) : null}
-              </>
-            ) : (
-              <p className="text-sm">The service offered no candidates: check the address and try again.</p>
-            )}
-          </div>
+          <NoMatch
+            row={row}
+            candidates={candidates}
+            comparing={comparing}
+            onCompare={() => setComparing(true)}
+          />
         )}
         {comparing ? (
           <CandidateComparison candidates={candidates} onClose={() => setComparing(false)} />
         ) : null}
       </div>
     </dialog>
+  );
+}
+
+/** The row's number, outcome and match, the address as given, when it was retrieved, and Close. */
+function RowDetailsHeader({
+  result,
+  titleId,
+  onClose,
+}: {
+  result: ResultRow;
+  titleId: string;
+  onClose: () => void;
+}) {
+  const { row } = result;
+  const retrieved = retrievedText(result);
+  return (
+    <div className="sticky top-0 z-10 flex items-start justify-between gap-3 border-b border-slate-200 bg-slate-50 px-4 py-3 sm:px-6 dark:border-slate-800 dark:bg-slate-950">
+      <div className="min-w-0">
+        <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
+          Row {row.index + 1} · {OUTCOME_TEXT[row.outcome]}
+          {result.match && result.match !== 'as_typed' ? ` · ${MATCH_TEXT[result.match]}` : ''}
+        </p>
+        <h2 id={titleId} className="break-words text-lg font-semibold">
+          {row.input}
+        </h2>
+        {retrieved ? <p className="text-xs text-slate-600 dark:text-slate-400">{retrieved}</p> : null}
+      </div>
+      <Button variant="secondary" onClick={onClose} autoFocus>
+        Close
+      </Button>
+    </div>
+  );
+}
+
+/** Why the lookup failed, and its code when there is one. */
+function LookupFailed({ error }: { error: LookupError | undefined }) {
+  return (
+    <div className="space-y-1">
+      <p className="font-semibold">The lookup failed.</p>
+      <p>{error?.message ?? 'The property service did not give an answer.'}</p>
+      {error ? <p className="text-sm text-slate-600 dark:text-slate-400">Code: {error.code}</p> : null}
+    </div>
+  );
+}
+
+/** An ambiguous or unmatched address: the candidates as links to the search, and Compare. */
+function NoMatch({
+  row,
+  candidates,
+  comparing,
+  onCompare,
+}: {
+  row: ReviewRow;
+  candidates: Candidate[];
+  comparing: boolean;
+  onCompare: () => void;
+}) {
+  return (
+    <div className="space-y-2">
+      <p className="font-semibold">
+        {row.outcome === 'ambiguous'
+          ? 'More than one property matches this address.'
+          : row.error?.code === 'unit_not_found'
+            ? 'The building is known, but not that unit.'
+            : 'No property matches this address.'}
+      </p>
+      {candidates.length > 0 ? (
+        <>
+          <p className="text-sm">
+            {row.outcome === 'ambiguous' ? 'Matching properties' : 'Did you mean'} (opens the search):
+          </p>
+          <ul
+            aria-label="Candidates"
+            className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-700 dark:bg-slate-900"
+          >
+            {candidates.map((c) => (
+              <li key={c.id}>
+                <Link
+                  to={searchLink(c.address)}
+                  className="block px-4 py-2.5 text-sm font-medium text-teal-800 hover:bg-slate-50 dark:text-teal-300 dark:hover:bg-slate-800"
+                >
+                  {c.address}
+                </Link>
+              </li>
+            ))}
+          </ul>
+          {candidates.length >= MIN_COMPARE && !comparing ? (
+            <Button variant="secondary" onClick={onCompare}>
+              Compare
+            </Button>
+          ) : null}
+        </>
+      ) : (
+        <p className="text-sm">The service offered no candidates: check the address and try again.</p>
+      )}
+    </div>
   );
 }
