@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo } from 'react';
 import { Link, useParams } from 'react-router';
-import type { SessionResponse } from '../../../contract/index.ts';
+import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { checkAgain, reviewKeys } from '../../features/review/api/server-reviews.ts';
 import { useLiveReview } from '../../features/review/api/use-live-review.ts';
@@ -44,17 +44,7 @@ function ReviewRun({ session }: { session: SessionResponse }) {
   }, [summary]);
 
   if (snapshot.state === 'not_found' || snapshot.state === 'error') {
-    return (
-      <div className="space-y-4">
-        {backLink}
-        <h1 className="text-2xl font-bold tracking-tight">Review not found</h1>
-        <p className="text-sm">
-          {snapshot.state === 'error'
-            ? 'The review could not be loaded. Reload the page to try again.'
-            : 'There is no such review in this account. It may have been deleted, or it belongs to another account.'}
-        </p>
-      </div>
-    );
+    return <ReviewNotFound error={snapshot.state === 'error'} />;
   }
   if (!summary || !review) {
     return (
@@ -66,7 +56,6 @@ function ReviewRun({ session }: { session: SessionResponse }) {
       </div>
     );
   }
-  const created = new Date(summary.createdAt);
   const runs = summary.runs;
   const previous = runs.length >= 2 && summary.status === 'done' ? runs[runs.length - 2] : undefined;
   const checkError =
@@ -77,18 +66,7 @@ function ReviewRun({ session }: { session: SessionResponse }) {
         : null;
   return (
     <div className="space-y-6">
-      <div className="space-y-1">
-        {backLink}
-        <h1 className="break-words text-2xl font-bold tracking-tight">{summary.name}</h1>
-        <p className="text-sm text-slate-600 dark:text-slate-400">
-          {originLabel(summary)} · {summary.totalRows.toLocaleString('en-US')}{' '}
-          {summary.totalRows === 1 ? 'address' : 'addresses'} · started{' '}
-          <time dateTime={created.toISOString()}>
-            {created.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
-          </time>{' '}
-          by key {summary.createdBy}
-        </p>
-      </div>
+      <ReviewRunHeader summary={summary} />
       <ReviewProgress
         summary={summary}
         live={snapshot.live}
@@ -104,6 +82,40 @@ function ReviewRun({ session }: { session: SessionResponse }) {
         </p>
       ) : null}
       <ReviewResults review={review} rows={snapshot.rows} />
+    </div>
+  );
+}
+
+/** The way back to all reviews, and why this one cannot be shown. */
+function ReviewNotFound({ error }: { error: boolean }) {
+  return (
+    <div className="space-y-4">
+      {backLink}
+      <h1 className="text-2xl font-bold tracking-tight">Review not found</h1>
+      <p className="text-sm">
+        {error
+          ? 'The review could not be loaded. Reload the page to try again.'
+          : 'There is no such review in this account. It may have been deleted, or it belongs to another account.'}
+      </p>
+    </div>
+  );
+}
+
+/** The way back to all reviews, the review's name, and where it came from, how big it is, when and by whom. */
+function ReviewRunHeader({ summary }: { summary: ReviewSummary }) {
+  const created = new Date(summary.createdAt);
+  return (
+    <div className="space-y-1">
+      {backLink}
+      <h1 className="break-words text-2xl font-bold tracking-tight">{summary.name}</h1>
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        {originLabel(summary)} · {summary.totalRows.toLocaleString('en-US')}{' '}
+        {summary.totalRows === 1 ? 'address' : 'addresses'} · started{' '}
+        <time dateTime={created.toISOString()}>
+          {created.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
+        </time>{' '}
+        by key {summary.createdBy}
+      </p>
     </div>
   );
 }
