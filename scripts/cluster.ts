@@ -38,6 +38,26 @@ class Stopped extends Error {
   }
 }
 
+/** What the cluster started, stopped last first; something started after a stop began is stopped at once. */
+class Started {
+  private readonly cleanups: (() => Promise<void>)[] = [];
+  stopping = false;
+
+  track(cleanup: () => Promise<void>) {
+    if (this.stopping) throw new Stopped(cleanup);
+    this.cleanups.push(cleanup);
+  }
+
+  async stop(reason: string, code: number) {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (reason) console.log(reason);
+    setTimeout(() => process.exit(1), 15_000).unref();
+    while (this.cleanups.length > 0) await (this.cleanups.pop() as () => Promise<void>)().catch(() => {});
+    process.exit(code);
+  }
+}
+
 // Replicas inherit the cluster's environment, .env included.
 if (!process.argv.includes('--replica')) loadEnvFile();
 if (process.argv.includes('--replica')) await runReplica();
@@ -76,25 +96,22 @@ async function runReplica() {
   }
 }
 
+type EntryConfig = ReturnType<typeof readBffConfig>;
+
+/** Where the replicas' Redis, PostgreSQL and upstream are, and whether the upstream is the embedded reference. */
+interface Services {
+  redisUrl: string;
+  databaseUrl: string;
+  upstreamUrl: string;
+  auth: string;
+  embedded: boolean;
+}
+
 async function runCluster() {
-  const cleanups: (() => Promise<void>)[] = [];
-  let stopping = false;
-  /** What was started is stopped, last first; something started after a stop began is stopped at once. */
-  const track = (cleanup: () => Promise<void>) => {
-    if (stopping) throw new Stopped(cleanup);
-    cleanups.push(cleanup);
-  };
-  const stop = async (reason: string, code: number) => {
-    if (stopping) return;
-    stopping = true;
-    if (reason) console.log(reason);
-    setTimeout(() => process.exit(1), 15_000).unref();
-    while (cleanups.length > 0) await (cleanups.pop() as () => Promise<void>)().catch(() => {});
-    process.exit(code);
-  };
-  const stopping_ = 'stopping the entry point, the replicas, the reference service, Redis and PostgreSQL.';
-  process.once('SIGINT', () => void stop(`SIGINT: ${stopping_}`, 0));
-  process.once('SIGTERM', () => void stop(`SIGTERM: ${stopping_}`, 0));
+  const started = new Started();
+  const stopping = 'stopping the entry point, the replicas, the reference service, Redis and PostgreSQL.';
+  process.once('SIGINT', () => void started.stop(`SIGINT: ${stopping}`, 0));
+  process.once('SIGTERM', () => void started.stop(`SIGTERM: ${stopping}`, 0));
   try {
     const replicaCount = readReplicas(process.env.REPLICAS);
     // Every replica must share it; generated for this run when not given (sessions then end with the cluster).
@@ -106,103 +123,101 @@ async function runCluster() {
       throw new Error(`PORT must leave room for ${replicaCount} replica ports after it, got ${entry.port}.`);
     }
     buildWebIfStale();
-
-    let redisUrl = entry.redisUrl;
-    if (!redisUrl) {
-      const redis = await startRedisServer();
-      track(redis.stop);
-      redisUrl = redis.url;
-    }
-    // Reviews (and the audit trail) in one PostgreSQL every replica shares: a throwaway cluster unless
-    // DATABASE_URL is set (the embedded SQLite file serves one process only).
-    let databaseUrl = entry.databaseUrl;
-    if (!databaseUrl) {
-      if (!postgresBin()) {
-        throw new Error(
-          'PostgreSQL was not found. Install it (Debian/Ubuntu: `apt-get install -y postgresql`) or point ' +
-            'DATABASE_URL at a PostgreSQL.',
-        );
-      }
-      const pg = await PostgresServer.start();
-      track(() => pg.destroy());
-      databaseUrl = pg.url;
-    }
-
-    let upstreamUrl = entry.upstreamUrl;
-    let auth = process.env.PROPERTY_API_AUTH ?? '';
-    const embedded = upstreamUrl === undefined;
-    if (upstreamUrl === undefined) {
-      const refConfig = readReferenceConfig({
-        ...process.env,
-        REFERENCE_PORT: '0',
-        REFERENCE_HOST: '127.0.0.1',
-      });
-      const ref = await startReference(refConfig);
-      track(ref.close);
-      upstreamUrl = ref.url;
-      if (!entry.authExplicit) auth = ref.auth;
-      console.log(`Reference service: ${ref.records.toLocaleString('en-US')} properties on ${ref.url}`);
-    }
-
-    const replicas: { port: number; child: ChildProcess }[] = [];
-    for (let i = 1; i <= replicaCount; i++) {
-      const port = entry.port + i;
+    const services = await startServices(entry, started);
+    const ports = Array.from({ length: replicaCount }, (_, i) => entry.port + i + 1);
+    for (const port of ports) {
       const child = await startReplica(
         port,
         {
           ...process.env,
           HOST: '127.0.0.1',
           PORT: String(port),
-          PROPERTY_API_URL: upstreamUrl,
-          PROPERTY_API_AUTH: auth,
-          REDIS_URL: redisUrl,
+          PROPERTY_API_URL: services.upstreamUrl,
+          PROPERTY_API_AUTH: services.auth,
+          REDIS_URL: services.redisUrl,
           SESSION_SECRET: sessionSecret,
-          DATABASE_URL: databaseUrl,
+          DATABASE_URL: services.databaseUrl,
         },
-        embedded,
+        services.embedded,
       );
-      replicas.push({ port, child });
-      track(() => stopChild(child));
+      started.track(() => stopChild(child));
+      child.on('exit', (code, signal) => {
+        if (!started.stopping)
+          console.error(`Replica on port ${port} exited (${signal ?? code}); the others carry on.`);
+      });
     }
-
-    const proxy = await startRoundRobin(
-      entry.host,
-      entry.port,
-      replicas.map((r) => r.port),
-    );
-    track(
+    const proxy = await startRoundRobin(entry.host, entry.port, ports);
+    started.track(
       () =>
         new Promise<void>((done) => {
           proxy.close(() => done());
           proxy.closeAllConnections();
         }),
     );
-    for (const r of replicas) {
-      r.child.on('exit', (code, signal) => {
-        if (!stopping)
-          console.error(`Replica on port ${r.port} exited (${signal ?? code}); the others carry on.`);
-      });
-    }
-
-    const host = entry.host === '0.0.0.0' ? '127.0.0.1' : entry.host;
-    console.log(`\nPropLens cluster is running at http://${host}:${entry.port}\n`);
-    console.log(
-      `  ${replicaCount} replicas: ${replicas.map((r) => `127.0.0.1:${r.port}`).join(', ')} (round robin)`,
-    );
-    console.log(`  Redis: ${entry.redisUrl ? 'REDIS_URL' : redisUrl}`);
-    console.log(`  PostgreSQL: ${entry.databaseUrl ? 'DATABASE_URL' : databaseUrl}`);
-    if (embedded) {
-      console.log('\nDemo API keys (reference service; they open demo data only):');
-      for (const k of DEMO_KEYS) console.log(`  ${k.key.padEnd(22)} ${k.label}`);
-    } else {
-      console.log(`  Upstream: ${new URL(upstreamUrl).origin}`);
-    }
-    console.log('\nCtrl-C stops everything.\n');
+    printBanner(entry, ports, services);
   } catch (err) {
     if (err instanceof Stopped) return void (await err.cleanup().catch(() => {}));
     console.error((err as Error).message);
-    await stop('', 1);
+    await started.stop('', 1);
   }
+}
+
+/**
+ * Redis, PostgreSQL and the upstream the replicas share: each started here (a throwaway one) unless its
+ * variable points at one.
+ */
+async function startServices(entry: EntryConfig, started: Started): Promise<Services> {
+  let redisUrl = entry.redisUrl;
+  if (!redisUrl) {
+    const redis = await startRedisServer();
+    started.track(redis.stop);
+    redisUrl = redis.url;
+  }
+  // Reviews (and the audit trail) in one PostgreSQL every replica shares: a throwaway cluster unless
+  // DATABASE_URL is set (the embedded SQLite file serves one process only).
+  let databaseUrl = entry.databaseUrl;
+  if (!databaseUrl) {
+    if (!postgresBin()) {
+      throw new Error(
+        'PostgreSQL was not found. Install it (Debian/Ubuntu: `apt-get install -y postgresql`) or point ' +
+          'DATABASE_URL at a PostgreSQL.',
+      );
+    }
+    const pg = await PostgresServer.start();
+    started.track(() => pg.destroy());
+    databaseUrl = pg.url;
+  }
+  if (entry.upstreamUrl !== undefined) {
+    return {
+      redisUrl,
+      databaseUrl,
+      upstreamUrl: entry.upstreamUrl,
+      auth: process.env.PROPERTY_API_AUTH ?? '',
+      embedded: false,
+    };
+  }
+  const ref = await startReference(
+    readReferenceConfig({ ...process.env, REFERENCE_PORT: '0', REFERENCE_HOST: '127.0.0.1' }),
+  );
+  started.track(ref.close);
+  console.log(`Reference service: ${ref.records.toLocaleString('en-US')} properties on ${ref.url}`);
+  const auth = entry.authExplicit ? (process.env.PROPERTY_API_AUTH ?? '') : ref.auth;
+  return { redisUrl, databaseUrl, upstreamUrl: ref.url, auth, embedded: true };
+}
+
+function printBanner(entry: EntryConfig, ports: number[], services: Services) {
+  const host = entry.host === '0.0.0.0' ? '127.0.0.1' : entry.host;
+  console.log(`\nPropLens cluster is running at http://${host}:${entry.port}\n`);
+  console.log(`  ${ports.length} replicas: ${ports.map((p) => `127.0.0.1:${p}`).join(', ')} (round robin)`);
+  console.log(`  Redis: ${entry.redisUrl ? 'REDIS_URL' : services.redisUrl}`);
+  console.log(`  PostgreSQL: ${entry.databaseUrl ? 'DATABASE_URL' : services.databaseUrl}`);
+  if (services.embedded) {
+    console.log('\nDemo API keys (reference service; they open demo data only):');
+    for (const k of DEMO_KEYS) console.log(`  ${k.key.padEnd(22)} ${k.label}`);
+  } else {
+    console.log(`  Upstream: ${new URL(services.upstreamUrl).origin}`);
+  }
+  console.log('\nCtrl-C stops everything.\n');
 }
 
 function readReplicas(text: string | undefined): number {
