@@ -2,23 +2,7 @@ import { connect } from 'node:tls';
 import { ID_FIELDS, toAccount, toProperty } from '../../src/bff/upstream/parse.ts';
 import { dateFormatOf, envelopeOf, median, resetFormatOf } from './formats.ts';
 import { type Answer, type HttpDeps, type Placement, placementText, send } from './http.ts';
-
-export type Level = 'ok' | 'warn' | 'block';
-export interface Finding {
-  topic: string;
-  level: Level;
-  text: string;
-}
-
-export interface DoctorReport {
-  usable: boolean;
-  verdict: string;
-  findings: Finding[];
-  /** The settings PropLens should run with, as .env lines. */
-  settings: Record<string, string>;
-  requests: number;
-  medianLatencyMs: number | null;
-}
+import type { DoctorReport, Finding, Level } from './report.ts';
 
 export interface DoctorOptions {
   url: string;

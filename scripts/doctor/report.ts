@@ -1,5 +1,23 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { DoctorReport } from './probe.ts';
+
+/** ok: PropLens can rely on it; warn: it works, with a caveat; block: PropLens cannot use the service so. */
+export type Level = 'ok' | 'warn' | 'block';
+export interface Finding {
+  topic: string;
+  level: Level;
+  text: string;
+}
+
+/** What the doctor found: each finding, the verdict, and the settings to run with. */
+export interface DoctorReport {
+  usable: boolean;
+  verdict: string;
+  findings: Finding[];
+  /** The settings PropLens should run with, as .env lines. */
+  settings: Record<string, string>;
+  requests: number;
+  medianLatencyMs: number | null;
+}
 
 const MARK = { ok: '✓', warn: '!', block: '✗' } as const;
 
