@@ -93,21 +93,7 @@ describe('who may read /metrics', () => {
   });
 
   it('METRICS_PORT starts that listener on its own, and the app port still answers 404', async () => {
-    const config = readBffConfig({
-      PORT: '0',
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'silent',
-      DIST_DIR: dist,
-      // Its own database: never the working tree's data/db, shared with other test files running at once.
-      DATABASE_DIR: join(dist, 'db'),
-      PROPERTY_API_URL: 'http://127.0.0.1:9',
-    });
-    const running = await startBff(config, {
-      upstreamUrl: 'http://127.0.0.1:9',
-      auth: { kind: 'bearer' },
-      demoKeys: null,
-      salesContact: null,
-    });
+    const running = await startOffline({ METRICS_PORT: '0', DATABASE_DIR: join(dist, 'db') });
     try {
       expect(running.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(running.metricsUrl).not.toBe(running.url);
@@ -124,19 +110,7 @@ describe('who may read /metrics', () => {
   });
 
   it('stops within its grace period even while a review’s event stream is open', async () => {
-    const config = readBffConfig({
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      DIST_DIR: dist,
-      DATABASE_DIR: join(dist, 'db-stop'),
-      PROPERTY_API_URL: 'http://127.0.0.1:9',
-    });
-    const running = await startBff(config, {
-      upstreamUrl: 'http://127.0.0.1:9',
-      auth: { kind: 'bearer' },
-      demoKeys: null,
-      salesContact: null,
-    });
+    const running = await startOffline({ DATABASE_DIR: join(dist, 'db-stop') });
     // A connection that never goes idle, as an event stream holds one.
     const socket = connect(Number(new URL(running.url).port), '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
@@ -267,3 +241,23 @@ describe('what the metrics count', () => {
     }
   });
 });
+
+/**
+ * The production server with `env` added, on an upstream nobody answers (these tests never reach it). Each test
+ * gives it its own DATABASE_DIR: never the working tree's data/db, shared with other test files running at once.
+ */
+function startOffline(env: Record<string, string>) {
+  const config = readBffConfig({
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    DIST_DIR: dist,
+    PROPERTY_API_URL: 'http://127.0.0.1:9',
+    ...env,
+  });
+  return startBff(config, {
+    upstreamUrl: 'http://127.0.0.1:9',
+    auth: { kind: 'bearer' },
+    demoKeys: null,
+    salesContact: null,
+  });
+}

@@ -1,19 +1,8 @@
-import type { PropertyType, SourceKind, UpstreamProperty } from '../../contract/index.ts';
+import type { PropertyType, SourceKind } from '../../contract/index.ts';
+import type { Facts } from './facts.ts';
 
 /** What a showcase record states outright instead of drawing at random. */
-export type Fixed = Partial<
-  Pick<
-    UpstreamProperty,
-    | 'year_built'
-    | 'living_area_sqft'
-    | 'lot_size_sqft'
-    | 'bedrooms'
-    | 'bathrooms'
-    | 'assessed_value'
-    | 'last_sale_date'
-    | 'last_sale_price'
-  >
->;
+export type Fixed = Partial<Facts>;
 
 export interface Showcase {
   house: string;
