@@ -2,10 +2,11 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
+import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
 import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { AREA_CAP, type Area, areaName, areaQuery, walkArea } from './area.ts';
-import { type Draft, hintClass, inputClass, labelClass } from './draft.ts';
+import type { Draft } from './draft.ts';
 
 type WalkState =
   | { kind: 'idle' }

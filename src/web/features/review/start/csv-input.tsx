@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
+import { hintClass, labelClass } from '../../../components/ui/field.ts';
 import {
   type ColumnChoice,
   type CsvTable,
@@ -9,7 +10,7 @@ import {
   parseCsv,
   readTextFile,
 } from './csv.ts';
-import { type Draft, hintClass, labelClass } from './draft.ts';
+import type { Draft } from './draft.ts';
 import { LoadedFile } from './loaded-file.tsx';
 import { InputError, prepareRows } from './rows.ts';
 

@@ -7,11 +7,6 @@ export type Draft =
   | { kind: 'rows'; prepared: PreparedRows; source: ReviewSource; defaultName: string }
   | { kind: 'records'; records: Property[]; retrievedAt: string; source: ReviewSource; defaultName: string };
 
-export const inputClass =
-  'w-full rounded-md border border-slate-400 bg-white px-3 text-base shadow-sm dark:border-slate-600 dark:bg-slate-900';
-export const labelClass = 'block text-sm font-semibold';
-export const hintClass = 'text-xs text-slate-600 dark:text-slate-400';
-
 const n = (x: number) => x.toLocaleString('en-US');
 const plural = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;
 

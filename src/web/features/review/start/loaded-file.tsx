@@ -1,8 +1,9 @@
 import { useId } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
+import { inputClass, labelClass } from '../../../components/ui/field.ts';
 import { type ColumnChoice, columnNames, guessColumns } from './csv.ts';
 import type { Loaded } from './csv-input.tsx';
-import { describePrepared, inputClass, labelClass } from './draft.ts';
+import { describePrepared } from './draft.ts';
 import type { prepareRows } from './rows.ts';
 
 const PREVIEW_ROWS = 5;

@@ -1,5 +1,6 @@
 import { useDeferredValue, useEffect, useId, useMemo, useState } from 'react';
-import { type Draft, describePrepared, hintClass, inputClass, labelClass } from './draft.ts';
+import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
+import { type Draft, describePrepared } from './draft.ts';
 import { InputError, pastedLines, prepareRows } from './rows.ts';
 
 /** Addresses pasted one per line. */

@@ -2,11 +2,12 @@ import { useCallback, useId, useState } from 'react';
 import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
+import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { createReview, putChunk } from '../api/server-reviews.ts';
 import { AreaInput } from './area-input.tsx';
 import { CsvInput } from './csv-input.tsx';
-import { type Draft, hintClass, inputClass, labelClass } from './draft.ts';
+import type { Draft } from './draft.ts';
 import { PasteInput } from './paste-input.tsx';
 import { toUpload, uploadReview } from './upload.ts';
 
