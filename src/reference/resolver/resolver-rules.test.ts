@@ -165,3 +165,20 @@ describe('units and ambiguity', () => {
     expect(found(store.resolve('100 Main St #2, Riverton NY'))).toBe('100 Main St Apt 2, Riverton, NY 11111');
   });
 });
+
+describe('a neighbouring city', () => {
+  it.each([
+    // The ZIP, street and number agree; the city named is the next town's (a mailing name, a neighbour).
+    ['40 Hill St, Riverton, NY 22222', '40 Hill St, Pleasant Valley, NY 22222'],
+    ['102 River Rd, Pleasant Valley, NY 11111', '102 River Rd, Riverton, NY 11111'],
+    ['102 River Rd Pleasant Valley NY 11111', '102 River Rd, Riverton, NY 11111'],
+    // ...but where the town named has that house, the ZIP was the mistake (as before).
+    ['100 Main St, Pleasant Valley, NY 11111', '100 Main St, Pleasant Valley, NY 22222'],
+  ])('%s -> %s', (input, expected) => {
+    expect(found(store.resolve(input))).toBe(expected);
+  });
+
+  it('never takes a neighbouring house for it: a number the ZIP’s street lacks is not found', () => {
+    expect(found(store.resolve('104 River Rd, Pleasant Valley, NY 11111'))).toBe('not_found');
+  });
+});

@@ -154,9 +154,12 @@ export class SqlitePropertyStore implements PropertyStore {
         raw: { ...parsed.raw, rest: [...parsed.raw.rest, ...parsed.raw.stateTokens] },
       });
     }
-    if (match === null) return { kind: 'not_found', near: [] };
-    if (match.rows.length === 0) return { kind: 'not_found', near: this.#nearest(match.streets, parsed) };
-    return decide(match.rows, parsed.unit);
+    if (match && match.rows.length > 0) return decide(match.rows, parsed.unit);
+    // Right street, number and ZIP, but a neighbouring city ("621 North Rd, Hampton, VA 23608" for a record in
+    // Newport News, which shares the ZIP): the ZIP, street and number agreeing outweigh the city.
+    const inZip = parsed.zip ? this.#match(parsed, { cityIgnored: true }) : null;
+    if (inZip && inZip.rows.length > 0) return decide(inZip.rows, parsed.unit);
+    return { kind: 'not_found', near: match ? this.#nearest(match.streets, parsed) : [] };
   }
 
   /** The record of a parcel number: its building's is found by position (see parcels.ts), a unit's beside it. */
@@ -170,12 +173,12 @@ export class SqlitePropertyStore implements PropertyStore {
   }
 
   /** The ways to read the words before the state as street and city: "congress ave austin" has no comma. */
-  #splits(parsed: ParsedAddress): Split[] {
+  #splits(parsed: ParsedAddress, cityIgnored = false): Split[] {
     const { rest, raw } = parsed;
     const place = (city: string[], cityRaw: string[]) => ({
       zip: parsed.zip,
       state: parsed.state,
-      city: city.length > 0 ? nameForm(city, cityRaw) : null,
+      city: city.length > 0 && !cityIgnored ? nameForm(city, cityRaw) : null,
     });
     if (parsed.city) {
       return [{ street: rest, streetRaw: raw.rest, place: place(parsed.city, raw.city ?? parsed.city) }];
@@ -197,8 +200,8 @@ export class SqlitePropertyStore implements PropertyStore {
    * the best-scored ones count: a house number missing there is not found, never taken from a street that
    * fits worse (a neighbour).
    */
-  #match(parsed: ParsedAddress): Match | null {
-    const streets = this.#streets(parsed);
+  #match(parsed: ParsedAddress, reading: { cityIgnored?: boolean } = {}): Match | null {
+    const streets = this.#streets(parsed, true, reading.cityIgnored);
     if (streets === null) return null;
     const house = parsed.house as string;
     const rows = new Map<number, Row>();
@@ -209,9 +212,9 @@ export class SqlitePropertyStore implements PropertyStore {
   }
 
   /** The best-scored streets the address names; null when none is close enough. */
-  #streets(parsed: ParsedAddress, needsHouse = true): StreetCandidate[] | null {
+  #streets(parsed: ParsedAddress, needsHouse = true, cityIgnored = false): StreetCandidate[] | null {
     if ((needsHouse && !parsed.house) || parsed.rest.length === 0) return null;
-    const splits = this.#splits(parsed);
+    const splits = this.#splits(parsed, cityIgnored);
     for (const { street, place } of splits) {
       const key = street.join(' ');
       const scope = this.#places.exact(key, place);
