@@ -49,25 +49,24 @@ function Field({
   );
 }
 
+type AreaFieldValues = { zip: string; street: string; city: string; stateCode: string };
+
+/** The area the fields describe, or what is missing from them. */
+function toArea(mode: Area['kind'], { zip, street, city, stateCode }: AreaFieldValues): Area | string {
+  if (mode === 'zip') {
+    return /^\d{5}$/.test(zip.trim()) ? { kind: 'zip', zip: zip.trim() } : 'Enter a 5-digit ZIP code.';
+  }
+  if (street.trim() === '' || city.trim() === '' || stateCode.trim() === '')
+    return 'Enter the street, the city and the state.';
+  return { kind: 'street', street, city, state: stateCode };
+}
+
 /**
- * An area: a ZIP code, or a street with its city and state. Every record the service lists for it is
- * walked page by page (the count shows as pages arrive), up to a stated cap; each record is a matched row.
+ * Walking an area's records: the walk's state, the draft it offers (its records, once found), the seconds
+ * left while the rate limit resets, and starting or stopping it.
  */
-export function AreaInput({
-  onDraft,
-  initialZip = null,
-}: {
-  onDraft: (d: Draft | null) => void;
-  initialZip?: string | null;
-}) {
-  const id = useId();
-  const [mode, setMode] = useState<Area['kind']>('zip');
-  const [zip, setZip] = useState(initialZip ?? '');
-  const [street, setStreet] = useState('');
-  const [city, setCity] = useState('');
-  const [stateCode, setStateCode] = useState('');
+function useAreaWalk(onDraft: (d: Draft | null) => void) {
   const [walk, setWalk] = useState<WalkState>({ kind: 'idle' });
-  const [problem, setProblem] = useState<string | null>(null);
   const controller = useRef<AbortController | null>(null);
   const waitSeconds = useSecondsUntil(
     walk.kind === 'walking' && walk.waitUntil !== null ? new Date(walk.waitUntil).toISOString() : null,
@@ -89,33 +88,12 @@ export function AreaInput({
     );
   }, [walk, onDraft]);
 
-  // A changed area makes earlier results stale.
-  const reset = () => {
+  const stop = () => {
     controller.current?.abort();
-    setProblem(null);
     setWalk({ kind: 'idle' });
   };
-  const edit = (set: (v: string) => void) => (v: string) => {
-    set(v);
-    reset();
-  };
 
-  const area = (): Area | string => {
-    if (mode === 'zip') {
-      return /^\d{5}$/.test(zip.trim()) ? { kind: 'zip', zip: zip.trim() } : 'Enter a 5-digit ZIP code.';
-    }
-    if (street.trim() === '' || city.trim() === '' || stateCode.trim() === '')
-      return 'Enter the street, the city and the state.';
-    return { kind: 'street', street, city, state: stateCode };
-  };
-
-  const find = async () => {
-    const a = area();
-    if (typeof a === 'string') {
-      setProblem(a);
-      return;
-    }
-    setProblem(null);
+  const start = async (a: Area) => {
     controller.current?.abort();
     const c = new AbortController();
     controller.current = c;
@@ -138,49 +116,174 @@ export function AreaInput({
     }
   };
 
+  return { walk, waitSeconds, start, stop };
+}
+
+/** "Found 1,234 records so far (page 3)…", or what the finished walk found; empty while idle. */
+function walkStatus(walk: WalkState, waitSeconds: number): string {
+  if (walk.kind === 'walking')
+    return walk.waitUntil !== null && waitSeconds > 0
+      ? `Found ${n(walk.found)} records so far. Waiting for the rate limit to reset, ${waitSeconds} s`
+      : `Found ${n(walk.found)} records so far${walk.page > 0 ? ` (page ${walk.page})` : ''}…`;
+  if (walk.kind === 'done')
+    return walk.records.length === 0
+      ? `No records found for ${areaName(walk.area)}.`
+      : `Found ${n(walk.records.length)} records for ${areaName(walk.area)}${walk.capped ? ` (the first ${n(AREA_CAP)}: the cap)` : ''}.`;
+  return '';
+}
+
+/** The choice between a ZIP code and a street with its city and state. */
+function AreaModePicker({
+  name,
+  mode,
+  onMode,
+}: {
+  name: string;
+  mode: Area['kind'];
+  onMode: (mode: Area['kind']) => void;
+}) {
+  return (
+    <fieldset className="space-y-2">
+      <legend className={labelClass}>Area by</legend>
+      <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
+        {(
+          [
+            ['zip', 'ZIP code'],
+            ['street', 'Street, city and state'],
+          ] as const
+        ).map(([value, label]) => (
+          <label key={value} className="flex items-center gap-2">
+            <input
+              type="radio"
+              name={name}
+              className="size-4 accent-teal-700 dark:accent-teal-400"
+              checked={mode === value}
+              onChange={() => onMode(value)}
+            />
+            {label}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/** The area's fields: a ZIP code, or a street, a city and a state. */
+function AreaFields({
+  mode,
+  values,
+  onEdit,
+}: {
+  mode: Area['kind'];
+  values: AreaFieldValues;
+  onEdit: Record<keyof AreaFieldValues, (v: string) => void>;
+}) {
+  return mode === 'zip' ? (
+    <Field
+      label="ZIP code"
+      value={values.zip}
+      onChange={onEdit.zip}
+      inputMode="numeric"
+      maxLength={5}
+      className="max-w-40"
+    />
+  ) : (
+    <div className="grid gap-3 sm:grid-cols-[2fr_1.5fr_6rem]">
+      <Field label="Street" value={values.street} onChange={onEdit.street} maxLength={200} />
+      <Field label="City" value={values.city} onChange={onEdit.city} maxLength={100} />
+      <Field label="State" value={values.stateCode} onChange={onEdit.stateCode} maxLength={20} />
+    </div>
+  );
+}
+
+/** "Find records" (or "Stop" while walking) and what the walk has found so far. */
+function WalkControls({
+  walk,
+  waitSeconds,
+  onFind,
+  onStop,
+}: {
+  walk: WalkState;
+  waitSeconds: number;
+  onFind: () => void;
+  onStop: () => void;
+}) {
+  return (
+    <div className="flex flex-wrap items-center gap-3">
+      {walk.kind === 'walking' ? (
+        <Button variant="secondary" onClick={onStop}>
+          Stop
+        </Button>
+      ) : (
+        <Button variant="secondary" onClick={onFind}>
+          Find records
+        </Button>
+      )}
+      <p role="status" className="text-sm">
+        {walkStatus(walk, waitSeconds)}
+      </p>
+    </div>
+  );
+}
+
+/**
+ * An area: a ZIP code, or a street with its city and state. Every record the service lists for it is
+ * walked page by page (the count shows as pages arrive), up to a stated cap; each record is a matched row.
+ */
+export function AreaInput({
+  onDraft,
+  initialZip = null,
+}: {
+  onDraft: (d: Draft | null) => void;
+  initialZip?: string | null;
+}) {
+  const id = useId();
+  const [mode, setMode] = useState<Area['kind']>('zip');
+  const [zip, setZip] = useState(initialZip ?? '');
+  const [street, setStreet] = useState('');
+  const [city, setCity] = useState('');
+  const [stateCode, setStateCode] = useState('');
+  const { walk, waitSeconds, start, stop } = useAreaWalk(onDraft);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  // A changed area makes earlier results stale.
+  const reset = () => {
+    stop();
+    setProblem(null);
+  };
+  const edit = (set: (v: string) => void) => (v: string) => {
+    set(v);
+    reset();
+  };
+  const values = { zip, street, city, stateCode };
+  const onEdit = {
+    zip: edit(setZip),
+    street: edit(setStreet),
+    city: edit(setCity),
+    stateCode: edit(setStateCode),
+  };
+
+  const find = async () => {
+    const a = toArea(mode, values);
+    if (typeof a === 'string') {
+      setProblem(a);
+      return;
+    }
+    setProblem(null);
+    await start(a);
+  };
+
   return (
     <div className="space-y-4">
-      <fieldset className="space-y-2">
-        <legend className={labelClass}>Area by</legend>
-        <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm">
-          {(
-            [
-              ['zip', 'ZIP code'],
-              ['street', 'Street, city and state'],
-            ] as const
-          ).map(([value, label]) => (
-            <label key={value} className="flex items-center gap-2">
-              <input
-                type="radio"
-                name={`${id}-mode`}
-                className="size-4 accent-teal-700 dark:accent-teal-400"
-                checked={mode === value}
-                onChange={() => {
-                  setMode(value);
-                  reset();
-                }}
-              />
-              {label}
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      {mode === 'zip' ? (
-        <Field
-          label="ZIP code"
-          value={zip}
-          onChange={edit(setZip)}
-          inputMode="numeric"
-          maxLength={5}
-          className="max-w-40"
-        />
-      ) : (
-        <div className="grid gap-3 sm:grid-cols-[2fr_1.5fr_6rem]">
-          <Field label="Street" value={street} onChange={edit(setStreet)} maxLength={200} />
-          <Field label="City" value={city} onChange={edit(setCity)} maxLength={100} />
-          <Field label="State" value={stateCode} onChange={edit(setStateCode)} maxLength={20} />
-        </div>
-      )}
+      <AreaModePicker
+        name={`${id}-mode`}
+        mode={mode}
+        onMode={(value) => {
+          setMode(value);
+          reset();
+        }}
+      />
+      <AreaFields mode={mode} values={values} onEdit={onEdit} />
       <p className={hintClass}>
         Every record the property service lists for the area, up to the first {n(AREA_CAP)}. Each page of
         results is one request against your rate limit.
@@ -190,34 +293,7 @@ export function AreaInput({
           {problem}
         </p>
       ) : null}
-      <div className="flex flex-wrap items-center gap-3">
-        {walk.kind === 'walking' ? (
-          <Button
-            variant="secondary"
-            onClick={() => {
-              controller.current?.abort();
-              setWalk({ kind: 'idle' });
-            }}
-          >
-            Stop
-          </Button>
-        ) : (
-          <Button variant="secondary" onClick={() => void find()}>
-            Find records
-          </Button>
-        )}
-        <p role="status" className="text-sm">
-          {walk.kind === 'walking'
-            ? walk.waitUntil !== null && waitSeconds > 0
-              ? `Found ${n(walk.found)} records so far. Waiting for the rate limit to reset, ${waitSeconds} s`
-              : `Found ${n(walk.found)} records so far${walk.page > 0 ? ` (page ${walk.page})` : ''}…`
-            : walk.kind === 'done'
-              ? walk.records.length === 0
-                ? `No records found for ${areaName(walk.area)}.`
-                : `Found ${n(walk.records.length)} records for ${areaName(walk.area)}${walk.capped ? ` (the first ${n(AREA_CAP)}: the cap)` : ''}.`
-              : ''}
-        </p>
-      </div>
+      <WalkControls walk={walk} waitSeconds={waitSeconds} onFind={() => void find()} onStop={stop} />
       {walk.kind === 'error' ? (
         <Alert tone="error" title="The area could not be listed">
           <p>{walk.message}</p>
