@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ApiErrorBody, ApiErrorCode, Candidate, RateLimit } from '../contract/index.ts';
+import type { ApiErrorBody, ApiErrorCode, Candidate, NotFoundReason, RateLimit } from '../contract/index.ts';
 
 /** The one error type of the BFF API. Everything that goes wrong becomes one of these, in one place. */
 export class ApiError extends Error {
@@ -14,6 +14,8 @@ export class ApiError extends Error {
       retryAfterS?: number;
       /** With ambiguous: how many candidates there are in all, when the upstream says. */
       total?: number;
+      /** With not_found: why, when the upstream says. */
+      reason?: NotFoundReason;
     } = {},
   ) {
     super(message);
@@ -26,6 +28,7 @@ export function errorResponse(c: Context, err: ApiError, rateLimit: RateLimit | 
   if (err.extra.candidates) body.error.candidates = err.extra.candidates;
   if (err.extra.resetAt) body.error.resetAt = err.extra.resetAt;
   if (err.extra.total !== undefined) body.error.total = err.extra.total;
+  if (err.extra.reason) body.error.reason = err.extra.reason;
   if (rateLimit) body.error.rateLimit = rateLimit;
   if (err.extra.retryAfterS !== undefined) c.header('Retry-After', String(err.extra.retryAfterS));
   c.header('Cache-Control', 'no-store');

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { Confidence, IsoDate, Plan } from './common.ts';
 import { MatchExplanation } from './match.ts';
+import { NotFoundReason } from './upstream.ts';
 
 /** The BFF's own API: the only thing the browser talks to. Stable whatever the upstream's dialect. */
 
@@ -64,6 +65,8 @@ export const ApiErrorBody = z.object({
     resetAt: z.optional(z.string()),
     /** With ambiguous: how many candidates there are in all, when the service says (more than are listed). */
     total: z.optional(z.int().check(z.nonnegative())),
+    /** With not_found: why, when the service said. */
+    reason: z.optional(NotFoundReason),
     /**
      * The account's rate limit after this request, when it was made in a session: a not-found or ambiguous
      * answer spent a request too, and the meter must say so.

@@ -85,6 +85,10 @@ export const UpstreamErrorCode = z.enum([
 ]);
 export type UpstreamErrorCode = z.infer<typeof UpstreamErrorCode>;
 
+/** Why nothing matched, where a service can tell. */
+export const NotFoundReason = z.enum(['no_such_house', 'no_such_street', 'place_not_covered']);
+export type NotFoundReason = z.infer<typeof NotFoundReason>;
+
 export const UpstreamError = z.object({
   error: z.object({
     code: UpstreamErrorCode,
@@ -98,6 +102,12 @@ export const UpstreamError = z.object({
     ),
     building: z.optional(
       described(UpstreamCandidate, 'With unit_not_found: the building the unit was sought in.'),
+    ),
+    reason: z.optional(
+      described(
+        NotFoundReason,
+        'With address_not_found, where the service can tell: no_such_house (the street is known in the place named, the number is not), no_such_street (the place is known, the street is not), place_not_covered (the service holds no property in the ZIP code named).',
+      ),
     ),
   }),
 });

@@ -155,6 +155,21 @@ describe('GET /properties/resolve', () => {
     expect(status).toBe(404);
     expect(body.error.code).toBe('address_not_found');
     expect(body.error.candidates[0].address).toMatch(/Congress Ave, Austin/);
+    expect(body.error.reason).toBe('no_such_house');
+    expect(body.error.message).toBe('The street is known, but not that house number.');
+  });
+
+  it('says why nothing matched where it can: no such street in a known place, a ZIP it holds nothing in', async () => {
+    const street = await resolve('12 Zzyzzx Qqvvort Blvd, Austin, TX');
+    expect(street.body.error).toMatchObject({ code: 'address_not_found', reason: 'no_such_street' });
+    const zip = db.prepare('SELECT zip FROM property LIMIT 1').get() as { zip: string };
+    const inZip = await resolve(`12 Zzyzzx Qqvvort Blvd ${zip.zip}`);
+    expect(inZip.body.error.reason).toBe('no_such_street');
+    const empty = await resolve('12 Main St 00001');
+    expect(empty.body.error).toMatchObject({ code: 'address_not_found', reason: 'place_not_covered' });
+    // No place named: nothing to say why.
+    const bare = await resolve('12 Zzyzzx Qqvvort Blvd');
+    expect(bare.body.error.reason).toBeUndefined();
   });
 
   it('says distinctly when a known building has no such unit, offering the building', async () => {

@@ -1,4 +1,4 @@
-import type { UpstreamCandidate, UpstreamProperty } from '../contract/index.ts';
+import type { NotFoundReason, UpstreamCandidate, UpstreamProperty } from '../contract/index.ts';
 
 export type ResolveOutcome =
   | { kind: 'found'; property: UpstreamProperty }
@@ -9,7 +9,7 @@ export type ResolveOutcome =
    */
   | { kind: 'ambiguous'; candidates: UpstreamCandidate[]; total: number }
   /** Nothing fits; candidates are "did you mean" suggestions, possibly none. */
-  | { kind: 'not_found'; candidates: UpstreamCandidate[] }
+  | { kind: 'not_found'; candidates: UpstreamCandidate[]; reason?: NotFoundReason }
   /** The building is known but has no such unit; candidates are its units. */
   | { kind: 'unit_not_found'; building: UpstreamCandidate; candidates: UpstreamCandidate[] };
 

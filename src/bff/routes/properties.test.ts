@@ -49,6 +49,9 @@ describe.each(representativeDialects().map((d) => [describeDialect(d), d] as [st
       const unknown = await h.resolve('99999 Nowhere Rd, Austin, TX');
       expect(unknown.status).toBe(404);
       expect(ApiErrorBody.parse(await unknown.json()).error.code).toBe('not_found');
+      // Why, where the service said (a plain-text dialect has no fields to say it in).
+      const street = ApiErrorBody.parse(await (await h.resolve('12 Zzyzzx Qqvvort Rd, Austin, TX')).json());
+      expect(street.error.reason).toBe(dialect.errors === 'text' ? undefined : 'no_such_street');
     });
 
     it('pages search results through its own signed cursor', async () => {

@@ -76,6 +76,14 @@ describe('parseErrorBody', () => {
     expect(info.message).toBe(message);
     expect(info.candidates).toHaveLength(candidates);
   });
+
+  it('reads a not-found reason only in the words it knows', () => {
+    const body = (reason: unknown) => JSON.stringify({ error: { code: 'address_not_found', reason } });
+    expect(parseErrorBody(body('no_such_house'), undefined).reason).toBe('no_such_house');
+    expect(parseErrorBody(body('<img src=x>'), undefined).reason).toBeNull();
+    expect(parseErrorBody(body({ toString: 1 }), undefined).reason).toBeNull();
+    expect(parseErrorBody('{"message":"none"}', undefined).reason).toBeNull();
+  });
 });
 
 describe('toProperty', () => {

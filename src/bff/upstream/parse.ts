@@ -1,4 +1,10 @@
-import { type Candidate, Confidence, type Property, type PropertyAttributes } from '../../contract/index.ts';
+import {
+  type Candidate,
+  Confidence,
+  NotFoundReason,
+  type Property,
+  type PropertyAttributes,
+} from '../../contract/index.ts';
 
 /**
  * Tolerant reading of whatever the upstream sends. The interface leaves the envelope, the id field's name,
@@ -123,6 +129,8 @@ export interface UpstreamErrorInfo {
   building: Candidate | null;
   /** How many candidates there are in all, when the body says (an ambiguous answer lists only some). */
   total: number | null;
+  /** Why nothing matched, when the body says in words this client knows. */
+  reason: NotFoundReason | null;
 }
 
 /** An error body in any dialect: `{ error: { code, message } }`, `{ message }`, `{ error: "..." }` or text. */
@@ -137,9 +145,11 @@ export function parseErrorBody(text: string, idField: string | undefined): Upstr
       candidates: [],
       building: null,
       total: null,
+      reason: null,
     };
   }
-  if (!isRecord(body)) return { code: null, message: null, candidates: [], building: null, total: null };
+  if (!isRecord(body))
+    return { code: null, message: null, candidates: [], building: null, total: null, reason: null };
   const error = own(body, 'error');
   const inner = isRecord(error) ? error : body;
   const message = cleanText(
@@ -160,6 +170,7 @@ export function parseErrorBody(text: string, idField: string | undefined): Upstr
     building,
     // A count is a whole number no smaller than what was listed; anything else is not one.
     total: total !== null && Number.isSafeInteger(total) && total >= list.length ? total : null,
+    reason: NotFoundReason.safeParse(own(inner, 'reason')).data ?? null,
   };
 }
 

@@ -48,7 +48,8 @@ export function toRefusal(
             candidates: [...building, ...candidates.filter((c) => c.id !== info.building?.id)],
           });
         }
-        return new ApiError(404, 'not_found', 'No property matches this address.', { candidates });
+        const reason = info.reason ? { reason: info.reason } : {};
+        return new ApiError(404, 'not_found', 'No property matches this address.', { candidates, ...reason });
       }
       case 409:
       case 300:

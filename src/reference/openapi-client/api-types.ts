@@ -118,6 +118,11 @@ export interface components {
         total?: number;
         /** @description With unit_not_found: the building the unit was sought in. */
         building?: components['schemas']['Candidate'];
+        /**
+         * @description With address_not_found, where the service can tell: no_such_house (the street is known in the place named, the number is not), no_such_street (the place is known, the street is not), place_not_covered (the service holds no property in the ZIP code named).
+         * @enum {string}
+         */
+        reason?: 'no_such_house' | 'no_such_street' | 'place_not_covered';
       };
     };
   };

@@ -111,6 +111,11 @@ export class PlaceIndex {
     return this.#streets.get(key);
   }
 
+  /** Whether the data has a city of this name (in standard form) in this state. */
+  hasCity(state: string, cityStd: string): boolean {
+    return this.#cities.has(`${state}|${cityStd}`);
+  }
+
   /** The city and state of a ZIP code the data has. */
   zip(zip: string): { city: string; state: string } | undefined {
     const z = this.#zips.get(zip);

@@ -1,3 +1,5 @@
+import type { NotFoundReason } from '../../contract/index.ts';
+
 /*
  * What a typed address came to: the rows that matching needs, their order, and the decision between one
  * record, a choice, a building without the unit asked for, or nothing.
@@ -45,7 +47,7 @@ export type Resolution =
   | { kind: 'ambiguous'; rows: Row[] }
   | { kind: 'unit_not_found'; building: Row; units: Row[] }
   /** `near`: the known street's nearest house numbers, when the street was recognised. */
-  | { kind: 'not_found'; near: Row[] };
+  | { kind: 'not_found'; near: Row[]; reason?: NotFoundReason };
 
 export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   let value = map.get(key);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import type { UpstreamCandidate, UpstreamProperty } from '../../contract/index.ts';
+import type { NotFoundReason, UpstreamCandidate, UpstreamProperty } from '../../contract/index.ts';
 import { PROPERTY_COLUMNS } from '../dataset/database.ts';
 import { PARCEL_PATTERN, parcelIndex } from '../dataset/parcels.ts';
 import type { PropertyStore, ResolveOutcome, SearchResult } from '../store.ts';
@@ -122,6 +122,7 @@ export class SqlitePropertyStore implements PropertyStore {
         return {
           kind: 'not_found',
           candidates: this.#full(r.near.length > 0 ? r.near : this.#suggest(address)).map(candidate),
+          ...(r.reason ? { reason: r.reason } : {}),
         };
     }
   }
@@ -159,7 +160,23 @@ export class SqlitePropertyStore implements PropertyStore {
     // Newport News, which shares the ZIP): the ZIP, street and number agreeing outweigh the city.
     const inZip = parsed.zip ? this.#match(parsed, { cityIgnored: true }) : null;
     if (inZip && inZip.rows.length > 0) return decide(inZip.rows, parsed.unit);
-    return { kind: 'not_found', near: match ? this.#nearest(match.streets, parsed) : [] };
+    if (match)
+      return { kind: 'not_found', near: this.#nearest(match.streets, parsed), reason: 'no_such_house' };
+    return { kind: 'not_found', near: [], ...this.#placeReason(parsed) };
+  }
+
+  /**
+   * Why no street matched, when the place named says: a ZIP code the data holds nothing in, or a place the data
+   * knows (a ZIP code, or a city in its state) without that street. Nothing when no place was named.
+   */
+  #placeReason(parsed: ParsedAddress): { reason?: NotFoundReason } {
+    if (!parsed.house) return {};
+    if (parsed.zip) return { reason: this.#places.zip(parsed.zip) ? 'no_such_street' : 'place_not_covered' };
+    if (parsed.city && parsed.state)
+      return this.#places.hasCity(parsed.state, nameForm(parsed.city, parsed.raw.city ?? parsed.city).std)
+        ? { reason: 'no_such_street' }
+        : {};
+    return {};
   }
 
   /** The record of a parcel number: its building's is found by position (see parcels.ts), a unit's beside it. */

@@ -1,5 +1,5 @@
 import { type Context, Hono } from 'hono';
-import { AddressInput, type UpstreamCandidate } from '../../contract/index.ts';
+import { AddressInput, type NotFoundReason, type UpstreamCandidate } from '../../contract/index.ts';
 import type { ReferenceDeps, ReferenceEnv } from '../context.ts';
 import { openCursor, sealCursor } from '../cursor.ts';
 import { envelope, errorResponse, toWireCandidate, toWireProperty } from '../wire.ts';
@@ -7,6 +7,14 @@ import { envelope, errorResponse, toWireCandidate, toWireProperty } from '../wir
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 const MAX_QUERY_LENGTH = 512;
+
+/** address_not_found's message: why, where the resolver can tell (also for dialects with no body fields). */
+const NOT_FOUND_MESSAGE: Record<NotFoundReason | 'none', string> = {
+  none: 'No property matches this address.',
+  no_such_house: 'The street is known, but not that house number.',
+  no_such_street: 'No street of that name is known in the place given.',
+  place_not_covered: 'This service holds no properties in that ZIP code.',
+};
 
 type ReferenceContext = Context<ReferenceEnv>;
 
@@ -60,9 +68,17 @@ function resolve(c: ReferenceContext, { dialect, store, drift }: ReferenceDeps) 
         },
       );
     case 'not_found':
-      return errorResponse(c, dialect, 404, 'address_not_found', 'No property matches this address.', {
-        candidates: candidates(outcome.candidates),
-      });
+      return errorResponse(
+        c,
+        dialect,
+        404,
+        'address_not_found',
+        NOT_FOUND_MESSAGE[outcome.reason ?? 'none'],
+        {
+          candidates: candidates(outcome.candidates),
+          ...(outcome.reason ? { reason: outcome.reason } : {}),
+        },
+      );
   }
 }
 
