@@ -6,6 +6,7 @@ import {
   CSRF_HEADER,
   LANE_HEADER,
   type Lane,
+  type NotFoundReason,
   RateLimit,
 } from '../../contract/index.ts';
 import { markRateLimitExhausted, publishRateLimit } from './rate-limit-store.ts';
@@ -22,6 +23,8 @@ export class ApiRequestError extends Error {
     readonly resetAt: string | null = null,
     /** With ambiguous: how many candidates there are in all, when the service says. */
     readonly total: number | null = null,
+    /** With not_found: why, when the service said. */
+    readonly reason: NotFoundReason | null = null,
   ) {
     super(message);
   }
@@ -143,6 +146,7 @@ function refusal(status: number, json: unknown): ApiRequestError {
     e.candidates ?? [],
     e.resetAt ?? null,
     e.total ?? null,
+    e.reason ?? null,
   );
 }
 
