@@ -21,34 +21,22 @@ const MODES: { mode: Mode; label: string; missing: string }[] = [
 export const dateName = (at = new Date()) =>
   `Review of ${at.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`;
 
-/**
- * The form that starts a review: addresses pasted, from a CSV/TSV file, or an area's records; a name
- * (default: the file name or the date); "Start review" sends its rows to the server in chunks (with progress)
- * and opens it: the server looks the rows up, whether or not this page stays open.
- */
-export function StartReview({
-  initialArea = null,
+/** The send: rows up in chunks with their progress, then the review opened; or why it could not start. */
+function useStartSubmit({
+  mode,
+  draft,
+  name,
   onStarted,
 }: {
-  /** A ZIP code to start from (the search screen's "Review this area"): the area panel, filled in. */
-  initialArea?: string | null;
+  mode: Mode;
+  draft: Draft | null;
+  /** The review's name: what was typed, or the default. */
+  name: string;
   onStarted: (review: ReviewSummary) => void;
 }) {
-  const id = useId();
-  const [mode, setMode] = useState<Mode>(initialArea ? 'area' : 'paste');
-  const [drafts, setDrafts] = useState<Record<Mode, Draft | null>>({ paste: null, file: null, area: null });
-  const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [uploaded, setUploaded] = useState<{ sent: number; total: number } | null>(null);
-  const [pasteName] = useState(() => dateName());
-
-  const onPaste = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, paste: d })), []);
-  const onFile = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, file: d })), []);
-  const onArea = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, area: d })), []);
-
-  const draft = drafts[mode];
-  const defaultName = draft?.defaultName ?? pasteName;
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -59,7 +47,7 @@ export function StartReview({
     setError(null);
     setSaving(true);
     try {
-      const review = await uploadReview(toUpload(draft, name.trim() || defaultName), {
+      const review = await uploadReview(toUpload(draft, name), {
         create: createReview,
         put: putChunk,
         onProgress: (sent, total) => setUploaded({ sent, total }),
@@ -79,6 +67,119 @@ export function StartReview({
     }
   };
 
+  return { error, setError, saving, uploaded, submit };
+}
+
+/** Where the addresses come from: pasted, a file, or an area. */
+function SourcePicker({ name, mode, onMode }: { name: string; mode: Mode; onMode: (mode: Mode) => void }) {
+  return (
+    <fieldset>
+      <legend className="mb-2 text-sm font-semibold">Addresses from</legend>
+      <div className="inline-flex max-w-full flex-wrap gap-1 rounded-lg border border-slate-300 bg-slate-100 p-1 dark:border-slate-700 dark:bg-slate-800">
+        {MODES.map((m) => (
+          <label
+            key={m.mode}
+            className="cursor-pointer rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 has-[:checked]:bg-white has-[:checked]:text-teal-900 has-[:checked]:shadow-sm has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-teal-600 dark:text-slate-200 dark:has-[:checked]:bg-slate-950 dark:has-[:checked]:text-teal-200"
+          >
+            <input
+              type="radio"
+              name={name}
+              value={m.mode}
+              checked={mode === m.mode}
+              onChange={() => onMode(m.mode)}
+              className="sr-only"
+            />
+            {m.label}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/** The review's name, with the default it takes when left empty. */
+function ReviewNameField({
+  id,
+  value,
+  onChange,
+  defaultName,
+}: {
+  /** The input's id; its hint's is `${id}-hint`. */
+  id: string;
+  value: string;
+  onChange: (name: string) => void;
+  defaultName: string;
+}) {
+  return (
+    <div className="max-w-md space-y-1">
+      <label htmlFor={id} className={labelClass}>
+        Review name
+      </label>
+      <input
+        id={id}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        maxLength={120}
+        placeholder={defaultName}
+        aria-describedby={`${id}-hint`}
+        className={`${inputClass} min-h-10`}
+      />
+      <p id={`${id}-hint`} className={hintClass}>
+        Leave it empty to use “{defaultName}”.
+      </p>
+    </div>
+  );
+}
+
+/** "Uploading 500 of 2,000 rows", with a progress bar. */
+function UploadProgress({ sent, total }: { sent: number; total: number }) {
+  return (
+    <div role="status" className="max-w-md space-y-1">
+      <p className="text-sm font-medium">
+        Uploading {sent.toLocaleString('en-US')} of {total.toLocaleString('en-US')} rows
+      </p>
+      <progress
+        max={total}
+        value={sent}
+        aria-label="Upload progress"
+        className="h-2 w-full accent-teal-700"
+      />
+    </div>
+  );
+}
+
+/**
+ * The form that starts a review: addresses pasted, from a CSV/TSV file, or an area's records; a name
+ * (default: the file name or the date); "Start review" sends its rows to the server in chunks (with progress)
+ * and opens it: the server looks the rows up, whether or not this page stays open.
+ */
+export function StartReview({
+  initialArea = null,
+  onStarted,
+}: {
+  /** A ZIP code to start from (the search screen's "Review this area"): the area panel, filled in. */
+  initialArea?: string | null;
+  onStarted: (review: ReviewSummary) => void;
+}) {
+  const id = useId();
+  const [mode, setMode] = useState<Mode>(initialArea ? 'area' : 'paste');
+  const [drafts, setDrafts] = useState<Record<Mode, Draft | null>>({ paste: null, file: null, area: null });
+  const [name, setName] = useState('');
+  const [pasteName] = useState(() => dateName());
+
+  const onPaste = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, paste: d })), []);
+  const onFile = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, file: d })), []);
+  const onArea = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, area: d })), []);
+
+  const draft = drafts[mode];
+  const defaultName = draft?.defaultName ?? pasteName;
+  const { error, setError, saving, uploaded, submit } = useStartSubmit({
+    mode,
+    draft,
+    name: name.trim() || defaultName,
+    onStarted,
+  });
+
   return (
     <form
       onSubmit={submit}
@@ -89,30 +190,14 @@ export function StartReview({
       <h2 id={`${id}-heading`} className="text-lg font-semibold">
         Start a review
       </h2>
-      <fieldset>
-        <legend className="mb-2 text-sm font-semibold">Addresses from</legend>
-        <div className="inline-flex max-w-full flex-wrap gap-1 rounded-lg border border-slate-300 bg-slate-100 p-1 dark:border-slate-700 dark:bg-slate-800">
-          {MODES.map((m) => (
-            <label
-              key={m.mode}
-              className="cursor-pointer rounded-md px-3 py-1.5 text-sm font-medium text-slate-700 has-[:checked]:bg-white has-[:checked]:text-teal-900 has-[:checked]:shadow-sm has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-teal-600 dark:text-slate-200 dark:has-[:checked]:bg-slate-950 dark:has-[:checked]:text-teal-200"
-            >
-              <input
-                type="radio"
-                name={`${id}-mode`}
-                value={m.mode}
-                checked={mode === m.mode}
-                onChange={() => {
-                  setMode(m.mode);
-                  setError(null);
-                }}
-                className="sr-only"
-              />
-              {m.label}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <SourcePicker
+        name={`${id}-mode`}
+        mode={mode}
+        onMode={(m) => {
+          setMode(m);
+          setError(null);
+        }}
+      />
 
       {/* Panels stay mounted while hidden, so switching back keeps what was typed or chosen. */}
       <div hidden={mode !== 'paste'}>
@@ -125,23 +210,7 @@ export function StartReview({
         <AreaInput onDraft={onArea} initialZip={initialArea} />
       </div>
 
-      <div className="max-w-md space-y-1">
-        <label htmlFor={`${id}-name`} className={labelClass}>
-          Review name
-        </label>
-        <input
-          id={`${id}-name`}
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          maxLength={120}
-          placeholder={defaultName}
-          aria-describedby={`${id}-name-hint`}
-          className={`${inputClass} min-h-10`}
-        />
-        <p id={`${id}-name-hint`} className={hintClass}>
-          Leave it empty to use “{defaultName}”.
-        </p>
-      </div>
+      <ReviewNameField id={`${id}-name`} value={name} onChange={setName} defaultName={defaultName} />
 
       {error ? (
         <Alert tone="error" title="The review cannot start yet">
@@ -149,19 +218,7 @@ export function StartReview({
         </Alert>
       ) : null}
 
-      {uploaded ? (
-        <div role="status" className="max-w-md space-y-1">
-          <p className="text-sm font-medium">
-            Uploading {uploaded.sent.toLocaleString('en-US')} of {uploaded.total.toLocaleString('en-US')} rows
-          </p>
-          <progress
-            max={uploaded.total}
-            value={uploaded.sent}
-            aria-label="Upload progress"
-            className="h-2 w-full accent-teal-700"
-          />
-        </div>
-      ) : null}
+      {uploaded ? <UploadProgress sent={uploaded.sent} total={uploaded.total} /> : null}
 
       <div className="flex flex-wrap items-center gap-3">
         <Button type="submit" disabled={saving} className="min-h-11 px-6">
