@@ -1,18 +1,42 @@
-import { Bar, BarChart, CartesianGrid, Cell, LabelList, XAxis, YAxis } from 'recharts';
+import { Bar, CartesianGrid, Cell, LabelList, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
 import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/lib/vocabulary.ts';
 import { formatShare, type ReliabilitySummary } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
-import {
-  ActiveLabel,
-  ChartFigure,
-  ChartTooltip,
-  FilterButton,
-  type FilterPatch,
-  plural,
-  TICK,
-} from './chart-figure.tsx';
+import { ChartFigure, ChartTooltip, FilterButton, type FilterPatch, plural, TICK } from './chart-figure.tsx';
 import { CHART_COLORS } from './palette.ts';
+import { barOpacity, TrackedBarChart } from './tracked-bar-chart.tsx';
+
+type ConfidenceDatum = { level: Confidence; label: string; count: number };
+
+/** The confidence mix as the list of buttons under the chart, each filtering the table to its level. */
+function ConfidenceList({
+  data,
+  records,
+  selected,
+  toggle,
+}: {
+  data: ConfidenceDatum[];
+  records: number;
+  selected: Confidence | null;
+  toggle: (c: Confidence) => void;
+}) {
+  return (
+    <ul aria-label="Confidence mix: show only" className="mt-3 flex flex-wrap gap-2">
+      {data.map((d) => (
+        <li key={d.level}>
+          <FilterButton
+            pressed={selected === d.level}
+            onClick={() => toggle(d.level)}
+            swatch={CHART_COLORS[d.level]}
+          >
+            {d.label}: {d.count.toLocaleString('en-US')} ({formatShare(d.count, records)})
+          </FilterButton>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 export function ConfidenceChart({
   summary,
@@ -24,7 +48,7 @@ export function ConfidenceChart({
   onFilter: (patch: FilterPatch) => void;
 }) {
   const colours = CHART_COLORS;
-  const data = CONFIDENCES.map((c) => ({
+  const data: ConfidenceDatum[] = CONFIDENCES.map((c) => ({
     level: c,
     label: CONFIDENCE_WORD[c],
     count: summary.confidence[c],
@@ -47,14 +71,12 @@ export function ConfidenceChart({
         if (c) toggle(c);
       }}
       chart={(track) => (
-        <BarChart
-          accessibilityLayer
-          responsive
+        <TrackedBarChart
+          track={track}
           data={data}
           style={{ width: '100%', height: 200 }}
           margin={{ top: 20, right: 8, bottom: 0, left: -16 }}
         >
-          <ActiveLabel onChange={track} />
           <CartesianGrid vertical={false} stroke={colours.grid} />
           <XAxis dataKey="label" tick={TICK} tickLine={false} />
           <YAxis allowDecimals={false} tick={TICK} tickLine={false} axisLine={false} />
@@ -79,27 +101,15 @@ export function ConfidenceChart({
               <Cell
                 key={d.level}
                 fill={colours[d.level]}
-                fillOpacity={filters.confidence && filters.confidence !== d.level ? 0.35 : 1}
+                fillOpacity={barOpacity(Boolean(filters.confidence), filters.confidence === d.level)}
               />
             ))}
             <LabelList dataKey="count" position="top" fill="currentColor" fontSize={12} />
           </Bar>
-        </BarChart>
+        </TrackedBarChart>
       )}
       figures={
-        <ul aria-label="Confidence mix: show only" className="mt-3 flex flex-wrap gap-2">
-          {data.map((d) => (
-            <li key={d.level}>
-              <FilterButton
-                pressed={filters.confidence === d.level}
-                onClick={() => toggle(d.level)}
-                swatch={colours[d.level]}
-              >
-                {d.label}: {d.count.toLocaleString('en-US')} ({formatShare(d.count, summary.records)})
-              </FilterButton>
-            </li>
-          ))}
-        </ul>
+        <ConfidenceList data={data} records={summary.records} selected={filters.confidence} toggle={toggle} />
       }
     />
   );
