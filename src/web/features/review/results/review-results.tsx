@@ -1,3 +1,4 @@
+import type { Table } from '@tanstack/react-table';
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import { needsLook } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
@@ -14,7 +15,14 @@ import { ReliabilitySummary } from './reliability-summary.tsx';
 import { FilterChips, ResultFiltersBar } from './result-filters.tsx';
 import { ResultsTable, useResultsTable } from './results-table.tsx';
 import { RowDetails } from './row-details.tsx';
-import { ageHistogram, recordsByKind, recordsBySource, summarize, toResultRows } from './stats.ts';
+import {
+  ageHistogram,
+  type ResultRow,
+  recordsByKind,
+  recordsBySource,
+  summarize,
+  toResultRows,
+} from './stats.ts';
 import { clearFilter, describeFilters, filterRows, NO_FILTERS, type ResultFilters } from './stats-filters.ts';
 
 /*
@@ -57,20 +65,8 @@ export function retrievedLine(review: Review, rows: readonly ReviewRow[]): strin
   return `Retrieved at ${when} by ${review.accountName}.`;
 }
 
-/** Everything below the progress bar on /review/:id (issue 8 §3-5). */
-export function ReviewResults({
-  review,
-  rows,
-  now: fixedNow,
-}: {
-  review: Review;
-  rows: ReviewRow[];
-  now?: Date;
-}) {
-  // Ages count in the reader's calendar days; one "today" per mount keeps every figure consistent.
-  const [mountedAt] = useState(() => new Date());
-  const now = fixedNow ?? mountedAt;
-  const resultsId = useId();
+/** The figures the results view shows, worked out once per set of rows (and "today"). */
+function useResultStats(rows: ReviewRow[], now: Date) {
   const results = useMemo(() => toResultRows(rows, now), [rows, now]);
   const looks = useMemo(() => results.filter((r) => r.quality && needsLook(r.quality)).length, [results]);
   const summary = useMemo(() => summarize(results), [results]);
@@ -87,16 +83,23 @@ export function ReviewResults({
       .map(([name, count]) => ({ name, count }))
       .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
   }, [results]);
+  return { results, looks, summary, histogram, sourceBars, kindBars, sources };
+}
 
+/** The table's filters (the charts set them too), and the rows they let through, a moment behind typing. */
+function useResultFilters(results: ResultRow[]) {
   const [filters, setFilters] = useState<ResultFilters>(NO_FILTERS);
   // Typing in the search box stays responsive over 10,000 rows: the table catches up a moment later.
   const deferred = useDeferredValue(filters);
   const filtered = useMemo(() => filterRows(results, deferred), [results, deferred]);
   const patch = useCallback((p: Partial<ResultFilters>) => setFilters((f) => ({ ...f, ...p })), []);
+  return { filters, setFilters, filtered, patch };
+}
 
+/** The rows ticked for comparison (at most MAX_COMPARE), and the ones being compared. */
+function useCompareSelection() {
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [compared, setCompared] = useState<number[] | null>(null);
-  const [openIndex, setOpenIndex] = useState<number | null>(null);
   const toggle = useCallback(
     (index: number) =>
       setSelected((s) => {
@@ -107,121 +110,242 @@ export function ReviewResults({
       }),
     [],
   );
+  return { selected, setSelected, compared, setCompared, toggle };
+}
+
+/** "All 300 rows." or "42 of 300 rows, filtered by Confidence: High.": what a printed table holds. */
+function printScope(filters: ResultFilters, shown: number, total: number): string {
+  const chips = describeFilters(filters);
+  return chips.length === 0
+    ? `All ${shown.toLocaleString('en-US')} rows.`
+    : `${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows, filtered by ${chips
+        .map((c) => c.text)
+        .join('; ')}.`;
+}
+
+/** The printed page's header: the review, when its rows were retrieved and when it was printed. */
+function PrintHeader({ review, retrieved, now }: { review: Review; retrieved: string; now: Date }) {
+  return (
+    <header className="hidden print:block">
+      <h1 className="text-xl font-bold">PropLens review: {review.name}</h1>
+      <p className="text-sm">{retrieved}</p>
+      <p className="text-xs">
+        Printed {now.toLocaleString('en-US', DATE_TIME)}. {review.total.toLocaleString('en-US')} rows in the
+        review.
+      </p>
+    </header>
+  );
+}
+
+/** The charts; a bar or a figure under one sets the table's filters. */
+function ChartsSection({
+  headingId,
+  stats,
+  filters,
+  onFilter,
+}: {
+  headingId: string;
+  stats: ReturnType<typeof useResultStats>;
+  filters: ResultFilters;
+  onFilter: (p: Partial<ResultFilters>) => void;
+}) {
+  const { summary, histogram, sourceBars, kindBars } = stats;
+  return (
+    <section aria-labelledby={headingId} className="space-y-3 print:hidden">
+      <h2 id={headingId} className="text-lg font-semibold">
+        Charts
+      </h2>
+      <p className="text-sm text-slate-600 dark:text-slate-300">
+        Select a bar, or a figure under a chart, to show only those rows in the results table.
+      </p>
+      <div className="grid gap-4 lg:grid-cols-2">
+        <ConfidenceChart summary={summary} filters={filters} onFilter={onFilter} />
+        <AgeChart histogram={histogram} summary={summary} filters={filters} onFilter={onFilter} />
+        <div className="lg:col-span-2">
+          <SourceChart
+            bySource={sourceBars}
+            byKind={kindBars}
+            records={summary.records}
+            filters={filters}
+            onFilter={onFilter}
+          />
+        </div>
+      </div>
+    </section>
+  );
+}
+
+/** How many rows are ticked, "Compare selected" and "Clear selection". */
+function CompareBar({
+  selected,
+  onCompare,
+  onClear,
+}: {
+  selected: ReadonlySet<number>;
+  onCompare: () => void;
+  onClear: () => void;
+}) {
+  return (
+    <div className="flex flex-wrap items-center gap-3 print:hidden">
+      <p className="text-sm text-slate-600 dark:text-slate-300">
+        {selected.size === 0
+          ? `Tick ${MIN_COMPARE} to ${MAX_COMPARE} matched rows to compare them.`
+          : `${selected.size} selected for comparison${selected.size >= MAX_COMPARE ? ' (the most there can be)' : ''}.`}
+      </p>
+      <Button onClick={onCompare} disabled={selected.size < MIN_COMPARE || selected.size > MAX_COMPARE}>
+        Compare selected
+      </Button>
+      {selected.size > 0 ? (
+        <Button variant="ghost" onClick={onClear}>
+          Clear selection
+        </Button>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * The results: export and print, the filters and what they let through, the comparison's selection, and
+ * the table (every row of it, as text, while printing).
+ */
+function ResultsSection({
+  headingId,
+  review,
+  rows,
+  stats,
+  filtering,
+  selection,
+  table,
+  onOpen,
+  printing,
+  onPrint,
+}: {
+  headingId: string;
+  review: Review;
+  rows: ReviewRow[];
+  stats: ReturnType<typeof useResultStats>;
+  filtering: ReturnType<typeof useResultFilters>;
+  selection: ReturnType<typeof useCompareSelection>;
+  table: Table<ResultRow>;
+  onOpen: (r: ResultRow) => void;
+  printing: boolean;
+  onPrint: () => void;
+}) {
+  const { results, looks } = stats;
+  const { filters, setFilters, filtered, patch } = filtering;
+  const { selected, setSelected, setCompared } = selection;
+  return (
+    <section aria-labelledby={headingId} className="space-y-3">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <h2 id={headingId} className="text-lg font-semibold">
+          Results
+        </h2>
+        <ExportActions review={review} rows={rows} onPrint={onPrint} now={() => new Date()} />
+      </div>
+      <ResultFiltersBar
+        filters={filters}
+        onChange={patch}
+        sources={stats.sources}
+        changed={rows.filter((r) => r.previous).length}
+        looks={looks}
+      />
+      <FilterChips
+        filters={filters}
+        shown={filtered.length}
+        total={results.length}
+        onClear={(key) => setFilters((f) => clearFilter(f, key))}
+        onClearAll={() => setFilters(NO_FILTERS)}
+      />
+      <CompareBar
+        selected={selected}
+        onCompare={() => setCompared([...selected].sort((a, b) => a - b))}
+        onClear={() => setSelected(new Set())}
+      />
+      <ResultsTable
+        table={table}
+        labelledBy={headingId}
+        onOpen={onOpen}
+        footer={results.length === 0 ? 'No rows yet.' : undefined}
+      />
+      {printing ? (
+        <PrintTable
+          rows={table.getRowModel().rows.map((r) => r.original)}
+          scope={printScope(filters, filtered.length, results.length)}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+/** Everything below the progress bar on /review/:id (issue 8 §3-5). */
+export function ReviewResults({
+  review,
+  rows,
+  now: fixedNow,
+}: {
+  review: Review;
+  rows: ReviewRow[];
+  now?: Date;
+}) {
+  // Ages count in the reader's calendar days; one "today" per mount keeps every figure consistent.
+  const [mountedAt] = useState(() => new Date());
+  const now = fixedNow ?? mountedAt;
+  const resultsId = useId();
+  const stats = useResultStats(rows, now);
+  const filtering = useResultFilters(stats.results);
+  const selection = useCompareSelection();
+  const [openIndex, setOpenIndex] = useState<number | null>(null);
   const open = useCallback((r: { row: ReviewRow }) => setOpenIndex(r.row.index), []);
-  const table = useResultsTable({ rows: filtered, selected, onToggle: toggle, onOpen: open });
+  const table = useResultsTable({
+    rows: filtering.filtered,
+    selected: selection.selected,
+    onToggle: selection.toggle,
+    onOpen: open,
+  });
   const [printing, print] = usePrinting();
 
-  const byIndex = useMemo(() => new Map(results.map((r) => [r.row.index, r])), [results]);
-  const comparedProperties = (compared ?? []).flatMap((i) => {
+  const byIndex = useMemo(() => new Map(stats.results.map((r) => [r.row.index, r])), [stats.results]);
+  const comparedProperties = (selection.compared ?? []).flatMap((i) => {
     const p = byIndex.get(i)?.row.property;
     return p ? [p] : [];
   });
   const openRow = openIndex === null ? undefined : byIndex.get(openIndex);
-  const chips = describeFilters(filters);
   const retrieved = retrievedLine(review, rows);
 
   return (
     <div className="space-y-8">
-      <header className="hidden print:block">
-        <h1 className="text-xl font-bold">PropLens review: {review.name}</h1>
-        <p className="text-sm">{retrieved}</p>
-        <p className="text-xs">
-          Printed {now.toLocaleString('en-US', DATE_TIME)}. {review.total.toLocaleString('en-US')} rows in the
-          review.
-        </p>
-      </header>
+      <PrintHeader review={review} retrieved={retrieved} now={now} />
 
-      <ReliabilitySummary summary={summary} retrieved={retrieved} looks={looks} />
+      <ReliabilitySummary summary={stats.summary} retrieved={retrieved} looks={stats.looks} />
 
-      <section aria-labelledby={`${resultsId}-charts`} className="space-y-3 print:hidden">
-        <h2 id={`${resultsId}-charts`} className="text-lg font-semibold">
-          Charts
-        </h2>
-        <p className="text-sm text-slate-600 dark:text-slate-300">
-          Select a bar, or a figure under a chart, to show only those rows in the results table.
-        </p>
-        <div className="grid gap-4 lg:grid-cols-2">
-          <ConfidenceChart summary={summary} filters={filters} onFilter={patch} />
-          <AgeChart histogram={histogram} summary={summary} filters={filters} onFilter={patch} />
-          <div className="lg:col-span-2">
-            <SourceChart
-              bySource={sourceBars}
-              byKind={kindBars}
-              records={summary.records}
-              filters={filters}
-              onFilter={patch}
-            />
-          </div>
-        </div>
-      </section>
+      <ChartsSection
+        headingId={`${resultsId}-charts`}
+        stats={stats}
+        filters={filtering.filters}
+        onFilter={filtering.patch}
+      />
 
       {comparedProperties.length >= MIN_COMPARE ? (
         <Comparison
           properties={comparedProperties}
           now={now}
-          onClose={() => setCompared(null)}
+          onClose={() => selection.setCompared(null)}
           focusOnMount
         />
       ) : null}
 
-      <section aria-labelledby={`${resultsId}-results`} className="space-y-3">
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <h2 id={`${resultsId}-results`} className="text-lg font-semibold">
-            Results
-          </h2>
-          <ExportActions review={review} rows={rows} onPrint={print} now={() => new Date()} />
-        </div>
-        <ResultFiltersBar
-          filters={filters}
-          onChange={patch}
-          sources={sources}
-          changed={rows.filter((r) => r.previous).length}
-          looks={looks}
-        />
-        <FilterChips
-          filters={filters}
-          shown={filtered.length}
-          total={results.length}
-          onClear={(key) => setFilters((f) => clearFilter(f, key))}
-          onClearAll={() => setFilters(NO_FILTERS)}
-        />
-        <div className="flex flex-wrap items-center gap-3 print:hidden">
-          <p className="text-sm text-slate-600 dark:text-slate-300">
-            {selected.size === 0
-              ? `Tick ${MIN_COMPARE} to ${MAX_COMPARE} matched rows to compare them.`
-              : `${selected.size} selected for comparison${selected.size >= MAX_COMPARE ? ' (the most there can be)' : ''}.`}
-          </p>
-          <Button
-            onClick={() => setCompared([...selected].sort((a, b) => a - b))}
-            disabled={selected.size < MIN_COMPARE || selected.size > MAX_COMPARE}
-          >
-            Compare selected
-          </Button>
-          {selected.size > 0 ? (
-            <Button variant="ghost" onClick={() => setSelected(new Set())}>
-              Clear selection
-            </Button>
-          ) : null}
-        </div>
-        <ResultsTable
-          table={table}
-          labelledBy={`${resultsId}-results`}
-          onOpen={open}
-          footer={results.length === 0 ? 'No rows yet.' : undefined}
-        />
-        {printing ? (
-          <PrintTable
-            rows={table.getRowModel().rows.map((r) => r.original)}
-            scope={
-              chips.length === 0
-                ? `All ${filtered.length.toLocaleString('en-US')} rows.`
-                : `${filtered.length.toLocaleString('en-US')} of ${results.length.toLocaleString('en-US')} rows, filtered by ${chips
-                    .map((c) => c.text)
-                    .join('; ')}.`
-            }
-          />
-        ) : null}
-      </section>
+      <ResultsSection
+        headingId={`${resultsId}-results`}
+        review={review}
+        rows={rows}
+        stats={stats}
+        filtering={filtering}
+        selection={selection}
+        table={table}
+        onOpen={open}
+        printing={printing}
+        onPrint={print}
+      />
 
       {openRow ? <RowDetails result={openRow} now={now} onClose={() => setOpenIndex(null)} /> : null}
     </div>
