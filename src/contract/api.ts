@@ -116,6 +116,15 @@ export const CreateSessionRequest = z.object({
 export const DemoKey = z.object({ key: z.string(), plan: Plan, label: z.string() });
 export type DemoKey = z.infer<typeof DemoKey>;
 
+/**
+ * A demo key as one visitor uses it: `<demo key>~<visitor>`. The embedded reference reads it as the demo key's
+ * account, with a rate-limit window of its own, so one prospect's lookups never spend another's budget.
+ */
+export const demoVisitorKey = (key: string, visitor: string) => `${key}~${visitor}`;
+const VISITOR_KEY = /^(pi_demo_[a-z0-9_]+)~[A-Za-z0-9_-]{8,64}$/;
+/** The demo key a visitor key was made from; null for any other key. */
+export const demoKeyOf = (key: string): string | null => VISITOR_KEY.exec(key)?.[1] ?? null;
+
 export const AppConfig = z.object({
   /** Present only when the upstream is the embedded reference service: its demo keys are public. */
   demoKeys: z.nullable(z.array(DemoKey)),

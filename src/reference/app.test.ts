@@ -88,6 +88,19 @@ describe('rate limits', () => {
     expect((await get(app, '/auth/me', 'pi_demo_enterprise')).status).toBe(200);
   });
 
+  it('reads a demo key as one visitor uses it as that demo account, counted in a window of its own', async () => {
+    const app = makeApp({ rateLimit: { requests: 1, seconds: 60 } });
+    expect((await get(app, '/auth/me', PRO)).status).toBe(200);
+    expect((await get(app, '/auth/me', PRO)).status).toBe(429);
+    const visitor = await get(app, '/auth/me', `${PRO}~visitor-0001`);
+    expect(visitor.status).toBe(200);
+    expect(await visitor.json()).toMatchObject({ name: 'Harbor & Vale Realty', plan: 'professional' });
+    expect((await get(app, '/auth/me', `${PRO}~visitor-0002`)).status).toBe(200);
+    // Only demo keys: another key with a visitor part, or a malformed one, is unknown.
+    expect((await get(app, '/auth/me', 'pi_live_key~visitor-0003')).status).toBe(401);
+    expect((await get(app, '/auth/me', `${PRO}~x`)).status).toBe(401);
+  });
+
   it('gives each plan its own limit unless one is set for all', async () => {
     const app = makeApp();
     expect((await get(app, '/auth/me', 'pi_demo_enterprise')).headers.get('X-RateLimit-Limit')).toBe('600');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccountDirectory } from '../../reference/accounts.ts';
+import { AccountDirectory, DEMO_KEYS } from '../../reference/accounts.ts';
 import { createHarness, PRO_KEY } from '../test-support/harness.ts';
 
 describe('POST /api/session', () => {
@@ -37,6 +37,34 @@ describe('POST /api/session', () => {
     expect(await idOf('pi_demo_enterprise')).not.toBe(first);
     // One-way: neither the key, nor the service's own account id.
     expect(first).not.toMatch(/pi_demo|acct_demo/);
+  });
+
+  it('gives each demo sign-in a rate budget of its own, in the demo key’s account', async () => {
+    const h = createHarness({ demoKeys: [...DEMO_KEYS] });
+    const signIn = async () => {
+      h.cookie = '';
+      return (await (await h.signIn('pi_demo_professional')).json()) as {
+        accountId: string;
+        demo: boolean;
+        rateLimit: { remaining: number };
+      };
+    };
+    const first = await signIn();
+    expect(first).toMatchObject({ demo: true, rateLimit: { remaining: 59 } });
+    await h.resolve('1100 Congress Ave, Austin, TX');
+    await h.resolve('12 Nowhere Rd, Austin, TX');
+    // Another visitor: a window of its own, the same account (shared reviews still show in a demo).
+    const second = await signIn();
+    expect(second).toMatchObject({ demo: true, accountId: first.accountId, rateLimit: { remaining: 59 } });
+    // A key that is not a demo key is sent as typed: its sign-ins share its one window.
+    const accounts = new AccountDirectory();
+    accounts.add('pi_live_firm_key_1', { id: 'acct_firm', name: 'Firm', plan: 'professional' });
+    const other = createHarness({ demoKeys: [...DEMO_KEYS], accounts });
+    const remaining = async () =>
+      ((await (await other.signIn('pi_live_firm_key_1')).json()) as { rateLimit: { remaining: number } })
+        .rateLimit.remaining;
+    expect(await remaining()).toBe(59);
+    expect(await remaining()).toBe(58);
   });
 
   it('uses a __Host- Secure cookie over HTTPS', async () => {

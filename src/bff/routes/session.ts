@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Logger } from 'pino';
@@ -5,6 +6,8 @@ import {
   type AppConfig,
   CreateSessionRequest,
   type DemoKey,
+  demoKeyOf,
+  demoVisitorKey,
   type SessionResponse,
 } from '../../contract/index.ts';
 import type { Audit } from '../audit/audit.ts';
@@ -34,13 +37,20 @@ export interface SessionRouteDeps {
 
 /** /api/config and /api/session: sign in with an API key (held here, never sent back), who am I, sign out. */
 export function sessionRoutes(deps: SessionRouteDeps) {
-  const isDemo = (apiKey: string) => deps.demoKeys?.some((d) => d.key === apiKey) ?? false;
+  const isDemo = (apiKey: string) =>
+    deps.demoKeys?.some((d) => d.key === apiKey || d.key === demoKeyOf(apiKey)) ?? false;
+  // Each demo sign-in gets a budget of its own (the reference counts a visitor key apart): one prospect
+  // spending the window never makes the next one wait.
+  const upstreamKey = (typed: string) =>
+    deps.demoKeys?.some((d) => d.key === typed)
+      ? demoVisitorKey(typed, randomBytes(12).toString('base64url'))
+      : typed;
   const answer = async (
     session: Pick<Session, 'apiKey' | 'keyHash' | 'account' | 'accountId'>,
   ): Promise<SessionResponse> => ({
     account: session.account,
     accountId: session.accountId,
-    legacyAccountId: accountIdFor(session.keyHash),
+    legacyAccountId: accountIdFor(hashKey(demoKeyOf(session.apiKey) ?? session.apiKey)),
     demo: isDemo(session.apiKey),
     rateLimit: await deps.upstream.rateLimit(session.keyHash),
   });
@@ -54,7 +64,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     '/session',
     jsonBody(CreateSessionRequest, { maxBytes: 4096, tooLarge: 'The request body is too large.' }),
     async (c) => {
-      const { apiKey } = c.req.valid('json');
+      const apiKey = upstreamKey(c.req.valid('json').apiKey);
       const keyHash = hashKey(apiKey);
       deps.audit?.assertWritable();
       const me = await deps.upstream.me(apiKey, keyHash).catch((err: unknown) => {

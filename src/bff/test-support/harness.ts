@@ -1,3 +1,4 @@
+import type { DemoKey } from '../../contract/index.ts';
 import { AccountDirectory } from '../../reference/accounts.ts';
 import { createReferenceApp } from '../../reference/app.ts';
 import { authSettingFor, DEFAULT_DIALECT, type Dialect } from '../../reference/dialect.ts';
@@ -72,6 +73,8 @@ export interface HarnessOptions {
   /** Sessions, cache and budget: default in memory; replicas pass Redis-backed stores. */
   stores?: Stores;
   logLevel?: BffConfig['logLevel'];
+  /** The embedded reference's demo keys, as `npm start` offers them. Default: none. */
+  demoKeys?: DemoKey[];
 }
 
 /** The configuration a test BFF runs with: the production defaults, quick to time out, API only. */
@@ -128,7 +131,7 @@ export function createHarness(options: HarnessOptions = {}) {
   const graph = buildBffGraph({
     config,
     upstream: { url, auth: options.upstream?.auth ?? authFor(dialect) },
-    demoKeys: null,
+    demoKeys: options.demoKeys ?? null,
     salesContact: options.upstream?.salesContact ?? 'sales@property-intelligence.example',
     logger,
     stores,

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { ELIGIBLE_PLANS } from '../../contract/index.ts';
+import { demoKeyOf, ELIGIBLE_PLANS } from '../../contract/index.ts';
 import { hashKey, SALES_CONTACT } from '../accounts.ts';
 import type { ReferenceDeps, ReferenceEnv } from '../context.ts';
 import type { Dialect } from '../dialect.ts';
@@ -15,7 +15,10 @@ export function identifyCaller(deps: ReferenceDeps): MiddlewareHandler<Reference
     // Hash once per request: the limiter buckets by the hash and the directory is keyed by it.
     const keyHash = key ? hashKey(key) : undefined;
     c.set('keyHash', keyHash);
-    c.set('caller', keyHash ? deps.accounts.findByHash(keyHash) : undefined);
+    // A demo key as one visitor uses it is the demo key's account, counted in a window of its own.
+    const demo = key ? demoKeyOf(key) : null;
+    const account = keyHash ? deps.accounts.findByHash(keyHash) : undefined;
+    c.set('caller', account ?? (demo ? deps.accounts.find(demo) : undefined));
     await next();
   };
 }
