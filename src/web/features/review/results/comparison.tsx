@@ -1,9 +1,14 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { type RefObject, useEffect, useId, useRef, useState } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { ConfidenceBadge, SourceBadge, VerificationBadge } from '../../property/components/badges.tsx';
 import { ageInDays } from '../../property/lib/verification.ts';
-import { compareAttributes, mostReliable } from './compare.ts';
+import {
+  type ComparedAttribute,
+  compareAttributes,
+  mostReliable,
+  type ReliabilityVerdict,
+} from './compare.ts';
 
 function DiffersMarker() {
   return (
@@ -33,6 +38,153 @@ function BestMarker() {
       </svg>
       Most reliable
     </span>
+  );
+}
+
+/** The comparison's heading, how many attributes differ, "Show only differences" and "Close comparison". */
+function ComparisonHeader({
+  headingId,
+  headingRef,
+  records,
+  differing,
+  attributes,
+  onlyDiffs,
+  onOnlyDiffs,
+  onClose,
+}: {
+  headingId: string;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  records: number;
+  differing: number;
+  attributes: number;
+  onlyDiffs: boolean;
+  onOnlyDiffs: (only: boolean) => void;
+  onClose?: () => void;
+}) {
+  return (
+    <div className="flex flex-wrap items-start justify-between gap-3">
+      <div>
+        <h2 id={headingId} ref={headingRef} tabIndex={-1} className="text-lg font-semibold">
+          Comparison
+        </h2>
+        <p className="text-sm text-slate-600 dark:text-slate-300">
+          {records} records; {differing} of {attributes} attributes differ.
+        </p>
+      </div>
+      <div className="flex flex-wrap items-center gap-3 print:hidden">
+        <label className="inline-flex items-center gap-2 text-sm">
+          <input
+            type="checkbox"
+            className="size-4 accent-teal-700"
+            checked={onlyDiffs}
+            onChange={(e) => onOnlyDiffs(e.target.checked)}
+          />
+          Show only differences
+        </label>
+        {onClose ? (
+          <Button variant="secondary" onClick={onClose}>
+            Close comparison
+          </Button>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+/** Which record is the most reliable and why, with the rule that decides it. */
+function VerdictNote({ verdict }: { verdict: ReliabilityVerdict }) {
+  return (
+    <div className="rounded-lg border border-teal-700/40 bg-teal-50 px-4 py-3 text-sm dark:border-teal-400/40 dark:bg-teal-950">
+      <p className="font-semibold">
+        {verdict.decidedBy === 'tie' ? 'No single most reliable record' : 'Most reliable record'}
+      </p>
+      <p data-testid="most-reliable-reason">{verdict.reason}</p>
+      <details className="mt-1 print:hidden">
+        <summary className="cursor-pointer text-teal-800 dark:text-teal-300">How this is decided</summary>
+        <ol className="mt-1 list-decimal space-y-0.5 pl-5">
+          <li>Higher confidence wins (high, then medium, then low).</li>
+          <li>At equal confidence, the more recently verified record wins.</li>
+          <li>
+            Still equal: the stronger kind of source wins: assessor, recorded deed or survey record, then
+            state revenue record or MLS listing, then building permit.
+          </li>
+        </ol>
+      </details>
+    </div>
+  );
+}
+
+/** A record's column heading: its number, address, "Most reliable" and reliability badges. */
+function RecordHeading({
+  property: p,
+  number,
+  best,
+  now,
+}: {
+  property: Property;
+  number: number;
+  best: boolean;
+  now: Date;
+}) {
+  return (
+    <th
+      scope="col"
+      className={`min-w-56 border-l border-slate-200 p-2 text-left align-top font-normal dark:border-slate-800 ${
+        best ? 'bg-teal-50/60 dark:bg-teal-950/40' : ''
+      }`}
+    >
+      <span className="block text-xs text-slate-600 dark:text-slate-400">Record {number}</span>
+      <span className="block font-semibold">{p.address}</span>
+      {best ? (
+        <span className="mt-1 block">
+          <BestMarker />
+        </span>
+      ) : null}
+      <ul aria-label="Reliability" className="mt-2 flex flex-col items-start gap-1.5">
+        <li>
+          <ConfidenceBadge level={p.confidence} />
+        </li>
+        <li>
+          <SourceBadge source={p.source} kind={p.sourceKind} />
+        </li>
+        <li>
+          <VerificationBadge lastVerified={p.lastVerified} days={ageInDays(p.lastVerified, now)} />
+        </li>
+      </ul>
+    </th>
+  );
+}
+
+/** One attribute across the records; marked "Differs", values in bold, when they are not all the same. */
+function AttributeRow({ row: r }: { row: ComparedAttribute }) {
+  return (
+    <tr
+      data-differs={r.differs || undefined}
+      className={`border-t border-slate-200 dark:border-slate-800 ${
+        r.differs ? 'bg-amber-50/70 dark:bg-amber-950/30' : ''
+      }`}
+    >
+      <th
+        scope="row"
+        className={`sticky left-0 p-2 text-left align-top font-medium ${
+          r.differs ? 'bg-amber-50 dark:bg-slate-900' : 'bg-white dark:bg-slate-900'
+        }`}
+      >
+        <span className="block">{r.label}</span>
+        {r.differs ? <DiffersMarker /> : null}
+      </th>
+      {r.values.map((v, i) => (
+        <td
+          // biome-ignore lint/suspicious/noArrayIndexKey: one cell per record column, in column order
+          key={i}
+          className={`border-l border-slate-200 p-2 align-top dark:border-slate-800 ${
+            r.differs ? 'font-semibold' : ''
+          }`}
+        >
+          {v ?? <span className="font-normal italic text-slate-500 dark:text-slate-400">Not stated</span>}
+        </td>
+      ))}
+    </tr>
   );
 }
 
@@ -71,50 +223,18 @@ export function Comparison({
       aria-labelledby={headingId}
       className="space-y-4 rounded-xl border border-slate-200 bg-white p-4 sm:p-5 dark:border-slate-800 dark:bg-slate-900 print:break-inside-avoid"
     >
-      <div className="flex flex-wrap items-start justify-between gap-3">
-        <div>
-          <h2 id={headingId} ref={headingRef} tabIndex={-1} className="text-lg font-semibold">
-            Comparison
-          </h2>
-          <p className="text-sm text-slate-600 dark:text-slate-300">
-            {properties.length} records; {differing} of {rows.length} attributes differ.
-          </p>
-        </div>
-        <div className="flex flex-wrap items-center gap-3 print:hidden">
-          <label className="inline-flex items-center gap-2 text-sm">
-            <input
-              type="checkbox"
-              className="size-4 accent-teal-700"
-              checked={onlyDiffs}
-              onChange={(e) => setOnlyDiffs(e.target.checked)}
-            />
-            Show only differences
-          </label>
-          {onClose ? (
-            <Button variant="secondary" onClick={onClose}>
-              Close comparison
-            </Button>
-          ) : null}
-        </div>
-      </div>
+      <ComparisonHeader
+        headingId={headingId}
+        headingRef={headingRef}
+        records={properties.length}
+        differing={differing}
+        attributes={rows.length}
+        onlyDiffs={onlyDiffs}
+        onOnlyDiffs={setOnlyDiffs}
+        onClose={onClose}
+      />
 
-      <div className="rounded-lg border border-teal-700/40 bg-teal-50 px-4 py-3 text-sm dark:border-teal-400/40 dark:bg-teal-950">
-        <p className="font-semibold">
-          {verdict.decidedBy === 'tie' ? 'No single most reliable record' : 'Most reliable record'}
-        </p>
-        <p data-testid="most-reliable-reason">{verdict.reason}</p>
-        <details className="mt-1 print:hidden">
-          <summary className="cursor-pointer text-teal-800 dark:text-teal-300">How this is decided</summary>
-          <ol className="mt-1 list-decimal space-y-0.5 pl-5">
-            <li>Higher confidence wins (high, then medium, then low).</li>
-            <li>At equal confidence, the more recently verified record wins.</li>
-            <li>
-              Still equal: the stronger kind of source wins: assessor, recorded deed or survey record, then
-              state revenue record or MLS listing, then building permit.
-            </li>
-          </ol>
-        </details>
-      </div>
+      <VerdictNote verdict={verdict} />
 
       <div className="overflow-x-auto">
         <table className="w-full min-w-[36rem] border-collapse text-sm">
@@ -130,72 +250,13 @@ export function Comparison({
                 Attribute
               </th>
               {properties.map((p, i) => (
-                <th
-                  key={p.id}
-                  scope="col"
-                  className={`min-w-56 border-l border-slate-200 p-2 text-left align-top font-normal dark:border-slate-800 ${
-                    best.has(p.id) ? 'bg-teal-50/60 dark:bg-teal-950/40' : ''
-                  }`}
-                >
-                  <span className="block text-xs text-slate-600 dark:text-slate-400">Record {i + 1}</span>
-                  <span className="block font-semibold">{p.address}</span>
-                  {best.has(p.id) ? (
-                    <span className="mt-1 block">
-                      <BestMarker />
-                    </span>
-                  ) : null}
-                  <ul aria-label="Reliability" className="mt-2 flex flex-col items-start gap-1.5">
-                    <li>
-                      <ConfidenceBadge level={p.confidence} />
-                    </li>
-                    <li>
-                      <SourceBadge source={p.source} kind={p.sourceKind} />
-                    </li>
-                    <li>
-                      <VerificationBadge
-                        lastVerified={p.lastVerified}
-                        days={ageInDays(p.lastVerified, now)}
-                      />
-                    </li>
-                  </ul>
-                </th>
+                <RecordHeading key={p.id} property={p} number={i + 1} best={best.has(p.id)} now={now} />
               ))}
             </tr>
           </thead>
           <tbody>
             {shown.map((r) => (
-              <tr
-                key={r.label}
-                data-differs={r.differs || undefined}
-                className={`border-t border-slate-200 dark:border-slate-800 ${
-                  r.differs ? 'bg-amber-50/70 dark:bg-amber-950/30' : ''
-                }`}
-              >
-                <th
-                  scope="row"
-                  className={`sticky left-0 p-2 text-left align-top font-medium ${
-                    r.differs ? 'bg-amber-50 dark:bg-slate-900' : 'bg-white dark:bg-slate-900'
-                  }`}
-                >
-                  <span className="block">{r.label}</span>
-                  {r.differs ? <DiffersMarker /> : null}
-                </th>
-                {r.values.map((v, i) => (
-                  <td
-                    // biome-ignore lint/suspicious/noArrayIndexKey: one cell per record column, in column order
-                    key={i}
-                    className={`border-l border-slate-200 p-2 align-top dark:border-slate-800 ${
-                      r.differs ? 'font-semibold' : ''
-                    }`}
-                  >
-                    {v ?? (
-                      <span className="font-normal italic text-slate-500 dark:text-slate-400">
-                        Not stated
-                      </span>
-                    )}
-                  </td>
-                ))}
-              </tr>
+              <AttributeRow key={r.label} row={r} />
             ))}
           </tbody>
         </table>
