@@ -2,6 +2,7 @@ import {
   flexRender,
   getCoreRowModel,
   getSortedRowModel,
+  type Header,
   type Row,
   type SortingState,
   type Table,
@@ -104,6 +105,63 @@ const ResultRowView = memo(function ResultRowView({
   );
 });
 
+/** A sortable column's aria-sort: "ascending", "descending" or "none"; nothing for the others. */
+function ariaSort(canSort: boolean, dir: false | 'asc' | 'desc') {
+  if (!canSort) return undefined;
+  return dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : 'none';
+}
+
+/** A column's header: a real <th>; a sortable one holds a button that sorts by it, and states aria-sort. */
+function HeaderCell({ header: h }: { header: Header<ResultRow, unknown> }) {
+  const dir = h.column.getIsSorted();
+  const canSort = h.column.getCanSort();
+  return (
+    <th
+      scope="col"
+      aria-sort={ariaSort(canSort, dir)}
+      className="h-11 border-b border-slate-200 px-3 text-left font-semibold dark:border-slate-700"
+    >
+      {canSort ? (
+        <button
+          type="button"
+          onClick={h.column.getToggleSortingHandler()}
+          className="-mx-1 inline-flex items-center gap-1.5 rounded px-1 py-0.5 text-left hover:bg-slate-200 dark:hover:bg-slate-700"
+        >
+          {flexRender(h.column.columnDef.header, h.getContext())}
+          <SortIcon dir={dir} />
+        </button>
+      ) : (
+        flexRender(h.column.columnDef.header, h.getContext())
+      )}
+    </th>
+  );
+}
+
+/** The sticky header row: the first row of the table for aria-rowindex. */
+function ResultsTableHead({ table }: { table: Table<ResultRow> }) {
+  return (
+    <thead className="sticky top-0 z-10 bg-slate-100 dark:bg-slate-800">
+      {table.getHeaderGroups().map((hg) => (
+        <tr key={hg.id} aria-rowindex={1}>
+          {hg.headers.map((h) => (
+            <HeaderCell key={h.id} header={h} />
+          ))}
+        </tr>
+      ))}
+    </thead>
+  );
+}
+
+/** An empty row holding the height of the rows out of view above or below, so the scrollbar tells the truth. */
+function SpacerRow({ colCount, height }: { colCount: number; height: number }) {
+  return (
+    // biome-ignore lint/a11y/noAriaHiddenOnFocusable: a spacer row holds no content and no focusable element
+    <tr aria-hidden="true">
+      <td colSpan={colCount} style={{ height, padding: 0 }} />
+    </tr>
+  );
+}
+
 /**
  * The results as a real <table> (headers are real <th>, sortable ones hold a button and state aria-sort),
  * virtualised with spacer rows above and below the rows in view, so table semantics and column alignment
@@ -149,52 +207,9 @@ export function ResultsTable({
             <col key={c.id} className={WIDTHS[c.id]} />
           ))}
         </colgroup>
-        <thead className="sticky top-0 z-10 bg-slate-100 dark:bg-slate-800">
-          {table.getHeaderGroups().map((hg) => (
-            <tr key={hg.id} aria-rowindex={1}>
-              {hg.headers.map((h) => {
-                const dir = h.column.getIsSorted();
-                const canSort = h.column.getCanSort();
-                return (
-                  <th
-                    key={h.id}
-                    scope="col"
-                    aria-sort={
-                      canSort
-                        ? dir === 'asc'
-                          ? 'ascending'
-                          : dir === 'desc'
-                            ? 'descending'
-                            : 'none'
-                        : undefined
-                    }
-                    className="h-11 border-b border-slate-200 px-3 text-left font-semibold dark:border-slate-700"
-                  >
-                    {canSort ? (
-                      <button
-                        type="button"
-                        onClick={h.column.getToggleSortingHandler()}
-                        className="-mx-1 inline-flex items-center gap-1.5 rounded px-1 py-0.5 text-left hover:bg-slate-200 dark:hover:bg-slate-700"
-                      >
-                        {flexRender(h.column.columnDef.header, h.getContext())}
-                        <SortIcon dir={dir} />
-                      </button>
-                    ) : (
-                      flexRender(h.column.columnDef.header, h.getContext())
-                    )}
-                  </th>
-                );
-              })}
-            </tr>
-          ))}
-        </thead>
+        <ResultsTableHead table={table} />
         <tbody>
-          {padTop > 0 ? (
-            // biome-ignore lint/a11y/noAriaHiddenOnFocusable: a spacer row holds no content and no focusable element
-            <tr aria-hidden="true">
-              <td colSpan={colCount} style={{ height: padTop, padding: 0 }} />
-            </tr>
-          ) : null}
+          {padTop > 0 ? <SpacerRow colCount={colCount} height={padTop} /> : null}
           {items.map((item) => {
             const row = rows[item.index];
             if (!row) return null;
@@ -210,12 +225,7 @@ export function ResultsTable({
               />
             );
           })}
-          {padBottom > 0 ? (
-            // biome-ignore lint/a11y/noAriaHiddenOnFocusable: a spacer row holds no content and no focusable element
-            <tr aria-hidden="true">
-              <td colSpan={colCount} style={{ height: padBottom, padding: 0 }} />
-            </tr>
-          ) : null}
+          {padBottom > 0 ? <SpacerRow colCount={colCount} height={padBottom} /> : null}
           {rows.length === 0 ? (
             <tr>
               <td colSpan={colCount} className="px-3 py-6 text-center text-slate-600 dark:text-slate-300">
