@@ -1,20 +1,13 @@
 import { useId, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Cell, Legend, XAxis, YAxis } from 'recharts';
+import { Bar, CartesianGrid, Cell, Legend, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
 import { useNarrow } from '../../../../hooks/use-media-query.ts';
 import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/lib/vocabulary.ts';
 import { formatShare, MAX_NAMED_SOURCES, type SourceBar } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
-import {
-  ActiveLabel,
-  ChartFigure,
-  ChartTooltip,
-  FilterButton,
-  type FilterPatch,
-  plural,
-  TICK,
-} from './chart-figure.tsx';
+import { ChartFigure, ChartTooltip, FilterButton, type FilterPatch, plural, TICK } from './chart-figure.tsx';
 import { CHART_COLORS } from './palette.ts';
+import { barOpacity, TrackedBarChart } from './tracked-bar-chart.tsx';
 
 const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -59,6 +52,130 @@ function GroupingSwitch({
   );
 }
 
+/** A bar's records and their confidence mix, in words: "12 records: 5 high, 4 medium, 3 low". */
+function SourceBreakdown({ bar }: { bar: SourceBar }) {
+  return (
+    <>
+      {plural(bar.total, 'record')}: {bar.high} high, {bar.medium} medium, {bar.low} low
+    </>
+  );
+}
+
+/** The tooltip over a bar: the source's (or kind's) name and its confidence mix. */
+function SourceTip({ bar }: { bar: SourceBar }) {
+  return (
+    <>
+      <p className="font-semibold">{bar.label}</p>
+      <p>
+        <SourceBreakdown bar={bar} />
+      </p>
+    </>
+  );
+}
+
+/** The records by source (or kind) as horizontal bars, each stacked by confidence. */
+function SourceBars({
+  bars,
+  filtering,
+  isActive,
+  toggle,
+  track,
+}: {
+  bars: SourceBar[];
+  /** Whether the table is filtered to a source, fading the other bars. */
+  filtering: boolean;
+  isActive: (b: SourceBar) => boolean;
+  toggle: (b: SourceBar, confidence?: Confidence) => void;
+  track: (label: string | undefined) => void;
+}) {
+  const narrow = useNarrow();
+  const colours = CHART_COLORS;
+  return (
+    <TrackedBarChart
+      track={track}
+      layout="vertical"
+      data={bars}
+      style={{ width: '100%', height: 56 + bars.length * 34 }}
+      margin={{ top: 0, right: 12, bottom: 0, left: 0 }}
+      barCategoryGap={6}
+    >
+      <CartesianGrid horizontal={false} stroke={colours.grid} />
+      <XAxis type="number" allowDecimals={false} tick={TICK} tickLine={false} />
+      <YAxis
+        type="category"
+        dataKey="label"
+        width={narrow ? 104 : 160}
+        tick={narrow ? { ...TICK, fontSize: 11 } : TICK}
+        tickLine={false}
+        tickFormatter={(v: string) => truncate(v, narrow ? 16 : 24)}
+        interval={0}
+      />
+      <ChartTooltip
+        render={(label) => {
+          const b = bars.find((x) => x.label === label);
+          return b ? <SourceTip bar={b} /> : label;
+        }}
+      />
+      <Legend
+        verticalAlign="bottom"
+        height={28}
+        wrapperStyle={{ fontSize: 12 }}
+        itemSorter={null}
+        // The swatch carries the colour; the words stay in the text colour, readable on either theme.
+        formatter={(value) => <span className="text-slate-700 dark:text-slate-200">{value}</span>}
+      />
+      {CONFIDENCES.map((c, i) => (
+        <Bar
+          key={c}
+          dataKey={c}
+          name={CONFIDENCE_WORD[c]}
+          stackId="confidence"
+          fill={colours[c]}
+          cursor="pointer"
+          isAnimationActive={false}
+          radius={i === CONFIDENCES.length - 1 ? [0, 4, 4, 0] : undefined}
+          onClick={(_, index) => {
+            const b = bars[index];
+            if (b) toggle(b, c);
+          }}
+        >
+          {bars.map((b) => (
+            <Cell key={b.label} fillOpacity={barOpacity(filtering, isActive(b))} />
+          ))}
+        </Bar>
+      ))}
+    </TrackedBarChart>
+  );
+}
+
+/** The sources (or kinds) as the list under the chart, each a button filtering the table to it. */
+function SourceList({
+  bars,
+  isActive,
+  toggle,
+}: {
+  bars: SourceBar[];
+  isActive: (b: SourceBar) => boolean;
+  toggle: (b: SourceBar) => void;
+}) {
+  return (
+    <ul aria-label="Records by source: show only" className="mt-3 grid gap-2 sm:grid-cols-2">
+      {bars.map((b) => (
+        <li key={b.label} className="min-w-0">
+          <FilterButton pressed={isActive(b)} onClick={() => toggle(b)} wide>
+            <span className="min-w-0">
+              <span className="block truncate font-medium">{b.label}</span>
+              <span className="block text-xs">
+                <SourceBreakdown bar={b} />
+              </span>
+            </span>
+          </FilterButton>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function SourceChart({
   bySource,
   byKind,
@@ -72,8 +189,6 @@ export function SourceChart({
   filters: ResultFilters;
   onFilter: (patch: FilterPatch) => void;
 }) {
-  const narrow = useNarrow();
-  const colours = CHART_COLORS;
   const sourceCount = bySource.reduce((n, b) => n + b.sources.length, 0);
   // Many counties, each its own assessor: by name, most records fold into "other sources"; by kind reads.
   // Until the reviewer picks, this follows the review as its rows arrive (a running review starts small).
@@ -111,89 +226,16 @@ export function SourceChart({
         if (b) toggle(b);
       }}
       chart={(track) => (
-        <BarChart
-          accessibilityLayer
-          responsive
-          layout="vertical"
-          data={bars}
-          style={{ width: '100%', height: 56 + bars.length * 34 }}
-          margin={{ top: 0, right: 12, bottom: 0, left: 0 }}
-          barCategoryGap={6}
-        >
-          <ActiveLabel onChange={track} />
-          <CartesianGrid horizontal={false} stroke={colours.grid} />
-          <XAxis type="number" allowDecimals={false} tick={TICK} tickLine={false} />
-          <YAxis
-            type="category"
-            dataKey="label"
-            width={narrow ? 104 : 160}
-            tick={narrow ? { ...TICK, fontSize: 11 } : TICK}
-            tickLine={false}
-            tickFormatter={(v: string) => truncate(v, narrow ? 16 : 24)}
-            interval={0}
-          />
-          <ChartTooltip
-            render={(label) => {
-              const b = bars.find((x) => x.label === label);
-              return b ? (
-                <>
-                  <p className="font-semibold">{b.label}</p>
-                  <p>
-                    {plural(b.total, 'record')}: {b.high} high, {b.medium} medium, {b.low} low
-                  </p>
-                </>
-              ) : (
-                label
-              );
-            }}
-          />
-          <Legend
-            verticalAlign="bottom"
-            height={28}
-            wrapperStyle={{ fontSize: 12 }}
-            itemSorter={null}
-            // The swatch carries the colour; the words stay in the text colour, readable on either theme.
-            formatter={(value) => <span className="text-slate-700 dark:text-slate-200">{value}</span>}
-          />
-          {CONFIDENCES.map((c, i) => (
-            <Bar
-              key={c}
-              dataKey={c}
-              name={CONFIDENCE_WORD[c]}
-              stackId="confidence"
-              fill={colours[c]}
-              cursor="pointer"
-              isAnimationActive={false}
-              radius={i === CONFIDENCES.length - 1 ? [0, 4, 4, 0] : undefined}
-              onClick={(_, index) => {
-                const b = bars[index];
-                if (b) toggle(b, c);
-              }}
-            >
-              {bars.map((b) => (
-                <Cell key={b.label} fillOpacity={filters.source && !isActive(b) ? 0.35 : 1} />
-              ))}
-            </Bar>
-          ))}
-        </BarChart>
+        <SourceBars
+          bars={bars}
+          filtering={Boolean(filters.source)}
+          isActive={isActive}
+          toggle={toggle}
+          track={track}
+        />
       )}
       controls={<GroupingSwitch value={group} onChange={setGroup} />}
-      figures={
-        <ul aria-label="Records by source: show only" className="mt-3 grid gap-2 sm:grid-cols-2">
-          {bars.map((b) => (
-            <li key={b.label} className="min-w-0">
-              <FilterButton pressed={isActive(b)} onClick={() => toggle(b)} wide>
-                <span className="min-w-0">
-                  <span className="block truncate font-medium">{b.label}</span>
-                  <span className="block text-xs">
-                    {plural(b.total, 'record')}: {b.high} high, {b.medium} medium, {b.low} low
-                  </span>
-                </span>
-              </FilterButton>
-            </li>
-          ))}
-        </ul>
-      }
+      figures={<SourceList bars={bars} isActive={isActive} toggle={toggle} />}
     />
   );
 }
