@@ -50,6 +50,77 @@ function ChoiceFilter<T extends string>({
   );
 }
 
+/** The free-text search over the results. */
+function SearchFilter({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value: string;
+  onChange: (text: string) => void;
+}) {
+  return (
+    <div className="col-span-2 sm:col-span-3 lg:col-span-2">
+      <label htmlFor={id} className={LABEL}>
+        Search results
+      </label>
+      <input
+        id={id}
+        type="search"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder="Address, source or property ID"
+        className={FIELD}
+      />
+    </div>
+  );
+}
+
+/**
+ * The source filter: every source in the review, or the group a chart bar chose (a kind of source, or
+ * several), shown as an option of its own while it is on.
+ */
+function SourceFilter({
+  id,
+  source,
+  sources,
+  onChange,
+}: {
+  id: string;
+  source: ResultFilters['source'];
+  sources: { name: string; count: number }[];
+  onChange: (source: ResultFilters['source']) => void;
+}) {
+  const sourceValue =
+    source === null ? ANY : !source.byKind && source.names.length === 1 ? (source.names[0] ?? ANY) : GROUP;
+  return (
+    <div>
+      <label htmlFor={id} className={LABEL}>
+        Source
+      </label>
+      <select
+        id={id}
+        value={sourceValue}
+        onChange={(e) => {
+          const v = e.target.value;
+          if (v === GROUP) return;
+          onChange(v === ANY ? null : { label: v, names: [v] });
+        }}
+        className={FIELD}
+      >
+        <option value={ANY}>All sources</option>
+        {source && sourceValue === GROUP ? <option value={GROUP}>{source.label}</option> : null}
+        {sources.map((s) => (
+          <option key={s.name} value={s.name}>
+            {s.name} ({s.count.toLocaleString('en-US')})
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /** The table's filters: the same state the chart bars set. */
 export function ResultFiltersBar({
   filters,
@@ -68,27 +139,9 @@ export function ResultFiltersBar({
   looks?: number;
 }) {
   const id = useId();
-  const sourceValue =
-    filters.source === null
-      ? ANY
-      : !filters.source.byKind && filters.source.names.length === 1
-        ? (filters.source.names[0] ?? ANY)
-        : GROUP;
   return (
     <div className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-7 print:hidden">
-      <div className="col-span-2 sm:col-span-3 lg:col-span-2">
-        <label htmlFor={`${id}-text`} className={LABEL}>
-          Search results
-        </label>
-        <input
-          id={`${id}-text`}
-          type="search"
-          value={filters.text}
-          onChange={(e) => onChange({ text: e.target.value })}
-          placeholder="Address, source or property ID"
-          className={FIELD}
-        />
-      </div>
+      <SearchFilter id={`${id}-text`} value={filters.text} onChange={(text) => onChange({ text })} />
       <ChoiceFilter
         id={`${id}-outcome`}
         label="Outcome"
@@ -116,31 +169,12 @@ export function ResultFiltersBar({
         text={CONFIDENCE_WORD}
         onChange={(confidence) => onChange({ confidence })}
       />
-      <div>
-        <label htmlFor={`${id}-source`} className={LABEL}>
-          Source
-        </label>
-        <select
-          id={`${id}-source`}
-          value={sourceValue}
-          onChange={(e) => {
-            const v = e.target.value;
-            if (v === GROUP) return;
-            onChange({ source: v === ANY ? null : { label: v, names: [v] } });
-          }}
-          className={FIELD}
-        >
-          <option value={ANY}>All sources</option>
-          {filters.source && sourceValue === GROUP ? (
-            <option value={GROUP}>{filters.source.label}</option>
-          ) : null}
-          {sources.map((s) => (
-            <option key={s.name} value={s.name}>
-              {s.name} ({s.count.toLocaleString('en-US')})
-            </option>
-          ))}
-        </select>
-      </div>
+      <SourceFilter
+        id={`${id}-source`}
+        source={filters.source}
+        sources={sources}
+        onChange={(source) => onChange({ source })}
+      />
       <ChoiceFilter
         id={`${id}-tier`}
         label="Age tier"
