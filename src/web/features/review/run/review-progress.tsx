@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ReviewSummary } from '../../../../contract/index.ts';
+import type { ReviewCounts, ReviewRun, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { describeEta } from './eta.ts';
 
@@ -52,6 +52,98 @@ export function statusSentence(summary: ReviewSummary, perMinute: number | null 
   }
 }
 
+/** "Progress (check 2)", "120 of 300" and the bar, green once the review is done. */
+function ProgressBar({
+  run,
+  finished,
+  total,
+  done,
+}: {
+  run: ReviewRun | undefined;
+  finished: number;
+  total: number;
+  done: boolean;
+}) {
+  const share = total > 0 ? finished / total : 1;
+  const bar = done ? 'bg-emerald-600 dark:bg-emerald-500' : 'bg-teal-700 dark:bg-teal-400';
+  return (
+    <>
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h2 id="progress-heading" className="text-base font-semibold">
+          Progress{run && run.number > 1 ? ` (check ${run.number})` : ''}
+        </h2>
+        <p className="text-sm tabular-nums text-slate-700 dark:text-slate-300">
+          <span className="font-semibold text-slate-900 dark:text-slate-100">{n(finished)}</span> of{' '}
+          {n(total)}
+        </p>
+      </div>
+      <div
+        role="progressbar"
+        aria-label="Review progress"
+        aria-valuemin={0}
+        aria-valuemax={total}
+        aria-valuenow={finished}
+        aria-valuetext={`${n(finished)} of ${n(total)}`}
+        className="mt-2 h-3 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-700"
+      >
+        <div
+          className={`h-full ${bar} transition-[width] duration-300`}
+          style={{ width: `${share * 100}%` }}
+        />
+      </div>
+    </>
+  );
+}
+
+/** The counts by outcome: matched, not found, ambiguous, failed. */
+function OutcomeCounts({ counts }: { counts: ReviewCounts }) {
+  return (
+    <dl className="mt-4 grid grid-cols-2 gap-2 sm:grid-cols-4">
+      {OUTCOMES.map((o) => (
+        <div key={o.key} className="rounded-lg bg-slate-50 px-3 py-2 dark:bg-slate-800/60">
+          <dt className={`text-xs font-medium ${o.tone}`}>
+            <span aria-hidden="true" className="mr-1">
+              {o.mark}
+            </span>
+            {o.label}
+          </dt>
+          <dd className="text-lg font-semibold tabular-nums">{n(counts[o.key])}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** "Check again" once the review is done, with what it costs, and why it could not start. */
+function CheckAgain({
+  onCheckAgain,
+  checking,
+  checkError,
+}: {
+  onCheckAgain: () => void;
+  checking: boolean;
+  checkError: string | null;
+}) {
+  return (
+    <div className="mt-4 space-y-2">
+      <div className="flex flex-wrap items-center gap-3">
+        <Button variant="secondary" disabled={checking} onClick={onCheckAgain}>
+          Check again
+        </Button>
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          Asks the service again for every address (not the cache) and shows what changed. Each counts against
+          your rate limit.
+        </p>
+      </div>
+      {checkError ? (
+        <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
+          {checkError}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 /**
  * The review's progress as the server reports it: a progress bar ("N of M"), counts by outcome, what it is
  * doing, and "Check again" once it is done.
@@ -81,9 +173,7 @@ export function ReviewProgress({
   };
   const total = summary.totalRows;
   const finished = counts.done;
-  const share = total > 0 ? finished / total : 1;
   const done = summary.status === 'done';
-  const bar = done ? 'bg-emerald-600 dark:bg-emerald-500' : 'bg-teal-700 dark:bg-teal-400';
   const perMinute = useObservedRate(finished);
 
   return (
@@ -91,43 +181,9 @@ export function ReviewProgress({
       aria-labelledby="progress-heading"
       className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900"
     >
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h2 id="progress-heading" className="text-base font-semibold">
-          Progress{run && run.number > 1 ? ` (check ${run.number})` : ''}
-        </h2>
-        <p className="text-sm tabular-nums text-slate-700 dark:text-slate-300">
-          <span className="font-semibold text-slate-900 dark:text-slate-100">{n(finished)}</span> of{' '}
-          {n(total)}
-        </p>
-      </div>
-      <div
-        role="progressbar"
-        aria-label="Review progress"
-        aria-valuemin={0}
-        aria-valuemax={total}
-        aria-valuenow={finished}
-        aria-valuetext={`${n(finished)} of ${n(total)}`}
-        className="mt-2 h-3 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-700"
-      >
-        <div
-          className={`h-full ${bar} transition-[width] duration-300`}
-          style={{ width: `${share * 100}%` }}
-        />
-      </div>
+      <ProgressBar run={run} finished={finished} total={total} done={done} />
 
-      <dl className="mt-4 grid grid-cols-2 gap-2 sm:grid-cols-4">
-        {OUTCOMES.map((o) => (
-          <div key={o.key} className="rounded-lg bg-slate-50 px-3 py-2 dark:bg-slate-800/60">
-            <dt className={`text-xs font-medium ${o.tone}`}>
-              <span aria-hidden="true" className="mr-1">
-                {o.mark}
-              </span>
-              {o.label}
-            </dt>
-            <dd className="text-lg font-semibold tabular-nums">{n(counts[o.key])}</dd>
-          </div>
-        ))}
-      </dl>
+      <OutcomeCounts counts={counts} />
 
       {/* Announced when the state changes, not at every row. */}
       <p className="sr-only" aria-live="polite">
@@ -153,24 +209,7 @@ export function ReviewProgress({
         ) : null}
       </div>
 
-      {done ? (
-        <div className="mt-4 space-y-2">
-          <div className="flex flex-wrap items-center gap-3">
-            <Button variant="secondary" disabled={checking} onClick={onCheckAgain}>
-              Check again
-            </Button>
-            <p className="text-xs text-slate-600 dark:text-slate-400">
-              Asks the service again for every address (not the cache) and shows what changed. Each counts
-              against your rate limit.
-            </p>
-          </div>
-          {checkError ? (
-            <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
-              {checkError}
-            </p>
-          ) : null}
-        </div>
-      ) : null}
+      {done ? <CheckAgain onCheckAgain={onCheckAgain} checking={checking} checkError={checkError} /> : null}
     </section>
   );
 }
