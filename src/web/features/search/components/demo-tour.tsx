@@ -52,22 +52,9 @@ export const TOUR: readonly { title: string; address: string | null; shows: stri
 
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
 
-/**
- * For demo keys only: the showcase searches in order, each with what it shows. On the empty search screen it
- * is open; next to a result it folds away, says which stop this is, and offers the next one.
- */
-export function DemoTour({
-  current,
-  folded,
-  className = '',
-}: {
-  current: string;
-  folded: boolean;
-  className?: string;
-}) {
-  const at = TOUR.findIndex((s) => s.address !== null && addressKey(s.address) === addressKey(current));
-  const next = TOUR.slice(at + 1).find((s) => s.address !== null);
-  const steps = (
+/** The tour's stops in order, each a link that runs its search, with the one shown marked as the current step. */
+function TourSteps({ at, folded }: { at: number; folded: boolean }) {
+  return (
     <ol className={`mt-3 grid gap-x-8 gap-y-3 text-sm ${folded ? '' : 'lg:grid-cols-2'}`}>
       {TOUR.map((s, i) => (
         <li key={s.title} className="flex gap-3">
@@ -102,6 +89,23 @@ export function DemoTour({
       ))}
     </ol>
   );
+}
+
+/**
+ * For demo keys only: the showcase searches in order, each with what it shows. On the empty search screen it
+ * is open; next to a result it folds away, says which stop this is, and offers the next one.
+ */
+export function DemoTour({
+  current,
+  folded,
+  className = '',
+}: {
+  current: string;
+  folded: boolean;
+  className?: string;
+}) {
+  const at = TOUR.findIndex((s) => s.address !== null && addressKey(s.address) === addressKey(current));
+  const next = TOUR.slice(at + 1).find((s) => s.address !== null);
 
   if (!folded) {
     return (
@@ -116,7 +120,7 @@ export function DemoTour({
         <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
           The showcase searches of the demo data, in order: select one to run it.
         </p>
-        {steps}
+        <TourSteps at={at} folded={folded} />
       </section>
     );
   }
@@ -146,7 +150,7 @@ export function DemoTour({
       </div>
       <details className="mt-1">
         <summary className="cursor-pointer text-slate-700 dark:text-slate-300">All stops</summary>
-        {steps}
+        <TourSteps at={at} folded={folded} />
       </details>
     </section>
   );
