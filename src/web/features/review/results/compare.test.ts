@@ -1,74 +1,58 @@
 import { describe, expect, it } from 'vitest';
 import { longDate } from '../../property/lib/verification.ts';
 import { makeProperty } from '../testing/stats.fixtures.ts';
-import { compareAttributes, mostReliable } from './compare.ts';
+import { compareAttributes, mostReliable, relationOf } from './compare.ts';
 
-const a = makeProperty({ id: 'a', address: '1 A St', confidence: 'medium', lastVerified: '2026-10-01' });
+const HOUSE = '1 A St, Austin, TX 78701';
+/** A record of the one property every rule test compares, from `source`. */
+const rec = (id: string, source: string, over: Parameters<typeof makeProperty>[0] = {}) =>
+  makeProperty({ id, address: HOUSE, source, ...over });
+const a = rec('a', 'Travis County Assessor', { confidence: 'medium', lastVerified: '2026-10-01' });
 
-describe('mostReliable', () => {
-  it('prefers higher confidence over a more recent verification', () => {
-    const b = makeProperty({ id: 'b', address: '2 B St', confidence: 'high', lastVerified: '2024-01-01' });
+describe('mostReliable: records of one property', () => {
+  it('prefers higher confidence over a more recent verification, naming records by source', () => {
+    const b = rec('b', 'Austin Board of Realtors MLS', { confidence: 'high', lastVerified: '2024-01-01' });
     const v = mostReliable([a, b]);
-    expect(v.best).toEqual(['b']);
-    expect(v.decidedBy).toBe('confidence');
+    expect(v).toMatchObject({ best: ['b'], decidedBy: 'confidence', relation: 'same' });
     expect(v.reason).toBe(
-      '2 B St is the most reliable: it has high confidence; the other has medium confidence.',
+      'The Austin Board of Realtors MLS record is the most reliable: it has high confidence; the other has medium confidence.',
     );
   });
 
   it('at equal confidence, prefers the more recent verification', () => {
-    const b = makeProperty({ id: 'b', address: '2 B St', confidence: 'medium', lastVerified: '2026-10-02' });
-    const c = makeProperty({ id: 'c', address: '3 C St', confidence: 'low', lastVerified: '2026-10-30' });
+    const b = rec('b', 'B', { confidence: 'medium', lastVerified: '2026-10-02' });
+    const c = rec('c', 'C', { confidence: 'low', lastVerified: '2026-10-30' });
     const v = mostReliable([a, b, c]);
     expect(v.best).toEqual(['b']);
     expect(v.decidedBy).toBe('recency');
     expect(v.reason).toBe(
-      `2 B St is the most reliable: 1 A St and 2 B St both have medium confidence, and it was verified more recently (${longDate('2026-10-02')}, against ${longDate('2026-10-01')} for the other).`,
+      `The B record is the most reliable: the Travis County Assessor record and the B record both have medium confidence, and it was verified more recently (${longDate('2026-10-02')}, against ${longDate('2026-10-01')} for the other).`,
     );
   });
 
   it('at equal confidence and date, prefers the stronger kind of source', () => {
-    const mls = makeProperty({
-      id: 'm',
-      address: 'M',
-      confidence: 'medium',
-      lastVerified: '2026-10-01',
-      sourceKind: 'mls',
-    });
-    const permits = makeProperty({
-      id: 'p',
-      address: 'P',
-      confidence: 'medium',
-      lastVerified: '2026-10-01',
-      sourceKind: 'permits',
-    });
-    const survey = makeProperty({
-      id: 's',
-      address: 'S',
-      confidence: 'medium',
-      lastVerified: '2026-10-01',
-      sourceKind: 'survey',
-    });
+    const same = { confidence: 'medium', lastVerified: '2026-10-01' } as const;
+    const mls = rec('m', 'M', { ...same, sourceKind: 'mls' });
+    const permits = rec('p', 'P', { ...same, sourceKind: 'permits' });
+    const survey = rec('s', 'S', { ...same, sourceKind: 'survey' });
     const v = mostReliable([permits, mls, survey]);
     expect(v.best).toEqual(['s']);
     expect(v.decidedBy).toBe('source');
     expect(v.reason).toBe(
-      `S is the most reliable: P, M and S all have medium confidence and were verified on the same day (${longDate('2026-10-01')}); it comes from a survey record, a stronger kind of source than a building permit or an MLS listing.`,
+      `The S record is the most reliable: the P record, the M record and the S record all have medium confidence and were verified on the same day (${longDate('2026-10-01')}); it comes from a survey record, a stronger kind of source than a building permit or an MLS listing.`,
     );
     expect(mostReliable([permits, mls]).best).toEqual(['m']);
   });
 
   it('ranks an unknown or missing kind of source last', () => {
-    const unknown = makeProperty({ id: 'u', sourceKind: 'hearsay' });
-    const none = makeProperty({ id: 'n', sourceKind: null });
-    const permits = makeProperty({ id: 'p', sourceKind: 'permits' });
+    const unknown = rec('u', 'U', { sourceKind: 'hearsay' });
+    const none = rec('n', 'N', { sourceKind: null });
+    const permits = rec('p', 'P', { sourceKind: 'permits' });
     expect(mostReliable([unknown, none, permits]).best).toEqual(['p']);
   });
 
-  it('names every record when the rule cannot tell them apart', () => {
-    const b = makeProperty({
-      id: 'b',
-      address: '2 B St',
+  it('names every record when the rule cannot tell them apart, by number when sources repeat', () => {
+    const b = rec('b', 'Travis County Assessor', {
       confidence: 'medium',
       lastVerified: '2026-10-01',
       sourceKind: 'recorder',
@@ -76,7 +60,57 @@ describe('mostReliable', () => {
     const v = mostReliable([a, b]);
     expect(v.best).toEqual(['a', 'b']);
     expect(v.decidedBy).toBe('tie');
-    expect(v.reason).toMatch(/^1 A St and 2 B St are equally reliable/);
+    expect(v.reason).toMatch(/^Record 1 and record 2 are equally reliable/);
+  });
+});
+
+describe('mostReliable: what the records are to one another', () => {
+  it('does not rank different properties: nothing is crowned', () => {
+    const other = makeProperty({ id: 'o', address: '2 B St, Austin, TX 78701', confidence: 'high' });
+    const v = mostReliable([a, other]);
+    expect(v).toMatchObject({ best: [], decidedBy: 'different', relation: 'different' });
+    expect(v.reason).toMatch(/^These are two different properties: each record describes its own/);
+    // The same street line in another ZIP code is another property too.
+    const elsewhere = makeProperty({
+      id: 'e',
+      address: '1 A St, Dallas, TX 75201',
+      attributes: { zip: '75201' },
+    });
+    expect(relationOf([a, elsewhere])).toBe('different');
+  });
+
+  it('ranks a building against its own units only saying so', () => {
+    const building = makeProperty({
+      id: 'b',
+      address: '615 Bourbon St, New Orleans, LA 70130',
+      confidence: 'low',
+      attributes: { zip: '70130' },
+    });
+    const unit = makeProperty({
+      id: 'u',
+      address: '615 Bourbon St Apt 2, New Orleans, LA 70130',
+      confidence: 'high',
+      attributes: { zip: '70130', unit: '2' },
+    });
+    const v = mostReliable([building, unit]);
+    expect(v).toMatchObject({ best: ['u'], relation: 'building' });
+    expect(v.reason).toBe(
+      'A building and its own units, not rival records of one property. By the rule: 615 Bourbon St Apt 2, New Orleans, LA 70130 is the most reliable: it has high confidence; the other has low confidence.',
+    );
+  });
+
+  it('reads one property however its address is cased or spaced, with the unit in the line or the attributes', () => {
+    const x = makeProperty({
+      id: 'x',
+      address: '615 Bourbon St Apt 2, New Orleans, LA 70130',
+      attributes: { zip: '70130', unit: null },
+    });
+    const y = makeProperty({
+      id: 'y',
+      address: '615  BOURBON ST  #2, NEW ORLEANS, LA 70130',
+      attributes: { zip: '70130', unit: '2' },
+    });
+    expect(relationOf([x, y])).toBe('same');
   });
 });
 

@@ -25,13 +25,20 @@ import {
 export const MIN_COMPARE = 2;
 export const MAX_COMPARE = 4;
 
-export type DecidedBy = 'only' | 'confidence' | 'recency' | 'source' | 'tie';
+export type DecidedBy = 'only' | 'confidence' | 'recency' | 'source' | 'tie' | 'different';
+
+/**
+ * What the compared records are to one another: records of one property (the rule applies), a building and
+ * its own units (the rule applies, said as such), or different properties (nothing to rank).
+ */
+export type Relation = 'same' | 'building' | 'different';
 
 export interface ReliabilityVerdict {
-  /** Ids of the most reliable record; more than one when the rule cannot tell them apart. */
+  /** Ids of the most reliable record; more than one when the rule cannot tell them apart; none for 'different'. */
   best: string[];
   decidedBy: DecidedBy;
-  /** The reason in one or two plain sentences, naming records by address. */
+  relation: Relation;
+  /** The reason in one or two plain sentences, naming records by source (one property) or by address. */
   reason: string;
 }
 
@@ -44,8 +51,19 @@ const kindWords = (kind: string | null) => {
   return `${/^([aeiou]|MLS)/i.test(words) ? 'an' : 'a'} ${words}`;
 };
 
-function listAddresses(ps: readonly Property[]): string {
-  const names = ps.map((p) => p.address);
+/** How a reason names a record: by its source among records of one property, by address otherwise. */
+type Namer = (p: Property) => string;
+const capital = (s: string) => (s[0]?.toUpperCase() ?? '') + s.slice(1);
+
+function namerFor(properties: readonly Property[], relation: Relation): Namer {
+  if (relation !== 'same') return (p) => p.address;
+  const sources = properties.map((p) => p.source);
+  if (new Set(sources).size === sources.length) return (p) => `the ${p.source} record`;
+  return (p) => `record ${properties.indexOf(p) + 1}`;
+}
+
+function listNames(ps: readonly Property[], name: Namer): string {
+  const names = ps.map(name);
   if (names.length <= 2) return names.join(' and ');
   return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
@@ -64,16 +82,16 @@ function top(ps: readonly Property[], score: (p: Property) => number | string): 
   return best;
 }
 
-export function mostReliable(properties: readonly Property[]): ReliabilityVerdict {
+function rankRecords(properties: readonly Property[], name: Namer): Omit<ReliabilityVerdict, 'relation'> {
   if (properties.length === 0)
     return { best: [], decidedBy: 'tie', reason: 'There are no records to compare.' };
   if (properties.length === 1) {
     const only = properties[0] as Property;
-    return { best: [only.id], decidedBy: 'only', reason: `${only.address} is the only record.` };
+    return { best: [only.id], decidedBy: 'only', reason: `${capital(name(only))} is the only record.` };
   }
 
   const byConfidence = top(properties, (p) => CONFIDENCE_RANK[p.confidence]);
-  const winner = (p: Property) => `${p.address} is the most reliable`;
+  const winner = (p: Property) => `${capital(name(p))} is the most reliable`;
   if (byConfidence.length === 1) {
     const w = byConfidence[0] as Property;
     const others = [...new Set(properties.filter((p) => p !== w).map((p) => p.confidence))]
@@ -88,7 +106,7 @@ export function mostReliable(properties: readonly Property[]): ReliabilityVerdic
     };
   }
 
-  const sameConfidence = `${listAddresses(byConfidence)} ${byConfidence.length === 2 ? 'both' : 'all'} have ${confidenceText(
+  const sameConfidence = `${listNames(byConfidence, name)} ${byConfidence.length === 2 ? 'both' : 'all'} have ${confidenceText(
     (byConfidence[0] as Property).confidence,
   ).toLowerCase()}`;
   // ISO calendar dates compare correctly as strings.
@@ -128,7 +146,57 @@ export function mostReliable(properties: readonly Property[]): ReliabilityVerdic
   return {
     best: bySource.map((p) => p.id),
     decidedBy: 'tie',
-    reason: `${listAddresses(bySource)} are equally reliable by this rule: the same confidence, verified on the same day, from sources of the same strength.`,
+    reason: `${capital(listNames(bySource, name))} are equally reliable by this rule: the same confidence, verified on the same day, from sources of the same strength.`,
+  };
+}
+
+const UNIT_AT_END =
+  /\s+(?:(?:APT|APARTMENT|UNIT|STE|SUITE|FL|FLOOR|RM|ROOM|BLDG|LOT|SPC|SPACE)\.?\s*#?|#)\s*([A-Z0-9-]+)$/;
+
+/** Where a record is: its building (street line without the unit, then city, state and ZIP code) and its unit. */
+function placeOf(p: Property): { building: string; unit: string } {
+  const [streetLine = '', ...rest] = p.address.toUpperCase().split(',');
+  const street = streetLine.replace(/\s+/g, ' ').trim();
+  const unitInLine = UNIT_AT_END.exec(street);
+  const place = rest
+    .map((part) =>
+      part
+        .replace(/\s+/g, ' ')
+        .replace(/(\d{5})-\d{4}/, '$1')
+        .trim(),
+    )
+    .join(',');
+  const unit = (p.attributes.unit ?? unitInLine?.[1] ?? '').toUpperCase().replace(/^0+(?=.)/, '');
+  return { building: `${unitInLine ? street.slice(0, unitInLine.index) : street}|${place}`, unit };
+}
+
+/** Records of one property, a building and its own units, or different properties. */
+export function relationOf(properties: readonly Property[]): Relation {
+  const places = properties.map(placeOf);
+  if (new Set(places.map((p) => p.building)).size > 1) return 'different';
+  return new Set(places.map((p) => p.unit)).size > 1 ? 'building' : 'same';
+}
+
+/**
+ * The most reliable of records of one property, by the rule above. Different properties are not ranked: each
+ * record stands for its own property. A building and its own units are ranked, and the reason says so.
+ */
+export function mostReliable(properties: readonly Property[]): ReliabilityVerdict {
+  const relation = properties.length < 2 ? 'same' : relationOf(properties);
+  if (relation === 'different') {
+    return {
+      best: [],
+      decidedBy: 'different',
+      relation,
+      reason: `These are ${properties.length === 2 ? 'two' : properties.length} different properties: each record describes its own, so none is more reliable than another. Compare their confidence and verification below.`,
+    };
+  }
+  const ranked = rankRecords(properties, namerFor(properties, relation));
+  if (relation === 'same') return { ...ranked, relation };
+  return {
+    ...ranked,
+    relation,
+    reason: `A building and its own units, not rival records of one property. By the rule: ${ranked.reason}`,
   };
 }
 

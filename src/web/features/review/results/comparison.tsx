@@ -91,13 +91,16 @@ function ComparisonHeader({
   );
 }
 
+const VERDICT_TITLE: Partial<Record<ReliabilityVerdict['decidedBy'], string>> = {
+  tie: 'No single most reliable record',
+  different: 'Different properties: nothing to rank',
+};
+
 /** Which record is the most reliable and why, with the rule that decides it. */
 function VerdictNote({ verdict }: { verdict: ReliabilityVerdict }) {
   return (
     <div className="rounded-lg border border-teal-700/40 bg-teal-50 px-4 py-3 text-sm dark:border-teal-400/40 dark:bg-teal-950">
-      <p className="font-semibold">
-        {verdict.decidedBy === 'tie' ? 'No single most reliable record' : 'Most reliable record'}
-      </p>
+      <p className="font-semibold">{VERDICT_TITLE[verdict.decidedBy] ?? 'Most reliable record'}</p>
       <p data-testid="most-reliable-reason">{verdict.reason}</p>
       <details className="mt-1 print:hidden">
         <summary className="cursor-pointer text-teal-800 dark:text-teal-300">How this is decided</summary>

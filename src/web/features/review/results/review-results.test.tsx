@@ -243,7 +243,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(shownInputs().slice(0, 4)).toEqual(['1100 Congress Ave', '9 Elm St', '4 Oak Rd', '233 Wacker Dr']);
   });
 
-  it('compares two selected rows side by side and names the most reliable', async () => {
+  it('compares two selected rows side by side, and does not rank different properties', async () => {
     const user = userEvent.setup();
     renderResults();
     const compare = screen.getByRole('button', { name: 'Compare selected' });
@@ -260,10 +260,11 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
       expect.stringContaining('233 S WACKER DR, CHICAGO, IL'),
       expect.stringContaining('4 OAK RD, AUSTIN, TX'),
     ]);
-    expect(cols[2]).toHaveTextContent('Most reliable');
+    expect(cols[2]).not.toHaveTextContent('Most reliable');
     expect(cols[2]).toHaveTextContent('Medium confidence');
+    expect(comparison).toHaveTextContent('Different properties: nothing to rank');
     expect(comparison).toHaveTextContent(
-      '4 OAK RD, AUSTIN, TX is the most reliable: it has medium confidence; the other has low confidence.',
+      'These are two different properties: each record describes its own, so none is more reliable than another.',
     );
     // Differences are said in words, not only tinted.
     const bedrooms = within(comparison).getByRole('rowheader', { name: /Bedrooms/ });
@@ -273,6 +274,30 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
 
     await user.click(within(comparison).getByRole('button', { name: 'Close comparison' }));
     expect(screen.queryByRole('region', { name: 'Comparison' })).not.toBeInTheDocument();
+  });
+
+  it('names the most reliable of records of one property, by source', async () => {
+    const user = userEvent.setup();
+    const address = '4 Oak Rd, Austin, TX 78701';
+    const rows = [
+      makeRow(0, {
+        input: '4 Oak Rd',
+        property: makeProperty({ id: 'P0', address, source: 'Austin Permits', confidence: 'low' }),
+      }),
+      makeRow(1, {
+        input: '4 Oak Road, Austin',
+        property: makeProperty({ id: 'P1', address, source: 'Travis County Assessor', confidence: 'high' }),
+      }),
+    ];
+    renderResults(rows);
+    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Rd for comparison' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Road, Austin for comparison' }));
+    await user.click(screen.getByRole('button', { name: 'Compare selected' }));
+    const comparison = screen.getByRole('region', { name: 'Comparison' });
+    expect(within(comparison).getAllByRole('columnheader')[2]).toHaveTextContent('Most reliable');
+    expect(comparison).toHaveTextContent(
+      'The Travis County Assessor record is the most reliable: it has high confidence; the other has low confidence.',
+    );
   });
 
   it('allows at most four rows in a comparison', async () => {
