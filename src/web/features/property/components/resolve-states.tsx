@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import type { Candidate } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
@@ -45,6 +46,49 @@ function unitsShown(listed: number): string {
   return `Below are the building’s own record and ${units === 1 ? 'one unit' : `${units} units`} the service listed.`;
 }
 
+/** The building is known but not the unit: the building and any units the service listed, to pick or compare. */
+function UnitNotFound({
+  candidates,
+  address,
+  renderCompare,
+}: {
+  candidates: Candidate[];
+  address: string;
+  renderCompare?: RenderCompare;
+}) {
+  return (
+    <div className="space-y-3">
+      <Alert tone="info" title="The building is known, but not that unit">
+        <p>Check the unit number. {unitsShown(candidates.length)}</p>
+        {candidates.length > 0 ? (
+          <CandidateList
+            candidates={candidates}
+            label={candidates.length > 1 ? 'Building and units' : 'Building'}
+          />
+        ) : null}
+      </Alert>
+      <CompareCandidates key={address} candidates={candidates} render={renderCompare} />
+    </div>
+  );
+}
+
+/** The service failed or sent a record we cannot show: the search is kept, to be tried again. */
+function ServiceUnavailable({ invalid, onRetry }: { invalid: boolean; onRetry: () => void }) {
+  return (
+    <Alert tone="error" title="The property service is not answering">
+      <p>
+        {invalid
+          ? 'It sent a record without the source, confidence or verification date we need to show it, or one we could not read.'
+          : 'It may be busy or down for a moment.'}{' '}
+        Your search is kept; try again.
+      </p>
+      <Button variant="secondary" onClick={onRetry}>
+        Try again
+      </Button>
+    </Alert>
+  );
+}
+
 /** Every way a lookup can fail, each with what the person can do next. */
 export function ResolveError({
   error,
@@ -85,20 +129,7 @@ export function ResolveError({
       );
     case 'unit_not_found':
       // The comparison sits outside the alert: a status region would read the whole table out.
-      return (
-        <div className="space-y-3">
-          <Alert tone="info" title="The building is known, but not that unit">
-            <p>Check the unit number. {unitsShown(e.candidates.length)}</p>
-            {e.candidates.length > 0 ? (
-              <CandidateList
-                candidates={e.candidates}
-                label={e.candidates.length > 1 ? 'Building and units' : 'Building'}
-              />
-            ) : null}
-          </Alert>
-          <CompareCandidates key={address} candidates={e.candidates} render={renderCompare} />
-        </div>
-      );
+      return <UnitNotFound candidates={e.candidates} address={address} renderCompare={renderCompare} />;
     case 'rate_limited':
       return <RateLimited resetAt={e.resetAt} onRetry={onRetry} />;
     case 'bad_request':
@@ -117,18 +148,6 @@ export function ResolveError({
         </Alert>
       );
     default:
-      return (
-        <Alert tone="error" title="The property service is not answering">
-          <p>
-            {e?.code === 'upstream_invalid'
-              ? 'It sent a record without the source, confidence or verification date we need to show it, or one we could not read.'
-              : 'It may be busy or down for a moment.'}{' '}
-            Your search is kept; try again.
-          </p>
-          <Button variant="secondary" onClick={onRetry}>
-            Try again
-          </Button>
-        </Alert>
-      );
+      return <ServiceUnavailable invalid={e?.code === 'upstream_invalid'} onRetry={onRetry} />;
   }
 }

@@ -1,4 +1,9 @@
-import type { Confidence, Property, PropertyAttributes } from '../../../../contract/index.ts';
+import {
+  type Confidence,
+  type Property,
+  type PropertyAttributes,
+  US_STATES,
+} from '../../../../contract/index.ts';
 import { formatArea, formatCount, formatPropertyType, formatUsd } from './format.ts';
 import { longDate } from './verification.ts';
 
@@ -97,4 +102,16 @@ export function recordFacts(p: Property): [label: string, text: string][] {
   for (const [name, value] of Object.entries(p.attributes.other ?? {}))
     if (value !== '') facts.push([humanizeField(name), value]);
   return facts;
+}
+
+/**
+ * A source as agencies are told apart: its name and the state it serves ("Lincoln County Assessor (NE)": there
+ * is a Lincoln County in 24 states). A name that already says its state ("Texas Department of Revenue") is
+ * left as it is. The chart, the source filter and the comparison group and name sources by this.
+ */
+export function agencyOf(p: Pick<Property, 'source' | 'attributes'>): string {
+  const state = p.attributes.state?.toUpperCase();
+  const name = state ? US_STATES[state] : undefined;
+  if (!state || !name || p.source.toLowerCase().includes(name.toLowerCase())) return p.source;
+  return `${p.source} (${state})`;
 }

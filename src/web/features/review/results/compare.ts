@@ -2,6 +2,7 @@ import type { Property } from '../../../../contract/index.ts';
 import { longDate } from '../../property/lib/verification.ts';
 import {
   ATTRIBUTES,
+  agencyOf,
   attributeText,
   CONFIDENCE_RANK,
   confidenceText,
@@ -217,7 +218,7 @@ type Getter = (p: Property) => string | null | undefined;
 const ROWS: [string, Getter][] = [
   ['Property ID', (p) => p.id],
   ['Confidence', (p) => confidenceText(p.confidence)],
-  ['Source', (p) => p.source],
+  ['Source', (p) => agencyOf(p)],
   ['Kind of source', (p) => sourceKindText(p.sourceKind)],
   ['Last verified', (p) => longDate(p.lastVerified)],
   ...ATTRIBUTES.flatMap(({ label, ...spec }): [string, Getter][] =>

@@ -31,7 +31,7 @@ const ROWS: ReviewRow[] = [
       sourceKind: 'permits',
       confidence: 'low',
       lastVerified: daysAgo(400),
-      attributes: { bedrooms: 5 },
+      attributes: { bedrooms: 5, city: 'Chicago', state: 'IL', zip: '60606' },
     }),
   }),
   makeRow(2, {
@@ -171,7 +171,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     await user.click(within(sources).getByRole('button', { name: /City of Chicago Building Permits/ }));
     expect(shownInputs()).toEqual(['233 Wacker Dr']);
     await user.click(
-      screen.getByRole('button', { name: 'Clear filter Source: City of Chicago Building Permits' }),
+      screen.getByRole('button', { name: 'Clear filter Source: City of Chicago Building Permits (IL)' }),
     );
 
     await user.selectOptions(screen.getByRole('combobox', { name: 'Outcome' }), 'Ambiguous');

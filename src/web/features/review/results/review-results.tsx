@@ -2,7 +2,7 @@ import type { Table } from '@tanstack/react-table';
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import { needsLook } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { sourceKindText } from '../../property/lib/vocabulary.ts';
+import { agencyOf, sourceKindText } from '../../property/lib/vocabulary.ts';
 import type { Review, ReviewRow } from '../model.ts';
 import { AgeChart } from './charts/age-chart.tsx';
 import { ConfidenceChart } from './charts/confidence-chart.tsx';
@@ -76,7 +76,7 @@ function useResultStats(rows: ReviewRow[], now: Date) {
   const sources = useMemo(() => {
     const counts = new Map<string, number>();
     for (const r of results) {
-      const name = r.row.property?.source;
+      const name = r.row.property ? agencyOf(r.row.property) : undefined;
       if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1);
     }
     return [...counts]

@@ -1,6 +1,6 @@
 import { type Confidence, type MatchKind, needsLook } from '../../../../contract/index.ts';
 import type { FreshnessTier } from '../../property/lib/verification.ts';
-import { CONFIDENCE_WORD } from '../../property/lib/vocabulary.ts';
+import { agencyOf, CONFIDENCE_WORD } from '../../property/lib/vocabulary.ts';
 import type { RowOutcome } from '../model.ts';
 import {
   AGE_BINS,
@@ -60,13 +60,13 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
     if (f.outcome && r.row.outcome !== f.outcome) return false;
     if (f.confidence && p?.confidence !== f.confidence) return false;
     if (f.match && r.match !== f.match) return false;
-    if (names && !(p && names.has(f.source?.byKind ? (p.sourceKind ?? '') : p.source))) return false;
+    if (names && !(p && names.has(f.source?.byKind ? (p.sourceKind ?? '') : agencyOf(p)))) return false;
     if (f.tier && r.tier !== f.tier) return false;
     if (bin && (r.ageDays === null || !inAgeBin(bin, r.ageDays))) return false;
     if (f.changed && !r.row.previous) return false;
     if (f.needsLook && !(r.quality && needsLook(r.quality))) return false;
     if (text) {
-      const hay = fold([r.row.input, p?.address ?? '', p?.source ?? '', p?.id ?? ''].join('\n'));
+      const hay = fold([r.row.input, p?.address ?? '', p ? agencyOf(p) : '', p?.id ?? ''].join('\n'));
       if (!hay.includes(text)) return false;
     }
     return true;

@@ -115,9 +115,30 @@ describe('recordsBySource', () => {
       NOW,
     );
     expect(recordsBySource(rows)).toEqual([
-      { label: 'A', sources: ['A'], high: 1, medium: 0, low: 1, total: 2 },
-      { label: 'B', sources: ['B'], high: 1, medium: 0, low: 0, total: 1 },
+      { label: 'A (TX)', sources: ['A (TX)'], high: 1, medium: 0, low: 1, total: 2 },
+      { label: 'B (TX)', sources: ['B (TX)'], high: 1, medium: 0, low: 0, total: 1 },
     ]);
+  });
+
+  it('tells apart agencies of one name in different states, and names a source that says its state as it is', () => {
+    const inState = (i: number, source: string, state: string) =>
+      makeRow(i, { property: makeProperty({ id: `s${i}`, source, attributes: { state } }) });
+    const rows = toResultRows(
+      [
+        inState(0, 'Lincoln County Assessor', 'NE'),
+        inState(1, 'Lincoln County Assessor', 'NE'),
+        inState(2, 'Lincoln County Assessor', 'OR'),
+        inState(3, 'Texas Department of Revenue', 'TX'),
+      ],
+      NOW,
+    );
+    expect(recordsBySource(rows).map((b) => [b.label, b.total])).toEqual([
+      ['Lincoln County Assessor (NE)', 2],
+      ['Lincoln County Assessor (OR)', 1],
+      ['Texas Department of Revenue', 1],
+    ]);
+    const oregon = { ...NO_FILTERS, source: { label: 'x', names: ['Lincoln County Assessor (OR)'] } };
+    expect(filterRows(rows, oregon).map((r) => r.row.index)).toEqual([2]);
   });
 
   it('folds a long tail of sources into one bar that still lists them', () => {
@@ -128,7 +149,12 @@ describe('recordsBySource', () => {
     const bars = recordsBySource(rows, 8);
     expect(bars).toHaveLength(9);
     expect(bars[8]).toMatchObject({ label: '4 other sources', total: 4, medium: 4 });
-    expect(bars[8]?.sources).toEqual(['Source 08', 'Source 09', 'Source 10', 'Source 11']);
+    expect(bars[8]?.sources).toEqual([
+      'Source 08 (TX)',
+      'Source 09 (TX)',
+      'Source 10 (TX)',
+      'Source 11 (TX)',
+    ]);
   });
 });
 
@@ -174,7 +200,7 @@ describe('filterRows', () => {
     expect(
       filterRows(rows, {
         ...NO_FILTERS,
-        source: { label: '2 others', names: ['City Building Permits', 'X'] },
+        source: { label: '2 others', names: ['City Building Permits (TX)', 'X'] },
       }).map((r) => r.row.index),
     ).toEqual([1]);
     expect(filterRows(rows, { ...NO_FILTERS, confidence: 'high', tier: 'stale' })).toEqual([]);

@@ -17,6 +17,7 @@ import {
   type FreshnessTier,
   tierFor,
 } from '../../property/lib/verification.ts';
+import { agencyOf } from '../../property/lib/vocabulary.ts';
 import type { ReviewRow, RowOutcome } from '../model.ts';
 
 /**
@@ -257,7 +258,7 @@ export const MAX_NAMED_SOURCES = 8;
 export interface SourceBar {
   /** The source's name, or the "other sources" label. */
   label: string;
-  /** The source names this bar counts (one, or all the others). */
+  /** The sources this bar counts (one, or all the others), each named with its state (agencyOf). */
   sources: string[];
   high: number;
   medium: number;
@@ -271,10 +272,11 @@ export function recordsBySource(results: readonly ResultRow[], maxNamed = MAX_NA
   for (const r of results) {
     const p = r.row.property;
     if (!p) continue;
-    let bar = bySource.get(p.source);
+    const agency = agencyOf(p);
+    let bar = bySource.get(agency);
     if (!bar) {
-      bar = { label: p.source, sources: [p.source], high: 0, medium: 0, low: 0, total: 0 };
-      bySource.set(p.source, bar);
+      bar = { label: agency, sources: [agency], high: 0, medium: 0, low: 0, total: 0 };
+      bySource.set(agency, bar);
     }
     bar[p.confidence] += 1;
     bar.total += 1;
