@@ -1,5 +1,5 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useId, useMemo, useRef } from 'react';
+import { type ReactNode, type RefObject, useEffect, useId, useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import type { Property } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -26,6 +26,77 @@ function ListingSkeleton() {
   );
 }
 
+/** After "Show more", focus goes to the first property it added, so the keyboard carries on from there. */
+function useFocusAdded(count: number) {
+  const listRef = useRef<HTMLUListElement>(null);
+  const focusFrom = useRef<number | null>(null);
+  useEffect(() => {
+    const from = focusFrom.current;
+    if (from === null || count <= from) return;
+    focusFrom.current = null;
+    listRef.current?.querySelectorAll('a')[from]?.focus();
+  }, [count]);
+  return { listRef, focusFrom };
+}
+
+/** The listing's heading, with the way to review the whole area. */
+function AreaHeader({ zip, headingId }: { zip: string; headingId: string }) {
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3">
+      <h2 id={headingId} className="text-xl font-bold tracking-tight">
+        Properties in ZIP code {zip}
+      </h2>
+      <Link
+        to={`/review?${new URLSearchParams({ area: zip })}`}
+        className="inline-flex min-h-10 items-center rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-semibold text-slate-800 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"
+      >
+        Review this area
+      </Link>
+    </div>
+  );
+}
+
+/** The properties listed so far, each a link opening its record, described by its confidence. */
+function AreaList({
+  items,
+  zip,
+  headingId,
+  listRef,
+  onOpen,
+}: {
+  items: Property[];
+  zip: string;
+  /** Prefixes the ids of the confidence marks the links are described by. */
+  headingId: string;
+  listRef: RefObject<HTMLUListElement | null>;
+  onOpen: (property: Property) => void;
+}) {
+  return (
+    <ul
+      ref={listRef}
+      aria-label={`Properties in ZIP code ${zip}`}
+      aria-live="off"
+      className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-700 dark:bg-slate-900"
+    >
+      {items.map((p) => (
+        <li key={p.id} className="flex items-center gap-3 pr-4">
+          <Link
+            to={searchLink(p.address)}
+            aria-describedby={`${headingId}-${p.id}`}
+            onClick={() => onOpen(p)}
+            className="block min-w-0 flex-1 break-words px-4 py-3 text-sm font-medium text-teal-800 hover:bg-slate-50 dark:text-teal-300 dark:hover:bg-slate-800"
+          >
+            {p.address}
+          </Link>
+          <span id={`${headingId}-${p.id}`}>
+            <ConfidenceMark level={p.confidence} />
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /**
  * A ZIP code alone lists the properties in it, page by page ("Show more" follows the search list's cursors),
  * each opening its record at no cost (the list already carries it), with a way to review the whole area.
@@ -48,15 +119,7 @@ export function AreaListing({
   const headingId = useId();
   const statusId = useId();
 
-  // After "Show more", focus goes to the first property it added, so the keyboard carries on from there.
-  const listRef = useRef<HTMLUListElement>(null);
-  const focusFrom = useRef<number | null>(null);
-  useEffect(() => {
-    const from = focusFrom.current;
-    if (from === null || items.length <= from) return;
-    focusFrom.current = null;
-    listRef.current?.querySelectorAll('a')[from]?.focus();
-  }, [items.length]);
+  const { listRef, focusFrom } = useFocusAdded(items.length);
 
   if (pages.isPending) return wrapPending(<ListingSkeleton />);
   if (pages.isError && !pages.data)
@@ -64,17 +127,7 @@ export function AreaListing({
 
   return (
     <section aria-labelledby={headingId} className="space-y-4">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <h2 id={headingId} className="text-xl font-bold tracking-tight">
-          Properties in ZIP code {zip}
-        </h2>
-        <Link
-          to={`/review?${new URLSearchParams({ area: zip })}`}
-          className="inline-flex min-h-10 items-center rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-semibold text-slate-800 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"
-        >
-          Review this area
-        </Link>
-      </div>
+      <AreaHeader zip={zip} headingId={headingId} />
       {items.length === 0 ? (
         <Alert tone="info" title={`No properties found in ZIP code ${zip}`}>
           <p>Check the ZIP code, or search for a street address instead.</p>
@@ -87,28 +140,7 @@ export function AreaListing({
               : `All ${items.length.toLocaleString('en-US')} listed.`}{' '}
             Open one to see its record.
           </p>
-          <ul
-            ref={listRef}
-            aria-label={`Properties in ZIP code ${zip}`}
-            aria-live="off"
-            className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-700 dark:bg-slate-900"
-          >
-            {items.map((p) => (
-              <li key={p.id} className="flex items-center gap-3 pr-4">
-                <Link
-                  to={searchLink(p.address)}
-                  aria-describedby={`${headingId}-${p.id}`}
-                  onClick={() => onOpen(p)}
-                  className="block min-w-0 flex-1 break-words px-4 py-3 text-sm font-medium text-teal-800 hover:bg-slate-50 dark:text-teal-300 dark:hover:bg-slate-800"
-                >
-                  {p.address}
-                </Link>
-                <span id={`${headingId}-${p.id}`}>
-                  <ConfidenceMark level={p.confidence} />
-                </span>
-              </li>
-            ))}
-          </ul>
+          <AreaList items={items} zip={zip} headingId={headingId} listRef={listRef} onOpen={onOpen} />
         </>
       )}
       {pages.hasNextPage ? (
