@@ -6,7 +6,14 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { resolveQueryOptions } from '../api/resolve-property.ts';
 import { searchPagesQueryOptions } from '../api/search-pages.ts';
-import { candidateOf, groupByState, mergeById, placed, stateName } from '../lib/place.ts';
+import {
+  candidateOf,
+  groupByState,
+  mergeById,
+  type PlacedCandidate,
+  placed,
+  stateName,
+} from '../lib/place.ts';
 import { CandidateList, searchLink } from './candidate-list.tsx';
 import { CompareCandidates, type RenderCompare } from './compare-candidates.tsx';
 
@@ -78,24 +85,31 @@ function NarrowForm({ street, initialState }: { street: string; initialState: st
 }
 
 /**
- * More than one property matches: how many in all, ordered by state and city and grouped by state, to be
- * narrowed by state or city (a new, more precise search) or paged through with "Show more" (the search list
- * with the same text and its cursors).
+ * A candidate from the search list carries its record: opening or comparing it costs no request.
+ * Never the search itself (it is ambiguous), never an address several listed records share, never over
+ * anything the cache already holds.
  */
-export function AmbiguousCandidates({
-  address,
-  candidates,
-  total,
-  renderCompare,
-}: {
-  address: string;
-  candidates: readonly Candidate[];
-  /** How many there are in all, when the service said; else the number listed. */
-  total: number | null;
-  /** The comparison, offered over every candidate listed so far. */
-  renderCompare?: RenderCompare;
-}) {
+function useSeedListedRecords(found: Property[], address: string) {
   const queryClient = useQueryClient();
+  useEffect(() => {
+    const shared = new Map<string, number>();
+    for (const p of found) shared.set(addressKey(p.address), (shared.get(addressKey(p.address)) ?? 0) + 1);
+    for (const property of found) {
+      const k = addressKey(property.address);
+      if (k === addressKey(address) || (shared.get(k) ?? 0) > 1) continue;
+      const key = resolveQueryOptions(property.address).queryKey;
+      if (queryClient.getQueryState(key) === undefined) {
+        queryClient.setQueryData(key, { property, rateLimit: null });
+      }
+    }
+  }, [found, queryClient, address]);
+}
+
+/**
+ * The candidates listed so far, with "Show more" reading on through the search list's pages for more on the
+ * same street line, and what the listing can say about how many there are.
+ */
+function useMoreCandidates(address: string, candidates: readonly Candidate[], total: number | null) {
   const [wanted, setWanted] = useState(0);
   const [pagesThisClick, setPagesThisClick] = useState(0);
   const pages = useInfiniteQuery({ ...searchPagesQueryOptions(address), enabled: wanted > 0 });
@@ -128,24 +142,76 @@ export function AmbiguousCandidates({
     setWanted(all.length + 1);
     if (pages.data) void fetchNextPage();
   };
+  useSeedListedRecords(found, address);
+  return { pages, all, count, exhausted, canShowMore, showMore };
+}
 
-  // A candidate from the search list carries its record: opening or comparing it costs no request.
-  // Never the search itself (it is ambiguous), never an address several listed records share, never over
-  // anything the cache already holds.
-  useEffect(() => {
-    const shared = new Map<string, number>();
-    for (const p of found) shared.set(addressKey(p.address), (shared.get(addressKey(p.address)) ?? 0) + 1);
-    for (const property of found) {
-      const k = addressKey(property.address);
-      if (k === addressKey(address) || (shared.get(k) ?? 0) > 1) continue;
-      const key = resolveQueryOptions(property.address).queryKey;
-      if (queryClient.getQueryState(key) === undefined) {
-        queryClient.setQueryData(key, { property, rateLimit: null });
-      }
-    }
-  }, [found, queryClient, address]);
+/** How many are listed of how many in all, and when the service lists no more. */
+function ListedStatus({
+  id,
+  listed,
+  count,
+  exhausted,
+}: {
+  id: string;
+  listed: number;
+  count: number;
+  exhausted: boolean;
+}) {
+  return (
+    <p id={id} role="status" className="text-sm text-slate-700 dark:text-slate-300">
+      {listed === count
+        ? `All ${count.toLocaleString('en-US')} listed`
+        : `Showing ${listed.toLocaleString('en-US')} of ${count.toLocaleString('en-US')}`}
+      , by state and city.
+      {exhausted && listed < count
+        ? ' The service lists no more of them: narrow it down to find the rest.'
+        : ''}
+    </p>
+  );
+}
 
-  const groups = groupByState(all);
+/** The candidates grouped by state, each state a section with how many it holds. */
+function StateGroups({ candidates }: { candidates: PlacedCandidate[] }) {
+  return (
+    <div aria-live="off" className="space-y-4">
+      {groupByState(candidates).map((g) => (
+        <section key={g.state ?? ''} aria-label={stateName(g.state)}>
+          <h2 className="text-sm font-semibold">
+            {stateName(g.state)}{' '}
+            <span className="font-normal text-slate-600 dark:text-slate-400">· {g.items.length}</span>
+          </h2>
+          <CandidateList candidates={g.items} label={`Matching properties in ${stateName(g.state)}`} />
+        </section>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * More than one property matches: how many in all, ordered by state and city and grouped by state, to be
+ * narrowed by state or city (a new, more precise search) or paged through with "Show more" (the search list
+ * with the same text and its cursors).
+ */
+export function AmbiguousCandidates({
+  address,
+  candidates,
+  total,
+  renderCompare,
+}: {
+  address: string;
+  candidates: readonly Candidate[];
+  /** How many there are in all, when the service said; else the number listed. */
+  total: number | null;
+  /** The comparison, offered over every candidate listed so far. */
+  renderCompare?: RenderCompare;
+}) {
+  const { pages, all, count, exhausted, canShowMore, showMore } = useMoreCandidates(
+    address,
+    candidates,
+    total,
+  );
+
   const places = new Set(all.map((c) => `${c.state}|${c.city}`));
   const states = new Set(all.map((c) => c.state));
   const street = placed(candidates[0] ?? { id: '', address }).street;
@@ -173,27 +239,9 @@ export function AmbiguousCandidates({
       ) : null}
       {all.length > 0 ? (
         <>
-          <p id={statusId} role="status" className="text-sm text-slate-700 dark:text-slate-300">
-            {all.length === count
-              ? `All ${count.toLocaleString('en-US')} listed`
-              : `Showing ${all.length.toLocaleString('en-US')} of ${count.toLocaleString('en-US')}`}
-            , by state and city.
-            {exhausted && all.length < count
-              ? ' The service lists no more of them: narrow it down to find the rest.'
-              : ''}
-          </p>
+          <ListedStatus id={statusId} listed={all.length} count={count} exhausted={exhausted} />
           {/* Loading more must not read the whole list out again: the status line above says what changed. */}
-          <div aria-live="off" className="space-y-4">
-            {groups.map((g) => (
-              <section key={g.state ?? ''} aria-label={stateName(g.state)}>
-                <h2 className="text-sm font-semibold">
-                  {stateName(g.state)}{' '}
-                  <span className="font-normal text-slate-600 dark:text-slate-400">· {g.items.length}</span>
-                </h2>
-                <CandidateList candidates={g.items} label={`Matching properties in ${stateName(g.state)}`} />
-              </section>
-            ))}
-          </div>
+          <StateGroups candidates={all} />
           {canShowMore ? (
             <div>
               <Button
@@ -209,7 +257,11 @@ export function AmbiguousCandidates({
           {pages.isError ? (
             <p role="alert" className="text-sm">
               More could not be loaded.{' '}
-              <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={() => void fetchNextPage()}>
+              <Button
+                variant="ghost"
+                className="min-h-8 px-2 py-1"
+                onClick={() => void pages.fetchNextPage()}
+              >
                 Try again
               </Button>
             </p>
