@@ -213,6 +213,20 @@ describe('every other state', () => {
     expect(suggestion).toHaveAccessibleDescription('Low confidence');
   });
 
+  it('not found: says why when the service said, and never asks for a ZIP code already given', async () => {
+    renderWith(
+      () => apiError(404, 'not_found', 'No', { candidates: [], reason: 'no_such_street' }),
+      '/search?address=12%20Zz%20St%2078701',
+    );
+    expect(await screen.findByText('No property matches “12 Zz St 78701”')).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'No street of that name is known in ZIP code 78701. Check the street’s spelling, and the ZIP code.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/add the city and state or the ZIP code/)).not.toBeInTheDocument();
+  });
+
   it('ambiguous: lets the person pick one of the candidates, all of them listed', async () => {
     renderWith(() =>
       apiError(409, 'ambiguous', 'Many', {

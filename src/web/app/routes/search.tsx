@@ -230,6 +230,7 @@ function SearchOutcome({
         address={address}
         onRetry={result.retry}
         renderCompare={renderCompare}
+        demo={demo}
       />
     );
   if (!online || resolve.fetchStatus === 'paused')

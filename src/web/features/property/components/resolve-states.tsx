@@ -6,6 +6,7 @@ import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { allowanceInWords } from '../../../lib/rate-limit-wording.ts';
+import { notFoundAdvice } from '../lib/not-found.ts';
 import { AmbiguousCandidates } from './ambiguous-candidates.tsx';
 import { CandidateList } from './candidate-list.tsx';
 import { CompareCandidates, type RenderCompare } from './compare-candidates.tsx';
@@ -95,18 +96,21 @@ export function ResolveError({
   address,
   onRetry,
   renderCompare,
+  demo = false,
 }: {
   error: unknown;
   address: string;
   onRetry: () => void;
   renderCompare?: RenderCompare;
+  /** Signed in with a demo key: a ZIP code the data does not cover is said to be the demo's gap. */
+  demo?: boolean;
 }) {
   const e = error instanceof ApiRequestError ? error : null;
   switch (e?.code) {
     case 'not_found':
       return (
         <Alert tone="info" title={`No property matches “${address}”`}>
-          <p>Check the house number and street, or add the city and state or the ZIP code.</p>
+          <p>{notFoundAdvice(address, e.reason, demo)}</p>
           {e.candidates.length > 0 ? (
             <>
               <p className="font-medium">Did you mean:</p>
