@@ -182,3 +182,21 @@ describe('a neighbouring city', () => {
     expect(found(store.resolve('104 River Rd, Pleasant Valley, NY 11111'))).toBe('not_found');
   });
 });
+
+describe('why not found', () => {
+  const reason = (input: string) => {
+    const o = store.resolve(input);
+    return o.kind === 'not_found' ? (o.reason ?? 'none') : o.kind;
+  };
+  it.each([
+    ['104 River Rd 11111', 'no_such_house'], // River Rd is in 11111, 104 is not
+    ['104 River Rd, Riverton, NY', 'no_such_house'],
+    ['104 Hill St', 'none'], // no place named: the street may be anywhere
+    ['40 Zzyzzx Qqvvort Blvd 11111', 'no_such_street'],
+    ['40 Zzyzzx Qqvvort Blvd, Riverton, NY', 'no_such_street'],
+    ['40 Zzyzzx Qqvvort Blvd, Nowhereville, NY', 'none'], // a town the data does not know
+    ['40 Hill St 33333', 'place_not_covered'], // a ZIP code the data holds nothing in, even if a street fits elsewhere
+  ])('%s -> %s', (input, expected) => {
+    expect(reason(input)).toBe(expected);
+  });
+});

@@ -160,23 +160,30 @@ export class SqlitePropertyStore implements PropertyStore {
     // Newport News, which shares the ZIP): the ZIP, street and number agreeing outweigh the city.
     const inZip = parsed.zip ? this.#match(parsed, { cityIgnored: true }) : null;
     if (inZip && inZip.rows.length > 0) return decide(inZip.rows, parsed.unit);
-    if (match)
-      return { kind: 'not_found', near: this.#nearest(match.streets, parsed), reason: 'no_such_house' };
-    return { kind: 'not_found', near: [], ...this.#placeReason(parsed) };
+    const near = match ? this.#nearest(match.streets, parsed) : [];
+    const reason = this.#notFoundReason(parsed, match);
+    return { kind: 'not_found', near, ...(reason ? { reason } : {}) };
   }
 
   /**
-   * Why no street matched, when the place named says: a ZIP code the data holds nothing in, or a place the data
-   * knows (a ZIP code, or a city in its state) without that street. Nothing when no place was named.
+   * Why nothing matched, when the place named says: a ZIP code the data holds nothing in; the street known in
+   * the place named (its ZIP code, or a city) but not the number; the place known but not the street. Nothing
+   * when no place was named, or the street was only found somewhere else.
    */
-  #placeReason(parsed: ParsedAddress): { reason?: NotFoundReason } {
-    if (!parsed.house) return {};
-    if (parsed.zip) return { reason: this.#places.zip(parsed.zip) ? 'no_such_street' : 'place_not_covered' };
-    if (parsed.city && parsed.state)
-      return this.#places.hasCity(parsed.state, nameForm(parsed.city, parsed.raw.city ?? parsed.city).std)
-        ? { reason: 'no_such_street' }
-        : {};
-    return {};
+  #notFoundReason(parsed: ParsedAddress, match: Match | null): NotFoundReason | undefined {
+    if (!parsed.house) return undefined;
+    if (parsed.zip && !this.#places.zip(parsed.zip)) return 'place_not_covered';
+    if (match) {
+      const zip = parsed.zip;
+      const inPlaceNamed = match.streets.every((c) => c.scope.zips && (!zip || c.scope.zips.includes(zip)));
+      return inPlaceNamed ? 'no_such_house' : undefined;
+    }
+    if (parsed.zip) return 'no_such_street';
+    if (parsed.city && parsed.state) {
+      const city = nameForm(parsed.city, parsed.raw.city ?? parsed.city).std;
+      return this.#places.hasCity(parsed.state, city) ? 'no_such_street' : undefined;
+    }
+    return undefined;
   }
 
   /** The record of a parcel number: its building's is found by position (see parcels.ts), a unit's beside it. */

@@ -102,17 +102,19 @@ function VerdictNote({ verdict }: { verdict: ReliabilityVerdict }) {
     <div className="rounded-lg border border-teal-700/40 bg-teal-50 px-4 py-3 text-sm dark:border-teal-400/40 dark:bg-teal-950">
       <p className="font-semibold">{VERDICT_TITLE[verdict.decidedBy] ?? 'Most reliable record'}</p>
       <p data-testid="most-reliable-reason">{verdict.reason}</p>
-      <details className="mt-1 print:hidden">
-        <summary className="cursor-pointer text-teal-800 dark:text-teal-300">How this is decided</summary>
-        <ol className="mt-1 list-decimal space-y-0.5 pl-5">
-          <li>Higher confidence wins (high, then medium, then low).</li>
-          <li>At equal confidence, the more recently verified record wins.</li>
-          <li>
-            Still equal: the stronger kind of source wins: assessor, recorded deed or survey record, then
-            state revenue record or MLS listing, then building permit.
-          </li>
-        </ol>
-      </details>
+      {verdict.decidedBy === 'different' ? null : (
+        <details className="mt-1 print:hidden">
+          <summary className="cursor-pointer text-teal-800 dark:text-teal-300">How this is decided</summary>
+          <ol className="mt-1 list-decimal space-y-0.5 pl-5">
+            <li>Higher confidence wins (high, then medium, then low).</li>
+            <li>At equal confidence, the more recently verified record wins.</li>
+            <li>
+              Still equal: the stronger kind of source wins: assessor, recorded deed or survey record, then
+              state revenue record or MLS listing, then building permit.
+            </li>
+          </ol>
+        </details>
+      )}
     </div>
   );
 }
