@@ -191,6 +191,26 @@ describe('an upstream that echoes the key in its error', () => {
     expect(h.logs.join('\n')).not.toContain(PRO_KEY);
   });
 
+  it('redacts a key that URL-encoding changes, as sent and as encoded, from the answer and the logs', async () => {
+    // In a query the key travels encoded: an echo of the URL carries "pi%2Blive%2F..." rather than the key.
+    const key = 'pi+live/key=a&b?c#d';
+    expect(encodeURIComponent(key)).not.toBe(key);
+    const h = createHarness({
+      fetch: echoingUpstream(400),
+      upstream: { auth: { kind: 'query', name: 'api_key' } },
+      logLevel: 'debug',
+    });
+    expect((await h.signIn(key)).status).toBe(200);
+    const res = await h.resolve('1 Main St');
+    const text = await res.text();
+    const logs = h.logs.join('\n');
+    for (const form of [key, encodeURIComponent(key), new URLSearchParams({ k: key }).toString().slice(2)]) {
+      expect(text).not.toContain(form);
+      expect(logs).not.toContain(form);
+    }
+    expect(logs).toContain('[redacted]');
+  });
+
   it('keeps the upstream’s own words in the log for the operator', async () => {
     const h = createHarness({ fetch: echoingUpstream(422) });
     await h.signIn();

@@ -113,8 +113,13 @@ describe.skipIf(!redisServerAvailable())('RedisCache', () => {
   });
 
   it('names entries by hashes, never the account key hash or the address', async () => {
-    await make().set('f00dfeed'.repeat(8), 'resolve:1100 congress ave austin tx', value(1));
-    for (const name of await redis.client.keys('*')) {
+    const cache = make();
+    await cache.set('f00dfeed'.repeat(8), 'resolve:1100 congress ave austin tx', value(1));
+    // Stored (a positive control: with nothing stored, the checks below would pass vacuously).
+    expect(await cache.get('f00dfeed'.repeat(8), 'resolve:1100 congress ave austin tx')).toEqual(value(1));
+    const names = await redis.client.keys('*');
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
       expect(name.startsWith('proplens:v1:cache:')).toBe(true);
       expect(name).not.toContain('f00dfeed');
       expect(name).not.toContain('congress');

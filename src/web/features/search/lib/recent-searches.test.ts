@@ -1,7 +1,7 @@
 import { act, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enterAccount, leaveAccount, resetAccountScope } from '../../../lib/account-scope.ts';
-import { addRecentSearch, clearRecentSearches, useRecentSearches } from './recent-searches.ts';
+import { addRecentSearch, resetRecentSearchesCache, useRecentSearches } from './recent-searches.ts';
 
 const STORAGE_KEY = 'proplens.recent-searches';
 
@@ -50,8 +50,13 @@ describe('recent searches', () => {
     act(() => void enterAccount('acct-a'));
     const { result } = renderHook(() => useRecentSearches());
     expect(result.current).toEqual([]);
+    // Another account's list, read afresh (as after a reload): not shown.
     localStorage.setItem(STORAGE_KEY, JSON.stringify({ account: 'acct-z', items: ['2 Other St'] }));
-    act(() => clearRecentSearches());
-    expect(result.current).toEqual([]);
+    resetRecentSearchesCache();
+    expect(renderHook(() => useRecentSearches()).result.current).toEqual([]);
+    // The positive control: the same list owned by this account is shown.
+    localStorage.setItem(STORAGE_KEY, JSON.stringify({ account: 'acct-a', items: ['3 Own St'] }));
+    resetRecentSearchesCache();
+    expect(renderHook(() => useRecentSearches()).result.current).toEqual(['3 Own St']);
   });
 });
