@@ -152,6 +152,8 @@ export const PropertyAttributes = z.strictObject({
   assessedValue: num,
   lastSaleDate: z.optional(z.nullable(IsoDate)),
   lastSalePrice: num,
+  /** A building whose units have records of their own: how many. */
+  unitCount: num,
   /** Fields the upstream sent that we do not know, as display strings. */
   other: z.optional(z.record(z.string(), z.string())),
 });

@@ -53,6 +53,12 @@ export const UpstreamProperty = z.object({
   assessed_value: described(z.nullable(z.int()), 'US dollars'),
   last_sale_date: z.nullable(IsoDate),
   last_sale_price: described(z.nullable(z.int()), 'US dollars'),
+  unit_count: z.optional(
+    described(
+      z.nullable(z.int()),
+      'A building whose units have records of their own: how many. Null or absent for anything else.',
+    ),
+  ),
 });
 export type UpstreamProperty = z.infer<typeof UpstreamProperty>;
 

@@ -265,6 +265,9 @@ const KNOWN = new Map<string, [keyof PropertyAttributes, 'text' | 'number' | 'da
     lastSaleDate: ['lastSaleDate', 'date'],
     last_sale_price: ['lastSalePrice', 'number'],
     lastSalePrice: ['lastSalePrice', 'number'],
+    unit_count: ['unitCount', 'number'],
+    unitCount: ['unitCount', 'number'],
+    units: ['unitCount', 'number'],
   } satisfies Record<string, [keyof PropertyAttributes, 'text' | 'number' | 'date']>),
 );
 

@@ -5,7 +5,7 @@ import { normalizeName, normalizeUnit } from '../resolver/normalize.ts';
 import type { GeneratedProperty } from './generate.ts';
 
 /** Bump when the generator or schema changes: an older file is rebuilt on next start. */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 export const PROPERTY_COLUMNS = [
   'property_id',
@@ -31,13 +31,14 @@ export const PROPERTY_COLUMNS = [
   'assessed_value',
   'last_sale_date',
   'last_sale_price',
+  'unit_count',
 ] as const;
 
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE property (
   rid INTEGER PRIMARY KEY,
-  ${PROPERTY_COLUMNS.map((c) => `${c} ${/_sqft|year|bed|bath|value|price/.test(c) ? 'NUMERIC' : 'TEXT'}`).join(',\n  ')},
+  ${PROPERTY_COLUMNS.map((c) => `${c} ${/_sqft|year|bed|bath|value|price|count/.test(c) ? 'NUMERIC' : 'TEXT'}`).join(',\n  ')},
   street_key TEXT NOT NULL,
   city_key TEXT NOT NULL,
   unit_key TEXT NOT NULL

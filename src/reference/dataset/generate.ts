@@ -264,6 +264,7 @@ function emit(
     parcel_number: unit ? `${parcel}-${unit.padStart(4, '0')}` : parcel,
     property_type: type,
     ...facts,
+    unit_count: unit ? null : (units ?? null),
     street_display: streetDisplay,
     ...fixed,
   };

@@ -81,6 +81,8 @@ export interface components {
       last_sale_date: string | null;
       /** @description US dollars */
       last_sale_price: number | null;
+      /** @description A building whose units have records of their own: how many. Null or absent for anything else. */
+      unit_count?: number | null;
     };
     Candidate: {
       property_id: string;

@@ -164,6 +164,18 @@ describe('units and ambiguity', () => {
     ]);
     expect(found(store.resolve('100 Main St #2, Riverton NY'))).toBe('100 Main St Apt 2, Riverton, NY 11111');
   });
+
+  it("lists a building's units when its own address is searched", () => {
+    expect(store.search('100 Main St, Riverton, NY 11111', 20, 0).items.map((p) => p.address)).toEqual([
+      '100 Main St, Riverton, NY 11111',
+      '100 Main St Apt 1, Riverton, NY 11111',
+      '100 Main St Apt 2, Riverton, NY 11111',
+    ]);
+    // A house with no units is searched as before: itself first.
+    expect(store.search('40 Hill St 22222', 20, 0).items[0]?.address).toBe(
+      '40 Hill St, Pleasant Valley, NY 22222',
+    );
+  });
 });
 
 describe('a neighbouring city', () => {

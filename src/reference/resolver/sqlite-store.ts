@@ -341,6 +341,12 @@ export class SqlitePropertyStore implements PropertyStore {
       const area = this.#area(parsed);
       if (area.length > 0) return sorted(area);
     }
+    // A building with units of its own: the building, then its units (what "show its units" lists).
+    if (r.kind === 'found' && r.row.unit_key === '') {
+      const { street_key, street_number, zip } = r.row;
+      const units = this.#byAddressInZip.all(street_key, street_number, zip);
+      if (units.length > 1) return sorted(units.sort(byPlace));
+    }
     const ranked = this.#ranked(searchWords(query)).map((x) => x.rid);
     // Found: that record first (it may carry a typo no prefix matches), then what the words still match,
     // since the person may still be typing.

@@ -10,6 +10,7 @@ import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { resolveQueryOptions } from '../../features/property/api/resolve-property.ts';
 import { AreaListing } from '../../features/property/components/area-listing.tsx';
 import { ConfidenceMark } from '../../features/property/components/badges.tsx';
+import { BuildingUnits } from '../../features/property/components/building-units.tsx';
 import type { RenderCompare } from '../../features/property/components/compare-candidates.tsx';
 import { MatchNotice } from '../../features/property/components/match-notice.tsx';
 import { PropertyRecord, RecordSkeleton } from '../../features/property/components/property-record.tsx';
@@ -218,6 +219,7 @@ function SearchOutcome({
               property={resolve.data.property}
               retrieved={accountName ? { at: new Date(resolve.dataUpdatedAt), by: accountName } : undefined}
             />
+            <BuildingUnits property={resolve.data.property} />
             {accountId ? <RecordHistory accountId={accountId} propertyId={resolve.data.property.id} /> : null}
           </>
         )}

@@ -64,6 +64,7 @@ export const ATTRIBUTES: readonly AttributeSpec[] = [
   { field: 'state', column: 'state', label: null },
   { field: 'zip', column: 'zip', label: null },
   { field: 'propertyType', column: 'property_type', label: 'Property type', format: formatPropertyType },
+  { field: 'unitCount', column: 'unit_count', label: 'Units on record', format: formatCount },
   { field: 'parcelNumber', column: 'parcel_number', label: 'Parcel number' },
   { field: 'county', column: 'county', label: 'County' },
   { field: 'yearBuilt', column: 'year_built', label: 'Year built', format: (n: number) => String(n) },
