@@ -40,7 +40,7 @@ export function Footer() {
  */
 export function SiteHeader({ children }: { children?: ReactNode }) {
   return (
-    <header className="border-b border-slate-200 bg-white/90 dark:border-slate-800 dark:bg-slate-900/90">
+    <header className="border-b border-slate-200 bg-white/90 dark:border-slate-800 dark:bg-slate-900/90 print:hidden">
       <div className="mx-auto flex min-h-16 w-full max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
         <Link to="/search" aria-label="PropLens home">
           <Logo />

@@ -13,7 +13,10 @@ import { toReview } from '../../features/review/run/server-model.ts';
 import { ApiRequestError } from '../../lib/api-client.ts';
 
 const backLink = (
-  <Link to="/review" className="text-sm text-teal-800 underline-offset-2 hover:underline dark:text-teal-300">
+  <Link
+    to="/review"
+    className="text-sm text-teal-800 underline-offset-2 hover:underline dark:text-teal-300 print:hidden"
+  >
     <span aria-hidden="true">← </span>All reviews
   </Link>
 );

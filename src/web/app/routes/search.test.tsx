@@ -83,6 +83,20 @@ describe('search', () => {
     expect(resolveCalls(api)).toHaveLength(1);
   });
 
+  it('prints the record from its Print button', async () => {
+    fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit }),
+    });
+    const print = vi.spyOn(window, 'print').mockImplementation(() => {});
+    renderRoutes(routes, `/search?address=${encodeURIComponent(CONGRESS)}`);
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'Print' }));
+    expect(print).toHaveBeenCalledTimes(1);
+    print.mockRestore();
+  });
+
   it('shows a skeleton while loading', async () => {
     fakeApi({
       'GET /api/session': session,

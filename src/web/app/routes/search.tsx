@@ -214,6 +214,11 @@ function SearchOutcome({
         ) : null}
         {result.doubt ? null : (
           <>
+            <div className="flex justify-end print:hidden">
+              <Button variant="secondary" onClick={() => window.print()}>
+                Print
+              </Button>
+            </div>
             <PropertyRecord
               demo={demo}
               property={resolve.data.property}

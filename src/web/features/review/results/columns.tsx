@@ -1,7 +1,7 @@
 import type { ColumnDef, Table } from '@tanstack/react-table';
 import { describeMatch } from '../../../../contract/index.ts';
 import { relativeAge } from '../../property/lib/verification.ts';
-import { CONFIDENCE_RANK, CONFIDENCE_WORD, sourceKindText } from '../../property/lib/vocabulary.ts';
+import { agencyOf, CONFIDENCE_RANK, CONFIDENCE_WORD, sourceKindText } from '../../property/lib/vocabulary.ts';
 import type { RowOutcome } from '../model.ts';
 import { MAX_COMPARE } from './compare.ts';
 import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from './stats.ts';
@@ -93,7 +93,7 @@ export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
           e.stopPropagation();
           meta(table).onOpen(r);
         }}
-        className="block max-w-full truncate text-left font-medium text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
+        className="line-clamp-2 max-w-full text-left font-medium break-words whitespace-normal text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
       >
         {r.row.input}
       </button>
@@ -106,7 +106,7 @@ export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
     sortUndefined: 'last',
     cell: ({ row: { original: r } }) =>
       r.row.property ? (
-        <span className="block truncate" title={r.row.property.address}>
+        <span className="line-clamp-2 break-words whitespace-normal" title={r.row.property.address}>
           {r.row.property.address}
         </span>
       ) : (
@@ -158,15 +158,18 @@ export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
   {
     id: 'source',
     header: 'Source',
-    accessorFn: (r) => r.row.property?.source.toLocaleLowerCase(),
+    accessorFn: (r) => (r.row.property ? agencyOf(r.row.property).toLocaleLowerCase() : undefined),
     sortUndefined: 'last',
     cell: ({ row: { original: r } }) => {
       const p = r.row.property;
       if (!p) return none;
       const kind = sourceKindText(p.sourceKind);
       return (
-        <span className="block truncate" title={kind ? `${p.source} (${kind})` : p.source}>
-          {p.source}
+        <span
+          className="line-clamp-2 break-words whitespace-normal"
+          title={kind ? `${agencyOf(p)}: ${kind}` : agencyOf(p)}
+        >
+          {agencyOf(p)}
         </span>
       );
     },

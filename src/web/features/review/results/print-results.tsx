@@ -63,7 +63,7 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                 <td className={CELL}>{row.index + 1}</td>
                 <td className={`${CELL} break-words`}>{row.input}</td>
                 <td className={`${CELL} break-words`}>{p?.address ?? '—'}</td>
-                <td className={`${CELL} break-all`}>{p?.id ?? '—'}</td>
+                <td className={`${CELL} font-mono text-[7pt] whitespace-nowrap`}>{p?.id ?? '—'}</td>
                 <td className={CELL}>{OUTCOME_TEXT[row.outcome]}</td>
                 <td className={`${CELL} break-words`}>
                   {match ? MATCH_TEXT[match] : '—'}

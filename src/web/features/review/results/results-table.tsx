@@ -16,7 +16,8 @@ import { MAX_COMPARE } from './compare.ts';
 import type { ResultRow } from './stats.ts';
 
 /** Rows are one line high, so the virtualiser needs no measuring and scrolling 10,000 rows stays smooth. */
-export const ROW_HEIGHT = 44;
+/** Two lines of text-sm and the cell's padding: long inputs, addresses and sources wrap once, then clip. */
+export const ROW_HEIGHT = 52;
 
 /**
  * On a phone the screen's width goes to the address as given (a tap opens the whole record) and its outcome,
@@ -195,7 +196,7 @@ export function ResultsTable({
   return (
     <div
       ref={scrollRef}
-      className="max-h-[70vh] overflow-auto rounded-xl contain-content border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900 print:hidden"
+      className="max-h-[70vh] xl:max-h-[calc(100vh-6rem)] overflow-auto rounded-xl contain-content border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900 print:hidden"
     >
       <table
         aria-labelledby={labelledBy}

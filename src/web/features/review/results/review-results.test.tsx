@@ -94,7 +94,7 @@ const shownInputs = () =>
 afterEach(() => vi.restoreAllMocks());
 
 // jsdom lays nothing out: give elements a size, as a browser would, so the virtualiser has a viewport to
-// fill (600 px: about 14 rows of 44 px, plus its overscan).
+// fill (600 px: about 12 rows of 52 px, plus its overscan).
 const layout = ['clientHeight', 'clientWidth'] as const;
 const saved = layout.map((k) => Object.getOwnPropertyDescriptor(Element.prototype, k));
 beforeAll(() => {
@@ -218,7 +218,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
       .slice(1)
       .map((r) => within(r).getAllByRole('cell')[6]?.textContent);
     expect(cells.length).toBeGreaterThan(0);
-    expect(new Set(cells)).toEqual(new Set(['City Building Permits']));
+    expect(new Set(cells)).toEqual(new Set(['City Building Permits (TX)']));
 
     await user.click(within(sources).getByRole('radio', { name: 'Source' }));
     expect(within(sources).getByRole('button', { name: /other sources/ })).toBeInTheDocument();
@@ -394,7 +394,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     renderResults(generateRows(10_000, 3));
     const t = table();
     expect(t).toHaveAttribute('aria-rowcount', '10001');
-    // A viewport's worth (600 px / 44 px) plus overscan, and the header: not 10,000.
+    // A viewport’s worth (600 px / 52 px) plus overscan, and the header: not 10,000.
     const rendered = within(t).getAllByRole('row');
     expect(rendered.length).toBeGreaterThan(14);
     expect(rendered.length).toBeLessThan(60);

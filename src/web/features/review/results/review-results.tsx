@@ -151,11 +151,11 @@ function ChartsSection({
 }) {
   const { summary, histogram, sourceBars, kindBars } = stats;
   return (
-    <section aria-labelledby={headingId} className="space-y-3 print:hidden">
+    <section aria-labelledby={headingId} className="space-y-3 print:break-before-page">
       <h2 id={headingId} className="text-lg font-semibold">
         Charts
       </h2>
-      <p className="text-sm text-slate-600 dark:text-slate-300">
+      <p className="text-sm text-slate-600 dark:text-slate-300 print:hidden">
         Select a bar, or a figure under a chart, to show only those rows in the results table.
       </p>
       <div className="grid gap-4 lg:grid-cols-2">
@@ -235,7 +235,12 @@ function ResultsSection({
   const { filters, setFilters, filtered, patch } = filtering;
   const { selected, setSelected, setCompared } = selection;
   return (
-    <section aria-labelledby={headingId} className="space-y-3">
+    // On a wide screen the results take the screen’s width (up to 80rem), not the page column's: addresses and
+    // sources read whole rather than cut.
+    <section
+      aria-labelledby={headingId}
+      className="space-y-3 xl:mx-[calc(50%-min(50vw-1rem,40rem))] print:mx-0"
+    >
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id={headingId} className="text-lg font-semibold">
           Results

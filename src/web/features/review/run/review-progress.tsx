@@ -125,7 +125,7 @@ function CheckAgain({
   checkError: string | null;
 }) {
   return (
-    <div className="mt-4 space-y-2">
+    <div className="mt-4 space-y-2 print:hidden">
       <div className="flex flex-wrap items-center gap-3">
         <Button variant="secondary" disabled={checking} onClick={onCheckAgain}>
           Check again

@@ -68,7 +68,7 @@ export function ChartFigure({
   return (
     <figure
       aria-labelledby={titleId}
-      className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900"
+      className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900 print:break-inside-avoid"
     >
       <figcaption>
         <h3 id={titleId} className="text-base font-semibold">
@@ -84,7 +84,10 @@ export function ChartFigure({
       ) : (
         <>
           {/* biome-ignore lint/a11y/noStaticElementInteractions: Enter on the chart's focused bar; the list below is the primary keyboard path */}
-          <div className="mt-3 text-slate-700 dark:text-slate-200 print:hidden" onKeyDown={onKeyDown}>
+          <div
+            className="mt-3 text-slate-700 dark:text-slate-200 print:overflow-hidden"
+            onKeyDown={onKeyDown}
+          >
             {chart((label) => {
               active.current = label;
             })}
