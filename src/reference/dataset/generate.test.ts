@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { UpstreamProperty } from '../../contract/index.ts';
 import { loadPlaces } from './gazetteer.ts';
-import { confidenceFor, DATA_AS_OF, generateProperties, SHOWCASE } from './generate.ts';
+import { confidenceFor, DATA_AS_OF, generateProperties, SHOWCASE, samplePlaces } from './generate.ts';
+import { createRng } from './prng.ts';
+import { METRO_ZIPS } from './showcase.ts';
 
 const take = (count: number, seed: number) => [...generateProperties({ count, seed })];
 
@@ -149,5 +151,18 @@ describe('generateProperties', () => {
     expect(records[0]?.confidence).toBe('high');
     expect(records[1]?.confidence).toBe('medium');
     expect(records[3]?.confidence).toBe('low');
+  });
+});
+
+describe('samplePlaces', () => {
+  const all = loadPlaces();
+  it('always holds the well-known metro ZIP codes in a full-size sample, and is otherwise the same draw', () => {
+    const sample = samplePlaces(createRng(42), all, 25_000);
+    const zips = new Set(sample.map((p) => p.zip));
+    expect(zips.size).toBe(25_000);
+    for (const zip of METRO_ZIPS) expect(zips.has(zip), zip).toBe(true);
+    // A small sample (tests, benches) is the plain draw: no room to spare for them.
+    const small = samplePlaces(createRng(42), all, 100);
+    expect(small.filter((p) => METRO_ZIPS.includes(p.zip)).length).toBeLessThan(5);
   });
 });

@@ -4,7 +4,7 @@ import { drawFacts } from './facts.ts';
 import { loadPlaces, loadStreetNames, type Place } from './gazetteer.ts';
 import { parcelNumber } from './parcels.ts';
 import { createRng, hash32, type Rng } from './prng.ts';
-import { type Fixed, SHOWCASE } from './showcase.ts';
+import { type Fixed, METRO_ZIPS, SHOWCASE } from './showcase.ts';
 
 /**
  * The reference dataset, deterministic from (seed, count): the same records, ids and dates on every
@@ -143,14 +143,25 @@ function* showcaseRecords(run: Run, byZip: Map<string, Place>): Generator<Genera
   }
 }
 
-/** `n` places drawn without repeats (a Fisher-Yates shuffle, then the first n). */
-function samplePlaces(rng: Rng, all: Place[], n: number): Place[] {
+/**
+ * `n` places drawn without repeats (a Fisher-Yates shuffle, then the first n). A sample large enough to spare
+ * the room (ten times their number) always holds the well-known metro ZIP codes, in place of the last drawn.
+ */
+export function samplePlaces(rng: Rng, all: Place[], n: number): Place[] {
   const pool = [...all];
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(rng.next() * (i + 1));
     [pool[i], pool[j]] = [pool[j] as Place, pool[i] as Place];
   }
-  return pool.slice(0, n);
+  const picked = pool.slice(0, n);
+  if (n < METRO_ZIPS.length * 10) return picked;
+  const metro = new Set(METRO_ZIPS);
+  const have = new Set(picked.map((p) => p.zip));
+  const missing = all.filter((p) => metro.has(p.zip) && !have.has(p.zip));
+  for (let i = picked.length - 1; i >= 0 && missing.length > 0; i--) {
+    if (!metro.has((picked[i] as Place).zip)) picked[i] = missing.pop() as Place;
+  }
+  return picked;
 }
 
 /** Each ZIP code's streets, drawn the first time they are asked for from a stream of the ZIP code's own. */
