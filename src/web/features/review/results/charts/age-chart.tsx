@@ -5,7 +5,7 @@ import { AGE_BINS, type AgeBin, formatShare, type ReliabilitySummary, TIER_TEXT,
 import type { ResultFilters } from '../stats-filters.ts';
 import { ChartFigure, ChartTooltip, FilterButton, type FilterPatch, plural, TICK } from './chart-figure.tsx';
 import { BAND_OPACITY, CHART_COLORS } from './palette.ts';
-import { barOpacity, TrackedBarChart } from './tracked-bar-chart.tsx';
+import { barOpacity, COUNT_BAR, TrackedBarChart } from './tracked-bar-chart.tsx';
 
 const TIER_RANGE: Record<FreshnessTier, string> = {
   fresh: `up to ${FRESH_MAX_DAYS} days`,
@@ -85,11 +85,7 @@ function AgeBars({
         }}
       />
       <Bar
-        dataKey="count"
-        name="Records"
-        cursor="pointer"
-        radius={[4, 4, 0, 0]}
-        isAnimationActive={false}
+        {...COUNT_BAR}
         onClick={(_, index) => {
           const bin = AGE_BINS[index];
           if (bin) toggle(bin);

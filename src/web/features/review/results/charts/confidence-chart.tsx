@@ -5,7 +5,7 @@ import { formatShare, type ReliabilitySummary } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import { ChartFigure, ChartTooltip, FilterButton, type FilterPatch, plural, TICK } from './chart-figure.tsx';
 import { CHART_COLORS } from './palette.ts';
-import { barOpacity, TrackedBarChart } from './tracked-bar-chart.tsx';
+import { barOpacity, COUNT_BAR, TrackedBarChart } from './tracked-bar-chart.tsx';
 
 type ConfidenceDatum = { level: Confidence; label: string; count: number };
 
@@ -87,11 +87,7 @@ export function ConfidenceChart({
             }}
           />
           <Bar
-            dataKey="count"
-            name="Records"
-            cursor="pointer"
-            radius={[4, 4, 0, 0]}
-            isAnimationActive={false}
+            {...COUNT_BAR}
             onClick={(_, index) => {
               const d = data[index];
               if (d) toggle(d.level);
