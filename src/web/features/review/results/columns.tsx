@@ -1,5 +1,6 @@
 import type { ColumnDef, Table } from '@tanstack/react-table';
 import { describeMatch } from '../../../../contract/index.ts';
+import { StrokePath } from '../../../components/ui/stroke-path.tsx';
 import { relativeAge } from '../../property/lib/verification.ts';
 import { agencyOf, CONFIDENCE_RANK, CONFIDENCE_WORD, sourceKindText } from '../../property/lib/vocabulary.ts';
 import type { RowOutcome } from '../model.ts';
@@ -27,14 +28,7 @@ function OutcomeCell({ outcome }: { outcome: RowOutcome }) {
     <span className="inline-flex items-center gap-1.5" data-outcome={outcome}>
       <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4 shrink-0">
         <circle cx="10" cy="10" r="8.5" fill="none" stroke="currentColor" strokeWidth="1.4" />
-        <path
-          d={OUTCOME_ICON[outcome]}
-          fill="none"
-          stroke="currentColor"
-          strokeWidth="1.8"
-          strokeLinecap="round"
-          strokeLinejoin="round"
-        />
+        <StrokePath d={OUTCOME_ICON[outcome]} />
       </svg>
       {OUTCOME_TEXT[outcome]}
     </span>

@@ -1,18 +1,12 @@
 import { useState } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
+import { StrokePath } from '../../../components/ui/stroke-path.tsx';
 import type { Review, ReviewRow } from '../model.ts';
 import { buildExport, downloadText, exportFileName, toCsv, toJson } from './export.ts';
 
 const DOWNLOAD_ICON = (
   <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4">
-    <path
-      d="M10 3v9m0 0l-3.5-3.5M10 12l3.5-3.5M4 14.5V16h12v-1.5"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="1.8"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-    />
+    <StrokePath d="M10 3v9m0 0l-3.5-3.5M10 12l3.5-3.5M4 14.5V16h12v-1.5" />
   </svg>
 );
 
