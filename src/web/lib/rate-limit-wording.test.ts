@@ -6,6 +6,13 @@ describe('rate-limit wording', () => {
     [60, 'a minute'],
     [59, 'a minute'],
     [61, 'a minute'],
+    // The edges of "about a minute" (the window is observed to within a second or two).
+    [58, 'a minute'],
+    [57, 'every 57 seconds'],
+    [62, 'a minute'],
+    [63, 'every 63 seconds'],
+    [3598, 'an hour'],
+    [3597, 'every 3597 seconds'],
     [12, 'every 12 seconds'],
     [1, 'a second'],
     [120, 'every 2 minutes'],

@@ -132,6 +132,20 @@ describe('header detection and columns', () => {
     ).toBe(true);
   });
 
+  it('takes a digit-free first row for a header when at least half the rows after it carry digits', () => {
+    const rows = (withDigits: number, without: number) => [
+      ['Where', 'Who'],
+      ...Array.from({ length: withDigits }, (_, i) => [`${i + 1} Main St`, 'A']),
+      ...Array.from({ length: without }, () => ['Main St', 'B']),
+    ];
+    expect(detectHeader(rows(2, 2))).toBe(true); // exactly half
+    expect(detectHeader(rows(1, 2))).toBe(false); // fewer than half
+    // Only the first 20 rows after it are looked at.
+    expect(detectHeader([...rows(0, 20), ...Array.from({ length: 30 }, () => ['9 Elm St', 'C'])])).toBe(
+      false,
+    );
+  });
+
   it('does not take an address for a header', () => {
     expect(detectHeader([['1100 Congress Ave'], ['233 S Wacker Dr']])).toBe(false);
     expect(detectHeader([['Main Street Plaza'], ['Oak Court']])).toBe(false);
@@ -175,6 +189,19 @@ describe('header detection and columns', () => {
       ['Bo', '233 S Wacker Dr, Chicago IL', 'y'],
     ];
     expect(guessColumns(records, false)).toEqual({ kind: 'single', column: 1 });
+  });
+
+  it('breaks a tie between columns that start with house numbers as often by taking the first', () => {
+    const records = [
+      ['1100 Congress Ave, Austin TX', '12 Elm St', 'x'],
+      ['233 S Wacker Dr, Chicago IL', '34 Oak Ave', 'y'],
+    ];
+    expect(guessColumns(records, false)).toEqual({ kind: 'single', column: 0 });
+    // ...and a column that does so more often wins wherever it is.
+    expect(guessColumns([...records, ['Nowhere', '56 Pine Rd', 'z']], false)).toEqual({
+      kind: 'single',
+      column: 1,
+    });
   });
 
   it('joins the parts, leaving out blank ones', () => {
