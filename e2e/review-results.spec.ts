@@ -44,10 +44,13 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   await bars.nth(tallest).click();
   const chip = page.getByRole('button', { name: `Clear filter Confidence: ${level}` });
   await expect(chip).toBeVisible();
-  await expect(page.getByText(/Showing \d+ of \d+ rows, filtered by/)).toBeVisible();
-  const shown = resultsTable(page).locator('tbody tr[aria-rowindex]');
-  const n = await shown.count();
+  const status = page.getByText(/Showing \d+ of \d+ rows, filtered by/);
+  await expect(status).toBeVisible();
+  // The table follows the filter a moment after the status line (a deferred render): wait for its rows.
+  const n = Number(/Showing (\d+) of/.exec((await status.textContent()) ?? '')?.[1]);
   expect(n).toBeGreaterThan(0);
+  const shown = resultsTable(page).locator('tbody tr[aria-rowindex]');
+  await expect(shown).toHaveCount(n);
   for (let i = 0; i < n; i++) await expect(shown.nth(i).locator('td').nth(5)).toHaveText(level);
   await expectNoAxeViolations(page, 'review results, filtered from a chart');
   await chip.click();

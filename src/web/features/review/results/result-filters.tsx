@@ -233,12 +233,15 @@ export function FilterChips({
   filters,
   shown,
   total,
+  pending = false,
   onClear,
   onClearAll,
 }: {
   filters: ResultFilters;
   shown: number;
   total: number;
+  /** The table is still catching up with the filters: no count of rows it is about to drop. */
+  pending?: boolean;
   onClear: (key: keyof ResultFilters) => void;
   onClearAll: () => void;
 }) {
@@ -246,9 +249,11 @@ export function FilterChips({
   return (
     <div className="flex flex-wrap items-center gap-2 text-sm print:hidden">
       <p role="status" className="font-medium">
-        {chips.length === 0
-          ? `Showing all ${total.toLocaleString('en-US')} rows`
-          : `Showing ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows, filtered by`}
+        {pending
+          ? 'Filtering…'
+          : chips.length === 0
+            ? `Showing all ${total.toLocaleString('en-US')} rows`
+            : `Showing ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows, filtered by`}
       </p>
       {chips.length > 0 ? (
         <>

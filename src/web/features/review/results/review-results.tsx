@@ -93,7 +93,9 @@ function useResultFilters(results: ResultRow[]) {
   const deferred = useDeferredValue(filters);
   const filtered = useMemo(() => filterRows(results, deferred), [results, deferred]);
   const patch = useCallback((p: Partial<ResultFilters>) => setFilters((f) => ({ ...f, ...p })), []);
-  return { filters, setFilters, filtered, patch };
+  // The table has not caught up with the filters yet: the status says so rather than a count of the old rows.
+  const pending = filters !== deferred;
+  return { filters, setFilters, filtered, patch, pending };
 }
 
 /** The rows ticked for comparison (at most MAX_COMPARE), and the ones being compared. */
@@ -232,7 +234,7 @@ function ResultsSection({
   onPrint: () => void;
 }) {
   const { results, looks } = stats;
-  const { filters, setFilters, filtered, patch } = filtering;
+  const { filters, setFilters, filtered, patch, pending } = filtering;
   const { selected, setSelected, setCompared } = selection;
   return (
     // On a wide screen the results take the screen’s width (up to 80rem), not the page column's: addresses and
@@ -258,6 +260,7 @@ function ResultsSection({
         filters={filters}
         shown={filtered.length}
         total={results.length}
+        pending={pending}
         onClear={(key) => setFilters((f) => clearFilter(f, key))}
         onClearAll={() => setFilters(NO_FILTERS)}
       />
