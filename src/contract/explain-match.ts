@@ -1,6 +1,13 @@
 import { lookReason, matchQuality } from './explain-quality.ts';
 import { type MatchChange, type MatchExplanation, MatchPart } from './match.ts';
-import { DIRECTIONALS, ORDINALS, US_STATES, USPS_SUFFIXES, ABBREVIATED_WORDS as WORDS } from './usps.ts';
+import {
+  DIRECTIONALS,
+  ORDINALS,
+  UNIT_DESIGNATORS,
+  US_STATES,
+  USPS_SUFFIXES,
+  ABBREVIATED_WORDS as WORDS,
+} from './usps.ts';
 
 /*
  * Working out a match's explanation (see match.ts for what it means): both sides reduced to USPS Publication 28
@@ -17,12 +24,6 @@ export interface MatchedAddress {
 }
 
 /** Secondary unit designators (USPS C2): which one precedes the number is not a difference. */
-const UNIT_DESIGNATORS = new Set(
-  'APT APARTMENT BSMT BASEMENT BLDG BUILDING DEPT DEPARTMENT FL FLOOR LOT OFC OFFICE PH PENTHOUSE RM ROOM SPC SPACE STE SUITE TRLR TRAILER UNIT #'.split(
-    ' ',
-  ),
-);
-
 // Built on first use, so a bundle that only imports the types or describeMatch carries no work at load.
 let suffixes: Map<string, string> | null = null;
 let stateSpellings: { keys: string[]; code: string }[] | null = null;
@@ -116,7 +117,7 @@ function parse(input: string): Parsed {
   for (let i = 2; i < ws.length; i++) {
     const w = ws[i] as Word;
     const next = ws[i + 1];
-    if (!UNIT_DESIGNATORS.has(w.key) || !next) continue;
+    if (!Object.hasOwn(UNIT_DESIGNATORS, w.key) || !next) continue;
     // "..., FL 32712" at the end is Florida and its ZIP, not floor 32712.
     const stateAtEnd =
       w.key in US_STATES &&

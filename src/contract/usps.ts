@@ -130,3 +130,35 @@ export const ORDINALS: Readonly<Record<string, string>> = {
 
 /** Abbreviated wherever they stand, in street and place names alike ("Saint Louis", "Fort Worth"). */
 export const ABBREVIATED_WORDS: Readonly<Record<string, string>> = { SAINT: 'ST', MOUNT: 'MT', FORT: 'FT' };
+
+/**
+ * USPS secondary unit designators, every accepted spelling to its standard one; '#' is accepted too and stands
+ * for a unit number. One table for the reference's resolver, the match explanation and the web's comparison.
+ */
+export const UNIT_DESIGNATORS: Readonly<Record<string, string>> = {
+  APARTMENT: 'APT',
+  APT: 'APT',
+  BASEMENT: 'BSMT',
+  BSMT: 'BSMT',
+  BUILDING: 'BLDG',
+  BLDG: 'BLDG',
+  DEPARTMENT: 'DEPT',
+  DEPT: 'DEPT',
+  FLOOR: 'FL',
+  FL: 'FL',
+  LOT: 'LOT',
+  OFFICE: 'OFC',
+  OFC: 'OFC',
+  PENTHOUSE: 'PH',
+  PH: 'PH',
+  ROOM: 'RM',
+  RM: 'RM',
+  SPACE: 'SPC',
+  SPC: 'SPC',
+  SUITE: 'STE',
+  STE: 'STE',
+  TRAILER: 'TRLR',
+  TRLR: 'TRLR',
+  UNIT: 'UNIT',
+  '#': '#',
+};

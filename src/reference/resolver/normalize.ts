@@ -1,4 +1,5 @@
-import { isSuffix, STATE_SPELLINGS, STATES, standardToken, UNIT_DESIGNATORS } from './usps.ts';
+import { UNIT_DESIGNATORS } from '../../contract/index.ts';
+import { isSuffix, STATE_SPELLINGS, STATES, standardToken } from './usps.ts';
 
 /** A free-text address taken apart. Every token is upper case and in USPS standard form. */
 export interface ParsedAddress {

@@ -1,5 +1,6 @@
+import { UNIT_DESIGNATORS } from '../../contract/index.ts';
 import { tokenize } from './normalize.ts';
-import { standardToken, UNIT_DESIGNATORS } from './usps.ts';
+import { standardToken } from './usps.ts';
 
 /*
  * The typeahead search's terms: what the words of a partial address are, the FTS5 query they make, and how a

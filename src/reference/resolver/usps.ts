@@ -23,35 +23,6 @@ for (const group of USPS_SUFFIXES.split(';')) {
   SUFFIX_LONG.set(std, long);
 }
 
-/** Secondary unit designators; '#' is accepted too and stands for a unit number. */
-export const UNIT_DESIGNATORS: Record<string, string> = {
-  APARTMENT: 'APT',
-  APT: 'APT',
-  BASEMENT: 'BSMT',
-  BSMT: 'BSMT',
-  BUILDING: 'BLDG',
-  BLDG: 'BLDG',
-  DEPARTMENT: 'DEPT',
-  DEPT: 'DEPT',
-  FLOOR: 'FL',
-  FL: 'FL',
-  LOT: 'LOT',
-  OFFICE: 'OFC',
-  OFC: 'OFC',
-  PENTHOUSE: 'PH',
-  PH: 'PH',
-  ROOM: 'RM',
-  RM: 'RM',
-  SPACE: 'SPC',
-  SPC: 'SPC',
-  SUITE: 'STE',
-  STE: 'STE',
-  TRAILER: 'TRLR',
-  TRLR: 'TRLR',
-  UNIT: 'UNIT',
-  '#': '#',
-};
-
 /** State names by USPS code, in the upper case the normaliser works in. */
 export const STATES: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(US_STATES).map(([code, name]) => [code, name.toUpperCase()]),

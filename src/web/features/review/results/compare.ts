@@ -1,4 +1,4 @@
-import type { Property } from '../../../../contract/index.ts';
+import { type Property, UNIT_DESIGNATORS } from '../../../../contract/index.ts';
 import { longDate } from '../../property/lib/verification.ts';
 import {
   ATTRIBUTES,
@@ -151,8 +151,12 @@ function rankRecords(properties: readonly Property[], name: Namer): Omit<Reliabi
   };
 }
 
-const UNIT_AT_END =
-  /\s+(?:(?:APT|APARTMENT|UNIT|STE|SUITE|FL|FLOOR|RM|ROOM|BLDG|LOT|SPC|SPACE)\.?\s*#?|#)\s*([A-Z0-9-]+)$/;
+/** A unit at the end of a street line, "APT 2", "STE. 400", "# 5": any USPS designator, or '#'. */
+const UNIT_AT_END = new RegExp(
+  `\\s+(?:(?:${Object.keys(UNIT_DESIGNATORS)
+    .filter((d) => d !== '#')
+    .join('|')})\\.?\\s*#?|#)\\s*([A-Z0-9-]+)$`,
+);
 
 /** Where a record is: its building (street line without the unit, then city, state and ZIP code) and its unit. */
 function placeOf(p: Property): { building: string; unit: string } {
