@@ -37,14 +37,13 @@ export interface SessionRouteDeps {
 
 /** /api/config and /api/session: sign in with an API key (held here, never sent back), who am I, sign out. */
 export function sessionRoutes(deps: SessionRouteDeps) {
-  const isDemo = (apiKey: string) =>
-    deps.demoKeys?.some((d) => d.key === apiKey || d.key === demoKeyOf(apiKey)) ?? false;
+  const isDemoKey = (key: string | null) => deps.demoKeys?.some((d) => d.key === key) ?? false;
+  /** A demo key, typed or as a visitor uses it. */
+  const isDemo = (apiKey: string) => isDemoKey(apiKey) || isDemoKey(demoKeyOf(apiKey));
   // Each demo sign-in gets a budget of its own (the reference counts a visitor key apart): one prospect
   // spending the window never makes the next one wait.
   const upstreamKey = (typed: string) =>
-    deps.demoKeys?.some((d) => d.key === typed)
-      ? demoVisitorKey(typed, randomBytes(12).toString('base64url'))
-      : typed;
+    isDemoKey(typed) ? demoVisitorKey(typed, randomBytes(12).toString('base64url')) : typed;
   const answer = async (
     session: Pick<Session, 'apiKey' | 'keyHash' | 'account' | 'accountId'>,
   ): Promise<SessionResponse> => ({
