@@ -82,7 +82,7 @@ export function createBffApp(deps: BffDeps) {
   }
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
   if (deps.reviews)
-    api.route('/reviews', durableReviewRoutes({ reviews: deps.reviews, sessions: deps.sessions }));
+    api.route('/reviews', durableReviewRoutes({ reviews: deps.reviews, sessions: deps.sessions, lookups }));
   // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
   api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
   app.route('/api', api);

@@ -179,9 +179,38 @@ export const PreviousResult = z.object({
 });
 export type PreviousResult = z.infer<typeof PreviousResult>;
 
+/**
+ * A row a reviewer fixed in place: the address looked up instead of the input (which stays as given), from a
+ * candidate ("Use this one") or typed ("Look up again"). Later runs ("Check again") look up this address.
+ */
+export const RowFix = z.object({
+  address: z.string(),
+  how: z.enum(['candidate', 'edited']),
+  /** Who fixed it: the key's fingerprint (never the key). */
+  by: z.string(),
+  /** ISO date-time. */
+  at: z.string(),
+});
+export type RowFix = z.infer<typeof RowFix>;
+
+export const FixRowRequest = z.object({
+  address: z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1, 'Enter the address to look up.'),
+      z.maxLength(500, 'That is longer than any street address.'),
+    ),
+  /** "Use this one": the candidate's property id; the row is fixed only if the address finds that property. */
+  candidateId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+});
+export type FixRowRequest = z.infer<typeof FixRowRequest>;
+
 export const ReviewRowResult = z.object({
   index: z.int().check(z.nonnegative()),
   input: z.string(),
+  /** Present once a reviewer fixed the row in place. */
+  fix: z.optional(RowFix),
   cells: z.optional(z.array(z.string())),
   outcome: z.enum(['pending', 'matched', 'not_found', 'ambiguous', 'failed']),
   property: z.optional(Property),
@@ -196,6 +225,26 @@ export const ReviewRowResult = z.object({
   seq: z.int().check(z.nonnegative()),
 });
 export type ReviewRowResult = z.infer<typeof ReviewRowResult>;
+
+/**
+ * POST /api/reviews/:id/rows/:index/fix. `fixed`: the address found one property (the candidate chosen, if one
+ * was) and the row now holds it (`row`, as every view of the review will see it). Not fixed: the row is as it
+ * was, and `attempt` says what the address found instead (no match, several, or another property than the
+ * candidate), with candidates to choose from. A lookup that could not be made (rate limit, service away)
+ * answers its error status and changes nothing.
+ */
+export const FixRowResponse = z.object({
+  fixed: z.boolean(),
+  row: ReviewRowResult,
+  attempt: z.optional(
+    z.object({
+      outcome: LookupOutcome,
+      candidates: z.optional(z.array(Candidate)),
+      error: z.optional(LookupError),
+    }),
+  ),
+});
+export type FixRowResponse = z.infer<typeof FixRowResponse>;
 
 export const ReviewRowsResponse = z.object({
   rows: z.array(ReviewRowResult),

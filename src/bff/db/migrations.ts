@@ -143,6 +143,13 @@ const audit = (postgres: boolean): Migration => ({
   },
 });
 
+/** A row fixed in place by a reviewer: what is looked up instead of the input, by whom and when (JSON). */
+const rowFixes: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('review_rows').addColumn('fix', 'text').execute();
+  },
+};
+
 export type Dialect = 'sqlite' | 'postgres';
 
 /** Every migration, by name; names sort in the order they run. */
@@ -150,5 +157,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-reviews': reviews,
     '0002-audit-trail': audit(dialect === 'postgres'),
+    '0003-review-row-fixes': rowFixes,
   };
 }

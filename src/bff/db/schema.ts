@@ -40,6 +40,8 @@ export interface ReviewRowsTable {
   cells: string | null;
   /** JSON of an answer kept in the browser before reviews moved to the server. */
   imported: string | null;
+  /** JSON RowFix: the address a reviewer looked up instead of `address` (which stays as given). */
+  fix: string | null;
 }
 
 export interface ReviewRunsTable {

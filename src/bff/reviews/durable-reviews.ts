@@ -16,6 +16,8 @@ export interface DurableReviews {
   database: Database;
   /** Live views on this replica listen here to answer at once (other replicas' work shows at the next poll). */
   onProgress(listener: (reviewId: string) => void): () => void;
+  /** A review moved outside the worker (a row fixed in place): its live views on this replica look now. */
+  announce(reviewId: string): void;
 }
 
 export interface DurableReviewOptions {
@@ -64,10 +66,11 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     now,
-    onProgress: (reviewId) => {
-      for (const listener of listeners) listener(reviewId);
-    },
+    onProgress: announce,
   });
+  function announce(reviewId: string) {
+    for (const listener of listeners) listener(reviewId);
+  }
   return {
     store: new SqlReviewStore(database.db, now),
     worker,
@@ -76,5 +79,6 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    announce,
   };
 }

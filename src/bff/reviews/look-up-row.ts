@@ -1,7 +1,12 @@
-import { explainRecordMatch, type ImportedResult, RETRYABLE_LOOKUP_CODES } from '../../contract/index.ts';
+import {
+  explainRecordMatch,
+  type ImportedResult,
+  type Lane,
+  RETRYABLE_LOOKUP_CODES,
+} from '../../contract/index.ts';
 import type { AuditContext } from '../audit/audit.ts';
 import type { CancelSignal } from '../cancel.ts';
-import { toApiError } from '../errors.ts';
+import { type ApiError, toApiError } from '../errors.ts';
 import type { Lookups } from '../lookups.ts';
 import { checkAddress } from '../params.ts';
 import type { Session } from '../stores/sessions/types.ts';
@@ -16,11 +21,13 @@ export interface RowLookupOptions {
   now?: () => number;
   /** The row's entry in the audit trail. */
   audit?: AuditContext;
+  /** 'review' unless a person waits for the answer (a row fixed in place). */
+  lane?: Lane;
 }
 
 /**
- * Looks one review row up in the review lane and says what became of it: every error is an outcome (a row
- * always ends with exactly one), except the caller going away, which is rethrown.
+ * Looks one review row up (in the review lane unless told) and says what became of it: every error is an
+ * outcome (a row always ends with exactly one), except the caller going away, which is rethrown.
  */
 export async function lookUpRow(
   lookups: Lookups,
@@ -29,32 +36,48 @@ export async function lookUpRow(
   input: string,
   options: RowLookupOptions,
 ): Promise<RowResult> {
-  const retrievedAt = () => new Date((options.now ?? Date.now)()).toISOString();
   try {
-    const address = checkAddress(input);
-    const { property, cached } = await lookups.resolve(session, sessionId, address, {
-      lane: 'review',
-      fresh: options.fresh,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.audit ? { audit: options.audit } : {}),
-    });
-    const match = explainRecordMatch(address, property);
-    return { outcome: 'matched', property, match, cached, retrievedAt: retrievedAt() };
+    return await matchRow(lookups, session, sessionId, input, options);
   } catch (err) {
     if (options.signal?.aborted) throw err;
-    const e = toApiError(err);
-    const error = {
-      code: e.code,
-      message: e.message,
-      ...(e.extra.resetAt ? { resetAt: e.extra.resetAt } : {}),
-    };
-    const base = { cached: false, retrievedAt: retrievedAt(), error };
-    const candidates = e.extra.candidates ? { candidates: e.extra.candidates } : {};
-    if (e.code === 'not_found' || e.code === 'unit_not_found')
-      return { outcome: 'not_found', ...base, ...candidates };
-    if (e.code === 'ambiguous') return { outcome: 'ambiguous', ...base, ...candidates };
-    return { outcome: 'failed', ...base };
+    return answerOfError(toApiError(err), retrievedAt(options));
   }
+}
+
+const retrievedAt = (options: RowLookupOptions) => new Date((options.now ?? Date.now)()).toISOString();
+
+/** The row's answer when the address finds one property; anything else is thrown as the lookup threw it. */
+export async function matchRow(
+  lookups: Lookups,
+  session: Session,
+  sessionId: string,
+  input: string,
+  options: RowLookupOptions,
+): Promise<RowResult> {
+  const address = checkAddress(input);
+  const { property, cached } = await lookups.resolve(session, sessionId, address, {
+    lane: options.lane ?? 'review',
+    fresh: options.fresh,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.audit ? { audit: options.audit } : {}),
+  });
+  const match = explainRecordMatch(address, property);
+  return { outcome: 'matched', property, match, cached, retrievedAt: retrievedAt(options) };
+}
+
+/** A lookup's error as a row's answer: no match, several, or failed. */
+export function answerOfError(e: ApiError, retrievedAt: string): RowResult {
+  const error = {
+    code: e.code,
+    message: e.message,
+    ...(e.extra.resetAt ? { resetAt: e.extra.resetAt } : {}),
+  };
+  const base = { cached: false, retrievedAt, error };
+  const candidates = e.extra.candidates ? { candidates: e.extra.candidates } : {};
+  if (e.code === 'not_found' || e.code === 'unit_not_found')
+    return { outcome: 'not_found', ...base, ...candidates };
+  if (e.code === 'ambiguous') return { outcome: 'ambiguous', ...base, ...candidates };
+  return { outcome: 'failed', ...base };
 }
 
 /** A failed row worth asking again later (the service was down, slow, or out of budget), not a bad input. */

@@ -3,6 +3,8 @@ import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import * as z from 'zod/mini';
 import {
   CreateReviewRequest,
+  FixRowRequest,
+  type FixRowResponse,
   ReviewChunkRequest,
   type ReviewListResponse,
   type ReviewRowsResponse,
@@ -11,14 +13,18 @@ import {
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
+import type { Lookups } from '../lookups.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
+import { fixReviewRow } from '../reviews/fix-row.ts';
 import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface DurableReviewRouteDeps {
   reviews: DurableReviews;
   sessions: SessionStore;
+  /** For rows fixed in place (looked up at once, in the interactive lane). */
+  lookups: Lookups;
   /** How often a live view asks the database for rows answered on other replicas. */
   eventPollMs?: number;
 }
@@ -107,6 +113,24 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   });
 
   app.get('/:id/rows', (c) => rowsPage(c, deps));
+
+  app.post(
+    '/:id/rows/:index/fix',
+    jsonBody(FixRowRequest, { maxBytes: 8 * 1024, tooLarge: 'Send one address.' }),
+    async (c) => {
+      const index = Number(c.req.param('index'));
+      if (!/^\d{1,9}$/.test(c.req.param('index')))
+        throw new ApiError(404, 'not_found', 'This review has no such row.');
+      const answer = await fixReviewRow(
+        { reviews: deps.reviews, lookups: deps.lookups },
+        c.get('session'),
+        c.get('sessionId'),
+        { reviewId: c.req.param('id'), index },
+        c.req.valid('json'),
+      );
+      return c.json(answer satisfies FixRowResponse);
+    },
+  );
 
   app.post('/:id/runs', async (c) => {
     const answer = await inDatabase(() => store.checkAgain(c.get('session').accountId, c.req.param('id')));

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { RowFix } from '../../../contract/index.ts';
 import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
@@ -7,7 +8,8 @@ import type { LeasedRow, ReviewQueue } from '../../reviews/worker.ts';
 type Db = Kysely<DatabaseSchema>;
 type Key = Pick<LeasedRow, 'reviewId' | 'run' | 'index'>;
 
-const OUTCOME_COLUMN = {
+/** The run's count column of each outcome. */
+export const OUTCOME_COLUMN = {
   matched: 'matched',
   not_found: 'not_found',
   ambiguous: 'ambiguous',
@@ -44,7 +46,16 @@ export class SqlReviewQueue implements ReviewQueue {
         .innerJoin('review_runs as u', (j) =>
           j.onRef('u.review_id', '=', 'r.review_id').onRef('u.run', '=', 'r.run'),
         )
-        .select(['r.review_id', 'r.run', 'r.row_index', 'r.account_id', 'r.attempts', 'w.address', 'u.fresh'])
+        .select([
+          'r.review_id',
+          'r.run',
+          'r.row_index',
+          'r.account_id',
+          'r.attempts',
+          'w.address',
+          'w.fix',
+          'u.fresh',
+        ])
         .where('r.account_id', 'in', [...accountIds])
         .where((eb) =>
           eb.or([
@@ -71,7 +82,7 @@ export class SqlReviewQueue implements ReviewQueue {
         accountId: d.account_id,
         run: d.run,
         index: d.row_index,
-        address: d.address,
+        address: lookupAddress(d.address, d.fix),
         fresh: d.fresh === 1,
         attempts: d.attempts,
       }));
@@ -140,6 +151,13 @@ export class SqlReviewQueue implements ReviewQueue {
       .where('lease_owner', '=', owner)
       .execute();
   }
+}
+
+/** What a row asks: the address a reviewer fixed it to, else the input. */
+function lookupAddress(input: string, fix: string | null): string {
+  if (!fix) return input;
+  const parsed = RowFix.safeParse(JSON.parse(fix));
+  return parsed.success ? parsed.data.address : input;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: Kysely's expression builder for review_results, in any query

@@ -200,6 +200,56 @@ describe.each(backends)('review store on $name', (backend) => {
     expect(since?.rows).toHaveLength(2);
   });
 
+  it('fixes an answered row once, moving its run’s counts once even when two fixes race', async () => {
+    const review = await store.create('acct-f', 'fp', request({ totalRows: 2 }));
+    await store.addChunk('acct-f', review.id, { index: 0, firstRow: 0, rows: rows(2), last: true });
+    const q = queue();
+    const leased = await q.lease('w', ['acct-f'], 5, 30_000);
+    const [first, second] = leased;
+    if (!first || !second) throw new Error('nothing leased');
+    // Row 1 stays leased (being looked up): it cannot be fixed until it has an answer of its own.
+    const notFound: RowResult = { outcome: 'not_found', cached: false, retrievedAt: '2026-11-24T10:00:00Z' };
+    await q.complete('w', first, notFound);
+    const fix = (address: string) => ({
+      address,
+      how: 'edited' as const,
+      by: 'fp2',
+      at: '2026-11-24T11:00:00Z',
+    });
+    expect(await store.fixRow('acct-f', review.id, 1, fix('1 Elm St'), matched(property('e1')))).toBe(
+      'not_answered',
+    );
+    expect(await store.fixRow('acct-other', review.id, 0, fix('1 Elm St'), matched(property('e1')))).toBe(
+      'not_found',
+    );
+    expect(await store.fixRow('acct-f', review.id, 7, fix('1 Elm St'), matched(property('e1')))).toBe(
+      'no_such_row',
+    );
+    const [a, b] = await Promise.all([
+      store.fixRow('acct-f', review.id, 0, fix('0 Elm St'), matched(property('e0'))),
+      store.fixRow('acct-f', review.id, 0, fix('0 Oak St'), matched(property('o0'))),
+    ]);
+    expect(typeof a === 'object' && typeof b === 'object').toBe(true);
+    const summary = await store.summary('acct-f', review.id);
+    expect(summary?.runs[0]?.counts).toMatchObject({ total: 2, done: 1, notFound: 0, matched: 1 });
+    const row = await store.row('acct-f', review.id, 0);
+    expect(row).toMatchObject({ input: '0 Main St', outcome: 'matched' });
+    // Whichever fix came last holds the row, whole: its address and its record together.
+    expect([
+      ['0 Elm St', 'e0'],
+      ['0 Oak St', 'o0'],
+    ]).toContainEqual([row?.fix?.address, row?.property?.id]);
+    // The row's sequence moved, so live views hear of the fix.
+    expect(row?.seq).toBeGreaterThan(
+      (await store.rows('acct-f', review.id, { limit: 5 }))?.rows[1]?.seq ?? 0,
+    );
+    await q.complete('w', second, matched(property('m1')));
+    await store.checkAgain('acct-f', review.id);
+    const again = await q.lease('w', ['acct-f'], 5, 30_000);
+    expect(again.find((r) => r.index === 0)?.address).toBe(row?.fix?.address);
+    expect(again.find((r) => r.index === 1)?.address).toBe('1 Main St');
+  });
+
   it('backs a retried row off until its time, counting the attempt', async () => {
     const review = await store.create('acct-r', 'fp', request({ totalRows: 1 }));
     await store.addChunk('acct-r', review.id, { index: 0, firstRow: 0, rows: rows(1), last: true });

@@ -6,8 +6,10 @@ import {
   type ReviewChunkRequest,
   type ReviewRowResult,
   type ReviewSummary,
+  type RowFix,
 } from '../../../contract/index.ts';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
+import { type FixRefusal, writeFix } from './row-fixes.ts';
 import { toRowResult, toSummary } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
@@ -95,6 +97,7 @@ export class SqlReviewStore {
         address: row.address,
         cells: row.cells ? JSON.stringify(row.cells) : null,
         imported: row.imported ? JSON.stringify(row.imported) : null,
+        fix: null,
       }));
       // A chunk overlapping rows already in (a client bug) adds only the rows that are new.
       const inserted = await trx
@@ -314,7 +317,16 @@ export class SqlReviewStore {
           .onRef('p.row_index', '=', 'w.row_index')
           .on('p.run', '=', run - 1),
       )
-      .select(['w.row_index', 'w.address', 'w.cells', 'r.state', 'r.result', 'r.seq', 'p.result as previous'])
+      .select([
+        'w.row_index',
+        'w.address',
+        'w.cells',
+        'w.fix',
+        'r.state',
+        'r.result',
+        'r.seq',
+        'p.result as previous',
+      ])
       .where('w.review_id', '=', reviewId)
       .$if(options.sinceSeq !== undefined, (q) =>
         q.where('r.seq', '>', options.sinceSeq ?? 0).orderBy('r.seq'),
@@ -326,6 +338,32 @@ export class SqlReviewStore {
       .execute();
     const last = found.length <= options.limit;
     return { rows: found.slice(0, options.limit).map(toRowResult), last };
+  }
+
+  /**
+   * A reviewer's fix of one row of the latest run: the row's answer becomes `result` (a match found for
+   * `fix.address`), its run's counts move with it, it gets the next sequence number (so every live view hears
+   * of it), and later runs look up `fix.address`. Refused while the row waits for an answer of its own.
+   */
+  async fixRow(
+    accountId: string,
+    reviewId: string,
+    index: number,
+    fix: RowFix,
+    result: ImportedResult,
+  ): Promise<ReviewRowResult | FixRefusal> {
+    const refusal = await this.db
+      .transaction()
+      .execute((trx) => writeFix(trx, accountId, reviewId, index, fix, result));
+    if (refusal) return refusal;
+    return (await this.row(accountId, reviewId, index)) as ReviewRowResult;
+  }
+
+  /** One row of the latest run, as the rows page gives it. */
+  async row(accountId: string, reviewId: string, index: number): Promise<ReviewRowResult | undefined> {
+    const page = await this.rows(accountId, reviewId, { after: index - 1, limit: 1 });
+    const row = page?.rows[0];
+    return row?.index === index ? row : undefined;
   }
 
   /** Deletes the review for the whole account; false when the account has no such review. */

@@ -4,6 +4,7 @@ import {
   type ReviewRun,
   type ReviewStatus,
   type ReviewSummary,
+  RowFix,
 } from '../../../contract/index.ts';
 import type { ReviewRunsTable, ReviewsTable } from '../../db/schema.ts';
 import { previousIfChanged } from './changes.ts';
@@ -54,10 +55,17 @@ export interface JoinedRow {
   row_index: number;
   address: string;
   cells: string | null;
+  fix: string | null;
   state: string | null;
   result: string | null;
   seq: number | null;
   previous: string | null;
+}
+
+function readFix(text: string | null): RowFix | undefined {
+  if (!text) return undefined;
+  const parsed = RowFix.safeParse(JSON.parse(text));
+  return parsed.success ? parsed.data : undefined;
 }
 
 export function readResult(text: string | null): ImportedResult | undefined {
@@ -69,9 +77,11 @@ export function readResult(text: string | null): ImportedResult | undefined {
 export function toRowResult(row: JoinedRow): ReviewRowResult {
   const result = row.state === 'done' ? readResult(row.result) : undefined;
   const previous = result ? previousIfChanged(readResult(row.previous), result) : undefined;
+  const fix = readFix(row.fix);
   return {
     index: row.row_index,
     input: row.address,
+    ...(fix ? { fix } : {}),
     ...(row.cells ? { cells: JSON.parse(row.cells) as string[] } : {}),
     outcome: result?.outcome ?? 'pending',
     ...(result?.property ? { property: result.property } : {}),
