@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Lane } from '../../contract/index.ts';
 import { ClientGone } from '../cancel.ts';
 import { MemoryBudgetStore } from '../stores/budget/memory.ts';
-import type { BudgetStore } from './budget.ts';
-import { SlotUnavailable, UpstreamScheduler } from './scheduler.ts';
+import { type BudgetStore, NO_HEADERS_CONCURRENCY } from './budget.ts';
+import { type Slot, SlotUnavailable, UpstreamScheduler } from './scheduler.ts';
 
 /**
  * A fixed-window upstream, as the reference and most providers count: `limit` requests per `windowMs`,
@@ -107,14 +107,16 @@ describe.each([
     const upstream = simulatedUpstream(60, 60_000);
     const { done } = await runRows(scheduler, upstream, 300, 'review');
     await vi.advanceTimersByTimeAsync(5_000); // the review is under way and pacing
-    const asked = Date.now();
-    const slot = await Promise.race([
-      scheduler.acquire('acct', 'interactive', asked + 20_000),
-      new Promise<null>((r) => setTimeout(() => r(null), 100)).then(() => null),
-    ]);
-    // A reserve is held back for interactive work: it goes at once, not after 250 queued rows.
+    let slot: Slot | null = null;
+    const asked = scheduler.acquire('acct', 'interactive', Date.now() + 20_000).then((s) => {
+      slot = s;
+      return s;
+    });
+    // A reserve is held back for interactive work: it goes at once, not after 250 queued rows (the rows are
+    // paced a second apart, so waiting for their next slot would take longer than this).
+    await vi.advanceTimersByTimeAsync(100);
     expect(slot).not.toBeNull();
-    await slot?.release({ kind: 'answer', status: 200, rate: null });
+    await (await asked).release({ kind: 'answer', status: 200, rate: null });
     await vi.advanceTimersByTimeAsync(400_000);
     await done;
     expect(upstream.stats.refused).toBe(0);
@@ -156,7 +158,8 @@ describe.each([
     await done;
     const err = await scheduler.acquire('acct', 'interactive', Date.now() + 20_000).catch((e) => e);
     expect(err).toBeInstanceOf(SlotUnavailable);
-    expect((err as SlotUnavailable).resetAt).toBeGreaterThanOrEqual(Date.parse('2026-11-22T12:01:00Z'));
+    // When a slot frees up, as the upstream stated it: the window's end, a minute after the first request.
+    expect((err as SlotUnavailable).resetAt).toBe(Date.parse('2026-11-22T12:01:00Z'));
   });
 
   it('recovers from an unforeseen 429 per its reset, without the rest of the account failing', async () => {
@@ -201,13 +204,24 @@ describe.each([
     await a.release({
       kind: 'answer',
       status: 200,
-      rate: { limit: 1, remaining: 0, resetAt: Date.now() + 60_000 },
+      rate: { limit: 1, remaining: 0, resetAt: Date.now() + 10_000 },
     });
-    const b = await scheduler.acquire('b', 'interactive', Date.now() + 20_000);
-    expect(b).toBeDefined();
-    await expect(scheduler.acquire('a', 'interactive', Date.now() + 20_000)).rejects.toBeInstanceOf(
-      SlotUnavailable,
-    );
+    // Account a's next request waits for its reset, queued ahead of b's.
+    const granted: string[] = [];
+    const aNext = scheduler.acquire('a', 'interactive', Date.now() + 20_000).then((s) => {
+      granted.push('a');
+      return s;
+    });
+    const b = scheduler.acquire('b', 'interactive', Date.now() + 20_000).then((s) => {
+      granted.push('b');
+      return s;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(granted).toEqual(['b']);
+    await (await b).release({ kind: 'none' });
+    await vi.advanceTimersByTimeAsync(10_500);
+    expect(granted).toEqual(['b', 'a']);
+    await (await aNext).release({ kind: 'none' });
   });
 
   it('lets a caller that goes away leave the queue', async () => {
@@ -225,9 +239,15 @@ describe.each([
     const scheduler = new UpstreamScheduler(newStore());
     const probe = await scheduler.acquire('acct', 'review', Date.now() + 60_000);
     await probe.release({ kind: 'answer', status: 200, rate: null });
-    const slots = await Promise.all(
-      Array.from({ length: 4 }, () => scheduler.acquire('acct', 'review', Date.now() + 60_000)),
-    );
-    expect(slots).toHaveLength(4);
+    // Nothing to pace by: a small number at once (NO_HEADERS_CONCURRENCY), the rest as those finish.
+    const slots: Slot[] = [];
+    for (let i = 0; i < NO_HEADERS_CONCURRENCY + 1; i++)
+      void scheduler.acquire('acct', 'review', Date.now() + 60_000).then((s) => slots.push(s));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(slots).toHaveLength(NO_HEADERS_CONCURRENCY);
+    expect(NO_HEADERS_CONCURRENCY).toBeGreaterThan(1);
+    await slots[0]?.release({ kind: 'answer', status: 200, rate: null });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(slots).toHaveLength(NO_HEADERS_CONCURRENCY + 1);
   });
 });
