@@ -98,6 +98,13 @@ export const SessionResponse = z.object({
   legacyAccountId: z.optional(z.string()),
   /** Signed in with one of the embedded reference service's public demo keys (its data is cleared on sign-out). */
   demo: z.boolean(),
+  /**
+   * The fingerprint of this session's own key, as reviews name who started them (`createdBy`): a one-way name,
+   * never the key or its hash. In a demo every visitor has a key of their own in one account, so this says
+   * which of the account's reviews are this visitor's. The BFF always sends it; optional so answers recorded
+   * before it existed still parse (nothing is then counted as this key's).
+   */
+  keyFingerprint: z.optional(z.string()),
   rateLimit: z.optional(z.nullable(RateLimit)),
 });
 export type SessionResponse = z.infer<typeof SessionResponse>;

@@ -12,12 +12,15 @@ import {
 } from '../../contract/index.ts';
 import type { Audit } from '../audit/audit.ts';
 import { type AppEnv, sessionCookieName } from '../context.ts';
+import { inDatabase } from '../db/database.ts';
 import { toApiError } from '../errors.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
+import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import {
   accountIdFor,
   hashKey,
+  keyFingerprint,
   newAuditRef,
   type Session,
   type SessionStore,
@@ -33,7 +36,12 @@ export interface SessionRouteDeps {
   sessionAbsoluteMs: number;
   /** The audit trail: sign-ins, sign-outs and refused sign-ins are recorded (the key's fingerprint only). */
   audit?: Audit;
+  /** Reviews kept on the server: a demo visitor's sign-out removes the ones that visitor started. */
+  reviews?: Pick<DurableReviews, 'store'>;
 }
+
+/** More reviews than any demo visitor starts: the list read at a demo sign-out is bounded by it. */
+const DEMO_REVIEWS_READ = 5_000;
 
 /** /api/config and /api/session: sign in with an API key (held here, never sent back), who am I, sign out. */
 export function sessionRoutes(deps: SessionRouteDeps) {
@@ -51,8 +59,28 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     accountId: session.accountId,
     legacyAccountId: accountIdFor(hashKey(demoKeyOf(session.apiKey) ?? session.apiKey)),
     demo: isDemo(session.apiKey),
+    keyFingerprint: keyFingerprint(session.keyHash),
     rateLimit: await deps.upstream.rateLimit(session.keyHash),
   });
+
+  /**
+   * A demo visitor signs out: the reviews this visitor's key started are removed (demo data, not kept), and no
+   * other visitor's, though all of them are one account. Decided here, where the session's key is known, not
+   * by a list the browser sends. A database away does not keep anyone signed in: it is logged, and the
+   * reviews stay.
+   */
+  const removeVisitorReviews = async (session: Session, requestId: string) => {
+    const store = deps.reviews?.store;
+    if (!store || !isDemo(session.apiKey)) return;
+    const mine = keyFingerprint(session.keyHash);
+    try {
+      const reviews = await inDatabase(() => store.list(session.accountId, DEMO_REVIEWS_READ));
+      for (const review of reviews)
+        if (review.createdBy === mine) await inDatabase(() => store.delete(session.accountId, review.id));
+    } catch (err) {
+      deps.logger.warn({ requestId, err: (err as Error).message }, 'demo reviews not removed at sign-out');
+    }
+  };
 
   const app = new Hono<AppEnv>();
   app.get('/config', (c) =>
@@ -105,7 +133,10 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     const id = getCookie(c, name);
     if (id) {
       const session = await deps.sessions.get(id);
-      if (session) deps.audit?.session('sign_out', session);
+      if (session) {
+        await removeVisitorReviews(session, c.get('requestId'));
+        deps.audit?.session('sign_out', session);
+      }
       await deps.sessions.delete(id);
     }
     deleteCookie(c, name, { path: '/', secure: c.get('https') });

@@ -135,21 +135,21 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
   const navigate = useNavigate();
   const signOut = useDeleteSession();
   const session = useQuery(sessionQueryOptions()).data;
-  const [confirm, setConfirm] = useState<{ running: number; total: number } | null>(null);
+  const [confirm, setConfirm] = useState<{ running: number; mine: number } | null>(null);
   const demo = session?.demo ?? false;
-  const leave = async () => {
+  const leave = () => {
     setConfirm(null);
-    // A demo key's reviews are demo data: removed (after the confirmation said so). Loaded on demand.
-    if (demo)
-      await import('../features/review/run/sign-out.ts').then((m) => m.deleteDemoReviews()).catch(() => {});
+    // A demo visitor's own reviews are removed by the BFF at this sign-out (after the confirmation said so).
     signOut.mutate(undefined, { onSettled: () => navigate('/sign-in', { replace: true }) });
   };
   const askFirst = async () => {
+    // Loaded on demand: only a sign-out needs the review list.
     const reviews = await import('../features/review/run/sign-out.ts')
-      .then((m) => m.reviewsAtSignOut())
-      .catch(() => ({ running: 0, total: 0 }));
-    if (reviews.running > 0 || (demo && reviews.total > 0)) setConfirm(reviews);
-    else await leave();
+      .then((m) => m.reviewsAtSignOut(session?.keyFingerprint))
+      .catch(() => ({ running: 0, mine: 0 }));
+    // A demo: only this visitor's reviews go, and other visitors' running ones are theirs to mind.
+    if (demo ? reviews.mine > 0 : reviews.running > 0) setConfirm(reviews);
+    else leave();
   };
   return (
     <SiteHeader>
@@ -194,11 +194,21 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
           </p>
           <p className="mt-1">
             {demo
-              ? `Signing out removes this demo account's ${confirm.total} ${confirm.total === 1 ? 'review' : 'reviews'} (demo data is not kept). Export any you want first.`
+              ? `Signing out removes the ${confirm.mine === 1 ? 'review' : `${confirm.mine} reviews`} you started in this demo (started by key ${session?.keyFingerprint}): demo data is not kept. Other visitors’ reviews stay. Export any you want first: each review’s page has Export CSV and Export JSON.`
               : `${confirm.running} ${confirm.running === 1 ? 'review of this account is' : 'reviews of this account are'} still running. ${confirm.running === 1 ? 'It pauses' : 'They pause'} when nobody of the account is signed in, and ${confirm.running === 1 ? 'goes' : 'go'} on at the next sign-in.`}
           </p>
-          <div className="mt-2 flex flex-wrap gap-2">
-            <Button onClick={() => void leave()}>Sign out now</Button>
+          <div className="mt-2 flex flex-wrap items-center gap-2">
+            {demo ? (
+              // Stays signed in: the list of reviews, where each opens to its Export.
+              <Link
+                to="/review"
+                className="rounded-md px-2 py-2 font-semibold text-teal-800 underline underline-offset-4 dark:text-teal-300"
+                onClick={() => setConfirm(null)}
+              >
+                Export reviews first
+              </Link>
+            ) : null}
+            <Button onClick={leave}>Sign out now</Button>
             <Button variant="secondary" onClick={() => setConfirm(null)}>
               Stay signed in
             </Button>

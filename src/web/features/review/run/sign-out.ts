@@ -1,12 +1,14 @@
-import { deleteReview, listReviews } from '../api/server-reviews.ts';
+import { listReviews } from '../api/server-reviews.ts';
 
-/** The account's reviews as sign-out must mention them: how many still run, how many there are. */
-export async function reviewsAtSignOut(): Promise<{ running: number; total: number }> {
+/**
+ * The account's reviews as sign-out must mention them: how many still run (the account's: they pause), and how
+ * many this key started (`keyFingerprint`: a demo visitor's, which the BFF removes at a demo sign-out; other
+ * visitors of the same demo account keep theirs).
+ */
+export async function reviewsAtSignOut(keyFingerprint?: string): Promise<{ running: number; mine: number }> {
   const reviews = await listReviews();
-  return { running: reviews.filter((r) => r.status !== 'done').length, total: reviews.length };
-}
-
-/** A demo key's reviews are removed when it signs out: demo data, not evidence anyone keeps. */
-export async function deleteDemoReviews(): Promise<void> {
-  for (const review of await listReviews()) await deleteReview(review.id);
+  return {
+    running: reviews.filter((r) => r.status !== 'done').length,
+    mine: keyFingerprint ? reviews.filter((r) => r.createdBy === keyFingerprint).length : 0,
+  };
 }
