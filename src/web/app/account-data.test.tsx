@@ -132,6 +132,30 @@ describe('each account sees only its own data', () => {
     expect(bff.resolves()).toBe(2);
   });
 
+  it('sign-out clears the query cache at once: nothing of A’s is cached before anyone signs in again', async () => {
+    fakeBff('pi_key_a');
+    const { queryClient } = renderRoutes(routes, '/search');
+    const field = await screen.findByRole('combobox', { name: 'Address' });
+    await userEvent.type(field, '1100 congress ave austin{Enter}');
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    const accountsQueries = () =>
+      queryClient
+        .getQueryCache()
+        .getAll()
+        .map((q) => q.queryKey)
+        .filter(([first]) => first !== 'config' && first !== 'session');
+    // What sign-out must drop: A's record is cached now.
+    expect(accountsQueries()).toContainEqual(expect.arrayContaining(['property', 'resolve']));
+
+    await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
+    await waitFor(() => expect(location.pathname).toBe('/sign-in'));
+    // On the key screen, before the next sign-in (whose own clearing must not be what saves us): only the
+    // app's configuration and an empty session are left.
+    expect(await screen.findByLabelText('API key')).toBeInTheDocument();
+    expect(accountsQueries()).toEqual([]);
+    expect(queryClient.getQueryData(['session'])).toBeNull();
+  });
+
   it('A’s session ends; B signs in on the key screen: B is not taken to A’s last search', async () => {
     const bff = fakeBff('pi_key_a');
     renderRoutes(routes, '/search');
