@@ -100,12 +100,21 @@ describe('MemoryCache and InFlight', () => {
     const cache = new MemoryCache<number>({ ...limits, ttlMs: 0 });
     await cache.set('x', 'a', 1);
     expect(await cache.get('x', 'a')).toBeUndefined();
+    // The same entry with any TTL at all is kept (a clock that stands still): it is the 0 that refuses it.
+    const kept = new MemoryCache<number>({ ...limits, ttlMs: 1 }, () => 1000);
+    await kept.set('x', 'a', 1);
+    expect(await kept.get('x', 'a')).toBe(1);
   });
 
   it('keeps accounts apart: the same key is a miss for another account', async () => {
     const cache = new MemoryCache<number>({ ...limits, ttlMs: 60_000 });
     await cache.set('x', 'a', 1);
+    expect(await cache.get('x', 'a')).toBe(1); // stored, and found by its own account
     expect(await cache.get('y', 'a')).toBeUndefined();
+    // Each account's entry under the same key is its own: neither overwrites the other.
+    await cache.set('y', 'a', 2);
+    expect(await cache.get('x', 'a')).toBe(1);
+    expect(await cache.get('y', 'a')).toBe(2);
   });
 
   it('is bounded by bytes, and one account filling its share evicts only its own entries', async () => {
