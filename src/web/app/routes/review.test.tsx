@@ -341,10 +341,33 @@ describe('/review/:id', () => {
     expect(screen.getByRole('checkbox', { name: 'Changed (1)' })).toBeInTheDocument();
   });
 
-  it('says "Review not found" for a review of another account', async () => {
-    backend(() => 'acct-b');
-    renderRoutes(routes, '/review/rv_of_someone_else');
+  it('says "Review not found" for a review of another account, and opens the account’s own', async () => {
+    let account = 'acct-a';
+    const { server } = backend(() => account);
+    /** A finished one-row review of the account of the moment, made on the server. */
+    const made = async (name: string) => {
+      const create = server.routes['POST /api/reviews'] as Handler;
+      const request = { clientToken: `token-${name}`, name, kind: 'paste', columns: [], totalRows: 1 };
+      const created = await create({
+        method: 'POST',
+        url: new URL('http://localhost/api/reviews'),
+        body: request,
+      });
+      const { id } = (await created.json()) as { id: string };
+      const rows = [{ address: '1100 Congress Ave, Austin TX' }];
+      const url = new URL(`http://localhost/api/reviews/${id}/chunks`);
+      await server.handle({ method: 'PUT', url, body: { index: 0, firstRow: 0, rows } });
+      return id;
+    };
+    const theirs = await made('Theirs');
+    account = 'acct-b';
+    const mine = await made('Mine');
+    const own = renderRoutes(routes, `/review/${mine}`);
+    expect(await screen.findByRole('heading', { name: 'Mine' })).toBeInTheDocument();
+    own.unmount();
+    renderRoutes(routes, `/review/${theirs}`);
     expect(await screen.findByRole('heading', { name: 'Review not found' })).toBeInTheDocument();
+    expect(screen.queryByText('Theirs')).not.toBeInTheDocument();
   });
 });
 
