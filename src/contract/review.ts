@@ -17,6 +17,8 @@ export const LookupError = z.object({
   message: z.string(),
   /** With rate_limited: when to send the row again (ISO date-time). */
   resetAt: z.optional(z.string()),
+  /** With ambiguous: how many candidates there are in all, when the service says (more than are listed). */
+  total: z.optional(z.int().check(z.nonnegative())),
 });
 export type LookupError = z.infer<typeof LookupError>;
 

@@ -71,6 +71,7 @@ export function answerOfError(e: ApiError, retrievedAt: string): RowResult {
     code: e.code,
     message: e.message,
     ...(e.extra.resetAt ? { resetAt: e.extra.resetAt } : {}),
+    ...(e.extra.total !== undefined ? { total: e.extra.total } : {}),
   };
   const base = { cached: false, retrievedAt, error };
   const candidates = e.extra.candidates ? { candidates: e.extra.candidates } : {};

@@ -117,19 +117,7 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   app.post(
     '/:id/rows/:index/fix',
     jsonBody(FixRowRequest, { maxBytes: 8 * 1024, tooLarge: 'Send one address.' }),
-    async (c) => {
-      const index = Number(c.req.param('index'));
-      if (!/^\d{1,9}$/.test(c.req.param('index')))
-        throw new ApiError(404, 'not_found', 'This review has no such row.');
-      const answer = await fixReviewRow(
-        { reviews: deps.reviews, lookups: deps.lookups },
-        c.get('session'),
-        c.get('sessionId'),
-        { reviewId: c.req.param('id'), index },
-        c.req.valid('json'),
-      );
-      return c.json(answer satisfies FixRowResponse);
-    },
+    (c) => fixRoute(c, deps, c.req.valid('json')),
   );
 
   app.post('/:id/runs', async (c) => {
@@ -167,6 +155,20 @@ function chunkTaken(answer: ChunkAnswer, worker: DurableReviews['worker']): Revi
     throw new ApiError(400, 'bad_request', 'That chunk goes past the review’s row count.');
   if (answer.status === 'running') worker.notify();
   return answer;
+}
+
+/** POST /api/reviews/:id/rows/:index/fix: one row looked up again now, kept when it finds one property. */
+async function fixRoute(c: AppContext, deps: DurableReviewRouteDeps, request: FixRowRequest) {
+  const index = c.req.param('index') as string;
+  if (!/^\d{1,9}$/.test(index)) throw new ApiError(404, 'not_found', 'This review has no such row.');
+  const answer = await fixReviewRow(
+    { reviews: deps.reviews, lookups: deps.lookups },
+    c.get('session'),
+    c.get('sessionId'),
+    { reviewId: c.req.param('id') as string, index: Number(index) },
+    request,
+  );
+  return c.json(answer satisfies FixRowResponse);
 }
 
 /** GET /api/reviews/:id/rows: a page of one run's rows in row order, with the cursor of the next page. */

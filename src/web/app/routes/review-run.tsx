@@ -30,7 +30,7 @@ export function ReviewRunRoute() {
 
 function ReviewRun({ session }: { session: SessionResponse }) {
   const { id = '' } = useParams();
-  const snapshot = useLiveReview(id);
+  const { snapshot, applyRows } = useLiveReview(id);
   const queryClient = useQueryClient();
   const again = useMutation({
     mutationFn: () => checkAgain(id),
@@ -84,7 +84,7 @@ function ReviewRun({ session }: { session: SessionResponse }) {
           {summary.totalRows.toLocaleString('en-US')} rows…
         </p>
       ) : null}
-      <ReviewResults review={review} rows={snapshot.rows} />
+      <ReviewResults review={review} rows={snapshot.rows} onRowFixed={(row) => applyRows([row])} />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import type {
   Property,
   ReviewRun,
   ReviewStatus,
+  RowFix,
 } from '../../../contract/index.ts';
 
 /**
@@ -74,6 +75,8 @@ export interface ReviewRow {
   cells?: string[];
   /** From run 2 on: what the previous run said, present only when the record changed. */
   previous?: PreviousResult;
+  /** A reviewer fixed the row in place: the address looked up instead of `input`, by whom and when. */
+  fix?: RowFix;
 }
 
-export type { Candidate, LookupError, LookupOutcome, PreviousResult, Property };
+export type { Candidate, LookupError, LookupOutcome, PreviousResult, Property, RowFix };

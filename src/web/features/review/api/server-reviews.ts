@@ -1,6 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import {
   type CreateReviewRequest,
+  type FixRowRequest,
+  FixRowResponse,
   type ReviewChunkRequest,
   ReviewListResponse,
   ReviewRowsResponse,
@@ -50,6 +52,10 @@ export const getRowsPage = (id: string, run: number, cursor: string | null, sign
   );
 
 export const checkAgain = (id: string) => apiFetch(`${at(id)}/runs`, ReviewSummary, { method: 'POST' });
+
+/** Looks an address up for one row now; the row takes the answer only when it finds one property. */
+export const fixRow = (id: string, index: number, request: FixRowRequest) =>
+  apiFetch(`${at(id)}/rows/${index}/fix`, FixRowResponse, { method: 'POST', body: request });
 
 export const deleteReview = (id: string) => apiFetch(at(id), null, { method: 'DELETE' });
 

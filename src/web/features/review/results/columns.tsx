@@ -79,18 +79,28 @@ export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
     header: 'Input',
     accessorFn: (r) => r.row.input.toLocaleLowerCase(),
     cell: ({ row: { original: r }, table }) => (
-      <button
-        type="button"
-        aria-haspopup="dialog"
-        title={r.row.input}
-        onClick={(e) => {
-          e.stopPropagation();
-          meta(table).onOpen(r);
-        }}
-        className="line-clamp-2 max-w-full text-left font-medium break-words whitespace-normal text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
-      >
-        {r.row.input}
-      </button>
+      <>
+        <button
+          type="button"
+          aria-haspopup="dialog"
+          title={r.row.input}
+          onClick={(e) => {
+            e.stopPropagation();
+            meta(table).onOpen(r);
+          }}
+          className="line-clamp-2 max-w-full text-left font-medium break-words whitespace-normal text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
+        >
+          {r.row.input}
+        </button>
+        {r.row.fix ? (
+          <span
+            className="mt-0.5 block truncate text-xs text-slate-600 dark:text-slate-400"
+            title={r.row.fix.address}
+          >
+            Fixed: looked up as {r.row.fix.address}
+          </span>
+        ) : null}
+      </>
     ),
   },
   {

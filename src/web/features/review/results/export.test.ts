@@ -273,4 +273,27 @@ describe('an uploaded CSV joins back', () => {
       previous_last_verified: '2026-01-01',
     });
   });
+
+  it('says which rows a reviewer fixed, looked up as what, by whom and when, once any was', () => {
+    const fix = {
+      address: '100 Main St, Salem, OR',
+      how: 'candidate' as const,
+      by: 'ab12cd34',
+      at: '2026-11-01T11:00:00Z',
+    };
+    const rows = [
+      makeRow(0, { input: '100 Main St', property: makeProperty({ id: 'P1' }), fix }),
+      makeRow(1, { property: makeProperty({ id: 'P2' }) }),
+    ];
+    const t = buildExport(review, rows, NOW);
+    expect(t.columns.slice(-3)).toEqual(['looked_up_as', 'fixed_by', 'fixed_at']);
+    expect(t.records[0]).toMatchObject({
+      input: '100 Main St',
+      looked_up_as: '100 Main St, Salem, OR',
+      fixed_by: 'ab12cd34',
+      fixed_at: '2026-11-01T11:00:00Z',
+    });
+    expect(t.records[1]).toMatchObject({ looked_up_as: null, fixed_by: null });
+    expect(buildExport(review, rows.slice(1), NOW).columns).not.toContain('looked_up_as');
+  });
 });

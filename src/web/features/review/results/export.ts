@@ -63,18 +63,23 @@ const CHANGE_COLUMNS = [
   'previous_last_verified',
 ] as const;
 
+/** When a reviewer fixed any row in place: what was looked up instead of the input, by whom, when. */
+const FIX_COLUMNS = ['looked_up_as', 'fixed_by', 'fixed_at'] as const;
+
 /** The export's rows and its column order (fields the upstream sent beyond ours appear as `other.<name>`). */
 export function buildExport(review: Review, rows: readonly ReviewRow[], now: Date): ExportTable {
   const otherKeys = new Set<string>();
   for (const r of rows) for (const k of Object.keys(r.property?.attributes.other ?? {})) otherKeys.add(k);
   const others = [...otherKeys].sort();
   const checkedAgain = (review.runs?.length ?? 1) > 1;
+  const anyFixed = rows.some((r) => r.fix);
   const own = [
     ...CORE_COLUMNS,
     ...ATTRIBUTES.map((a) => a.column),
     ...others.map((k) => `other.${k}`),
     ...TRAILING_COLUMNS,
     ...(checkedAgain ? CHANGE_COLUMNS : []),
+    ...(anyFixed ? FIX_COLUMNS : []),
   ];
   // A CSV review joins back: the file's own columns, every one in order, then PropLens's, prefixed.
   const inputColumns = review.columns?.length ? inputColumnNames(review.columns) : [];
@@ -116,6 +121,11 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
         rec.previous_source = before?.source ?? null;
         rec.previous_confidence = before?.confidence ?? null;
         rec.previous_last_verified = before?.lastVerified ?? null;
+      }
+      if (anyFixed) {
+        rec.looked_up_as = r.fix?.address ?? null;
+        rec.fixed_by = r.fix?.by ?? null;
+        rec.fixed_at = r.fix?.at ?? null;
       }
       if (!prefix) return rec;
       const joined: ExportRecord = Object.create(null);

@@ -1,6 +1,6 @@
 import type { Table } from '@tanstack/react-table';
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
-import { needsLook } from '../../../../contract/index.ts';
+import { needsLook, type ReviewRowResult } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { agencyOf, sourceKindText } from '../../property/lib/vocabulary.ts';
 import type { Review, ReviewRow } from '../model.ts';
@@ -285,15 +285,29 @@ function ResultsSection({
   );
 }
 
+/** The records of the rows chosen for comparison, in the order chosen. */
+function propertiesOf(indexes: readonly number[] | null, byIndex: ReadonlyMap<number, { row: ReviewRow }>) {
+  return (indexes ?? []).flatMap((i) => {
+    const p = byIndex.get(i)?.row.property;
+    return p ? [p] : [];
+  });
+}
+
+/** Without a live review to show it at once, a fixed row arrives with the server's next event. */
+const ignoreFix = () => {};
+
 /** Everything below the progress bar on /review/:id (issue 8 §3-5). */
 export function ReviewResults({
   review,
   rows,
   now: fixedNow,
+  onRowFixed,
 }: {
   review: Review;
   rows: ReviewRow[];
   now?: Date;
+  /** A row fixed in place from its details (the server's answer): shown at once. */
+  onRowFixed?: (row: ReviewRowResult) => void;
 }) {
   // Ages count in the reader's calendar days; one "today" per mount keeps every figure consistent.
   const [mountedAt] = useState(() => new Date());
@@ -313,10 +327,7 @@ export function ReviewResults({
   const [printing, print] = usePrinting();
 
   const byIndex = useMemo(() => new Map(stats.results.map((r) => [r.row.index, r])), [stats.results]);
-  const comparedProperties = (selection.compared ?? []).flatMap((i) => {
-    const p = byIndex.get(i)?.row.property;
-    return p ? [p] : [];
-  });
+  const comparedProperties = propertiesOf(selection.compared, byIndex);
   const openRow = openIndex === null ? undefined : byIndex.get(openIndex);
   const retrieved = retrievedLine(review, rows);
 
@@ -355,7 +366,14 @@ export function ReviewResults({
         onPrint={print}
       />
 
-      {openRow ? <RowDetails result={openRow} now={now} onClose={() => setOpenIndex(null)} /> : null}
+      {openRow ? (
+        <RowDetails
+          result={openRow}
+          now={now}
+          onClose={() => setOpenIndex(null)}
+          onFixed={onRowFixed ?? ignoreFix}
+        />
+      ) : null}
     </div>
   );
 }

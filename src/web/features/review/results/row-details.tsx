@@ -1,14 +1,13 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { Link } from 'react-router';
+import type { ReviewRowResult } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { MatchNotice } from '../../property/components/match-notice.tsx';
 import { PropertyRecord } from '../../property/components/property-record.tsx';
-import type { Candidate, LookupError, ReviewRow } from '../model.ts';
+import type { LookupError, ReviewRow } from '../model.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 import { MIN_COMPARE } from './compare.ts';
+import { FixNotice, FixRow } from './fix-row.tsx';
 import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
-
-const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
 
 function retrievedText(r: ResultRow): string | null {
   if (!r.row.retrievedAt) return null;
@@ -24,11 +23,28 @@ function retrievedText(r: ResultRow): string | null {
  * unmatched address (with "Compare"), or why the lookup failed. A modal <dialog>: focus moves in, Escape
  * closes, and focus goes back to the row that opened it.
  */
-export function RowDetails({ result, onClose, now }: { result: ResultRow; onClose: () => void; now: Date }) {
+export function RowDetails({
+  result,
+  onClose,
+  now,
+  onFixed,
+}: {
+  result: ResultRow;
+  onClose: () => void;
+  now: Date;
+  /** The row fixed in place (the server's answer). */
+  onFixed: (row: ReviewRowResult) => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [comparing, setComparing] = useState(false);
+  const [justFixed, setJustFixed] = useState(false);
   const { row } = result;
+  const fixed = (answer: ReviewRowResult) => {
+    setJustFixed(true);
+    setComparing(false);
+    onFixed(answer);
+  };
 
   useEffect(() => {
     const dialog = ref.current;
@@ -56,22 +72,29 @@ export function RowDetails({ result, onClose, now }: { result: ResultRow; onClos
     >
       <RowDetailsHeader result={result} titleId={titleId} onClose={onClose} />
       <div className="space-y-4 p-4 sm:p-6">
+        {row.fix && row.outcome === 'matched' ? <FixNotice fix={row.fix} focus={justFixed} /> : null}
         {row.property ? (
           <>
             {result.explanation ? <MatchNotice match={result.explanation} /> : null}
             <PropertyRecord property={row.property} now={now} />
+            <details className="rounded-lg border border-slate-200 p-3 dark:border-slate-700 print:hidden">
+              <summary className="cursor-pointer text-sm font-semibold">
+                Wrong record? Look up another address
+              </summary>
+              <div className="mt-3">
+                <FixRow reviewId={row.reviewId} row={row} onFixed={fixed} />
+              </div>
+            </details>
           </>
         ) : row.outcome === 'pending' ? (
           <p>This address has not been looked up yet.</p>
         ) : row.outcome === 'failed' ? (
-          <LookupFailed error={row.error} />
+          <>
+            <LookupFailed error={row.error} />
+            <FixRow reviewId={row.reviewId} row={row} onFixed={fixed} />
+          </>
         ) : (
-          <NoMatch
-            row={row}
-            candidates={candidates}
-            comparing={comparing}
-            onCompare={() => setComparing(true)}
-          />
+          <NoMatch row={row} comparing={comparing} onCompare={() => setComparing(true)} onFixed={fixed} />
         )}
         {comparing ? (
           <CandidateComparison candidates={candidates} onClose={() => setComparing(false)} />
@@ -123,56 +146,35 @@ function LookupFailed({ error }: { error: LookupError | undefined }) {
   );
 }
 
-/** An ambiguous or unmatched address: the candidates as links to the search, and Compare. */
+/** An ambiguous or unmatched address: why, then the candidates to choose from, Compare, and Look up again. */
 function NoMatch({
   row,
-  candidates,
   comparing,
   onCompare,
+  onFixed,
 }: {
   row: ReviewRow;
-  candidates: Candidate[];
   comparing: boolean;
   onCompare: () => void;
+  onFixed: (row: ReviewRowResult) => void;
 }) {
+  const candidates = row.candidates ?? [];
   return (
-    <div className="space-y-2">
+    <div className="space-y-3">
       <p className="font-semibold">
         {row.outcome === 'ambiguous'
-          ? 'More than one property matches this address.'
+          ? 'More than one property matches this address. Choose the one meant, or edit the address.'
           : row.error?.code === 'unit_not_found'
             ? 'The building is known, but not that unit.'
             : 'No property matches this address.'}
       </p>
-      {candidates.length > 0 ? (
-        <>
-          <p className="text-sm">
-            {row.outcome === 'ambiguous' ? 'Matching properties' : 'Did you mean'} (opens the search):
-          </p>
-          <ul
-            aria-label="Candidates"
-            className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white dark:divide-slate-800 dark:border-slate-700 dark:bg-slate-900"
-          >
-            {candidates.map((c) => (
-              <li key={c.id}>
-                <Link
-                  to={searchLink(c.address)}
-                  className="block px-4 py-2.5 text-sm font-medium text-teal-800 hover:bg-slate-50 dark:text-teal-300 dark:hover:bg-slate-800"
-                >
-                  {c.address}
-                </Link>
-              </li>
-            ))}
-          </ul>
-          {candidates.length >= MIN_COMPARE && !comparing ? (
-            <Button variant="secondary" onClick={onCompare}>
-              Compare
-            </Button>
-          ) : null}
-        </>
-      ) : (
-        <p className="text-sm">The service offered no candidates: check the address and try again.</p>
-      )}
+      <FixRow reviewId={row.reviewId} row={row} onFixed={onFixed}>
+        {candidates.length >= MIN_COMPARE && !comparing ? (
+          <Button variant="secondary" onClick={onCompare} className="mt-2">
+            Compare
+          </Button>
+        ) : null}
+      </FixRow>
     </div>
   );
 }

@@ -158,6 +158,12 @@ export class LiveReview {
     return undefined;
   }
 
+  /** Rows this page changed itself (a row fixed in place): shown at once, before the server's event says so. */
+  applyRows(rows: readonly ReviewRowResult[]): void {
+    this.#apply(rows);
+    this.#notifyNow();
+  }
+
   #apply(rows: readonly ReviewRowResult[]): void {
     for (const r of rows) {
       this.#seq = Math.max(this.#seq, r.seq);

@@ -51,5 +51,6 @@ export function toReviewRow(reviewId: string, r: ReviewRowResult): ReviewRow {
     ...(r.cached !== undefined ? { cached: r.cached } : {}),
     ...(r.cells ? { cells: r.cells } : {}),
     ...(r.previous ? { previous: r.previous } : {}),
+    ...(r.fix ? { fix: r.fix } : {}),
   };
 }
