@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ApiErrorCode } from '../../contract/index.ts';
 import type { Session } from '../stores/sessions/types.ts';
 import type { RowResult } from './look-up-row.ts';
 import { type LeasedRow, type ReviewQueue, ReviewWorker, retryAt } from './worker.ts';
@@ -62,11 +63,16 @@ const matched = (): RowResult => ({
   cached: false,
   retrievedAt: '2026-11-24T00:00:00.000Z',
 });
-const failed = (code: 'upstream_unavailable' | 'bad_request'): RowResult => ({
+const failed = (code: ApiErrorCode): RowResult => ({
   outcome: 'failed',
   cached: false,
   retrievedAt: '2026-11-24T00:00:00.000Z',
   error: { code, message: code },
+});
+/** The upstream's 429, as a row's answer: the budget refills at `resetAt` (epoch ms). */
+const rateLimited = (resetAt: number): RowResult => ({
+  ...failed('rate_limited'),
+  error: { code: 'rate_limited', message: 'rate_limited', resetAt: new Date(resetAt).toISOString() },
 });
 
 describe('ReviewWorker', () => {
@@ -78,7 +84,12 @@ describe('ReviewWorker', () => {
   afterEach(() => vi.useRealTimers());
 
   const setup = (
-    opts: { live?: string[]; lookUp?: (address: string) => Promise<RowResult>; concurrency?: number } = {},
+    opts: {
+      live?: string[];
+      lookUp?: (address: string) => Promise<RowResult>;
+      concurrency?: number;
+      maxAttempts?: number;
+    } = {},
   ) => {
     const queue = new QueueDouble(() => now);
     const live = new Set(opts.live ?? ['a']);
@@ -107,11 +118,22 @@ describe('ReviewWorker', () => {
       concurrency: opts.concurrency ?? 3,
       pollMs: 1_000,
       leaseMs: 30_000,
+      ...(opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}),
       now: () => now,
       onProgress: (id) => progress.push(id),
     });
     return { queue, worker, live, progress, peak: () => peak };
   };
+
+  /** Lets `ms` pass on both clocks, the worker's `now` and the fake timers, one poll (1 s) at a time. */
+  const elapse = async (ms: number) => {
+    for (let t = 0; t < ms; t += 1_000) {
+      now += 1_000;
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+  };
+  /** The time between one ask and the next. */
+  const gaps = (times: number[]) => times.slice(1).map((t, i) => t - (times[i] as number));
 
   it('works every row of an account with a live session, never more at once than its concurrency', async () => {
     const { queue, worker, progress, peak } = setup({
@@ -140,22 +162,90 @@ describe('ReviewWorker', () => {
   });
 
   it('asks a retryable failure again with back-off, and keeps a final failed outcome after the last attempt', async () => {
-    let calls = 0;
+    const asked: number[] = [];
     const { queue, worker } = setup({
       lookUp: async () => {
-        calls++;
+        asked.push(now);
         return failed('upstream_unavailable');
       },
       concurrency: 1,
     });
     queue.add('a', 1);
     worker.start();
-    for (let i = 0; i < 10; i++) {
-      await vi.advanceTimersByTimeAsync(20_000);
-      now += 20_000;
-    }
+    await vi.advanceTimersByTimeAsync(0);
+    await elapse(200_000);
     await worker.stop();
-    expect(calls).toBe(5);
+    // Five attempts (maxAttempts), 1 s, 2 s, 4 s and 8 s apart; the last one's failure is the row's outcome.
+    expect(gaps(asked)).toEqual([1_000, 2_000, 4_000, 8_000]);
+    expect(queue.done.get('r-a:0')).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'upstream_unavailable' },
+    });
+  });
+
+  it('never waits more than a minute between two attempts of a failing row', async () => {
+    const asked: number[] = [];
+    const { queue, worker } = setup({
+      lookUp: async () => {
+        asked.push(now);
+        return failed('upstream_unavailable');
+      },
+      concurrency: 1,
+      maxAttempts: 9,
+    });
+    queue.add('a', 1);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    await elapse(300_000);
+    await worker.stop();
+    expect(gaps(asked)).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000]);
+    expect(queue.done.get('r-a:0')?.outcome).toBe('failed');
+  });
+
+  it('asks no row the upstream refused with a reset again before that reset, every row of a refused batch', async () => {
+    const resetAt = now + 30_000;
+    const asked: { address: string; at: number }[] = [];
+    const { queue, worker } = setup({
+      lookUp: async (address) => {
+        asked.push({ address, at: now });
+        return now < resetAt ? rateLimited(resetAt) : matched();
+      },
+      concurrency: 3,
+    });
+    queue.add('a', 3);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked).toHaveLength(3); // the whole batch, refused
+    await elapse(29_000);
+    expect(asked).toHaveLength(3); // nothing sent into a known refusal
+    await elapse(2_000);
+    await worker.stop();
+    // Once the reset has passed, each row is asked once more, and answered.
+    const again = asked.slice(3);
+    expect(again.map((a) => a.address).sort()).toEqual(['0 Main St', '1 Main St', '2 Main St']);
+    expect(again.every((a) => a.at >= resetAt)).toBe(true);
+    expect([...queue.done.values()].map((r) => r.outcome)).toEqual(['matched', 'matched', 'matched']);
+  });
+
+  it('does not count a refused key (401) as an attempt: the row waits for a working session', async () => {
+    const answers: ApiErrorCode[] = [];
+    const { queue, worker } = setup({
+      lookUp: async () => {
+        // Four times the key is refused (its session ended); then the service fails every time.
+        const code = answers.length < 4 ? 'unauthenticated' : 'upstream_unavailable';
+        answers.push(code);
+        return failed(code);
+      },
+      concurrency: 1,
+    });
+    queue.add('a', 1);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    await elapse(200_000);
+    await worker.stop();
+    // All five attempts are the service's failures; the refused key's asks did not use any of them up.
+    expect(answers.filter((c) => c === 'unauthenticated')).toHaveLength(4);
+    expect(answers.filter((c) => c === 'upstream_unavailable')).toHaveLength(5);
     expect(queue.done.get('r-a:0')?.error?.code).toBe('upstream_unavailable');
   });
 
