@@ -9,7 +9,12 @@ export default defineConfig({
   plugins: [react(), tailwindcss()],
   server: {
     port: Number(process.env.PORT ?? 5173),
-    proxy: { '/api': `http://127.0.0.1:${bffPort}`, '/healthz': `http://127.0.0.1:${bffPort}` },
+    // The browser's own Host goes through (Vite's shorthand would rewrite it to the BFF's): the BFF's CSRF check
+    // compares the Origin with the Host, and refused every sign-in in `npm run dev` with 403.
+    proxy: {
+      '/api': { target: `http://127.0.0.1:${bffPort}`, changeOrigin: false },
+      '/healthz': { target: `http://127.0.0.1:${bffPort}`, changeOrigin: false },
+    },
   },
   build: {
     outDir: 'dist',
