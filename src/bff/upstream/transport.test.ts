@@ -49,6 +49,28 @@ async function upstream(handler: Handler) {
 /** Resolves when the server side of the request's socket closes: the client gave up the exchange. */
 const closed = (req: IncomingMessage) => new Promise<void>((resolve) => req.socket.once('close', resolve));
 
+/**
+ * A hostile upstream's body: `total` bytes a chunk per turn of the event loop (a trickle), the last with the
+ * end of the answer; it stops when the client drops the socket. `ended`: the whole body went out.
+ */
+function trickle(req: IncomingMessage, res: ServerResponse, total: number, chunkBytes = 64 * 1024) {
+  const body = { sent: 0, ended: false };
+  const next = () => {
+    if (req.socket.destroyed) return;
+    const chunk = Buffer.alloc(Math.min(chunkBytes, total - body.sent), 'x');
+    body.sent += chunk.length;
+    if (body.sent < total) {
+      res.write(chunk);
+      setImmediate(next);
+      return;
+    }
+    body.ended = true;
+    res.end(chunk);
+  };
+  setImmediate(next);
+  return body;
+}
+
 /** Lets pending I/O callbacks run, without waiting on a clock. */
 const turns = async (n = 5) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
@@ -136,21 +158,40 @@ describe('the undici pool transport', () => {
     await expect(u.send('/resolve', browser.signal)).rejects.toBeInstanceOf(ClientGone);
   });
 
-  it('refuses a body over the cap, declared or streamed', async () => {
+  it('refuses a body declared over the cap at its headers, before reading it, and drops the socket', async () => {
+    let body: ReturnType<typeof trickle> | undefined;
+    let gone: Promise<void> | undefined;
     const u = await upstream((req, res) => {
-      if (req.url === '/declared') {
-        res.writeHead(200, { 'Content-Length': String(MAX_BODY_BYTES + 1) });
-        res.write('x');
-        return;
-      }
-      res.writeHead(200);
-      const chunk = Buffer.alloc(256 * 1024, 'x');
-      for (let sent = 0; sent <= MAX_BODY_BYTES; sent += chunk.length) res.write(chunk);
+      gone = closed(req);
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Length': String(MAX_BODY_BYTES + 1),
+      });
+      body = trickle(req, res, MAX_BODY_BYTES + 1);
     });
-    for (const path of ['/declared', '/streamed']) {
-      const err = await failure(u.send(path));
-      expect((err as ApiError).code, path).toBe('upstream_invalid');
-    }
+    const err = await failure(u.send('/declared'));
+    expect((err as ApiError).code).toBe('upstream_invalid');
+    // Refused on its word: far less than the cap had come when it was.
+    expect(body?.sent).toBeLessThan(MAX_BODY_BYTES / 2);
+    await gone;
+  });
+
+  it('refuses a body trickled past the cap with no Content-Length as soon as it passes, and drops the socket', async () => {
+    let body: ReturnType<typeof trickle> | undefined;
+    let gone: Promise<void> | undefined;
+    const u = await upstream((req, res) => {
+      gone = closed(req);
+      // No Content-Length (chunked): only counting what arrives can tell.
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      body = trickle(req, res, 2 * MAX_BODY_BYTES);
+    });
+    const err = await failure(u.send('/streamed'));
+    expect((err as ApiError).code).toBe('upstream_invalid');
+    // Refused once past the cap, while the upstream was still sending: the rest was never waited for nor held.
+    expect(body?.sent).toBeGreaterThan(MAX_BODY_BYTES);
+    expect(body?.ended).toBe(false);
+    await gone;
+    expect(body?.sent).toBeLessThan(2 * MAX_BODY_BYTES);
   });
 
   it('answers 429 and 5xx at once without reading their bodies', async () => {
