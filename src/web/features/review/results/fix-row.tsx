@@ -64,7 +64,9 @@ export function FixRow({
           <p>
             {attempt.outcome === 'matched'
               ? attempt.error?.message
-              : 'The row is unchanged. Choose a candidate, or edit the address and look it up again.'}
+              : candidates.length > 0
+                ? 'The row is unchanged. Choose one of the candidates below, or edit the address and look it up again.'
+                : 'The row is unchanged. Edit the address and look it up again.'}
           </p>
         </Alert>
       ) : null}
