@@ -82,8 +82,8 @@ describe.each([
     const started = Date.now();
     const { done, finished } = await runRows(scheduler, upstream, 1000, 'review');
     await vi.advanceTimersByTimeAsync(200_000);
+    expect(finished).toHaveLength(1000); // every row done within the 200 s that passed
     await done;
-    expect(finished).toHaveLength(1000);
     expect(upstream.stats.refused).toBe(0);
     const seconds = (Math.max(...finished) - started) / 1000;
     // 1,000 rows at 10 a second is 100 s of budget; 95% of the rate is 105 s.
@@ -96,8 +96,8 @@ describe.each([
     const upstream = simulatedUpstream(30, 10_000, 50);
     const { done, finished } = await runRows(scheduler, upstream, 200, 'review');
     await vi.advanceTimersByTimeAsync(90_000);
+    expect(finished).toHaveLength(200); // every row done within the 90 s that passed
     await done;
-    expect(finished).toHaveLength(200);
     expect(upstream.stats.refused).toBe(0);
     expect(upstream.stats.sent).toBe(200);
   });
@@ -146,8 +146,9 @@ describe.each([
     expect(order[0]).toBe('interactive');
     await interactive;
     await vi.advanceTimersByTimeAsync(30_000);
+    // Then the review rows, first come first served.
+    expect(order).toEqual(['interactive', 'review 0', 'review 1', 'review 2', 'review 3']);
     await Promise.all(reviews);
-    expect(order).toHaveLength(5);
   });
 
   it('refuses an interactive request at once when no slot frees up before its deadline', async () => {
