@@ -153,7 +153,11 @@ export class LiveReview {
       if (!parsed.success) return undefined;
       const latest = parsed.data.runs.at(-1)?.number ?? 1;
       if (latest !== this.#run) await this.#loadRun(parsed.data);
-      else this.#set({ summary: parsed.data });
+      else {
+        // Rows sent before this summary show with it: never "Done" above a row still pending.
+        if (this.#timer) this.#notifyNow();
+        this.#set({ summary: parsed.data });
+      }
     }
     return undefined;
   }

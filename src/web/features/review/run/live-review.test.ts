@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
+import type { StreamEvent } from '../../../lib/event-stream.ts';
+import { LiveReview } from './live-review.ts';
+
+const counts = (done: number) => ({ total: 2, done, matched: done, notFound: 0, ambiguous: 0, failed: 0 });
+const summary = (done: number): ReviewSummary => ({
+  id: 'rv_1',
+  name: 'Two',
+  kind: 'paste',
+  origin: null,
+  createdBy: 'ab12cd34',
+  createdAt: '2026-11-25T10:00:00.000Z',
+  status: done === 2 ? 'done' : 'running',
+  columns: [],
+  totalRows: 2,
+  receivedRows: 2,
+  skippedBlank: 0,
+  runs: [
+    {
+      number: 1,
+      startedAt: '2026-11-25T10:00:00.000Z',
+      finishedAt: done === 2 ? '2026-11-25T10:00:05.000Z' : null,
+      counts: counts(done),
+    },
+  ],
+});
+const row = (index: number, outcome: ReviewRowResult['outcome'], seq: number): ReviewRowResult => ({
+  index,
+  input: `${index + 1} Main St`,
+  outcome,
+  seq,
+});
+
+afterEach(() => vi.useRealTimers());
+
+describe('LiveReview', () => {
+  it('never says a run is done above a row still shown pending: rows sent before the summary show with it', async () => {
+    vi.useFakeTimers();
+    const events: StreamEvent[] = [
+      { event: 'rows', data: JSON.stringify({ rows: [row(1, 'matched', 2)] }), id: '2' },
+      { event: 'summary', data: JSON.stringify(summary(2)), id: '2' },
+    ];
+    let seen: { status: string | undefined; outcomes: string[] } | null = null;
+    const live = new LiveReview('rv_1', {
+      getReview: async () => summary(1),
+      getRowsPage: async () => ({ rows: [row(0, 'matched', 1), row(1, 'pending', 0)], nextCursor: null }),
+      events: async function* () {
+        for (const e of events) yield e;
+        await new Promise(() => {}); // the stream stays open
+      },
+      notifyMs: 250,
+    });
+    live.subscribe(() => {
+      const s = live.getSnapshot();
+      if (s.summary?.status === 'done' && !seen)
+        seen = { status: s.summary.status, outcomes: s.rows.map((r) => r.outcome) };
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // The moment the summary said done (no timer has run), both rows were already answered.
+    expect(seen).toEqual({ status: 'done', outcomes: ['matched', 'matched'] });
+    live.stop();
+  });
+});
