@@ -331,18 +331,40 @@ describe.each(backends)('review store on $name', (backend) => {
     expect(await queue().lease('w', ['acct-i'], 5, 30_000)).toEqual([]);
   });
 
-  it('deletes a review with all its rows for the whole account', async () => {
+  it('deletes a review with all its rows for the whole account, and nothing of any other review', async () => {
     const review = await store.create('acct-d', 'fp', request({ totalRows: 2 }));
     await store.addChunk('acct-d', review.id, { index: 0, firstRow: 0, rows: rows(2), last: true });
+    const kept = await store.create('acct-d', 'fp', request({ totalRows: 3 }));
+    await store.addChunk('acct-d', kept.id, { index: 0, firstRow: 0, rows: rows(3), last: true });
+    const theirs = await store.create('acct-e', 'fp', request({ totalRows: 2 }));
+    await store.addChunk('acct-e', theirs.id, { index: 0, firstRow: 0, rows: rows(2), last: true });
+    const rowsOf = async (id: string) =>
+      (await database.db.selectFrom('review_rows').select('row_index').where('review_id', '=', id).execute())
+        .length;
+    const resultsOf = async (id: string) =>
+      (
+        await database.db
+          .selectFrom('review_results')
+          .select('row_index')
+          .where('review_id', '=', id)
+          .execute()
+      ).length;
+
+    // Another account's delete is refused, and takes nothing of the review with it.
+    expect(await store.delete('acct-d', theirs.id)).toBe(false);
+    expect([await rowsOf(theirs.id), await resultsOf(theirs.id)]).toEqual([2, 2]);
+
     expect(await store.delete('acct-d', review.id)).toBe(true);
     expect(await store.summary('acct-d', review.id)).toBeUndefined();
-    const left = await database.db
-      .selectFrom('review_rows')
-      .select('row_index')
-      .where('review_id', '=', review.id)
-      .execute();
-    expect(left).toEqual([]);
-    expect(await queue().lease('w', ['acct-d'], 5, 30_000)).toEqual([]);
+    expect([await rowsOf(review.id), await resultsOf(review.id)]).toEqual([0, 0]);
+    // The account's other review, and the other account's, keep every row.
+    expect([await rowsOf(kept.id), await resultsOf(kept.id)]).toEqual([3, 3]);
+    expect([await rowsOf(theirs.id), await resultsOf(theirs.id)]).toEqual([2, 2]);
+    expect((await queue().lease('w', ['acct-d'], 5, 30_000)).map((r) => r.reviewId)).toEqual([
+      kept.id,
+      kept.id,
+      kept.id,
+    ]);
   });
 
   it('appends 20,000 rows in chunks of 2,000 quickly', async () => {
