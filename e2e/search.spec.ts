@@ -94,6 +94,30 @@ test('ambiguous and unknown addresses say what to do, and sign-out ends it', asy
   await expect(page).toHaveURL(/\/sign-in\?next=/);
 });
 
+test('an address that is not found, ambiguous or a unit unknown logs no error in the browser console', async ({
+  page,
+}) => {
+  // Chromium logs every 4xx a page fetches ("Failed to load resource: ... 404"): an expected answer must not
+  // be one, or the console of anyone investigating a real fault fills with noise.
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await signInWithDemoKey(page);
+  await page.goto(`/search?address=${encodeURIComponent('999 Nowhere St, Austin, TX 78701')}`);
+  await expect(page.getByText('No property matches “999 Nowhere St, Austin, TX 78701”')).toBeVisible();
+  await page.goto('/search?address=100%20Main%20St');
+  await expect(page.getByText('More than one property matches')).toBeVisible();
+  await page.goto(`/search?address=${encodeURIComponent('615 Bourbon St Apt 9, New Orleans, LA 70116')}`);
+  await expect(page.getByText('The building is known, but not that unit')).toBeVisible();
+  // Typed as well as opened from a link.
+  const field = page.getByRole('combobox', { name: 'Address' });
+  await field.fill('12 Nowhere Rd, Austin, TX');
+  await field.press('Enter');
+  await expect(page.getByText('No property matches “12 Nowhere Rd, Austin, TX”')).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
 test('the layout holds on a 360 px phone', async ({ page }) => {
   await page.setViewportSize({ width: 360, height: 740 });
   await signInWithDemoKey(page);

@@ -1,9 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiErrorBody, ResolveResponse } from '../contract/index.ts';
+import { ApiErrorBody, ResolveMiss, ResolveResponse } from '../contract/index.ts';
 import { createHarness } from './test-support/harness.ts';
 
 /** Every answer made in a session says what is left of the account's rate limit, refusals included. */
 const errorOf = async (res: Response) => ApiErrorBody.parse(await res.json()).error;
+/** No one record (not found, ambiguous, no such unit) is a 200 answer, with the budget beside it. */
+const missOf = async (res: Response) => {
+  expect(res.status).toBe(200);
+  return ResolveMiss.parse(await res.json());
+};
 
 describe('the rate limit on error answers', () => {
   beforeEach(() =>
@@ -20,11 +25,9 @@ describe('the rate limit on error answers', () => {
     const found = ResolveResponse.parse(await (await h.resolve('1100 Congress Ave, Austin, TX')).json());
     expect(found.rateLimit?.remaining).toBe(58);
 
-    const res = await h.resolve('99999 Congress Ave, Austin, TX');
-    expect(res.status).toBe(404);
-    const err = await errorOf(res);
-    expect(err.code).toBe('not_found');
-    expect(err.rateLimit).toEqual({
+    const miss = await missOf(await h.resolve('99999 Congress Ave, Austin, TX'));
+    expect(miss.miss.code).toBe('not_found');
+    expect(miss.rateLimit).toEqual({
       limit: 60,
       remaining: 57,
       resetAt: found.rateLimit?.resetAt,
@@ -35,12 +38,12 @@ describe('the rate limit on error answers', () => {
   it('an ambiguous answer and a missing unit carry it too', async () => {
     const h = createHarness();
     await h.signIn();
-    const ambiguous = await h.resolve('100 Main St');
-    expect(ambiguous.status).toBe(409);
-    expect((await errorOf(ambiguous)).rateLimit?.remaining).toBe(58);
-    const unit = await h.resolve('615 Bourbon St Apt 9, New Orleans, LA 70116');
-    expect(unit.status).toBe(404);
-    expect((await errorOf(unit)).rateLimit?.remaining).toBe(57);
+    const ambiguous = await missOf(await h.resolve('100 Main St'));
+    expect(ambiguous.miss.code).toBe('ambiguous');
+    expect(ambiguous.rateLimit?.remaining).toBe(58);
+    const unit = await missOf(await h.resolve('615 Bourbon St Apt 9, New Orleans, LA 70116'));
+    expect(unit.miss.code).toBe('unit_not_found');
+    expect(unit.rateLimit?.remaining).toBe(57);
   });
 
   it('a rate-limited answer says nothing is left, and when it resets', async () => {

@@ -185,6 +185,35 @@ export const ResolveResponse = z.object({
 });
 export type ResolveResponse = z.infer<typeof ResolveResponse>;
 
+/** The codes of a lookup the service answered without one record: expected answers, not failures. */
+export const ResolveMissCode = z.enum(['not_found', 'ambiguous', 'unit_not_found']);
+export type ResolveMissCode = z.infer<typeof ResolveMissCode>;
+
+/**
+ * GET /api/properties/resolve when no one record matches: no property, or several, or a building without that
+ * unit. An answer the person acts on (pick a candidate, add the ZIP code), so it comes as 200, not 404 or 409
+ * (the browser logs every 4xx as an error in its console). The fields are those of ApiErrorBody's error, so
+ * the page treats it as it would that refusal; genuine failures (400, 401, 429, 5xx) keep their statuses.
+ */
+export const ResolveMiss = z.object({
+  miss: z.object({
+    code: ResolveMissCode,
+    message: z.string(),
+    candidates: z.optional(z.array(Candidate)),
+    /** With ambiguous: how many candidates there are in all, when the service says. */
+    total: z.optional(z.int().check(z.nonnegative())),
+    /** With not_found: why, when the service said. */
+    reason: z.optional(NotFoundReason),
+  }),
+  /** The account's budget after this lookup: a miss spent a request too. */
+  rateLimit: z.nullable(RateLimit),
+});
+export type ResolveMiss = z.infer<typeof ResolveMiss>;
+
+/** Every 200 of GET /api/properties/resolve: a record (`property`), or why there is none (`miss`). */
+export const ResolveAnswer = z.union([ResolveResponse, ResolveMiss]);
+export type ResolveAnswer = z.infer<typeof ResolveAnswer>;
+
 export const SearchResponse = z.object({
   items: z.array(Property),
   nextCursor: z.optional(z.string()),

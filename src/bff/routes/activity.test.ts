@@ -48,7 +48,10 @@ describe('the audit trail', () => {
     const address = await firstAddress(h); // a search
     expect((await h.resolve(address)).status).toBe(200);
     expect((await h.resolve(address.toUpperCase())).status).toBe(200); // the cache answers
-    expect((await h.resolve('99999 Nowhere Lane, Atlantis, ZZ 00000')).status).toBe(404);
+    // Not found is an answer (200), and the trail still records it as not_found.
+    const nowhere = await h.resolve('99999 Nowhere Lane, Atlantis, ZZ 00000');
+    expect(nowhere.status).toBe(200);
+    expect(((await nowhere.json()) as { miss: { code: string } }).miss.code).toBe('not_found');
     expect(
       (await h.call('/api/properties/search?q=main', { headers: { 'X-PropLens-Lane': 'review' } })).status,
     ).toBe(200);

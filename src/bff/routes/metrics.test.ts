@@ -156,17 +156,18 @@ describe('what the metrics count', () => {
     expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '2xx' })).toBe(1);
   });
 
-  it('upstream outcomes: 404 and 409 by name', async () => {
+  it('upstream outcomes: 404 and 409 by name; to the browser they are 200 answers', async () => {
     const h = bff({ token: TOKEN });
     await h.signIn();
-    expect((await h.resolve('99999 Congress Ave, Austin, TX')).status).toBe(404);
-    expect((await h.resolve('100 Main St')).status).toBe(409);
+    expect((await h.resolve('99999 Congress Ave, Austin, TX')).status).toBe(200);
+    expect((await h.resolve('100 Main St')).status).toBe(200);
     const m = await h.scrape();
     expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '404' })).toBe(1);
     expect(sample(m, 'proplens_upstream_requests_total', { operation: 'resolve', outcome: '409' })).toBe(1);
     const route = { method: 'GET', route: '/api/properties/resolve' };
-    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '404' })).toBe(1);
-    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '409' })).toBe(1);
+    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '200' })).toBe(2);
+    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '404' })).toBe(0);
+    expect(sample(m, 'proplens_http_requests_total', { ...route, status: '409' })).toBe(0);
   });
 
   it('a request held for the rate limit is a wait in its lane, with its length', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiErrorBody, describeMatch, ResolveResponse } from '../../contract/index.ts';
+import { describeMatch, ResolveMiss, ResolveResponse } from '../../contract/index.ts';
 import { createHarness } from '../test-support/harness.ts';
 import type { UpstreamHandler } from '../test-support/in-process-upstream.ts';
 
@@ -62,8 +62,9 @@ describe('candidates carry what the upstream says about them', () => {
     });
     await h.signIn();
     const res = await h.resolve('100 Main St');
-    expect(res.status).toBe(409);
-    const { error } = ApiErrorBody.parse(await res.json());
+    // The upstream's 409 is the BFF's 200: an answer the person acts on, not a failure.
+    expect(res.status).toBe(200);
+    const { miss: error } = ResolveMiss.parse(await res.json());
     expect(error.code).toBe('ambiguous');
     expect(error.total).toBe(569);
     expect(error.candidates).toEqual([
@@ -78,7 +79,7 @@ describe('candidates carry what the upstream says about them', () => {
       fetch: answering(409, { error: { code: 'ambiguous_address', message: 'x', candidates, total } }),
     });
     await h.signIn();
-    const { error } = ApiErrorBody.parse(await (await h.resolve('100 Main St')).json());
+    const { miss: error } = ResolveMiss.parse(await (await h.resolve('100 Main St')).json());
     expect(error.candidates).toHaveLength(3);
     expect(error).not.toHaveProperty('total');
   });
@@ -88,7 +89,7 @@ describe('candidates carry what the upstream says about them', () => {
       fetch: answering(404, { error: { code: 'address_not_found', message: 'x', candidates } }),
     });
     await h.signIn();
-    const { error } = ApiErrorBody.parse(await (await h.resolve('100 Mian St')).json());
+    const { miss: error } = ResolveMiss.parse(await (await h.resolve('100 Mian St')).json());
     expect(error.code).toBe('not_found');
     expect(error.candidates?.[0]).toEqual({
       id: 'a',

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiErrorBody, ResolveResponse, SearchResponse } from '../../contract/index.ts';
+import { ApiErrorBody, ResolveMiss, ResolveResponse, SearchResponse } from '../../contract/index.ts';
 import {
   type Dialect,
   describeDialect,
@@ -10,6 +10,11 @@ import { createHarness, fakeUpstream } from '../test-support/harness.ts';
 
 type Json = Record<string, any>;
 const body = async (res: Response) => (await res.json()) as Json;
+/** No one record is an answer, not a failure: 200, with why (a 404 or 409 would be a console error). */
+const missOf = async (res: Response) => {
+  expect(res.status).toBe(200);
+  return ResolveMiss.parse(await res.json()).miss;
+};
 
 describe.each(representativeDialects().map((d) => [describeDialect(d), d] as [string, Dialect]))(
   'against the reference in dialect %s',
@@ -38,20 +43,19 @@ describe.each(representativeDialects().map((d) => [describeDialect(d), d] as [st
       expect(Date.parse(parsed.rateLimit?.resetAt ?? '')).toBeGreaterThan(Date.now());
     });
 
-    it('maps ambiguous, unknown and unit-less answers to stable codes', async () => {
+    it('maps ambiguous, unknown and unit-less answers to stable codes, answered as 200s', async () => {
       const h = createHarness({ dialect });
       await h.signIn();
-      const ambiguous = await h.resolve('100 Main St');
-      expect(ambiguous.status).toBe(409);
-      const a = ApiErrorBody.parse(await ambiguous.json());
-      expect(a.error.code).toBe('ambiguous');
-      if (dialect.errors !== 'text') expect(a.error.candidates?.length).toBeGreaterThan(1);
-      const unknown = await h.resolve('99999 Nowhere Rd, Austin, TX');
-      expect(unknown.status).toBe(404);
-      expect(ApiErrorBody.parse(await unknown.json()).error.code).toBe('not_found');
+      const a = await missOf(await h.resolve('100 Main St'));
+      expect(a.code).toBe('ambiguous');
+      if (dialect.errors !== 'text') expect(a.candidates?.length).toBeGreaterThan(1);
+      expect((await missOf(await h.resolve('99999 Nowhere Rd, Austin, TX'))).code).toBe('not_found');
       // Why, where the service said (a plain-text dialect has no fields to say it in).
-      const street = ApiErrorBody.parse(await (await h.resolve('12 Zzyzzx Qqvvort Rd, Austin, TX')).json());
-      expect(street.error.reason).toBe(dialect.errors === 'text' ? undefined : 'no_such_street');
+      const street = await missOf(await h.resolve('12 Zzyzzx Qqvvort Rd, Austin, TX'));
+      expect(street.reason).toBe(dialect.errors === 'text' ? undefined : 'no_such_street');
+      const unit = await missOf(await h.resolve('615 Bourbon St Apt 9, New Orleans, LA 70116'));
+      // Plain text cannot say it was the unit that was missing: a plain not-found then.
+      expect(unit.code).toBe(dialect.errors === 'text' ? 'not_found' : 'unit_not_found');
     });
 
     it('pages search results through its own signed cursor', async () => {
@@ -167,8 +171,7 @@ describe.each(singleChangeDialects().map((d) => [describeDialect(d), d] as [stri
         lastVerified: '2026-10-20',
       });
       expect(parsed.rateLimit?.remaining).toBe(58);
-      const ambiguous = await h.resolve('100 Main St');
-      expect(ApiErrorBody.parse(await ambiguous.json()).error.code).toBe('ambiguous');
+      expect((await missOf(await h.resolve('100 Main St'))).code).toBe('ambiguous');
     });
   },
 );

@@ -3,6 +3,8 @@ import {
   explainRecordMatch,
   LANE_HEADER,
   type Lane,
+  type ResolveMiss,
+  ResolveMissCode,
   type ResolveResponse,
   type SearchResponse,
 } from '../../contract/index.ts';
@@ -35,16 +37,25 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
   app.get('/resolve', signedIn, async (c) => {
     const address = addressParam(c, 'address', 'Enter an address.');
     const session = c.get('session');
-    const { property } = await deps.lookups.resolve(session, c.get('sessionId'), address, {
-      signal: clientSignal(c),
-      lane: laneOf(c),
-    });
+    const found = await deps.lookups
+      .resolve(session, c.get('sessionId'), address, { signal: clientSignal(c), lane: laneOf(c) })
+      .catch((err: unknown) => {
+        if (err instanceof ApiError) {
+          const code = ResolveMissCode.safeParse(err.code);
+          if (code.success) return { missed: err, code: code.data };
+        }
+        throw err;
+      });
+    const rateLimit = await deps.upstream.rateLimit(session.keyHash);
+    // No one record: the service's answer, which the person acts on, so a 200 (a 404 or 409 would be logged
+    // as an error by the browser). The audit trail has its outcome already (lookups).
+    if ('missed' in found) return c.json(missOf(found.missed, found.code, rateLimit) satisfies ResolveMiss);
     return c.json({
-      property,
-      rateLimit: await deps.upstream.rateLimit(session.keyHash),
+      property: found.property,
+      rateLimit,
       // Per request, not cached: the same record answers many spellings (the cache key folds case and
       // spacing), and each gets its own explanation.
-      match: explainRecordMatch(address, property),
+      match: explainRecordMatch(address, found.property),
     } satisfies ResolveResponse);
   });
 
@@ -78,4 +89,19 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
   });
 
   return app;
+}
+
+/** A refusal of the resolve as the 200 answer that carries it: the same code, message and candidates. */
+function missOf(err: ApiError, code: ResolveMissCode, rateLimit: ResolveMiss['rateLimit']): ResolveMiss {
+  const { candidates, total, reason } = err.extra;
+  return {
+    miss: {
+      code,
+      message: err.message,
+      ...(candidates ? { candidates } : {}),
+      ...(total !== undefined ? { total } : {}),
+      ...(reason ? { reason } : {}),
+    },
+    rateLimit,
+  };
 }

@@ -5,7 +5,7 @@ import type { Property, RateLimit } from '../../contract/index.ts';
 import { RateLimitMeter } from '../features/rate-limit/components/rate-limit-meter.tsx';
 import { resetAccountScope } from '../lib/account-scope.ts';
 import { resetRateLimit } from '../lib/rate-limit-store.ts';
-import { apiError, fakeApi, type Handler, json, Route, renderRoutes } from '../test/utils.tsx';
+import { apiError, fakeApi, type Handler, json, Route, renderRoutes, resolveMiss } from '../test/utils.tsx';
 import { ProtectedLayout } from './layouts.tsx';
 import { SearchRoute } from './routes/search.tsx';
 
@@ -65,7 +65,7 @@ afterEach(() => {
 describe('the meter follows every answer', () => {
   it('a not-found answer spent a lookup, and the meter says so', async () => {
     render(
-      () => apiError(404, 'not_found', 'No', { candidates: [], rateLimit: budget(60, 58, 42, 60) }),
+      () => resolveMiss('not_found', 'No', { candidates: [] }, budget(60, 58, 42, 60)),
       budget(60, 59, 43, 60),
     );
     expect(await screen.findByText('59 of 60 lookups left · resets in 43 s')).toBeInTheDocument();

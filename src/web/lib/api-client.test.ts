@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ResolveResponse } from '../../contract/index.ts';
-import { apiError, fakeApi, json } from '../test/utils.tsx';
+import { ResolveAnswer } from '../../contract/index.ts';
+import { apiError, fakeApi, json, resolveMiss } from '../test/utils.tsx';
 import { ApiRequestError, apiFetch } from './api-client.ts';
 import { currentRateLimit, resetRateLimit } from './rate-limit-store.ts';
 
@@ -12,23 +12,21 @@ afterEach(() => {
 });
 
 describe('apiFetch and the rate limit', () => {
-  it('a refusal that spent a request (404, 409) reports what is left, like a success', async () => {
+  it('an answer that found no record (a 200) and a refusal that spent a request both report what is left', async () => {
     fakeApi({
       'GET /api/properties/resolve': ({ url }) =>
         url.searchParams.get('address') === 'nowhere'
-          ? apiError(404, 'not_found', 'No', {
-              rateLimit: { limit: 60, remaining: 57, resetAt, windowS: 60 },
-            })
-          : apiError(409, 'ambiguous', 'Many', {
-              candidates: [],
+          ? resolveMiss('not_found', 'No', {}, { limit: 60, remaining: 57, resetAt, windowS: 60 })
+          : apiError(502, 'upstream_unavailable', 'Down', {
               rateLimit: { limit: 60, remaining: 56, resetAt },
             }),
     });
-    const error = await apiFetch('/api/properties/resolve?address=nowhere', ResolveResponse).catch((e) => e);
-    expect(error).toBeInstanceOf(ApiRequestError);
-    expect((error as ApiRequestError).code).toBe('not_found');
+    const answer = await apiFetch('/api/properties/resolve?address=nowhere', ResolveAnswer);
+    expect(answer).toMatchObject({ miss: { code: 'not_found' } });
     expect(currentRateLimit()).toEqual({ limit: 60, remaining: 57, resetAt, windowS: 60 });
-    await apiFetch('/api/properties/resolve?address=main', ResolveResponse).catch(() => {});
+    const error = await apiFetch('/api/properties/resolve?address=main', ResolveAnswer).catch((e) => e);
+    expect(error).toBeInstanceOf(ApiRequestError);
+    expect((error as ApiRequestError).code).toBe('upstream_unavailable');
     expect(currentRateLimit()?.remaining).toBe(56);
   });
 
@@ -40,7 +38,7 @@ describe('apiFetch and the rate limit', () => {
           rateLimit: { limit: 4, remaining: 0, resetAt, windowS: 12 },
         }),
     });
-    await apiFetch('/api/properties/resolve?address=x', ResolveResponse).catch(() => {});
+    await apiFetch('/api/properties/resolve?address=x', ResolveAnswer).catch(() => {});
     expect(currentRateLimit()).toEqual({ limit: 4, remaining: 0, resetAt, windowS: 12 });
   });
 
@@ -49,7 +47,7 @@ describe('apiFetch and the rate limit', () => {
       'GET /api/properties/resolve': () => apiError(401, 'unauthenticated', 'Ended'),
       'GET /api/session': () => json({ error: 'not json we know' }, 500),
     });
-    await apiFetch('/api/properties/resolve?address=x', ResolveResponse).catch(() => {});
+    await apiFetch('/api/properties/resolve?address=x', ResolveAnswer).catch(() => {});
     expect(currentRateLimit()).toBeNull();
   });
 });

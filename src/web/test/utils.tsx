@@ -19,6 +19,17 @@ export const apiError = (
 ) => json({ error: { code, message, ...extra } }, status);
 
 /**
+ * GET /api/properties/resolve when no one record matches, as the BFF answers it: a 200 naming why (not found,
+ * ambiguous, no such unit), with the candidates and the budget the lookup left.
+ */
+export const resolveMiss = (
+  code: 'not_found' | 'ambiguous' | 'unit_not_found',
+  message: string,
+  extra: Record<string, unknown> = {},
+  rateLimit: unknown = null,
+) => json({ miss: { code, message, ...extra }, rateLimit });
+
+/**
  * Fakes the network at the fetch level: `routes` maps "METHOD /path" to a handler. Every call is recorded,
  * and a call to an unlisted route fails the test loudly.
  */

@@ -4,7 +4,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Property } from '../../../contract/index.ts';
 import { resetRecentSearchesCache } from '../../features/search/lib/recent-searches.ts';
 import { resetRateLimit } from '../../lib/rate-limit-store.ts';
-import { apiError, fakeApi, type Handler, json, location, Route, renderRoutes } from '../../test/utils.tsx';
+import {
+  apiError,
+  fakeApi,
+  type Handler,
+  json,
+  location,
+  Route,
+  renderRoutes,
+  resolveMiss,
+} from '../../test/utils.tsx';
 import { ProtectedLayout } from '../layouts.tsx';
 import { SearchRoute } from './search.tsx';
 import { SignInRoute } from './sign-in.tsx';
@@ -217,7 +226,7 @@ describe('every other state', () => {
 
   it('not found: says so, with "did you mean" links', async () => {
     renderWith(() =>
-      apiError(404, 'not_found', 'No', {
+      resolveMiss('not_found', 'No', {
         candidates: [{ id: 'a', address: '521 Morrow Rd, Austin, TX 78751', confidence: 'low' }],
       }),
     );
@@ -229,7 +238,7 @@ describe('every other state', () => {
 
   it('not found: says why when the service said, and never asks for a ZIP code already given', async () => {
     renderWith(
-      () => apiError(404, 'not_found', 'No', { candidates: [], reason: 'no_such_street' }),
+      () => resolveMiss('not_found', 'No', { candidates: [], reason: 'no_such_street' }),
       '/search?address=12%20Zz%20St%2078701',
     );
     expect(await screen.findByText('No property matches “12 Zz St 78701”')).toBeInTheDocument();
@@ -243,7 +252,7 @@ describe('every other state', () => {
 
   it('ambiguous: lets the person pick one of the candidates, all of them listed', async () => {
     renderWith(() =>
-      apiError(409, 'ambiguous', 'Many', {
+      resolveMiss('ambiguous', 'Many', {
         candidates: [
           { id: 'a', address: '100 Main St, Hope, AK 99605' },
           { id: 'b', address: '100 Main St, Dallas, TX 75376' },
@@ -259,7 +268,7 @@ describe('every other state', () => {
 
   it('unit not found: says only the building is listed when the service named no units', async () => {
     renderWith(() =>
-      apiError(404, 'unit_not_found', 'No unit', {
+      resolveMiss('unit_not_found', 'No unit', {
         candidates: [{ id: 'b', address: '10 Collier Ln, Plainfield, IA 50666' }],
       }),
     );
@@ -276,7 +285,7 @@ describe('every other state', () => {
 
   it('unit not found: names the building and how many units are listed', async () => {
     renderWith(() =>
-      apiError(404, 'unit_not_found', 'No unit', {
+      resolveMiss('unit_not_found', 'No unit', {
         candidates: [
           { id: 'b', address: '107 N Bridge St, Austin, TX 78701', confidence: 'high' },
           { id: 'u1', address: '107 N Bridge St Apt 101, Austin, TX 78701', confidence: 'medium' },

@@ -1,9 +1,23 @@
 import { queryOptions } from '@tanstack/react-query';
-import { addressKey, ResolveResponse } from '../../../../contract/index.ts';
-import { apiFetch } from '../../../lib/api-client.ts';
+import { addressKey, ResolveAnswer, type ResolveResponse } from '../../../../contract/index.ts';
+import { ApiRequestError, apiFetch } from '../../../lib/api-client.ts';
 
-export function resolveProperty(address: string, signal?: AbortSignal) {
-  return apiFetch(`/api/properties/resolve?${new URLSearchParams({ address })}`, ResolveResponse, { signal });
+/**
+ * The record for an address. No one record (not found, ambiguous, no such unit) comes from the BFF as a 200
+ * (so the browser logs no error) and is thrown here as the ApiRequestError it stands for: the screens show
+ * its code, candidates and reason as they show any refusal.
+ */
+export async function resolveProperty(address: string, signal?: AbortSignal): Promise<ResolveResponse> {
+  const answer = await apiFetch(
+    `/api/properties/resolve?${new URLSearchParams({ address })}`,
+    ResolveAnswer,
+    {
+      signal,
+    },
+  );
+  if ('property' in answer) return answer;
+  const { code, message, candidates, total, reason } = answer.miss;
+  throw new ApiRequestError(200, code, message, candidates ?? [], null, total ?? null, reason ?? null);
 }
 
 export const resolveQueryOptions = (address: string) =>
