@@ -213,7 +213,10 @@ describe('/review', () => {
       '2233 S Wacker Dr, Chicago, IL 60606',
     ]);
     expect(screen.getByRole('checkbox', { name: 'The first row is a header' })).toBeChecked();
-    expect(screen.getByRole('combobox', { name: 'Street column' })).toHaveDisplayValue('Street (column 2)');
+    const street = screen.getByRole('combobox', { name: 'Street column' });
+    expect(street).toHaveDisplayValue('2 · Street');
+    // What the chosen column holds, so a truncated name is still readable.
+    expect(street).toHaveAccessibleDescription('e.g. “1100 Congress Ave”');
     expect(screen.getByText(/2 addresses · 1 blank line skipped/)).toBeInTheDocument();
     // The file name is the default name.
     await waitFor(() =>

@@ -249,11 +249,23 @@ export function csvAddresses(table: CsvTable, hasHeader: boolean, choice: Column
   return addresses;
 }
 
-/** A name for each column: its header, or "Column 1", "Column 2", ... */
+/**
+ * A name for each column, its position first so a narrow select still shows which it is ("1 · Street",
+ * "2 · Column 2" when the header cell is empty or there is no header).
+ */
 export function columnNames(table: CsvTable, hasHeader: boolean): string[] {
   const header = hasHeader ? (table.records[0] ?? []) : [];
   return Array.from({ length: table.columns }, (_, i) => {
     const name = (header[i] ?? '').trim();
-    return name === '' ? `Column ${i + 1}` : `${name} (column ${i + 1})`;
+    return `${i + 1} · ${name === '' ? `Column ${i + 1}` : name}`;
   });
+}
+
+/** Each column's first filled cell below the header (within the first 20 rows), to show what a column holds. */
+export function columnExamples(table: CsvTable, hasHeader: boolean): (string | null)[] {
+  const rows = table.records.slice(hasHeader ? 1 : 0, (hasHeader ? 1 : 0) + 20);
+  return Array.from(
+    { length: table.columns },
+    (_, i) => rows.map((r) => (r[i] ?? '').trim()).find((cell) => cell !== '') ?? null,
+  );
 }

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
-import { inputClass, labelClass } from '../../../components/ui/field.ts';
-import { type ColumnChoice, columnNames, guessColumns } from './csv.ts';
+import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
+import { type ColumnChoice, columnExamples, columnNames, guessColumns } from './csv.ts';
 import type { Loaded } from './csv-input.tsx';
 import { describePrepared } from './draft.ts';
 import type { prepareRows } from './rows.ts';
@@ -10,20 +10,28 @@ const PREVIEW_ROWS = 5;
 
 type Prepared = ReturnType<typeof prepareRows>;
 
+/** A file's columns as the selects offer them: each one's name, and what its first filled cell holds. */
+interface Columns {
+  names: string[];
+  examples: (string | null)[];
+}
+
 function ColumnSelect({
   label,
   value,
-  names,
+  columns,
   optional,
   onChange,
 }: {
   label: string;
   value: number | null;
-  names: string[];
+  columns: Columns;
   optional?: boolean;
   onChange: (v: number | null) => void;
 }) {
   const id = useId();
+  const names = columns.names;
+  const example = value === null ? null : columns.examples[value];
   return (
     <div className="min-w-0 space-y-1">
       <label htmlFor={id} className={labelClass}>
@@ -31,6 +39,7 @@ function ColumnSelect({
       </label>
       <select
         id={id}
+        aria-describedby={example ? `${id}-example` : undefined}
         value={value === null ? '' : String(value)}
         onChange={(e) => onChange(e.target.value === '' ? null : Number(e.target.value))}
         className={`${inputClass} min-h-10 text-sm`}
@@ -42,6 +51,11 @@ function ColumnSelect({
           </option>
         ))}
       </select>
+      {example ? (
+        <p id={`${id}-example`} className={`${hintClass} truncate`} title={example}>
+          e.g. “{example}”
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -57,7 +71,10 @@ export function LoadedFile({
   onChange: (patch: Partial<Loaded>) => void;
 }) {
   const id = useId();
-  const names = columnNames(state.table, state.hasHeader);
+  const columns = {
+    names: columnNames(state.table, state.hasHeader),
+    examples: columnExamples(state.table, state.hasHeader),
+  };
   const { choice } = state;
   const setChoice = (next: ColumnChoice) => onChange({ choice: next });
   return (
@@ -87,13 +104,13 @@ export function LoadedFile({
             <ColumnSelect
               label="Address column"
               value={choice.column}
-              names={names}
+              columns={columns}
               onChange={(v) => setChoice({ kind: 'single', column: v ?? 0 })}
             />
           </div>
         ) : null
       ) : (
-        <AddressPartColumns choice={choice} names={names} onChange={setChoice} />
+        <AddressPartColumns choice={choice} columns={columns} onChange={setChoice} />
       )}
 
       {result?.error ? (
@@ -168,46 +185,46 @@ function AddressLayout({
 /** The street, city, state, ZIP and unit columns, and a warning when only the street is chosen. */
 function AddressPartColumns({
   choice,
-  names,
+  columns,
   onChange,
 }: {
   choice: Extract<ColumnChoice, { kind: 'parts' }>;
-  names: string[];
+  columns: Columns;
   onChange: (next: ColumnChoice) => void;
 }) {
   return (
-    <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+    <div className="grid gap-3 sm:grid-cols-2">
       <ColumnSelect
         label="Street column"
         value={choice.street}
-        names={names}
+        columns={columns}
         onChange={(v) => onChange({ ...choice, street: v ?? 0 })}
       />
       <ColumnSelect
         label="City column"
         value={choice.city}
-        names={names}
+        columns={columns}
         optional
         onChange={(v) => onChange({ ...choice, city: v })}
       />
       <ColumnSelect
         label="State column"
         value={choice.state}
-        names={names}
+        columns={columns}
         optional
         onChange={(v) => onChange({ ...choice, state: v })}
       />
       <ColumnSelect
         label="ZIP column"
         value={choice.zip}
-        names={names}
+        columns={columns}
         optional
         onChange={(v) => onChange({ ...choice, zip: v })}
       />
       <ColumnSelect
         label="Unit column"
         value={choice.unit ?? null}
-        names={names}
+        columns={columns}
         optional
         onChange={(v) => onChange({ ...choice, unit: v })}
       />
