@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ApiErrorBody,
   type CreateReviewRequest,
@@ -11,32 +9,10 @@ import {
   ReviewSummary,
   SearchResponse,
 } from '../../contract/index.ts';
-import { type Database, openDatabase } from '../db/database.ts';
-import { createHarness } from '../test-support/harness.ts';
+import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
-type Harness = ReturnType<typeof createHarness>;
-
-let dir: string;
-let database: Database;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-reviews-'));
-  database = await openDatabase({ dir });
-});
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.reviews?.worker.stop();
-  harness = undefined;
-});
-
-const make = () => {
-  harness = createHarness({ database });
-  return harness;
-};
+const reviews = reviewDatabase('reviews');
+const make = () => reviews.make();
 
 async function addresses(h: Harness, n: number): Promise<string[]> {
   const page = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
@@ -148,10 +124,10 @@ describe('/api/reviews (kept on the server)', () => {
     await chunk(h, review.id, 0, 0, csvRows(await addresses(h, 1)), true);
     h.reviews?.worker.start();
     await finished(h, review.id);
-    const file = await import('node:fs').then((fs) => fs.readFileSync(join(dir, 'proplens.db')));
+    const file = await import('node:fs').then((fs) => fs.readFileSync(join(reviews.dir, 'proplens.db')));
     const wal = await import('node:fs').then((fs) =>
-      fs.existsSync(join(dir, 'proplens.db-wal'))
-        ? fs.readFileSync(join(dir, 'proplens.db-wal'))
+      fs.existsSync(join(reviews.dir, 'proplens.db-wal'))
+        ? fs.readFileSync(join(reviews.dir, 'proplens.db-wal'))
         : Buffer.alloc(0),
     );
     for (const bytes of [file, wal]) expect(bytes.includes(Buffer.from('pi_demo_professional'))).toBe(false);

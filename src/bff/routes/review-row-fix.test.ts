@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ApiErrorBody,
   FixRowResponse,
@@ -9,32 +6,10 @@ import {
   ReviewRowsResponse,
   ReviewSummary,
 } from '../../contract/index.ts';
-import { type Database, openDatabase } from '../db/database.ts';
-import { createHarness } from '../test-support/harness.ts';
+import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
-type Harness = ReturnType<typeof createHarness>;
-
-let dir: string;
-let database: Database;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-row-fix-'));
-  database = await openDatabase({ dir });
-});
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.reviews?.worker.stop();
-  harness = undefined;
-});
-
-const make = (options: Omit<Parameters<typeof createHarness>[0] & object, 'database'> = {}) => {
-  harness = createHarness({ database, ...options });
-  return harness;
-};
+const reviews = reviewDatabase('row-fix');
+const make = reviews.make;
 
 /** Ambiguous in the reference: a Main Street in many towns, no town given. */
 const AMBIGUOUS = '100 Main St';
@@ -165,6 +140,7 @@ describe('POST /api/reviews/:id/rows/:index/fix (a row fixed without leaving the
 
   it('a lookup that cannot be made (rate limit) answers its error and changes nothing', async () => {
     let refuse = false;
+    let reference: Harness['reference'] | undefined;
     const h = make({
       fetch: async (request) =>
         refuse && new URL(request.url).pathname.endsWith('/resolve')
@@ -172,8 +148,9 @@ describe('POST /api/reviews/:id/rows/:index/fix (a row fixed without leaving the
               status: 429,
               headers: { 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 3600) },
             })
-          : (harness as Harness).reference.fetch(request),
+          : (reference as Harness['reference']).fetch(request),
     });
+    reference = h.reference;
     await h.signIn();
     const review = await reviewOf(h, [NOWHERE]);
     refuse = true;

@@ -2,7 +2,7 @@ import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import { type ReactNode, useEffect } from 'react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
-import { vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { createQueryClient, followSessionEnd } from '../app/query-client.ts';
 import { sessionFlags } from '../features/auth/session-flags.ts';
 
@@ -89,4 +89,24 @@ export { Route };
 
 export function Probe({ label }: { label: string }): ReactNode {
   return <p>{label}</p>;
+}
+
+/**
+ * jsdom lays nothing out: for this file's tests, elements have a size, as in a browser, so a virtualised table
+ * has a viewport to fill (600 px high: about 12 rows of 52 px, plus its overscan).
+ */
+export function layOutElements(size = { height: 600, width: 1000 }) {
+  const keys = ['clientHeight', 'clientWidth'] as const;
+  const saved = keys.map((k) => Object.getOwnPropertyDescriptor(Element.prototype, k));
+  beforeAll(() => {
+    Object.defineProperty(Element.prototype, 'clientHeight', { configurable: true, get: () => size.height });
+    Object.defineProperty(Element.prototype, 'clientWidth', { configurable: true, get: () => size.width });
+  });
+  afterAll(() => {
+    keys.forEach((k, i) => {
+      const d = saved[i];
+      if (d) Object.defineProperty(Element.prototype, k, d);
+      else delete (Element.prototype as unknown as Record<string, unknown>)[k];
+    });
+  });
 }

@@ -1,9 +1,9 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FixRowResponse, ReviewRowResult } from '../../../../contract/index.ts';
-import { apiError, fakeApi, json, Route, renderRoutes } from '../../../test/utils.tsx';
+import { apiError, fakeApi, json, layOutElements, Route, renderRoutes } from '../../../test/utils.tsx';
 import type { ReviewRow } from '../model.ts';
 import { toReviewRow } from '../run/server-model.ts';
 import { makeProperty, makeReview, makeRow } from '../testing/stats.fixtures.ts';
@@ -65,20 +65,7 @@ async function openAmbiguous() {
 }
 
 afterEach(() => vi.unstubAllGlobals());
-// jsdom lays nothing out: give elements a size, as a browser would, so the virtualised table shows its rows.
-const layout = ['clientHeight', 'clientWidth'] as const;
-const saved = layout.map((k) => Object.getOwnPropertyDescriptor(Element.prototype, k));
-beforeAll(() => {
-  Object.defineProperty(Element.prototype, 'clientHeight', { configurable: true, get: () => 600 });
-  Object.defineProperty(Element.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
-});
-afterAll(() => {
-  layout.forEach((k, i) => {
-    const d = saved[i];
-    if (d) Object.defineProperty(Element.prototype, k, d);
-    else delete (Element.prototype as unknown as Record<string, unknown>)[k];
-  });
-});
+layOutElements();
 
 // userEvent drives a full page of charts and table: more than the default 5 s on a busy 2-core machine.
 describe('fixing an ambiguous or unmatched row without leaving the review', { timeout: 30_000 }, () => {

@@ -2,8 +2,8 @@ import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import Papa from 'papaparse';
 import { useState } from 'react';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Route, renderRoutes } from '../../../test/utils.tsx';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { layOutElements, Route, renderRoutes } from '../../../test/utils.tsx';
 import type { ReviewRow } from '../model.ts';
 import { generateRows, makeProperty, makeReview, makeRow } from '../testing/stats.fixtures.ts';
 import { ReviewResults } from './review-results.tsx';
@@ -93,20 +93,7 @@ const shownInputs = () =>
 
 afterEach(() => vi.restoreAllMocks());
 
-// jsdom lays nothing out: give elements a size, as a browser would, so the virtualiser has a viewport to
-// fill (600 px: about 12 rows of 52 px, plus its overscan).
-const layout = ['clientHeight', 'clientWidth'] as const;
-const saved = layout.map((k) => Object.getOwnPropertyDescriptor(Element.prototype, k));
-beforeAll(() => {
-  Object.defineProperty(Element.prototype, 'clientHeight', { configurable: true, get: () => 600 });
-  Object.defineProperty(Element.prototype, 'clientWidth', { configurable: true, get: () => 1000 });
-});
-afterAll(() => {
-  layout.forEach((k, i) => {
-    const d = saved[i];
-    if (d) Object.defineProperty(Element.prototype, k, d);
-  });
-});
+layOutElements();
 
 // userEvent drives a full page of charts and table: more than the default 5 s on a busy 2-core machine.
 describe('ReviewResults', { timeout: 30_000 }, () => {
