@@ -9,6 +9,8 @@ export const AuditKind = z.enum([
   'search',
   'resolve',
   'review_row',
+  /** A reviewer's lookup to fix a review row in place (kept only when it found one property). */
+  'review_fix',
   'area_page',
   'sign_in',
   'sign_out',

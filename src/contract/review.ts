@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ApiErrorCode, Candidate, Property } from './api.ts';
-import { Confidence } from './common.ts';
+import { Confidence, MAX_ADDRESS_LENGTH } from './common.ts';
 import { MatchExplanation } from './match.ts';
 
 /**
@@ -192,6 +192,8 @@ export const RowFix = z.object({
   by: z.string(),
   /** ISO date-time. */
   at: z.string(),
+  /** The run it was made in: that run's answer is the fix, not a change of the service's record. */
+  run: z.optional(z.int().check(z.positive())),
 });
 export type RowFix = z.infer<typeof RowFix>;
 
@@ -201,7 +203,7 @@ export const FixRowRequest = z.object({
     .check(
       z.trim(),
       z.minLength(1, 'Enter the address to look up.'),
-      z.maxLength(500, 'That is longer than any street address.'),
+      z.maxLength(MAX_ADDRESS_LENGTH, `An address is at most ${MAX_ADDRESS_LENGTH} characters.`),
     ),
   /** "Use this one": the candidate's property id; the row is fixed only if the address finds that property. */
   candidateId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),

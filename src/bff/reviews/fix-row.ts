@@ -37,7 +37,7 @@ export async function fixReviewRow(
       fresh: false,
       lane: 'interactive',
       now,
-      audit: { kind: 'review_row', reviewId: target.reviewId, row: target.index },
+      audit: { kind: 'review_fix', reviewId: target.reviewId, row: target.index },
     });
   } catch (err) {
     const e = toApiError(err);
@@ -94,7 +94,7 @@ function otherProperty(found: NonNullable<RowResult['property']>): FixRowRespons
     candidates: [{ id: found.id, address: found.address, confidence: found.confidence }],
     error: {
       code: 'conflict',
-      message: `That address now finds another property (${found.id}), not the one chosen. Check it before you use it.`,
+      message: 'That address now finds another property than the one chosen. Check it before you use it.',
     },
   };
 }

@@ -60,8 +60,11 @@ describe('POST /api/reviews/:id/rows/:index/fix (a row fixed without leaving the
     const chosen = row?.candidates?.[1];
     if (!row || !chosen) throw new Error('the ambiguous row has no candidates');
 
+    const announced = vi.spyOn(h.reviews as NonNullable<typeof h.reviews>, 'announce');
     const res = await fix(h, review.id, 0, { address: chosen.address, candidateId: chosen.id });
     expect(res.status, await res.clone().text()).toBe(200);
+    // Live views on this replica are woken at once rather than at their next poll.
+    expect(announced).toHaveBeenCalledWith(review.id);
     const answer = FixRowResponse.parse(await res.json());
     expect(answer.fixed).toBe(true);
     expect(answer.row).toMatchObject({ index: 0, input: AMBIGUOUS, outcome: 'matched' });

@@ -210,6 +210,8 @@ describe.each(backends)('review store on $name', (backend) => {
     // Row 1 stays leased (being looked up): it cannot be fixed until it has an answer of its own.
     const notFound: RowResult = { outcome: 'not_found', cached: false, retrievedAt: '2026-11-24T10:00:00Z' };
     await q.complete('w', first, notFound);
+    const answeredSeq = (await store.row('acct-f', review.id, 0))?.seq ?? Number.NaN;
+    expect(answeredSeq).toBeGreaterThan(0);
     const fix = (address: string) => ({
       address,
       how: 'edited' as const,
@@ -240,14 +242,37 @@ describe.each(backends)('review store on $name', (backend) => {
       ['0 Oak St', 'o0'],
     ]).toContainEqual([row?.fix?.address, row?.property?.id]);
     // The row's sequence moved, so live views hear of the fix.
-    expect(row?.seq).toBeGreaterThan(
-      (await store.rows('acct-f', review.id, { limit: 5 }))?.rows[1]?.seq ?? 0,
-    );
+    expect(row?.seq).toBeGreaterThan(answeredSeq);
     await q.complete('w', second, matched(property('m1')));
     await store.checkAgain('acct-f', review.id);
     const again = await q.lease('w', ['acct-f'], 5, 30_000);
     expect(again.find((r) => r.index === 0)?.address).toBe(row?.fix?.address);
     expect(again.find((r) => r.index === 1)?.address).toBe('1 Main St');
+  });
+
+  it('a row fixed in a run says no "previous" for it: the fix changed it, not the service', async () => {
+    const review = await store.create('acct-p', 'fp', request({ totalRows: 2 }));
+    await store.addChunk('acct-p', review.id, { index: 0, firstRow: 0, rows: rows(2), last: true });
+    const q = queue();
+    const ambiguous: RowResult = { outcome: 'ambiguous', cached: false, retrievedAt: '2026-11-24T10:00:00Z' };
+    for (const row of await q.lease('w', ['acct-p'], 5, 30_000)) await q.complete('w', row, ambiguous);
+    await store.checkAgain('acct-p', review.id);
+    for (const row of await q.lease('w', ['acct-p'], 5, 30_000))
+      await q.complete('w', row, row.index === 1 ? matched(property('m1')) : ambiguous);
+    const fix = { address: '0 Elm St', how: 'candidate' as const, by: 'fp', at: '2026-11-24T11:00:00Z' };
+    await store.fixRow('acct-p', review.id, 0, fix, matched(property('e0')));
+    const page = await store.rows('acct-p', review.id, { limit: 5 });
+    expect(page?.rows[0]).toMatchObject({ outcome: 'matched', fix: { run: 2 } });
+    expect(page?.rows[0]?.previous).toBeUndefined();
+    // Row 1 changed by the service's own answer: it still says what it was.
+    expect(page?.rows[1]?.previous).toMatchObject({ outcome: 'ambiguous' });
+    // The next run compares with the fixed answer like any other.
+    await store.checkAgain('acct-p', review.id);
+    for (const row of await q.lease('w', ['acct-p'], 5, 30_000))
+      await q.complete('w', row, matched(property(row.index === 0 ? 'e0-moved' : 'm1')));
+    const third = await store.rows('acct-p', review.id, { limit: 5 });
+    expect(third?.rows[0]?.previous).toMatchObject({ outcome: 'matched', propertyId: 'e0' });
+    expect(third?.rows[1]?.previous).toBeUndefined();
   });
 
   it('backs a retried row off until its time, counting the attempt', async () => {

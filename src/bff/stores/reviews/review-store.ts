@@ -117,11 +117,14 @@ export class SqlReviewStore {
   /** "Check again": a new run over every row, asking the service itself. Undefined: no such review. */
   async checkAgain(accountId: string, reviewId: string): Promise<ReviewSummary | 'busy' | undefined> {
     const outcome = await this.db.transaction().execute(async (trx) => {
+      // The review's row is written first: on PostgreSQL its lock makes a fix of a row (row-fixes.ts) and
+      // another Check again wait for this one, so a fix never lands in the run this one just ended.
       const review = await trx
-        .selectFrom('reviews')
-        .selectAll()
+        .updateTable('reviews')
+        .set((eb) => ({ last_seq: eb('last_seq', '+', 1) }))
         .where('id', '=', reviewId)
         .where('account_id', '=', accountId)
+        .returningAll()
         .executeTakeFirst();
       if (!review) return undefined;
       const latest = await trx
@@ -337,7 +340,7 @@ export class SqlReviewStore {
       .limit(options.limit + 1)
       .execute();
     const last = found.length <= options.limit;
-    return { rows: found.slice(0, options.limit).map(toRowResult), last };
+    return { rows: found.slice(0, options.limit).map((r) => toRowResult(r, run)), last };
   }
 
   /**

@@ -49,7 +49,7 @@ export async function writeFix(
     .execute();
   await trx
     .updateTable('review_rows')
-    .set({ fix: JSON.stringify(fix) })
+    .set({ fix: JSON.stringify({ ...fix, run: latest.run }) })
     .where('review_id', '=', reviewId)
     .where('row_index', '=', index)
     .execute();

@@ -74,10 +74,15 @@ export function readResult(text: string | null): ImportedResult | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-export function toRowResult(row: JoinedRow): ReviewRowResult {
+/**
+ * A row of run `run` as the API gives it. A row a reviewer fixed in this run says no "previous": its answer
+ * changed by the fix, not because the service's record did.
+ */
+export function toRowResult(row: JoinedRow, run: number): ReviewRowResult {
   const result = row.state === 'done' ? readResult(row.result) : undefined;
-  const previous = result ? previousIfChanged(readResult(row.previous), result) : undefined;
   const fix = readFix(row.fix);
+  const previous =
+    result && fix?.run !== run ? previousIfChanged(readResult(row.previous), result) : undefined;
   return {
     index: row.row_index,
     input: row.address,

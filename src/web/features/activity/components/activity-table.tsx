@@ -4,6 +4,7 @@ const KIND: Record<AuditEntry['kind'], string> = {
   search: 'Search',
   resolve: 'Lookup',
   review_row: 'Review row',
+  review_fix: 'Review row fixed',
   area_page: 'Area page',
   sign_in: 'Signed in',
   sign_out: 'Signed out',
