@@ -286,10 +286,11 @@ describe('an uploaded CSV joins back', () => {
       makeRow(1, { property: makeProperty({ id: 'P2' }) }),
     ];
     const t = buildExport(review, rows, NOW);
-    expect(t.columns.slice(-3)).toEqual(['looked_up_as', 'fixed_by', 'fixed_at']);
+    expect(t.columns.slice(-4)).toEqual(['looked_up_as', 'fixed_how', 'fixed_by', 'fixed_at']);
     expect(t.records[0]).toMatchObject({
       input: '100 Main St',
       looked_up_as: '100 Main St, Salem, OR',
+      fixed_how: 'candidate',
       fixed_by: 'ab12cd34',
       fixed_at: '2026-11-01T11:00:00Z',
     });

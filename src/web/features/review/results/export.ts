@@ -64,7 +64,7 @@ const CHANGE_COLUMNS = [
 ] as const;
 
 /** When a reviewer fixed any row in place: what was looked up instead of the input, by whom, when. */
-const FIX_COLUMNS = ['looked_up_as', 'fixed_by', 'fixed_at'] as const;
+const FIX_COLUMNS = ['looked_up_as', 'fixed_how', 'fixed_by', 'fixed_at'] as const;
 
 /** The export's rows and its column order (fields the upstream sent beyond ours appear as `other.<name>`). */
 export function buildExport(review: Review, rows: readonly ReviewRow[], now: Date): ExportTable {
@@ -124,6 +124,7 @@ export function buildExport(review: Review, rows: readonly ReviewRow[], now: Dat
       }
       if (anyFixed) {
         rec.looked_up_as = r.fix?.address ?? null;
+        rec.fixed_how = r.fix?.how ?? null;
         rec.fixed_by = r.fix?.by ?? null;
         rec.fixed_at = r.fix?.at ?? null;
       }

@@ -114,6 +114,7 @@ describe('fixing an ambiguous or unmatched row without leaving the review', { ti
           error: { code: 'ambiguous', message: 'Several.', total: 12 },
         },
       },
+      { fixed: true, row: fixedRow('100 Main St Apt 1, Salem, OR 97301', 'c9', 'candidate') },
     ];
     const api = fakeApi({ [FIX_PATH]: () => json(answers.shift()) });
     const { user, dialog } = await openAmbiguous();
@@ -127,6 +128,12 @@ describe('fixing an ambiguous or unmatched row without leaving the review', { ti
     ).toBeInTheDocument();
     expect(api.calls.at(-1)?.body).toEqual({ address: '100 Main St, Nowhere, OR' });
     expect(field).toHaveValue('100 Main St, Nowhere, OR');
+    // Focus goes to what the lookup found, so a screen reader says it.
+    expect(
+      within(dialog)
+        .getByText(/^Still no match/)
+        .closest('[tabindex="-1"]'),
+    ).toHaveFocus();
     expect(within(dialog).getByText(/Row 2 · Ambiguous/)).toBeInTheDocument();
 
     await user.clear(field);
@@ -135,6 +142,15 @@ describe('fixing an ambiguous or unmatched row without leaving the review', { ti
     expect(await within(dialog).findByText('Showing 1 of 12 candidates')).toBeInTheDocument();
     expect(within(dialog).getByRole('list', { name: 'Candidates' })).toHaveTextContent('Salem, OR');
     expect(within(dialog).queryByText(/Fixed in the review/)).not.toBeInTheDocument();
+
+    // One of what it found is the one: the row is fixed, and the earlier attempt's notice is gone.
+    await user.click(within(dialog).getByRole('button', { name: 'Use this one' }));
+    expect(await within(dialog).findByText(/Fixed in the review/)).toBeInTheDocument();
+    expect(within(dialog).queryByText(/matches more than one property/)).not.toBeInTheDocument();
+    expect(api.calls.at(-1)?.body).toEqual({
+      address: '100 Main St Apt 1, Salem, OR 97301',
+      candidateId: 'c9',
+    });
   });
 
   it('a lookup that cannot be made says why, and keeps the row and what was typed', async () => {

@@ -50,8 +50,10 @@ export function FixRow({
   const fix = useMutation({
     mutationFn: (input: FixInput) => fixRow(reviewId, row.index, input),
     onSuccess: (answer, input) => {
-      if (answer.fixed) onFixed(answer.row);
-      else if (answer.attempt) setAttempt({ ...answer.attempt, address: input.address });
+      if (answer.fixed) {
+        setAttempt(null);
+        onFixed(answer.row);
+      } else if (answer.attempt) setAttempt({ ...answer.attempt, address: input.address });
     },
   });
   const candidates = attempt ? (attempt.candidates ?? []) : (row.candidates ?? []);
@@ -60,7 +62,7 @@ export function FixRow({
   return (
     <div className="space-y-4">
       {attempt ? (
-        <Alert tone="warning" title={attemptTitle(attempt)}>
+        <AttemptNotice key={fix.submittedAt} title={attemptTitle(attempt)}>
           <p>
             {attempt.outcome === 'matched'
               ? attempt.error?.message
@@ -68,9 +70,10 @@ export function FixRow({
                 ? 'The row is unchanged. Choose one of the candidates below, or edit the address and look it up again.'
                 : 'The row is unchanged. Edit the address and look it up again.'}
           </p>
-        </Alert>
+        </AttemptNotice>
       ) : null}
-      {attempt === null && row.outcome === 'matched' ? null : candidates.length > 0 ? (
+      {attempt === null &&
+      (row.outcome === 'matched' || row.outcome === 'failed') ? null : candidates.length > 0 ? (
         <div>
           <p className="text-sm font-semibold">{candidateCount(candidates.length, total)}</p>
           <ul
@@ -171,6 +174,22 @@ export function LookUpAgain({
   );
 }
 
+/**
+ * What an address looked up from the row found instead of one property. Focus moves to it (the button that
+ * asked may be gone), so a screen reader says it; a new attempt is a new notice.
+ */
+function AttemptNotice({ title, children }: { title: string; children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <div ref={ref} tabIndex={-1} className="outline-none focus-visible:ring-2 focus-visible:ring-amber-600">
+      <Alert tone="warning" title={title}>
+        {children}
+      </Alert>
+    </div>
+  );
+}
+
 /** "Looking up …" while the lookup runs; why it could not be made when it failed. */
 function FixStatus({ pending, error }: { pending: FixInput | undefined; error: Error | null }) {
   return (
@@ -179,7 +198,14 @@ function FixStatus({ pending, error }: { pending: FixInput | undefined; error: E
         {pending ? `Looking up “${pending.address}”…` : ''}
       </p>
       {error ? (
-        <Alert tone="error" title="The lookup could not be made. The row is unchanged.">
+        <Alert
+          tone="error"
+          title={
+            error instanceof ApiRequestError && error.status === 400
+              ? 'That address cannot be looked up. The row is unchanged.'
+              : 'The lookup could not be made. The row is unchanged.'
+          }
+        >
           <p>
             {error instanceof ApiRequestError ? error.message : 'PropLens could not be reached. Try again.'}
           </p>
@@ -190,11 +216,12 @@ function FixStatus({ pending, error }: { pending: FixInput | undefined; error: E
 }
 
 /** A row fixed by hand says so: what was looked up instead of the input, how, by whom and when. */
-export function FixNotice({ fix, focus }: { fix: RowFix; focus: boolean }) {
+export function FixNotice({ fix, focusKey }: { fix: RowFix; focusKey: number }) {
   const ref = useRef<HTMLDivElement>(null);
+  // Each fix made here (focusKey counts them) moves focus to the notice, so a screen reader says it.
   useEffect(() => {
-    if (focus) ref.current?.focus();
-  }, [focus]);
+    if (focusKey > 0) ref.current?.focus();
+  }, [focusKey]);
   const at = new Date(fix.at);
   return (
     <div

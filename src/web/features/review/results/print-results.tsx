@@ -61,7 +61,14 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
             return (
               <tr key={row.index} className="break-inside-avoid">
                 <td className={CELL}>{row.index + 1}</td>
-                <td className={`${CELL} break-words`}>{row.input}</td>
+                <td className={`${CELL} break-words`}>
+                  {row.input}
+                  {row.fix ? (
+                    <span className="block text-[7pt]">
+                      Fixed: looked up as {row.fix.address}, by key {row.fix.by}, {row.fix.at.slice(0, 10)}
+                    </span>
+                  ) : null}
+                </td>
                 <td className={`${CELL} break-words`}>{p?.address ?? '—'}</td>
                 <td className={`${CELL} font-mono text-[7pt] whitespace-nowrap`}>{p?.id ?? '—'}</td>
                 <td className={CELL}>{OUTCOME_TEXT[row.outcome]}</td>

@@ -38,10 +38,10 @@ export function RowDetails({
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [comparing, setComparing] = useState(false);
-  const [justFixed, setJustFixed] = useState(false);
+  const [fixesHere, setFixesHere] = useState(0);
   const { row } = result;
   const fixed = (answer: ReviewRowResult) => {
-    setJustFixed(true);
+    setFixesHere((n) => n + 1);
     setComparing(false);
     onFixed(answer);
   };
@@ -72,7 +72,7 @@ export function RowDetails({
     >
       <RowDetailsHeader result={result} titleId={titleId} onClose={onClose} />
       <div className="space-y-4 p-4 sm:p-6">
-        {row.fix && row.outcome === 'matched' ? <FixNotice fix={row.fix} focus={justFixed} /> : null}
+        {row.fix ? <FixNotice fix={row.fix} focusKey={fixesHere} /> : null}
         {row.property ? (
           <>
             {result.explanation ? <MatchNotice match={result.explanation} /> : null}

@@ -62,4 +62,62 @@ describe('LiveReview', () => {
     expect(seen).toEqual({ status: 'done', outcomes: ['matched', 'matched'] });
     live.stop();
   });
+
+  it('a row fixed on this page shows at once, and rows answered meanwhile still come after a reconnection', async () => {
+    vi.useFakeTimers();
+    const asked: string[] = [];
+    let connection = 0;
+    const live = new LiveReview('rv_1', {
+      getReview: async () => summary(1),
+      getRowsPage: async () => ({ rows: [row(0, 'matched', 1), row(1, 'pending', 0)], nextCursor: null }),
+      events: async function* (_id, lastEventId) {
+        asked.push(lastEventId);
+        connection += 1;
+        if (connection === 1) throw new Error('connection dropped');
+        yield { event: 'rows', data: JSON.stringify({ rows: [row(1, 'matched', 2)] }), id: '2' };
+        await new Promise(() => {});
+      },
+      retryMs: 1_000,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked).toEqual(['1']);
+    // While the stream is down, the reviewer fixes row 0 (the server gave it seq 3).
+    live.applyRows([
+      {
+        ...row(0, 'matched', 3),
+        fix: { address: '1 Elm St', how: 'edited', by: 'ab12cd34', at: '2026-11-25T10:01:00.000Z' },
+      },
+    ]);
+    expect(live.getSnapshot().rows[0]?.fix?.address).toBe('1 Elm St');
+    await vi.advanceTimersByTimeAsync(1_000);
+    // The stream resumes from what it had seen, so row 1's answer (seq 2) is not skipped.
+    expect(asked).toEqual(['1', '1']);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(live.getSnapshot().rows.map((r) => r.outcome)).toEqual(['matched', 'matched']);
+    live.stop();
+  });
+
+  it('an older answer of a row never replaces a newer one', async () => {
+    vi.useFakeTimers();
+    const live = new LiveReview('rv_1', {
+      getReview: async () => summary(2),
+      getRowsPage: async () => ({ rows: [row(0, 'ambiguous', 1), row(1, 'matched', 2)], nextCursor: null }),
+      events: async function* () {
+        // A colleague's fix (seq 5) arrives first; this page's own, older answer (seq 4) after it.
+        yield {
+          event: 'rows',
+          data: JSON.stringify({ rows: [{ ...row(0, 'matched', 5), input: 'theirs' }] }),
+          id: '5',
+        };
+        await new Promise(() => {});
+      },
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(300);
+    live.applyRows([{ ...row(0, 'matched', 4), input: 'mine' }]);
+    expect(live.getSnapshot().rows[0]?.input).toBe('theirs');
+    live.stop();
+  });
 });

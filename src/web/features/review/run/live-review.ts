@@ -60,6 +60,8 @@ export class LiveReview {
   readonly #listeners = new Set<() => void>();
   #snapshot: LiveReviewSnapshot = { state: 'loading', summary: null, rows: [], loaded: 0, live: false };
   #rows: ReviewRow[] = [];
+  /** Each shown row's sequence number: an older answer of a row never replaces a newer one. */
+  #seqs: number[] = [];
   #run = 0;
   #seq = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -102,6 +104,7 @@ export class LiveReview {
     const run = summary.runs.at(-1)?.number ?? 1;
     this.#run = run;
     this.#rows = [];
+    this.#seqs = [];
     this.#set({ summary, rows: [], loaded: 0, state: 'ready' });
     let cursor: string | null = null;
     do {
@@ -162,18 +165,28 @@ export class LiveReview {
     return undefined;
   }
 
-  /** Rows this page changed itself (a row fixed in place): shown at once, before the server's event says so. */
+  /**
+   * Rows this page changed itself (a row fixed in place): shown at once, before the server's event says so.
+   * The stream's position is left alone: rows answered meanwhile, and not yet sent, still come after a
+   * reconnection.
+   */
   applyRows(rows: readonly ReviewRowResult[]): void {
-    this.#apply(rows);
+    this.#put(rows);
     this.#notifyNow();
   }
 
   #apply(rows: readonly ReviewRowResult[]): void {
+    for (const r of rows) this.#seq = Math.max(this.#seq, r.seq);
+    this.#put(rows);
+    this.#scheduleNotify();
+  }
+
+  #put(rows: readonly ReviewRowResult[]): void {
     for (const r of rows) {
-      this.#seq = Math.max(this.#seq, r.seq);
+      if ((this.#seqs[r.index] ?? -1) > r.seq) continue;
+      this.#seqs[r.index] = r.seq;
       this.#rows[r.index] = toReviewRow(this.id, r);
     }
-    this.#scheduleNotify();
   }
 
   #fail(err: unknown): void {

@@ -232,7 +232,7 @@ describe('header detection and columns', () => {
       csvAddresses({ ...table, records: [['address']] }, true, { kind: 'single', column: 0 }),
     ).toThrow(/header row but no addresses/);
     expect(columnNames(table, true)).toEqual(['1 · name', '2 · address']);
-    expect(columnNames(table, false)).toEqual(['1 · Column 1', '2 · Column 2']);
+    expect(columnNames(table, false)).toEqual(['Column 1', 'Column 2']);
     // What each column holds: its first filled cell below the header.
     expect(columnExamples(table, true)).toEqual(['A', '1 Main St']);
     expect(columnExamples(table, false)).toEqual(['name', 'address']);

@@ -250,14 +250,14 @@ export function csvAddresses(table: CsvTable, hasHeader: boolean, choice: Column
 }
 
 /**
- * A name for each column, its position first so a narrow select still shows which it is ("1 · Street",
- * "2 · Column 2" when the header cell is empty or there is no header).
+ * A name for each column, its position first so a narrow select still shows which it is ("1 · Street"; "Column
+ * 2" when the header cell is empty or there is no header).
  */
 export function columnNames(table: CsvTable, hasHeader: boolean): string[] {
   const header = hasHeader ? (table.records[0] ?? []) : [];
   return Array.from({ length: table.columns }, (_, i) => {
     const name = (header[i] ?? '').trim();
-    return `${i + 1} · ${name === '' ? `Column ${i + 1}` : name}`;
+    return name === '' ? `Column ${i + 1}` : `${i + 1} · ${name}`;
   });
 }
 
