@@ -263,6 +263,8 @@ async function sendNews(
   if (page && page.rows.length > 0) {
     state.seq = Math.max(state.seq, ...page.rows.map((r) => r.seq));
     await out.writeSSE({ event: 'rows', data: JSON.stringify({ rows: page.rows }), id: String(state.seq) });
+    // More rows wait: they go first, so the summary never says "done" above rows not yet sent.
+    if (!page.last) return true;
   }
   const text = JSON.stringify(summary);
   if (text !== state.sent) {
