@@ -161,7 +161,8 @@ describe('ReviewWorker', () => {
     expect(queue.done.size).toBe(4);
   });
 
-  it('asks a retryable failure again with back-off, and keeps a final failed outcome after the last attempt', async () => {
+  /** One row that always fails with a retryable error, worked for `ms`: when it was asked, and the queue. */
+  async function failingRow(ms: number, maxAttempts?: number) {
     const asked: number[] = [];
     const { queue, worker } = setup({
       lookUp: async () => {
@@ -169,12 +170,18 @@ describe('ReviewWorker', () => {
         return failed('upstream_unavailable');
       },
       concurrency: 1,
+      ...(maxAttempts ? { maxAttempts } : {}),
     });
     queue.add('a', 1);
     worker.start();
     await vi.advanceTimersByTimeAsync(0);
-    await elapse(200_000);
+    await elapse(ms);
     await worker.stop();
+    return { asked, queue };
+  }
+
+  it('asks a retryable failure again with back-off, and keeps a final failed outcome after the last attempt', async () => {
+    const { asked, queue } = await failingRow(200_000);
     // Five attempts (maxAttempts), 1 s, 2 s, 4 s and 8 s apart; the last one's failure is the row's outcome.
     expect(gaps(asked)).toEqual([1_000, 2_000, 4_000, 8_000]);
     expect(queue.done.get('r-a:0')).toMatchObject({
@@ -184,20 +191,7 @@ describe('ReviewWorker', () => {
   });
 
   it('never waits more than a minute between two attempts of a failing row', async () => {
-    const asked: number[] = [];
-    const { queue, worker } = setup({
-      lookUp: async () => {
-        asked.push(now);
-        return failed('upstream_unavailable');
-      },
-      concurrency: 1,
-      maxAttempts: 9,
-    });
-    queue.add('a', 1);
-    worker.start();
-    await vi.advanceTimersByTimeAsync(0);
-    await elapse(300_000);
-    await worker.stop();
+    const { asked, queue } = await failingRow(300_000, 9);
     expect(gaps(asked)).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000]);
     expect(queue.done.get('r-a:0')?.outcome).toBe('failed');
   });
