@@ -10,7 +10,8 @@ import { defineConfig, devices } from '@playwright/test';
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const MAIN_PORT = Number(process.env.E2E_PORT ?? 4310);
 const LIMITED_PORT = MAIN_PORT + 1;
-const REVIEW_PORT = MAIN_PORT + 2;
+const PACED_PORT = MAIN_PORT + 2;
+const SECOND_PORT = MAIN_PORT + 3;
 // Each run starts with empty databases (reviews, the audit trail): one folder per run, one database per server.
 process.env.PROPLENS_E2E_DB ??= mkdtempSync(join(tmpdir(), 'proplens-e2e-'));
 const databaseDir = (port: number) => join(process.env.PROPLENS_E2E_DB as string, String(port));
@@ -69,12 +70,23 @@ export default defineConfig({
     { name: 'journeys', testIgnore: /rate-limit|review/ },
     // Its own server with a tiny rate limit, so the limit is hit on purpose and nowhere else.
     { name: 'rate-limit', testMatch: /rate-limit/, use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` } },
-    // Reviews against a low limit (30 per 10 s), so the BFF really paces them and rows really wait.
+    // Review journeys tagged @paced, against a low limit (15 per 5 s): reviews longer than a window, so the
+    // BFF really paces them and rows really wait. First of the two, so its waiting starts early.
+    {
+      name: 'review-paced',
+      testMatch: /review/,
+      grep: /@paced/,
+      timeout: 120_000,
+      use: { baseURL: `http://127.0.0.1:${PACED_PORT}` },
+    },
+    // Every other review journey (results, export, fixing rows): what a review shows, not how fast it may
+    // go, so its server's limit is as generous as the journeys' and a review is done in a moment.
     {
       name: 'review',
       testMatch: /review/,
+      grepInvert: /@paced/,
       timeout: 120_000,
-      use: { baseURL: `http://127.0.0.1:${REVIEW_PORT}` },
+      use: { baseURL: `http://127.0.0.1:${SECOND_PORT}` },
     },
   ],
   webServer: [
@@ -82,6 +94,8 @@ export default defineConfig({
     // 4 requests per 20 s, and the BFF holds a request at most 4 s: the UI's countdown is what recovers. The
     // window is long enough for a slow run to spend it with time left, the hold long enough to press Enter in.
     server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/20', MAX_RATE_LIMIT_WAIT_S: '4' }),
-    server(REVIEW_PORT, { REFERENCE_RATE_LIMIT: '30/10' }),
+    server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/5' }),
+    // As generous as the journeys' server.
+    server(SECOND_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
   ],
 });
