@@ -38,12 +38,17 @@ const server = (port: number, env: Record<string, string>) => ({
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
-  workers: 1,
+  // Two at a time, never two of one project. The journeys keep one worker busy; the other takes the rest,
+  // which mostly waits on rate windows and review pacing, so it overlaps the journeys instead of following
+  // them. Tests that run side by side use different servers, or (review and sign-in) check nothing the other
+  // leaves on an account: a search's History, the audit trail, a spent rate window stay with their server.
+  workers: 2,
   retries: 0,
   forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
   timeout: 60_000,
-  // A whole run takes about three minutes; under CI a hang fails in 15 with a report, not at CI's own limit.
+  // A whole run takes four to six minutes on two shared cores; under CI a hang fails in 15 with a report, not at
+  // CI's own limit.
   globalTimeout: process.env.CI ? 15 * 60_000 : 0,
   expect: { timeout: 10_000 },
   use: {
@@ -67,15 +72,21 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: 'journeys', testIgnore: /rate-limit|review/ },
+    { name: 'journeys', testIgnore: /rate-limit|review|sign-in/, workers: 1 },
     // Its own server with a tiny rate limit, so the limit is hit on purpose and nowhere else.
-    { name: 'rate-limit', testMatch: /rate-limit/, use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` } },
+    {
+      name: 'rate-limit',
+      testMatch: /rate-limit/,
+      workers: 1,
+      use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` },
+    },
     // Review journeys tagged @paced, against a low limit (15 per 5 s): reviews longer than a window, so the
     // BFF really paces them and rows really wait. First of the two, so its waiting starts early.
     {
       name: 'review-paced',
       testMatch: /review/,
       grep: /@paced/,
+      workers: 1,
       timeout: 120_000,
       use: { baseURL: `http://127.0.0.1:${PACED_PORT}` },
     },
@@ -85,7 +96,17 @@ export default defineConfig({
       name: 'review',
       testMatch: /review/,
       grepInvert: /@paced/,
+      workers: 1,
       timeout: 120_000,
+      use: { baseURL: `http://127.0.0.1:${SECOND_PORT}` },
+    },
+    // The key screen, sign-in and sign-out, cold loads: journeys that look at no account-wide state (no
+    // History, no Activity, no reviews), on the second server, so the other worker takes them and the
+    // journeys' worker finishes sooner.
+    {
+      name: 'sign-in',
+      testMatch: /sign-in/,
+      workers: 1,
       use: { baseURL: `http://127.0.0.1:${SECOND_PORT}` },
     },
   ],
@@ -95,7 +116,7 @@ export default defineConfig({
     // window is long enough for a slow run to spend it with time left, the hold long enough to press Enter in.
     server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/20', MAX_RATE_LIMIT_WAIT_S: '4' }),
     server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/5' }),
-    // As generous as the journeys' server.
+    // As generous as the journeys' server: the review and sign-in projects.
     server(SECOND_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
   ],
 });
