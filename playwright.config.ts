@@ -80,7 +80,7 @@ export default defineConfig({
       workers: 1,
       use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` },
     },
-    // Review journeys tagged @paced, against a low limit (15 per 5 s): reviews longer than a window, so the
+    // Review journeys tagged @paced, against a low limit (15 per 10 s): reviews longer than a window, so the
     // BFF really paces them and rows really wait. First of the two, so its waiting starts early.
     {
       name: 'review-paced',
@@ -115,7 +115,9 @@ export default defineConfig({
     // 4 requests per 20 s, and the BFF holds a request at most 4 s: the UI's countdown is what recovers. The
     // window is long enough for a slow run to spend it with time left, the hold long enough to press Enter in.
     server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/20', MAX_RATE_LIMIT_WAIT_S: '4' }),
-    server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/5' }),
+    // 15 per 10 s: a 42-row review takes over 20 s, so a slow page still sees it running (at 15 per 5 s it
+    // could finish before a loaded CI machine had drawn the page).
+    server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/10' }),
     // As generous as the journeys' server: the review and sign-in projects.
     server(SECOND_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
   ],

@@ -4,7 +4,7 @@ import Papa from 'papaparse';
 import { expectNoAxeViolations, referenceRecords, signInWithDemoKey } from './support.ts';
 
 /*
- * Review journeys. Those tagged @paced run against a server with a low rate limit (15 requests per 5 s,
+ * Review journeys. Those tagged @paced run against a server with a low rate limit (15 requests per 10 s,
  * the `review-paced` project in playwright.config): reviews longer than several windows, so the BFF really
  * paces them and a review row really waits. The others run where the limit is generous: what they show
  * does not depend on the pace.
@@ -82,7 +82,7 @@ test('a pasted review goes at the pace the rate limit allows and ends with every
   await expectNoAxeViolations(page, 'a finished review, dark');
   await page.emulateMedia({ colorScheme: 'light' });
 
-  // The rows really waited, by the server's own clock: 42 lookups against 15 per 5 s need at least three
+  // The rows really waited, by the server's own clock: 42 lookups against 15 per 10 s need at least three
   // windows, and a lookup in the first and one in the third have the whole second window between them.
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -96,7 +96,7 @@ test('a pasted review goes at the pace the rate limit allows and ends with every
     .filter((r) => ['matched', 'ambiguous', 'not_found'].includes(r.outcome ?? ''))
     .map((r) => Date.parse(r.retrieved_at ?? ''));
   expect(lookedUp).toHaveLength(43);
-  expect(Math.max(...lookedUp) - Math.min(...lookedUp)).toBeGreaterThan(5_000);
+  expect(Math.max(...lookedUp) - Math.min(...lookedUp)).toBeGreaterThan(10_000);
 
   // The list has it, with its state, size and date; Delete removes it.
   await page.getByRole('link', { name: 'All reviews' }).click();
@@ -168,7 +168,7 @@ test('a review goes on with the browser closed, a colleague of the account watch
   await page.getByRole('textbox', { name: 'Addresses' }).fill(records.map((r) => r.address).join('\n'));
   await page.getByRole('textbox', { name: 'Review name' }).fill('Closed tab');
   await page.getByRole('button', { name: 'Start review' }).click();
-  // Under way and not finished: 60 lookups against 15 per 5 s take four windows.
+  // Under way and not finished: 60 lookups against 15 per 10 s take four windows.
   await expect(progress(page)).toHaveAttribute('aria-valuetext', /^([1-9]|[1-5]\d) of 60$/, {
     timeout: 30_000,
   });
