@@ -46,7 +46,9 @@ export default defineConfig({
   retries: 0,
   forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
-  timeout: 60_000,
+  // Two workers share two cores: a test takes up to a third longer than alone, and 90 s leaves a loaded
+  // machine room (the slowest journeys take 20-40 s).
+  timeout: 90_000,
   // A whole run takes four to six minutes on two shared cores; under CI a hang fails in 15 with a report, not at
   // CI's own limit.
   globalTimeout: process.env.CI ? 15 * 60_000 : 0,
