@@ -114,9 +114,10 @@ export default defineConfig({
   ],
   webServer: [
     server(MAIN_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
-    // 4 requests per 20 s, and the BFF holds a request at most 4 s: the UI's countdown is what recovers. The
-    // window is long enough for a slow run to spend it with time left, the hold long enough to press Enter in.
-    server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/20', MAX_RATE_LIMIT_WAIT_S: '4' }),
+    // 4 requests per 30 s, and the BFF holds a request at most 10 s: the UI's countdown is what recovers. The
+    // window is long enough for a slow run to spend it with time left, and the journeys aim at moments seconds
+    // wide: a search sent with over 10 s left is refused, one sent with 4 to 7 s left is held for seconds.
+    server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/30', MAX_RATE_LIMIT_WAIT_S: '10' }),
     // 15 per 10 s: a 42-row review takes over 20 s, so a slow page still sees it running (at 15 per 5 s it
     // could finish before a loaded CI machine had drawn the page).
     server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/10' }),
