@@ -375,7 +375,7 @@ describe('search cursors', () => {
     const h = createHarness();
     await h.signIn(PRO_KEY);
     const first = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
-    expect(first.nextCursor).toBeDefined();
+    expect(first.nextCursor).toEqual(expect.any(String));
     await h.signIn('pi_demo_enterprise');
     const res = await h.call(
       `/api/properties/search?q=main&cursor=${encodeURIComponent(first.nextCursor ?? '')}`,
@@ -387,5 +387,25 @@ describe('search cursors', () => {
       (await h.call(`/api/properties/search?q=main&cursor=${encodeURIComponent(first.nextCursor ?? '')}`))
         .status,
     ).toBe(200);
+  });
+});
+
+describe('a session cookie that no longer names a session', () => {
+  it('is answered 401 and cleared (Max-Age=0), so the browser stops sending it', async () => {
+    const h = createHarness();
+    await h.signIn();
+    const dead = h.cookie;
+    expect((await h.call('/api/session', { method: 'DELETE' })).status).toBe(204);
+    const res = await h.call('/api/properties/resolve?address=1%20Main%20St', { headers: { cookie: dead } });
+    expect(res.status).toBe(401);
+    expect(ApiErrorBody.parse(await res.json()).error.code).toBe('unauthenticated');
+    expect(res.headers.get('set-cookie')).toMatch(/^proplens_session=;.*Max-Age=0/i);
+  });
+
+  it('clears nothing when no cookie was sent', async () => {
+    const h = createHarness();
+    const res = await h.resolve('1 Main St');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('set-cookie')).toBeNull();
   });
 });
