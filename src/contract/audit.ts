@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { text, wholeNumberParam } from './common.ts';
 
 /*
  * The audit trail (GET /api/activity): every lookup the BFF answered for the account, who asked, what was
@@ -63,3 +64,47 @@ export const ActivityResponse = z.object({
 export type ActivityResponse = z.infer<typeof ActivityResponse>;
 
 export const MAX_ACTIVITY_TEXT = 200;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const UTC_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
+/** Parsed as written: V8 reads 2024-02-30 as 1 March, so the day must come back as it went in. */
+const isRealDate = (s: string) => {
+  const ms = Date.parse(s);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === s.slice(0, 10);
+};
+const inRange = (s: string) => {
+  const ms = Date.parse(s);
+  return ms >= Date.UTC(2000, 0, 1) && ms < Date.UTC(2101, 0, 1);
+};
+/** A day (YYYY-MM-DD, UTC) or a moment in UTC; a time without a zone is refused, not read as the server's. */
+const activityDate = (field: string) =>
+  z.string().check(
+    z.refine(
+      (s) => DATE.test(s) || UTC_TIME.test(s),
+      `${field}: a date as YYYY-MM-DD, or a UTC time as YYYY-MM-DDTHH:MM:SSZ`,
+    ),
+    z.refine(isRealDate, {
+      error: (issue) => `${field}: ${String(issue.input)} is not a date; send a real day as YYYY-MM-DD`,
+    }),
+    z.refine(inRange, `${field}: a date from 2000 to 2100, as YYYY-MM-DD`),
+  );
+
+/**
+ * GET /api/activity and its export. `to` as a day takes that day whole; `cursor` is the previous page's
+ * nextCursor; `q` finds text in what was asked or the property id, `_`, `%` and `\` as typed.
+ */
+export const ActivityQuery = z.object({
+  from: z.optional(activityDate('from')),
+  to: z.optional(activityDate('to')),
+  outcome: z.optional(AuditOutcome),
+  q: z.optional(
+    text('q').check(z.maxLength(MAX_ACTIVITY_TEXT, `q: at most ${MAX_ACTIVITY_TEXT} characters`)),
+  ),
+  key: z.optional(z.string().check(z.regex(/^[0-9a-f]{8}$/, 'key: a key fingerprint, 8 hex digits'))),
+  propertyId: z.optional(text('propertyId').check(z.maxLength(200, 'propertyId: at most 200 characters'))),
+  cursor: z.optional(z.string().check(z.regex(/^\d{1,15}$/, 'cursor: the nextCursor of the previous page'))),
+  limit: z.optional(
+    wholeNumberParam('limit').check(z.positive('limit: 1 or more'), z.maximum(500, 'limit: at most 500')),
+  ),
+});
+export type ActivityQuery = z.infer<typeof ActivityQuery>;

@@ -17,6 +17,40 @@ export const ELIGIBLE_PLANS: readonly Plan[] = ['professional', 'enterprise'];
 /** Calendar date as the BFF speaks it, whatever the upstream sent. */
 export const IsoDate = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD'));
 
+/*
+ * Every text and whole number of a request to the BFF is one of the two below, so what one database stores the
+ * other does too and both answer the same: PostgreSQL's text cannot hold U+0000 (SQLite's can) and its
+ * `integer` is 32-bit (SQLite's is 64-bit); past either, PostgreSQL would throw and the request answer 500.
+ */
+
+/** The largest whole number a request may carry: PostgreSQL's `integer`. */
+export const MAX_INT = 2_147_483_647;
+
+/** Text as a client may send it: anything but U+0000. `field` names it in the message. */
+export const text = (field: string) =>
+  z
+    .string()
+    .check(
+      z.refine(
+        (s) => !s.includes('\u0000'),
+        `${field}: remove the NUL character (U+0000), which text cannot hold.`,
+      ),
+    );
+
+/** A whole number, 0 or more, that every database can hold. */
+export const wholeNumber = (field: string) =>
+  z.int().check(z.nonnegative(`${field}: 0 or more`), z.maximum(MAX_INT, `${field}: at most ${MAX_INT}`));
+
+/** The same, written in a query string (`?run=2`). */
+export const wholeNumberParam = (field: string) =>
+  z.coerce
+    .number()
+    .check(
+      z.int(`${field}: a whole number`),
+      z.nonnegative(`${field}: 0 or more`),
+      z.maximum(MAX_INT, `${field}: at most ${MAX_INT}`),
+    );
+
 /** Longest address a client may send; longer input is refused, never truncated. */
 export const MAX_ADDRESS_LENGTH = 512;
 

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
-import * as z from 'zod/mini';
-import { type ActivityResponse, AuditOutcome, csvCell, MAX_ACTIVITY_TEXT } from '../../contract/index.ts';
+import { ActivityQuery, type ActivityResponse, csvCell } from '../../contract/index.ts';
 import type { AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
@@ -15,33 +14,6 @@ export interface ActivityRouteDeps {
   /** Writes what this replica still holds, so a page shows the lookup just made (read your own writes). */
   flush?: () => Promise<void>;
 }
-
-const day = (name: string) =>
-  z.optional(
-    z
-      .string()
-      .check(
-        z.refine(
-          (s) => /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/.test(s) && isSaneDate(Date.parse(s)),
-          `${name}: a date from 2000 to 2100, as YYYY-MM-DD`,
-        ),
-      ),
-  );
-const isSaneDate = (ms: number) =>
-  !Number.isNaN(ms) && ms >= Date.UTC(2000, 0, 1) && ms < Date.UTC(2101, 0, 1);
-
-const ActivityQuery = z.object({
-  from: day('from'),
-  to: day('to'),
-  outcome: z.optional(AuditOutcome),
-  q: z.optional(
-    z.string().check(z.maxLength(MAX_ACTIVITY_TEXT, `q: at most ${MAX_ACTIVITY_TEXT} characters`)),
-  ),
-  key: z.optional(z.string().check(z.regex(/^[0-9a-f]{8}$/, 'key: a key fingerprint, 8 hex digits'))),
-  propertyId: z.optional(z.string().check(z.maxLength(200, 'propertyId: at most 200 characters'))),
-  cursor: z.optional(z.string().check(z.regex(/^\d{1,15}$/, 'cursor: the nextCursor of the previous page'))),
-  limit: z.optional(z.coerce.number().check(z.int(), z.positive(), z.maximum(500, 'limit: at most 500'))),
-});
 
 function filtersOf(query: Record<string, string>): {
   filters: ActivityFilters;

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
 import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
 
@@ -49,13 +49,11 @@ export class SqlAuditStore {
     if (filters.keyFingerprint) q = q.where('key_fingerprint', '=', filters.keyFingerprint);
     if (filters.propertyId) q = q.where('property_id', '=', filters.propertyId);
     if (filters.text) {
+      // `_`, `%` and `\` as typed: escaped, with the escape named, for SQLite's LIKE has no default one.
       const like = `%${filters.text.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      q = q.where((eb) =>
-        eb.or([
-          eb(eb.fn('lower', ['query']), 'like', like),
-          eb(eb.fn('lower', ['property_id']), 'like', like),
-        ]),
-      );
+      const matches = (column: 'query' | 'property_id') =>
+        sql<boolean>`lower(${sql.ref(column)}) like ${like} escape '\\'`;
+      q = q.where(({ or }) => or([matches('query'), matches('property_id')]));
     }
     const rows = await q.orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toEntry);
