@@ -169,30 +169,6 @@ describe('/api/reviews (kept on the server)', () => {
     expect(page.rows.some((r) => r.previous)).toBe(false);
   });
 
-  it('streams progress as server-sent events: the summary, then rows as they are answered', async () => {
-    const h = make();
-    await h.signIn();
-    const review = await create(h, { totalRows: 2 });
-    await chunk(h, review.id, 0, 0, csvRows(await addresses(h, 2)), true);
-    const controller = new AbortController();
-    const res = await h.call(`/api/reviews/${review.id}/events`, { signal: controller.signal });
-    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const reader = res.body?.getReader();
-    if (!reader) throw new Error('no body');
-    h.reviews?.worker.start();
-    let text = '';
-    const decoder = new TextDecoder();
-    while (!/event: rows[\s\S]*event: rows|"done":2/.test(text)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value);
-    }
-    controller.abort();
-    expect(text).toMatch(/^event: summary\ndata: \{/m);
-    expect(text).toMatch(/event: rows\ndata: \{"rows":\[/);
-    expect(text).toMatch(/^id: \d+$/m);
-  });
-
   it('answers a known path under another method 405, with the methods it takes', async () => {
     const h = make();
     await h.signIn();
