@@ -36,8 +36,6 @@ export interface BffGraphOptions {
     random?: () => number;
     reviewPollMs?: number;
     reviewLeaseMs?: number;
-    auditFlushMs?: number;
-    auditMaxBuffer?: number;
   };
 }
 
@@ -158,13 +156,11 @@ function upstreamClient(options: BffGraphOptions, scheduler: UpstreamScheduler, 
   );
 }
 
-/** The audit trail of every lookup, written to the database in batches. */
-function auditTrailOn(database: Database, { config, logger, tuning = {} }: BffGraphOptions): AuditTrail {
+/** The audit trail of every lookup, each entry committed (a group at a time) before its answer leaves. */
+function auditTrailOn(database: Database, { config, logger }: BffGraphOptions): AuditTrail {
   return createAuditTrail({
     database,
     logger,
     retentionDays: config.auditRetentionDays,
-    ...(tuning.auditFlushMs ? { flushMs: tuning.auditFlushMs } : {}),
-    ...(tuning.auditMaxBuffer ? { maxBuffer: tuning.auditMaxBuffer } : {}),
   });
 }

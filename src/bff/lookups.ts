@@ -61,7 +61,7 @@ export class Lookups {
     );
     if (result.kind !== 'property')
       throw new ApiError(500, 'internal', 'Cache holds the wrong kind of result.');
-    this.deps.audit?.lookup(session, context, address, {
+    await this.deps.audit?.lookup(session, context, address, {
       outcome: 'matched',
       property: result.property,
       cached,
@@ -74,7 +74,10 @@ export class Lookups {
     return (this.deps.now ?? Date.now)();
   }
 
-  /** Refuses before a lookup whose entry could not be kept; records a lookup that failed. */
+  /**
+   * Refuses before a lookup whose entry could not be kept; records a lookup that failed (its error leaves once
+   * the entry is committed; when the entry cannot be, the lookup answers audit_unavailable instead).
+   */
   async #audited<T>(
     session: Session,
     context: AuditContext,
@@ -89,7 +92,7 @@ export class Lookups {
     } catch (err) {
       // A browser that went away was answered nothing: no entry.
       if (audit && !options.signal?.aborted)
-        audit.lookup(session, context, query, { outcome: outcomeOfError(err) });
+        await audit.lookup(session, context, query, { outcome: outcomeOfError(err) });
       throw err;
     }
   }
@@ -113,7 +116,7 @@ export class Lookups {
       }),
     );
     if (result.kind !== 'page') throw new ApiError(500, 'internal', 'Cache holds the wrong kind of result.');
-    this.deps.audit?.lookup(session, context, q, {
+    await this.deps.audit?.lookup(session, context, q, {
       outcome: 'listed',
       cached,
       cachedAt: result.fetchedAt ?? null,

@@ -4,7 +4,7 @@ import { SqlAuditStore } from '../stores/audit/audit-store.ts';
 import { Audit } from './audit.ts';
 import { AuditWriter } from './writer.ts';
 
-/** The audit trail as the BFF runs it: the recorder, its batching writer, the store the routes read, retention. */
+/** The audit trail as the BFF runs it: the recorder, its group-commit writer, the store the routes read, retention. */
 export interface AuditTrail {
   audit: Audit;
   writer: AuditWriter;
@@ -21,8 +21,6 @@ export interface AuditTrailOptions {
   /** AUDIT_RETENTION_DAYS: entries older are removed; 0 keeps them forever. */
   retentionDays: number;
   now?: () => number;
-  flushMs?: number;
-  maxBuffer?: number;
 }
 
 const HOUR = 3_600_000;
@@ -33,8 +31,7 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
   const writer = new AuditWriter({
     append: (entries) => store.append(entries),
     logger: options.logger,
-    ...(options.flushMs ? { flushMs: options.flushMs } : {}),
-    ...(options.maxBuffer ? { maxBuffer: options.maxBuffer } : {}),
+    now,
   });
   let timer: ReturnType<typeof setInterval> | null = null;
   const sweep = async () => {
@@ -49,7 +46,6 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
     store,
     sweep,
     start() {
-      writer.start();
       timer ??= setInterval(() => void sweep().catch(() => {}), HOUR);
       timer.unref?.();
     },

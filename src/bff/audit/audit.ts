@@ -22,7 +22,8 @@ export function outcomeOfError(err: unknown): AuditOutcome {
 
 /**
  * The audit trail's recorder: one entry per lookup answered for a signed-in account, and per sign-in, sign-out
- * and refused sign-in. Never the key (its fingerprint), never the cookie (the session's own random id).
+ * and refused sign-in. Never the key (its fingerprint), never the cookie (the session's own random id). Each
+ * call resolves once its entry is committed: await it before answering what it records.
  */
 export class Audit {
   constructor(
@@ -40,9 +41,9 @@ export class Audit {
     context: AuditContext,
     query: string,
     answer: { outcome: AuditOutcome; property?: Property; cached?: boolean; cachedAt?: number | null },
-  ): void {
+  ): Promise<void> {
     const p = answer.property;
-    this.writer.record({
+    return this.writer.record({
       at: this.now(),
       account_id: session.accountId,
       key_fingerprint: keyFingerprint(session.keyHash),
@@ -66,8 +67,8 @@ export class Audit {
   session(
     kind: 'sign_in' | 'sign_out' | 'sign_in_refused',
     who: Pick<Session, 'accountId' | 'keyHash'> & { auditRef?: string },
-  ): void {
-    this.writer.record({
+  ): Promise<void> {
+    return this.writer.record({
       at: this.now(),
       account_id: who.accountId,
       key_fingerprint: keyFingerprint(who.keyHash),

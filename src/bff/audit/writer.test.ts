@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../errors.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import { AuditWriter } from './writer.ts';
@@ -23,56 +23,121 @@ const entry = (i: number): NewAuditEntry => ({
   row_index: null,
 });
 
-describe('AuditWriter', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
+const silent = pino({ level: 'silent' });
 
-  it('writes entries in batches off the request path, every flush interval', async () => {
-    const written: number[] = [];
-    const writer = new AuditWriter({
-      append: async (batch) => void written.push(batch.length),
-      logger: pino({ level: 'silent' }),
-      batch: 3,
-      flushMs: 100,
-    });
-    writer.start();
-    for (let i = 0; i < 2; i++) writer.record(entry(i));
-    expect(written).toEqual([]);
-    await vi.advanceTimersByTimeAsync(100);
-    expect(written).toEqual([2]);
-    for (let i = 0; i < 7; i++) writer.record(entry(i));
-    await vi.advanceTimersByTimeAsync(100);
-    expect(written).toEqual([2, 3, 3, 1]);
-    expect(writer.written).toBe(9);
-    await writer.stop();
+/** An append the test completes by hand: `commits` lists each transaction's entries, `done()` ends the oldest. */
+function manualDatabase() {
+  const commits: number[][] = [];
+  const pending: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  return {
+    commits,
+    append: (batch: readonly NewAuditEntry[]) =>
+      new Promise<void>((resolve, reject) => {
+        commits.push(batch.map((e) => e.at));
+        pending.push({ resolve, reject });
+      }),
+    done: () => pending.shift()?.resolve(),
+    fail: () => pending.shift()?.reject(new Error('connect ECONNREFUSED')),
+  };
+}
+
+/** Lets the writer's next-turn commit start and every settled promise run. */
+const turn = () => new Promise<void>((go) => setImmediate(go));
+
+describe('AuditWriter', () => {
+  it('answers a lookup only once its entry is committed, concurrent entries sharing one transaction', async () => {
+    const db = manualDatabase();
+    const writer = new AuditWriter({ append: db.append, logger: silent });
+    const settled: number[] = [];
+    const record = (i: number) => writer.record(entry(i)).then(() => void settled.push(i));
+    const first = [record(0), record(1), record(2)];
+    await turn();
+    expect(db.commits).toEqual([[0, 1, 2]]);
+    expect(settled).toEqual([]);
+    expect(writer.waiting).toBe(0);
+    // Recorded while the first transaction runs: they wait for it, then share the next one.
+    const second = [record(3), record(4)];
+    await turn();
+    expect(db.commits).toHaveLength(1);
+    db.done();
+    await Promise.all(first);
+    expect(settled).toEqual([0, 1, 2]);
+    await turn();
+    expect(db.commits).toEqual([
+      [0, 1, 2],
+      [3, 4],
+    ]);
+    expect(settled).toEqual([0, 1, 2]);
+    db.done();
+    await Promise.all(second);
+    expect(settled).toEqual([0, 1, 2, 3, 4]);
+    expect(writer.written).toBe(5);
   });
 
-  it('keeps every entry while the database is away, and refuses past its buffer rather than drop one', async () => {
-    let down = true;
-    const stored: NewAuditEntry[] = [];
+  it('writes a large group in transactions of at most `batch` entries', async () => {
+    const sizes: number[] = [];
     const writer = new AuditWriter({
-      append: async (batch) => {
-        if (down) throw new Error('connect ECONNREFUSED');
-        stored.push(...batch);
-      },
-      logger: pino({ level: 'silent' }),
-      maxBuffer: 5,
-      flushMs: 100,
+      append: async (b) => void sizes.push(b.length),
+      logger: silent,
+      batch: 3,
     });
-    writer.start();
-    for (let i = 0; i < 5; i++) writer.record(entry(i));
-    await vi.advanceTimersByTimeAsync(300);
+    await Promise.all(Array.from({ length: 7 }, (_, i) => writer.record(entry(i))));
+    expect(sizes).toEqual([3, 3, 1]);
+  });
+
+  it('refuses the lookups of a commit that failed, and new ones for a moment, then tries again', async () => {
+    let now = 1_000;
+    const db = manualDatabase();
+    const writer = new AuditWriter({ append: db.append, logger: silent, retryMs: 1_000, now: () => now });
+    const lost = [writer.record(entry(0)), writer.record(entry(1))];
+    await turn();
+    db.fail();
+    for (const p of lost) await expect(p).rejects.toMatchObject({ status: 503, code: 'audit_unavailable' });
     expect(writer.failing).toBe(true);
-    expect(writer.waiting).toBe(5);
-    expect(writer.failedFlushes).toBeGreaterThanOrEqual(2);
-    expect(() => writer.record(entry(5))).toThrow(ApiError);
+    expect(writer.failedFlushes).toBe(1);
     expect(() => writer.assertWritable()).toThrow(/cannot record lookups/);
-    down = false;
-    await vi.advanceTimersByTimeAsync(100);
-    expect(stored.map((e) => e.at)).toEqual([0, 1, 2, 3, 4]);
+    now += 999;
+    expect(() => writer.assertWritable()).toThrow(ApiError);
+    now += 1;
+    expect(() => writer.assertWritable()).not.toThrow();
+    const kept = writer.record(entry(2));
+    await turn();
+    db.done();
+    await kept;
     expect(writer.failing).toBe(false);
-    expect(() => writer.record(entry(6))).not.toThrow();
+    expect(db.commits).toEqual([[0, 1], [2]]);
+  });
+
+  it('refuses up front while `maxBuffer` entries already wait for their commit', async () => {
+    const db = manualDatabase();
+    const writer = new AuditWriter({ append: db.append, logger: silent, maxBuffer: 2 });
+    const waiting = [writer.record(entry(0))];
+    await turn();
+    // One is being committed (no longer waiting); two more fill the buffer.
+    waiting.push(writer.record(entry(1)), writer.record(entry(2)));
+    expect(writer.waiting).toBe(2);
+    expect(() => writer.assertWritable()).toThrow(/cannot record lookups/);
+    db.done();
+    await waiting[0];
+    await turn();
+    expect(writer.waiting).toBe(0);
+    expect(() => writer.assertWritable()).not.toThrow();
+    db.done();
+    await Promise.all(waiting);
+  });
+
+  it('on stop, commits what was recorded and takes nothing more', async () => {
+    const stored: number[] = [];
+    const writer = new AuditWriter({
+      append: async (b) => void stored.push(...b.map((e) => e.at)),
+      logger: silent,
+    });
+    const kept = writer.record(entry(0));
     await writer.stop();
-    expect(stored).toHaveLength(6);
+    await kept;
+    expect(stored).toEqual([0]);
+    await expect(writer.record(entry(1))).rejects.toMatchObject({ code: 'audit_unavailable' });
+    expect(() => writer.assertWritable()).toThrow(ApiError);
+    expect(stored).toEqual([0]);
   });
 });

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
@@ -5,12 +6,13 @@ import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 export interface AuditWriterOptions {
   append: (entries: readonly NewAuditEntry[]) => Promise<void>;
   logger: Logger;
-  /** Entries held while the database is away; past it, lookups are refused rather than unrecorded. */
+  /** Entries waiting for their commit at once; past it, lookups are refused rather than queued without end. */
   maxBuffer?: number;
-  /** Entries written in one batch. */
+  /** Entries written in one transaction. */
   batch?: number;
-  /** How often the buffer is written (ms). */
-  flushMs?: number;
+  /** After a failed commit, how long lookups are refused up front (ms) before one is let through to try again. */
+  retryMs?: number;
+  now?: () => number;
 }
 
 /** The trail cannot take another entry: the lookup is refused rather than made unrecorded. */
@@ -24,86 +26,93 @@ export const auditUnavailable = () =>
     },
   );
 
+interface Waiting {
+  entry: NewAuditEntry;
+  committed: () => void;
+  refused: (err: ApiError) => void;
+}
+
 /**
- * Writes the audit trail off the request path: a lookup adds its entry to a bounded buffer and goes on; the
- * buffer is written in batches every `flushMs`. While the database is away entries wait (counted, never dropped);
- * when the buffer is full, `record` refuses (503 audit_unavailable), so nothing is answered unrecorded.
+ * Group commit: `record` resolves once the entry is committed, so an answer that depends on it leaves only
+ * after its evidence is kept (a process killed at any moment has answered nothing it did not record). Entries
+ * recorded while a commit is under way, or in the same turn of the event loop, share the next transaction, so
+ * the cost of a commit is spread over every lookup that waited for it. A commit that fails refuses its lookups
+ * (503 audit_unavailable), and for `retryMs` after it new lookups are refused before they are made.
  */
 export class AuditWriter {
-  readonly #o: Required<Omit<AuditWriterOptions, 'logger'>> & { logger: Logger };
-  #buffer: NewAuditEntry[] = [];
-  #timer: ReturnType<typeof setInterval> | null = null;
-  #flushing: Promise<void> | null = null;
-  #failing = false;
+  readonly #o: Required<Omit<AuditWriterOptions, 'logger' | 'now'>> & Pick<AuditWriterOptions, 'logger'>;
+  readonly #now: () => number;
+  #waiting: Waiting[] = [];
+  #committing: Promise<void> | null = null;
+  #failedAt: number | null = null;
+  #stopped = false;
   written = 0;
   failedFlushes = 0;
 
   constructor(options: AuditWriterOptions) {
-    this.#o = { maxBuffer: 10_000, batch: 500, flushMs: 200, ...options };
+    this.#o = { maxBuffer: 10_000, batch: 500, retryMs: 1_000, ...options };
+    this.#now = options.now ?? Date.now;
   }
 
+  /** Entries recorded and not yet committed (their lookups wait). */
   get waiting(): number {
-    return this.#buffer.length;
+    return this.#waiting.length;
   }
 
-  /** The last write failed and entries wait (the database is away). */
+  /** The last commit failed and the next has not succeeded yet (the database is away). */
   get failing(): boolean {
-    return this.#failing;
+    return this.#failedAt !== null;
   }
 
-  get full(): boolean {
-    return this.#buffer.length >= this.#o.maxBuffer;
-  }
-
-  /** Throws audit_unavailable when the buffer is full: call before doing what would be recorded. */
+  /** Throws audit_unavailable when an entry could not be kept now: call before doing what would be recorded. */
   assertWritable(): void {
-    if (this.full) throw auditUnavailable();
+    if (this.#stopped || this.#waiting.length >= this.#o.maxBuffer) throw auditUnavailable();
+    if (this.#failedAt !== null && this.#now() - this.#failedAt < this.#o.retryMs) throw auditUnavailable();
   }
 
-  record(entry: NewAuditEntry): void {
-    this.assertWritable();
-    this.#buffer.push(entry);
-    if (this.#buffer.length >= this.#o.batch) void this.flush();
-  }
-
-  start(): void {
-    this.#timer ??= setInterval(() => void this.flush(), this.#o.flushMs);
-    this.#timer.unref?.();
-  }
-
-  /** Writes what waits, a batch at a time; a failure keeps the entries for the next try. */
-  flush(): Promise<void> {
-    this.#flushing ??= this.#write().finally(() => {
-      this.#flushing = null;
+  /** Resolves when the entry is committed; rejects with audit_unavailable when it could not be. */
+  record(entry: NewAuditEntry): Promise<void> {
+    if (this.#stopped) return Promise.reject(auditUnavailable());
+    return new Promise((committed, refused) => {
+      this.#waiting.push({ entry, committed, refused });
+      // The next turn of the event loop, so requests answered in this one share the transaction. From
+      // node:timers, so a test's fake timers (which replace the global) do not hold commits back.
+      if (!this.#committing)
+        this.#committing = new Promise((go) => setImmediate(go)).then(() => this.#drain());
     });
-    return this.#flushing;
   }
 
-  async #write(): Promise<void> {
-    while (this.#buffer.length > 0) {
-      const batch = this.#buffer.slice(0, this.#o.batch);
+  /** Resolves once every entry recorded so far is committed or refused. */
+  async flush(): Promise<void> {
+    while (this.#committing) await this.#committing;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      const group = this.#waiting.splice(0, this.#o.batch);
       try {
-        await this.#o.append(batch);
+        await this.#o.append(group.map((w) => w.entry));
       } catch (err) {
         this.failedFlushes++;
-        if (!this.#failing)
+        if (this.#failedAt === null)
           this.#o.logger.error(
-            { err: { message: (err as Error).message }, waiting: this.#buffer.length },
-            'audit trail not written; entries wait',
+            { err: { message: (err as Error).message }, refused: group.length },
+            'audit trail not written; its lookups are refused',
           );
-        this.#failing = true;
-        return;
+        this.#failedAt = this.#now();
+        for (const w of group) w.refused(auditUnavailable());
+        continue;
       }
-      this.#buffer = this.#buffer.slice(batch.length);
-      this.written += batch.length;
-      this.#failing = false;
+      this.written += group.length;
+      this.#failedAt = null;
+      for (const w of group) w.committed();
     }
+    this.#committing = null;
   }
 
-  /** Stops the timer and writes what waits (a last try). */
+  /** Takes no more entries and waits for those recorded to be committed (or refused). */
   async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
+    this.#stopped = true;
     await this.flush();
   }
 }

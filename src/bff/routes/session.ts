@@ -94,10 +94,10 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       const apiKey = upstreamKey(c.req.valid('json').apiKey);
       const keyHash = hashKey(apiKey);
       deps.audit?.assertWritable();
-      const me = await deps.upstream.me(apiKey, keyHash).catch((err: unknown) => {
+      const me = await deps.upstream.me(apiKey, keyHash).catch(async (err: unknown) => {
         const code = toApiError(err).code;
         if (code === 'invalid_key' || code === 'plan_not_eligible')
-          deps.audit?.session('sign_in_refused', { accountId: accountIdFor(keyHash), keyHash });
+          await deps.audit?.session('sign_in_refused', { accountId: accountIdFor(keyHash), keyHash });
         throw err;
       });
       const { id: upstreamAccountId, ...account } = me;
@@ -108,7 +108,11 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       if (previous) await deps.sessions.delete(previous);
       const auditRef = newAuditRef();
       const id = await deps.sessions.create({ apiKey, keyHash, account, accountId, auditRef });
-      deps.audit?.session('sign_in', { accountId, keyHash, auditRef });
+      // No session is handed out whose sign-in is not on record.
+      await deps.audit?.session('sign_in', { accountId, keyHash, auditRef }).catch(async (err: unknown) => {
+        await deps.sessions.delete(id);
+        throw err;
+      });
       setCookie(c, name, id, {
         httpOnly: true,
         sameSite: 'Strict',
@@ -135,7 +139,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       const session = await deps.sessions.get(id);
       if (session) {
         await removeVisitorReviews(session, c.get('requestId'));
-        deps.audit?.session('sign_out', session);
+        await deps.audit?.session('sign_out', session);
       }
       await deps.sessions.delete(id);
     }

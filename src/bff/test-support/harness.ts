@@ -65,8 +65,6 @@ export interface HarnessOptions {
   database?: Database;
   /** The review worker's lease (ms): a replica's rows go to another this long after it dies. */
   leaseMs?: number;
-  /** With `database`: the audit trail's buffer (entries), to test a full one. */
-  auditBuffer?: number;
   /** Prometheus metrics, as server.ts counts them; with `metricsToken` /metrics answers. */
   metrics?: BffMetrics;
   metricsToken?: string;
@@ -141,10 +139,8 @@ export function createHarness(options: HarnessOptions = {}) {
     tuning: {
       random: () => 0.5,
       reviewPollMs: 20,
-      auditFlushMs: 20,
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.leaseMs ? { reviewLeaseMs: options.leaseMs } : {}),
-      ...(options.auditBuffer ? { auditMaxBuffer: options.auditBuffer } : {}),
     },
   });
   const { app, upstream, scheduler, reviews, auditTrail } = graph;

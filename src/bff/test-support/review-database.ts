@@ -28,6 +28,11 @@ export function reviewDatabase(name: string) {
     current = undefined;
   });
   return {
+    /** The database itself, to read what was committed. */
+    get database(): Database {
+      if (!database) throw new Error('reviewDatabase: the database opens before the tests');
+      return database;
+    },
     /** The database's folder (its files can be read). */
     get dir() {
       return dir;
