@@ -73,7 +73,7 @@ export class BffMetrics {
 
   readonly auditWaiting: Gauge = new Gauge({
     name: 'proplens_audit_entries_waiting',
-    help: 'Audit trail entries not yet written (they wait while the database is away; a full buffer refuses lookups).',
+    help: 'Audit trail entries waiting for their commit (their lookups wait too; too many refuse new lookups).',
     registers: [this.registry],
     collect: () => {
       if (this.#audit) this.auditWaiting.set(this.#audit().waiting);
@@ -91,7 +91,7 @@ export class BffMetrics {
 
   readonly auditFailedWrites: Gauge = new Gauge({
     name: 'proplens_audit_failed_writes',
-    help: 'Attempts to write the audit trail that failed (the entries were kept and written later).',
+    help: 'Commits of the audit trail that failed (their lookups were refused with 503, never answered unrecorded).',
     registers: [this.registry],
     collect: () => {
       if (this.#audit) this.auditFailedWrites.set(this.#audit().failedFlushes);
