@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../db/database.ts';
+import { createLogger } from '../logger.ts';
+import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
+import { createAuditTrail } from './audit-trail.ts';
+
+/*
+ * AUDIT_RETENTION_DAYS as an operator reads it: entries older than that many days go, younger ones stay, and 0
+ * keeps the trail for ever. Entries are dated around a fixed clock, a day either side of each boundary.
+ */
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-11-25T12:00:00Z');
+
+let dir: string;
+let database: Database;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'proplens-retention-'));
+  database = await openDatabase({ dir });
+});
+afterAll(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const entry = (accountId: string, daysOld: number): NewAuditEntry => ({
+  at: NOW - daysOld * DAY,
+  account_id: accountId,
+  key_fingerprint: 'fp000000',
+  session_ref: null,
+  kind: 'search',
+  query: `${daysOld} days old`,
+  outcome: 'listed',
+  property_id: null,
+  source: null,
+  confidence: null,
+  last_verified: null,
+  cached: 0,
+  cached_at: null,
+  upstream_request_id: null,
+  review_id: null,
+  row_index: null,
+});
+
+const trailWith = (retentionDays: number) =>
+  createAuditTrail({ database, logger: createLogger('silent'), retentionDays, now: () => NOW });
+
+async function left(accountId: string): Promise<string[]> {
+  const trail = trailWith(0);
+  // Newest first, as the Activity page reads them.
+  return (await trail.store.page(accountId, {}, null, 100)).map((e) => e.query ?? '');
+}
+
+describe('audit retention', () => {
+  it('keeps every entry younger than AUDIT_RETENTION_DAYS and removes those older', async () => {
+    const trail = trailWith(365);
+    await trail.store.append([entry('kept-a-year', 366), entry('kept-a-year', 364), entry('kept-a-year', 1)]);
+    expect(await trail.sweep()).toBe(1);
+    expect(await left('kept-a-year')).toEqual(['1 days old', '364 days old']);
+    // A second sweep has nothing left to do.
+    expect(await trail.sweep()).toBe(0);
+  });
+
+  it('keeps the trail for ever with 0', async () => {
+    const trail = trailWith(0);
+    await trail.store.append([
+      entry('kept-for-ever', 3_650),
+      entry('kept-for-ever', 400),
+      entry('kept-for-ever', 0),
+    ]);
+    expect(await trail.sweep()).toBe(0);
+    expect(await left('kept-for-ever')).toEqual(['0 days old', '400 days old', '3650 days old']);
+  });
+});
