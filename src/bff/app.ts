@@ -10,6 +10,7 @@ import { allowedMethods } from './http.ts';
 import type { CachedResult, Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
+import { pathText } from './middleware/path-text.ts';
 import { requestContext } from './middleware/request-context.ts';
 import type { DurableReviews } from './reviews/durable-reviews.ts';
 import { activityRoutes } from './routes/activity.ts';
@@ -71,6 +72,7 @@ export function createBffApp(deps: BffDeps) {
 
   const api = new Hono<AppEnv>();
   api.use('*', csrf);
+  api.use('*', pathText);
   api.use('*', allowedMethods(api));
   api.route('/', sessionRoutes({ ...deps, ...(audit ? { audit } : {}) }));
   if (deps.auditTrail) {

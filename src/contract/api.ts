@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Confidence, IsoDate, Plan } from './common.ts';
+import { Confidence, IsoDate, Plan, text as safeText } from './common.ts';
 import { MatchExplanation } from './match.ts';
 import { NotFoundReason } from './upstream.ts';
 
@@ -110,14 +110,12 @@ export const SessionResponse = z.object({
 export type SessionResponse = z.infer<typeof SessionResponse>;
 
 export const CreateSessionRequest = z.object({
-  apiKey: z
-    .string()
-    .check(
-      z.trim(),
-      z.minLength(1, 'Paste your API key.'),
-      z.maxLength(256, 'That is longer than any API key.'),
-      z.regex(/^[\x21-\x7e]+$/, 'An API key has no spaces or special characters.'),
-    ),
+  apiKey: safeText('apiKey').check(
+    z.trim(),
+    z.minLength(1, 'Paste your API key.'),
+    z.maxLength(256, 'That is longer than any API key.'),
+    z.regex(/^[\x21-\x7e]+$/, 'An API key has no spaces or special characters.'),
+  ),
 });
 
 export const DemoKey = z.object({ key: z.string(), plan: Plan, label: z.string() });

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ApiErrorCode, Candidate, Property } from './api.ts';
-import { Confidence, MAX_ADDRESS_LENGTH } from './common.ts';
+import { Confidence, MAX_ADDRESS_LENGTH, text, wholeNumber, wholeNumberParam } from './common.ts';
 import { MatchExplanation } from './match.ts';
 
 /**
@@ -69,15 +69,17 @@ export const CreateReviewRequest = z.object({
   clientToken: z
     .string()
     .check(z.regex(/^[A-Za-z0-9_-]{8,64}$/, 'clientToken: 8-64 letters, digits, - or _')),
-  name: z
-    .string()
-    .check(z.trim(), z.minLength(1, 'Name the review.'), z.maxLength(200, 'At most 200 characters.')),
+  name: text('name').check(
+    z.trim(),
+    z.minLength(1, 'Name the review.'),
+    z.maxLength(200, 'At most 200 characters.'),
+  ),
   kind: ReviewKind,
   /** The file name or the area searched, for the list of reviews. */
-  origin: z.optional(z.string().check(z.maxLength(300))),
+  origin: z.optional(text('origin').check(z.maxLength(300))),
   /** An uploaded CSV's header, in order (its cells come back in the export); empty for paste and area. */
   columns: z
-    .array(z.string().check(z.maxLength(MAX_CELL_LENGTH)))
+    .array(text('columns').check(z.maxLength(MAX_CELL_LENGTH)))
     .check(z.maxLength(MAX_REVIEW_COLUMNS, `At most ${MAX_REVIEW_COLUMNS} columns.`)),
   totalRows: z
     .int()
@@ -86,7 +88,7 @@ export const CreateReviewRequest = z.object({
       z.maximum(MAX_REVIEW_ROWS, `At most ${MAX_REVIEW_ROWS} rows.`),
     ),
   /** Blank input lines that were skipped, reported with the review. */
-  skippedBlank: z.optional(z.int().check(z.nonnegative())),
+  skippedBlank: z.optional(wholeNumber('skippedBlank')),
 });
 export type CreateReviewRequest = z.infer<typeof CreateReviewRequest>;
 
@@ -104,10 +106,10 @@ export type ImportedResult = z.infer<typeof ImportedResult>;
 
 export const ReviewInputRow = z.object({
   /** What is looked up. */
-  address: z.string().check(z.maxLength(MAX_CELL_LENGTH)),
+  address: text('address').check(z.maxLength(MAX_CELL_LENGTH)),
   /** The CSV row's own cells, in the order of the review's columns. */
   cells: z.optional(
-    z.array(z.string().check(z.maxLength(MAX_CELL_LENGTH))).check(z.maxLength(MAX_REVIEW_COLUMNS)),
+    z.array(text('cells').check(z.maxLength(MAX_CELL_LENGTH))).check(z.maxLength(MAX_REVIEW_COLUMNS)),
   ),
   /** Only when moving a review kept in the browser to the server. */
   imported: z.optional(ImportedResult),
@@ -116,9 +118,9 @@ export type ReviewInputRow = z.infer<typeof ReviewInputRow>;
 
 export const ReviewChunkRequest = z.object({
   /** 0-based; a chunk sent again with the same index replaces nothing and adds nothing. */
-  index: z.int().check(z.nonnegative()),
+  index: wholeNumber('index'),
   /** Index of the chunk's first row in the review. */
-  firstRow: z.int().check(z.nonnegative()),
+  firstRow: wholeNumber('firstRow'),
   rows: z
     .array(ReviewInputRow)
     .check(
@@ -198,15 +200,13 @@ export const RowFix = z.object({
 export type RowFix = z.infer<typeof RowFix>;
 
 export const FixRowRequest = z.object({
-  address: z
-    .string()
-    .check(
-      z.trim(),
-      z.minLength(1, 'Enter the address to look up.'),
-      z.maxLength(MAX_ADDRESS_LENGTH, `An address is at most ${MAX_ADDRESS_LENGTH} characters.`),
-    ),
+  address: text('address').check(
+    z.trim(),
+    z.minLength(1, 'Enter the address to look up.'),
+    z.maxLength(MAX_ADDRESS_LENGTH, `An address is at most ${MAX_ADDRESS_LENGTH} characters.`),
+  ),
   /** "Use this one": the candidate's property id; the row is fixed only if the address finds that property. */
-  candidateId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  candidateId: z.optional(text('candidateId').check(z.minLength(1), z.maxLength(200))),
 });
 export type FixRowRequest = z.infer<typeof FixRowRequest>;
 
@@ -256,6 +256,21 @@ export const ReviewRowsResponse = z.object({
   nextCursor: z.nullable(z.string()),
 });
 export type ReviewRowsResponse = z.infer<typeof ReviewRowsResponse>;
+
+/** Most rows in one page of GET /api/reviews/:id/rows. */
+export const MAX_ROWS_PAGE = 5_000;
+
+/** GET /api/reviews/:id/rows: which run (default the latest), from where (`nextCursor`), how many. */
+export const ReviewRowsQuery = z.object({
+  run: z.optional(wholeNumberParam('run').check(z.positive('run: 1 or more'))),
+  cursor: z.optional(z.string().check(z.regex(/^\d{1,9}$/, 'cursor: the nextCursor of the previous page'))),
+  limit: z.optional(
+    wholeNumberParam('limit').check(
+      z.positive('limit: 1 or more'),
+      z.maximum(MAX_ROWS_PAGE, `limit: at most ${MAX_ROWS_PAGE}`),
+    ),
+  ),
+});
 
 /**
  * GET /api/reviews/:id/events (text/event-stream). `summary`: the review's state and counts, sent first and on

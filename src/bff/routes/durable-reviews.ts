@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import {
   CreateReviewRequest,
   FixRowRequest,
   type FixRowResponse,
   ReviewChunkRequest,
   type ReviewListResponse,
+  ReviewRowsQuery,
   type ReviewRowsResponse,
   type ReviewSummary,
 } from '../../contract/index.ts';
@@ -29,7 +30,6 @@ export interface DurableReviewRouteDeps {
   eventPollMs?: number;
 }
 
-const MAX_PAGE = 5_000;
 const TOO_LARGE = 'Send at most 2,000 rows (about 1 MB) in one chunk.';
 /** A quiet event stream says something this often (proxies cut idle connections). */
 const KEEP_ALIVE_MS = 25_000;
@@ -55,14 +55,6 @@ async function parsed<T>(schema: z.ZodMiniType<T>, body: unknown): Promise<T> {
     throw new ApiError(400, 'bad_request', result.error.issues[0]?.message ?? 'Bad request.');
   return result.data;
 }
-
-const PageQuery = z.object({
-  run: z.optional(z.coerce.number().check(z.int(), z.positive())),
-  cursor: z.optional(z.string().check(z.regex(/^\d{1,9}$/, 'cursor: the nextCursor of the previous page'))),
-  limit: z.optional(
-    z.coerce.number().check(z.int(), z.positive(), z.maximum(MAX_PAGE, `limit: at most ${MAX_PAGE}`)),
-  ),
-});
 
 /**
  * /api/reviews: reviews kept on the server, shared by every session of the account. Rows come in chunks; once
@@ -173,7 +165,7 @@ async function fixRoute(c: AppContext, deps: DurableReviewRouteDeps, request: Fi
 
 /** GET /api/reviews/:id/rows: a page of one run's rows in row order, with the cursor of the next page. */
 async function rowsPage(c: AppContext, deps: DurableReviewRouteDeps) {
-  const query = await parsed(PageQuery, c.req.query());
+  const query = await parsed(ReviewRowsQuery, c.req.query());
   const after = query.cursor === undefined ? -1 : Number(query.cursor);
   const limit = query.limit ?? 1_000;
   const page = await inDatabase(() =>
