@@ -138,6 +138,8 @@ const BffEnv = z.object({
   DATABASE_DIR: z.string().default('data/db'),
   REVIEW_CONCURRENCY: int(1, 256, 32),
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
+  // Off only to measure what the trail costs (npm run bench): lookups then leave no evidence.
+  AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   SESSION_SECRET: z
     .string()
     .min(32, 'must be at least 32 characters')
@@ -204,6 +206,8 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     reviewConcurrency: e.REVIEW_CONCURRENCY,
     /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    /** False: no audit trail at all (no entries, no Activity): for measuring its cost, never for production. */
+    auditTrail: e.AUDIT_TRAIL === 'on',
     /** Undefined: no separate metrics listener (README "Metrics"). */
     metricsPort: e.METRICS_PORT < 0 ? undefined : e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,

@@ -68,7 +68,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
   // Kept-alive sockets to the upstream, no fetch machinery per request (docs/decisions/005-lean-hot-path.md).
   const transport = options.transport ?? createPoolTransport(options.upstream.url);
   const upstream = upstreamClient(options, scheduler, transport);
-  const auditTrail = database ? auditTrailOn(database, options) : undefined;
+  const auditTrail = database && options.config.auditTrail ? auditTrailOn(database, options) : undefined;
   if (metrics && auditTrail) metrics.countAuditWith(() => auditTrail.writer);
   const lookups = new Lookups({
     upstream,

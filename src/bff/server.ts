@@ -87,11 +87,15 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
       new Promise<void>((resolve) => {
         metricsServer?.close();
         metricsServer?.closeAllConnections();
-        // Stop accepting; resolve once every connection has closed and the background work has stopped.
-        const stopping = graph.stop();
+        // Stop accepting and leasing review rows; once every connection has closed (their answers' audit
+        // entries committed), stop the rest of the background work, the audit trail last.
+        const stopping = graph.reviews?.worker.stop() ?? Promise.resolve();
         server.close(() => {
           clearInterval(sweep);
-          void stopping.then(() => Promise.all([graph.close(), database.close()])).then(() => resolve());
+          void stopping
+            .then(() => graph.stop())
+            .then(() => Promise.all([graph.close(), database.close()]))
+            .then(() => resolve());
         });
         // A kept-alive socket holds close() open until it times out. Close each one as soon as it is idle:
         // now, and as in-flight requests finish.
