@@ -75,12 +75,16 @@ export class SqlReviewStore {
     reviewId: string,
     chunk: ReviewChunkRequest,
   ): Promise<ReviewSummary | ChunkRefusal> {
-    const refusal = await this.db.transaction().execute(async (trx): Promise<ChunkRefusal | null> => {
+    return this.db.transaction().execute(async (trx): Promise<ReviewSummary | ChunkRefusal> => {
+      // The review's row is locked first (an update that changes nothing): on PostgreSQL, chunks of one review
+      // then take turns, so no count is lost and run 1 starts once, and a delete and a chunk serialise: a
+      // chunk after the delete finds no review, never leaves rows behind it.
       const review = await trx
-        .selectFrom('reviews')
-        .selectAll()
+        .updateTable('reviews')
+        .set((eb) => ({ received_rows: eb.ref('received_rows') }))
         .where('id', '=', reviewId)
         .where('account_id', '=', accountId)
+        .returningAll()
         .executeTakeFirst();
       if (!review) return 'not_found';
       if (review.received_rows >= review.total_rows) return 'not_uploading';
@@ -90,33 +94,37 @@ export class SqlReviewStore {
         .values({ review_id: reviewId, chunk_index: chunk.index, rows: chunk.rows.length })
         .onConflict((oc) => oc.columns(['review_id', 'chunk_index']).doNothing())
         .executeTakeFirst();
-      if (Number(fresh.numInsertedOrUpdatedRows ?? 0) === 0) return null;
-      const values = chunk.rows.map((row, i) => ({
-        review_id: reviewId,
-        row_index: chunk.firstRow + i,
-        address: row.address,
-        cells: row.cells ? JSON.stringify(row.cells) : null,
-        imported: row.imported ? JSON.stringify(row.imported) : null,
-        fix: null,
-      }));
-      // A chunk overlapping rows already in (a client bug) adds only the rows that are new.
-      const inserted = await trx
-        .insertInto('review_rows')
-        .values(values)
-        .onConflict((oc) => oc.columns(['review_id', 'row_index']).doNothing())
-        .executeTakeFirst();
-      const received = review.received_rows + Number(inserted.numInsertedOrUpdatedRows ?? 0);
-      await trx.updateTable('reviews').set({ received_rows: received }).where('id', '=', reviewId).execute();
-      if (received >= review.total_rows) await this.#startRun(trx, review, 1, false);
-      return null;
+      if (Number(fresh.numInsertedOrUpdatedRows ?? 0) > 0) await this.#addRows(trx, review, chunk);
+      // Read under the lock: the answer is the review as this chunk left it, even if a delete comes next.
+      return (await summaryOf(trx, accountId, reviewId)) as ReviewSummary;
     });
-    if (refusal) return refusal;
-    return (await this.summary(accountId, reviewId)) as ReviewSummary;
+  }
+
+  /** A new chunk's rows; once every row is in, run 1 starts. */
+  async #addRows(trx: Trx, review: ReviewsTable, chunk: ReviewChunkRequest): Promise<void> {
+    const reviewId = review.id;
+    const values = chunk.rows.map((row, i) => ({
+      review_id: reviewId,
+      row_index: chunk.firstRow + i,
+      address: row.address,
+      cells: row.cells ? JSON.stringify(row.cells) : null,
+      imported: row.imported ? JSON.stringify(row.imported) : null,
+      fix: null,
+    }));
+    // A chunk overlapping rows already in (a client bug) adds only the rows that are new.
+    const inserted = await trx
+      .insertInto('review_rows')
+      .values(values)
+      .onConflict((oc) => oc.columns(['review_id', 'row_index']).doNothing())
+      .executeTakeFirst();
+    const received = review.received_rows + Number(inserted.numInsertedOrUpdatedRows ?? 0);
+    await trx.updateTable('reviews').set({ received_rows: received }).where('id', '=', reviewId).execute();
+    if (received >= review.total_rows) await this.#startRun(trx, review, 1, false);
   }
 
   /** "Check again": a new run over every row, asking the service itself. Undefined: no such review. */
   async checkAgain(accountId: string, reviewId: string): Promise<ReviewSummary | 'busy' | undefined> {
-    const outcome = await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       // The review's row is written first: on PostgreSQL its lock makes a fix of a row (row-fixes.ts) and
       // another Check again wait for this one, so a fix never lands in the run this one just ended.
       const review = await trx
@@ -135,10 +143,8 @@ export class SqlReviewStore {
         .executeTakeFirst();
       if (!latest || latest.finished_at === null) return 'busy' as const;
       await this.#startRun(trx, review, latest.run + 1, true);
-      return 'started' as const;
+      return summaryOf(trx, accountId, reviewId);
     });
-    if (outcome !== 'started') return outcome;
-    return this.summary(accountId, reviewId);
   }
 
   async #startRun(trx: Trx, review: ReviewsTable, run: number, fresh: boolean): Promise<void> {
@@ -253,20 +259,7 @@ export class SqlReviewStore {
   }
 
   async summary(accountId: string, reviewId: string): Promise<ReviewSummary | undefined> {
-    const review = await this.db
-      .selectFrom('reviews')
-      .selectAll()
-      .where('id', '=', reviewId)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    if (!review) return undefined;
-    const runs = await this.db
-      .selectFrom('review_runs')
-      .selectAll()
-      .where('review_id', '=', reviewId)
-      .orderBy('run')
-      .execute();
-    return toSummary(review, runs);
+    return summaryOf(this.db, accountId, reviewId);
   }
 
   /** The account's reviews, newest first. */
@@ -359,7 +352,8 @@ export class SqlReviewStore {
       .transaction()
       .execute((trx) => writeFix(trx, accountId, reviewId, index, fix, result));
     if (refusal) return refusal;
-    return (await this.row(accountId, reviewId, index)) as ReviewRowResult;
+    // Deleted since the fix went in: there is no row to show.
+    return (await this.row(accountId, reviewId, index)) ?? 'not_found';
   }
 
   /** One row of the latest run, as the rows page gives it. */
@@ -383,4 +377,22 @@ export class SqlReviewStore {
       return true;
     });
   }
+}
+
+/** The review as the API gives it, read in `db` (a transaction, to read what it holds locked). */
+async function summaryOf(db: Db, accountId: string, reviewId: string): Promise<ReviewSummary | undefined> {
+  const review = await db
+    .selectFrom('reviews')
+    .selectAll()
+    .where('id', '=', reviewId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!review) return undefined;
+  const runs = await db
+    .selectFrom('review_runs')
+    .selectAll()
+    .where('review_id', '=', reviewId)
+    .orderBy('run')
+    .execute();
+  return toSummary(review, runs);
 }

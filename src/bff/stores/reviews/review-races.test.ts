@@ -1,0 +1,248 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReviewInputRow, ReviewSummary } from '../../../contract/index.ts';
+import { type Database, openDatabase } from '../../db/database.ts';
+import type { RowResult } from '../../reviews/look-up-row.ts';
+import { PostgresServer, postgresAvailable } from '../../test-support/postgres-process.ts';
+import { SqlReviewQueue } from './queue.ts';
+import { SqlReviewStore } from './review-store.ts';
+
+/*
+ * Races raced: on one real PostgreSQL, two replicas' pools (10 connections each) send the same work at once,
+ * round after round, so that each protection (a row lock, SKIP LOCKED, a locking update) is what keeps the
+ * answer right: without it these tests fail in most rounds. The embedded SQLite has one writer, so none of this
+ * can race there.
+ */
+
+const ROUNDS = 10;
+const answered: RowResult = { outcome: 'not_found', cached: false, retrievedAt: '2026-11-24T10:00:00.000Z' };
+const rows = (n: number, from = 0): ReviewInputRow[] =>
+  Array.from({ length: n }, (_, i) => ({ address: `${from + i} Main St` }));
+const kindOf = (outcome: PromiseSettledResult<unknown>) =>
+  outcome.status === 'rejected'
+    ? `threw ${String((outcome.reason as Error)?.message)}`
+    : typeof outcome.value === 'object' && outcome.value !== null
+      ? 'summary'
+      : String(outcome.value);
+
+describe.skipIf(!postgresAvailable())('review store races on PostgreSQL', () => {
+  let server: PostgresServer;
+  let replicas: Database[] = [];
+  let round = 0;
+  const account = () => `acct-race-${++round}`;
+  const stores = () => replicas.map((d) => new SqlReviewStore(d.db));
+  const queues = () => replicas.map((d) => new SqlReviewQueue(d.db, d.dialect));
+  /** The i-th of many callers, spread over both replicas. */
+  const pick = <T>(list: T[], i: number) => list[i % list.length] as T;
+
+  beforeAll(async () => {
+    server = await PostgresServer.start();
+    replicas = await Promise.all([0, 1].map(() => openDatabase({ url: server.url, dir: '' })));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(replicas.map((d) => d.close()));
+    await server?.destroy();
+  });
+
+  /** A review of `total` rows, every row in: run 1 running. */
+  async function running(accountId: string, total: number): Promise<string> {
+    const [store] = stores();
+    const review = await store!.create(accountId, 'fp', {
+      clientToken: `tok-${accountId}`,
+      name: 'Race',
+      kind: 'paste',
+      columns: [],
+      totalRows: total,
+    });
+    await store!.addChunk(accountId, review.id, { index: 0, firstRow: 0, rows: rows(total), last: true });
+    return review.id;
+  }
+
+  const leftOf = async (reviewId: string) => {
+    const db = replicas[0]!.db;
+    const counts = await Promise.all(
+      (['review_chunks', 'review_rows', 'review_runs', 'review_results'] as const).map(async (table) => {
+        const found = await db
+          .selectFrom(table)
+          .select('review_id')
+          .where('review_id', '=', reviewId)
+          .execute();
+        return [table, found.length] as const;
+      }),
+    );
+    return Object.fromEntries(counts);
+  };
+
+  it('many workers leasing at once: every row is leased to exactly one', async () => {
+    const workers = 10;
+    for (let r = 0; r < ROUNDS; r++) {
+      const accountId = account();
+      const reviewId = await running(accountId, 20);
+      const qs = queues();
+      const leased = await Promise.all(
+        Array.from({ length: workers }, (_, w) => pick(qs, w).lease(`w${w}`, [accountId], 2, 30_000)),
+      );
+      const indexes = leased.flat().map((row) => row.index);
+      expect.soft(new Set(indexes).size, `round ${r}: a row leased twice`).toBe(indexes.length);
+      // What nobody took is still there for the next ask, and each row is in the database under its one owner.
+      const rest = (await pick(qs, 0).lease('late', [accountId], 100, 30_000)).map((row) => row.index);
+      expect
+        .soft([...indexes, ...rest].sort((a, b) => a - b))
+        .toEqual(Array.from({ length: 20 }, (_, i) => i));
+      const owners = await replicas[0]!.db
+        .selectFrom('review_results')
+        .select(['row_index', 'lease_owner'])
+        .where('review_id', '=', reviewId)
+        .execute();
+      const ownerOf = new Map(owners.map((o) => [o.row_index, o.lease_owner]));
+      expect
+        .soft(
+          leased.flatMap((batch) => batch.map((row) => ownerOf.get(row.index))),
+          `round ${r}`,
+        )
+        .toEqual(leased.flatMap((batch, w) => batch.map(() => `w${w}`)));
+    }
+  });
+
+  it('a worker leasing while another replica holds a row skips that row rather than wait for it', async () => {
+    const accountId = account();
+    const reviewId = await running(accountId, 3);
+    const [holder, asker] = replicas as [Database, Database];
+    const queue = new SqlReviewQueue(asker.db, asker.dialect);
+    const waiting = async (): Promise<'waiting'> => {
+      for (;;) {
+        const { rows: blocked } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'`.execute(holder.db);
+        if ((blocked[0]?.n ?? 0) > 0) return 'waiting';
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    await holder.db.transaction().execute(async (trx) => {
+      // Another replica's lease transaction, caught between its SELECT … FOR UPDATE and its commit.
+      await sql`select 1 from review_results where review_id = ${reviewId} and row_index = 0 for update`.execute(
+        trx,
+      );
+      const first = await Promise.race([queue.lease('w', [accountId], 10, 30_000), waiting()]);
+      expect(first === 'waiting' ? first : first.map((row) => row.index)).toEqual([1, 2]);
+    });
+  });
+
+  it('two Check again at once: one starts the next run, the other is told the review is busy', async () => {
+    for (let r = 0; r < ROUNDS; r++) {
+      const accountId = account();
+      const reviewId = await running(accountId, 2);
+      const [q] = queues();
+      for (const row of await q!.lease('w', [accountId], 10, 30_000)) await q!.complete('w', row, answered);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 2 }, (_, i) => pick(stores(), i).checkAgain(accountId, reviewId)),
+      );
+      expect.soft(outcomes.map(kindOf).sort(), `round ${r}`).toEqual(['busy', 'summary']);
+      const started = outcomes.find((o) => kindOf(o) === 'summary') as PromiseFulfilledResult<ReviewSummary>;
+      expect
+        .soft(
+          started?.value.runs.map((run) => run.number),
+          `round ${r}`,
+        )
+        .toEqual([1, 2]);
+      expect.soft((await leftOf(reviewId)).review_results, `round ${r}`).toBe(4);
+    }
+  });
+
+  it('chunks of one review sent at once: every row is counted and run 1 starts once', async () => {
+    for (let r = 0; r < ROUNDS; r++) {
+      const accountId = account();
+      const store = stores();
+      const review = await store[0]!.create(accountId, 'fp', {
+        clientToken: `tok-${accountId}`,
+        name: 'Race',
+        kind: 'paste',
+        columns: [],
+        totalRows: 8,
+      });
+      const outcomes = await Promise.allSettled(
+        [0, 1, 2, 3].map((index) =>
+          pick(store, index).addChunk(accountId, review.id, {
+            index,
+            firstRow: index * 2,
+            rows: rows(2, index * 2),
+            last: index === 3,
+          }),
+        ),
+      );
+      expect.soft(outcomes.map(kindOf), `round ${r}`).toEqual(['summary', 'summary', 'summary', 'summary']);
+      const summary = await store[0]!.summary(accountId, review.id);
+      expect.soft(summary, `round ${r}`).toMatchObject({
+        status: 'running',
+        receivedRows: 8,
+        runs: [{ number: 1, counts: { total: 8 } }],
+      });
+      expect.soft(await leftOf(review.id), `round ${r}`).toEqual({
+        review_chunks: 4,
+        review_rows: 8,
+        review_runs: 1,
+        review_results: 8,
+      });
+    }
+  });
+
+  it('a DELETE racing chunk uploads: chunks are taken or not found, and nothing of the review is left', async () => {
+    for (let r = 0; r < ROUNDS; r++) {
+      const accountId = account();
+      const store = stores();
+      const review = await store[0]!.create(accountId, 'fp', {
+        clientToken: `tok-${accountId}`,
+        name: 'Race',
+        kind: 'paste',
+        columns: [],
+        totalRows: 8,
+      });
+      const chunks = [0, 1, 2, 3].map((index) =>
+        pick(store, index).addChunk(accountId, review.id, {
+          index,
+          firstRow: index * 2,
+          rows: rows(2, index * 2),
+          last: index === 3,
+        }),
+      );
+      // Even rounds delete at once; odd ones once a chunk is in, while the others are still being taken.
+      const go = r % 2 === 0 ? Promise.resolve() : Promise.race(chunks).catch(() => {});
+      const deleted = go.then(() => pick(store, r).delete(accountId, review.id));
+      const [gone, ...taken] = await Promise.allSettled([deleted, ...chunks]);
+      expect.soft(gone, `round ${r}`).toEqual({ status: 'fulfilled', value: true });
+      for (const outcome of taken)
+        expect.soft(['summary', 'not_found'], `round ${r}`).toContain(kindOf(outcome));
+      expect.soft(await leftOf(review.id), `round ${r}`).toEqual({
+        review_chunks: 0,
+        review_rows: 0,
+        review_runs: 0,
+        review_results: 0,
+      });
+    }
+  });
+
+  it('the same client token in two accounts at once: two reviews, each seen by its own account only', async () => {
+    for (let r = 0; r < ROUNDS; r++) {
+      const [a, b] = [account(), account()];
+      const request = {
+        clientToken: `shared-token-${r}`,
+        name: 'Same click',
+        kind: 'paste' as const,
+        columns: [],
+        totalRows: 1,
+      };
+      const store = stores();
+      const made = await Promise.all(
+        [a, b, a, b].map((accountId, i) => pick(store, i).create(accountId, 'fp', request)),
+      );
+      const [a1, b1, a2, b2] = made.map((s) => s?.id);
+      expect.soft(a1).toBeDefined();
+      expect.soft(b1).toBeDefined();
+      expect.soft([a2, b2]).toEqual([a1, b1]);
+      expect.soft(a1).not.toBe(b1);
+      expect.soft(await store[0]!.summary(a, b1 as string)).toBeUndefined();
+      expect.soft(await store[0]!.summary(b, a1 as string)).toBeUndefined();
+      expect.soft((await store[1]!.list(a)).map((s) => s.id)).toEqual([a1]);
+      expect.soft((await store[1]!.list(b)).map((s) => s.id)).toEqual([b1]);
+    }
+  });
+});
