@@ -82,6 +82,12 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
     /running at (http:\/\/[\d.:]+)/,
   );
   const cachedUrl = await startServer('scripts/start.js', bffEnv, /running at (http:\/\/[\d.:]+)/);
+  // The same, keeping no audit trail: what committing an entry before every answer costs.
+  const untrailedUrl = await startServer(
+    'scripts/start.js',
+    { ...bffEnv, AUDIT_TRAIL: 'off' },
+    /running at (http:\/\/[\d.:]+)/,
+  );
   const nodeProxyUrl = await startServer('bench/node-proxy.ts', {}, /proxy on (http:\/\/[\d.:]+)/, [
     refUrl,
     KEY,
@@ -112,6 +118,11 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
       headers: await viaBff(cachedUrl),
       servers: [cachedUrl],
     } as Target,
+    untrailed: {
+      makeUrl: q1(untrailedUrl, '/api/properties/resolve'),
+      headers: await viaBff(untrailedUrl),
+      servers: [untrailedUrl],
+    } as Target,
   };
 }
 
@@ -119,19 +130,28 @@ type Targets = Awaited<ReturnType<typeof startTargets>>;
 
 /** Closed loop: each connection sends again when answered. Throughput, p99 and CPU per request; ratios to nginx. */
 async function closedLoop(ctx: BenchContext, t: Targets): Promise<Measured> {
-  const [direct, viaNginx, viaNode, viaBff, cached] = await compare(ctx, [
+  const [direct, viaNginx, viaNode, viaBff, cached, untrailed] = await compare(ctx, [
     t.direct,
     t.nginx,
     t.node,
     t.bff,
     t.cached,
+    t.untrailed,
   ]);
-  if (!direct || !viaNode || !viaBff || !cached) throw new Error('a phase did not run');
+  if (!direct || !viaNode || !viaBff || !cached || !untrailed) throw new Error('a phase did not run');
   show('direct to reference: resolve', direct);
   if (viaNginx) show(`nginx in front (${ctx.nginxWorkers} worker): resolve`, viaNginx);
   show('bare Node proxy (node:http + undici Pool)', viaNode);
   show('through BFF, cache off: resolve', viaBff);
   show('through BFF, cached hits: resolve', cached);
+  show('through BFF, cached hits, no audit trail (AUDIT_TRAIL=off)', untrailed);
+  const trailCost = cached.rps / untrailed.rps;
+  row(
+    'cached hits: audit trail committed before each answer / no trail',
+    `${fmt(trailCost)}x`,
+    '>= 0.90x',
+    `${verdict(trailCost >= 0.9)}; p50 ${fmt(cached.p50)} vs ${fmt(untrailed.p50)} ms, p99 ${fmt(cached.p99)} vs ${fmt(untrailed.p99)} ms`,
+  );
   if (viaNginx) {
     row('nginx / direct throughput', `${fmt(viaNginx.rps / direct.rps)}x`);
     const uncached = viaBff.rps / viaNginx.rps;
