@@ -43,7 +43,7 @@ const signIn = (target: string, headers: string[] = []) => {
   const body = JSON.stringify({ apiKey: PRO_KEY });
   return [
     `POST ${target} HTTP/1.1`,
-    'Host: 127.0.0.1',
+    ...(headers.some((h) => /^host:/i.test(h)) ? [] : ['Host: 127.0.0.1']),
     'Content-Type: application/json',
     'X-Requested-With: proplens',
     `Content-Length: ${body.length}`,
@@ -207,19 +207,43 @@ describe('over real HTTP', () => {
     expect(answer).not.toMatch(/strict-transport-security/i);
   });
 
-  it('checks Origin against an absolute-form target’s authority, not the Host header it overrides', async () => {
+  it('checks Origin against the Host it answers on, never an absolute-form target’s authority', async () => {
     const h = createHarness();
     const port = await listen(h);
+    const own = `127.0.0.1:${port}`;
+    // A target naming the attacker's host, with the attacker's Origin: the Host header is still ours.
     const forged = await raw(
       port,
-      signIn(`http://127.0.0.1:${port}/api/session`, ['Origin: http://127.0.0.1']),
+      signIn('http://evil.example/api/session', [`Host: ${own}`, 'Origin: http://evil.example']),
     );
     expect(forged).toMatch(/^HTTP\/1\.1 403/);
-    const own = await raw(
-      port,
-      signIn(`http://127.0.0.1:${port}/api/session`, [`Origin: http://127.0.0.1:${port}`]),
+    expect(forged).toContain('"code":"csrf"');
+    const ok = await raw(port, signIn('/api/session', [`Host: ${own}`, `Origin: http://${own}`]));
+    expect(ok).toMatch(/^HTTP\/1\.1 200/);
+    const cookie = /set-cookie: ([^;]+)/i.exec(ok)?.[1] as string;
+    const signOut = (target: string, origin: string) =>
+      raw(
+        port,
+        [
+          `DELETE ${target} HTTP/1.1`,
+          `Host: ${own}`,
+          'X-Requested-With: proplens',
+          `Origin: ${origin}`,
+          `Cookie: ${cookie}`,
+          'Content-Length: 0',
+          'Connection: close',
+          '',
+          '',
+        ].join('\r\n'),
+      );
+    expect(await signOut('http://evil.example/api/session', 'http://evil.example')).toMatch(
+      /^HTTP\/1\.1 403/,
     );
-    expect(own).toMatch(/^HTTP\/1\.1 200/);
+    const session = (await h.call('/api/session', { headers: { cookie } })).status;
+    expect(session).toBe(200); // still signed in
+    // Our own authority in an absolute-form target, as a proxy may pass on, is ours.
+    expect(await signOut(`http://${own}/api/session`, `http://${own}`)).toMatch(/^HTTP\/1\.1 204/);
+    expect((await h.call('/api/session', { headers: { cookie } })).status).toBe(401);
   });
 
   it.each([

@@ -22,7 +22,12 @@ export const csrf: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * The request's own authority: the Host header, or for an absolute-form target the target's (RFC 9112
- * §3.2.2: the Host header is then ignored), which @hono/node-server puts in the URL.
+ * The origin the server answers on: the Host header. Never an absolute-form target's authority, which
+ * @hono/node-server puts in the URL: RFC 9112 §3.2.2 has it override Host, but a browser sends that form only to
+ * a proxy, so at this server it is whatever the client chose (`DELETE http://evil.example/...` with that Origin).
+ * No Host (HTTP/1.0): no origin of our own to match, so a request naming an Origin is refused.
  */
-const ownOrigin = (c: AppContext) => `${c.get('https') ? 'https' : 'http'}://${new URL(c.req.url).host}`;
+const ownOrigin = (c: AppContext): string | null => {
+  const host = c.req.header('host')?.trim().toLowerCase();
+  return host ? `${c.get('https') ? 'https' : 'http'}://${host}` : null;
+};
