@@ -78,7 +78,9 @@ describe('the audit trail', () => {
       cachedAt: expect.any(String),
     });
     expect(entries.every((e) => /^[0-9a-f]{8}$/.test(e.keyFingerprint))).toBe(true);
-    expect(new Set(entries.map((e) => e.session)).size).toBe(1);
+    // Every entry names this one session (by its audit ref): not one of them may have lost it.
+    expect(entries.map((e) => e.session)).toEqual(entries.map(() => entries[0]?.session));
+    expect(entries[0]?.session).toEqual(expect.any(String));
     const text = JSON.stringify(entries);
     expect(text).not.toContain('pi_demo');
     expect(text).not.toContain(h.cookie.split('=')[1]);
