@@ -200,6 +200,89 @@ describe.each(backends)('review store on $name', (backend) => {
     expect(since?.rows).toHaveLength(2);
   });
 
+  it('a replica that lost its lease cannot extend, put back or complete the row the next one took', async () => {
+    const review = await store.create('acct-l', 'fp', request({ totalRows: 2 }));
+    await store.addChunk('acct-l', review.id, { index: 0, firstRow: 0, rows: rows(2), last: true });
+    const [q1, q2] = [queue(), queue()];
+    const lost = await q1.lease('w1', ['acct-l'], 5, 30_000);
+    now += 31_000; // w1 stalled past its lease: w2 takes the rows
+    const retaken = await q2.lease('w2', ['acct-l'], 5, 30_000);
+    expect(retaken.map((r) => r.index)).toEqual([0, 1]);
+    const leases = () =>
+      database.db
+        .selectFrom('review_results')
+        .select(['row_index', 'state', 'lease_owner', 'lease_until', 'not_before', 'attempts'])
+        .where('review_id', '=', review.id)
+        .orderBy('row_index')
+        .execute();
+    const w2Holds = await leases();
+    expect(w2Holds.every((r) => r.state === 'leased' && r.lease_owner === 'w2')).toBe(true);
+    now += 1_000;
+    const [first, second] = lost;
+    if (!first || !second) throw new Error('nothing leased');
+    await q1.extend('w1', lost, 60_000);
+    await q1.retryLater('w1', first, now + 60_000);
+    expect(await q1.complete('w1', second, matched(property('late')))).toBe(false);
+    expect(await leases()).toEqual(w2Holds);
+    for (const row of retaken)
+      expect(await q2.complete('w2', row, matched(property(`p${row.index}`)))).toBe(true);
+    expect(await store.summary('acct-l', review.id)).toMatchObject({
+      status: 'done',
+      runs: [{ counts: { total: 2, done: 2, matched: 2 } }],
+    });
+    const page = await store.rows('acct-l', review.id, { limit: 5 });
+    expect(page?.rows.map((r) => r.property?.id)).toEqual(['p0', 'p1']);
+  });
+
+  it('counts the rows a chunk adds, not the rows it carries: an overlapping chunk under a new index', async () => {
+    const review = await store.create('acct-o', 'fp', request({ totalRows: 4 }));
+    await store.addChunk('acct-o', review.id, { index: 0, firstRow: 0, rows: rows(2), last: false });
+    // Rows 1 and 2 again under a new index (a client bug): only row 2 is new.
+    const overlapping = await store.addChunk('acct-o', review.id, {
+      index: 1,
+      firstRow: 1,
+      rows: rows(2, 1),
+      last: false,
+    });
+    expect(overlapping).toMatchObject({ status: 'uploading', receivedRows: 3, runs: [] });
+    const all = await store.addChunk('acct-o', review.id, {
+      index: 2,
+      firstRow: 3,
+      rows: rows(1, 3),
+      last: true,
+    });
+    expect(all).toMatchObject({ status: 'running', receivedRows: 4, runs: [{ counts: { total: 4 } }] });
+    const page = await store.rows('acct-o', review.id, { limit: 10 });
+    expect(page?.rows.map((r) => r.index)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a record whose source changed between runs is a change, and says the source it had before', async () => {
+    const review = await store.create('acct-s', 'fp', request({ totalRows: 2 }));
+    await store.addChunk('acct-s', review.id, { index: 0, firstRow: 0, rows: rows(2), last: true });
+    const q = queue();
+    for (const row of await q.lease('w', ['acct-s'], 5, 30_000))
+      await q.complete('w', row, matched(property(`p${row.index}`)));
+    await store.checkAgain('acct-s', review.id);
+    for (const row of await q.lease('w', ['acct-s'], 5, 30_000))
+      await q.complete(
+        'w',
+        row,
+        matched(property(`p${row.index}`, row.index === 0 ? { source: 'Sangamon County Recorder' } : {})),
+      );
+    const page = await store.rows('acct-s', review.id, { limit: 5 });
+    expect(page?.rows.map((r) => r.previous ?? null)).toEqual([
+      {
+        outcome: 'matched',
+        propertyId: 'p0',
+        source: 'Sangamon County Assessor',
+        confidence: 'high',
+        lastVerified: '2026-01-01',
+      },
+      null,
+    ]);
+    expect(page?.rows[0]?.property?.source).toBe('Sangamon County Recorder');
+  });
+
   it('fixes an answered row once, moving its run’s counts once even when two fixes race', async () => {
     const review = await store.create('acct-f', 'fp', request({ totalRows: 2 }));
     await store.addChunk('acct-f', review.id, { index: 0, firstRow: 0, rows: rows(2), last: true });
