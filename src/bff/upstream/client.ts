@@ -5,7 +5,8 @@ import { abortableSleep, ClientGone } from '../cancel.ts';
 import { ApiError } from '../errors.ts';
 import type { BudgetStore, RateObservation } from './budget.ts';
 import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
-import { redactKey, toRefusal } from './refusal.ts';
+import { redactBody } from './redact.ts';
+import { toRefusal } from './refusal.ts';
 import { type Slot, SlotUnavailable, type UpstreamScheduler } from './scheduler.ts';
 import { type Attempt, type HeaderReader, type Transport, TransportFailure } from './transport.ts';
 
@@ -64,7 +65,7 @@ export interface CallOptions {
   lane?: Lane;
 }
 
-/** A 2xx answer, parsed. */
+/** An answer with the key cut out: a 2xx parsed (`json`), a refusal as the text toRefusal reads. */
 interface Answer {
   status: number;
   text: string;
@@ -306,19 +307,19 @@ export class UpstreamClient {
     await slot.release({ kind: 'answer', status: res.status, rate: this.#rateFrom(res.headers) });
     if (res.status === 429) return { kind: 'rate_limited', detail: { status: 429 } };
     if (res.status >= 500) return { kind: 'transient', detail: { status: res.status }, error: troubled() };
-    const text = redactKey(res.text, apiKey);
-    if (res.status < 200 || res.status >= 300)
+    const body = redactBody(res.text, apiKey);
+    if (res.status < 200 || res.status >= 300) {
+      // toRefusal reads text: a JSON body's is written back from its redacted parse.
+      const text = 'json' in body ? JSON.stringify(body.json) : body.text;
       return { kind: 'answer', answer: { status: res.status, text } };
-    try {
-      return { kind: 'answer', answer: { status: res.status, text, json: JSON.parse(text) } };
-    } catch {
-      // A body cut short is as transient as a 503; an unreadable one after retries is the upstream's fault.
-      return {
-        kind: 'transient',
-        detail: { status: res.status, cause: 'unreadable_json' },
-        error: unreadable(),
-      };
     }
+    if ('json' in body) return { kind: 'answer', answer: { status: res.status, text: '', json: body.json } };
+    // A body cut short is as transient as a 503; an unreadable one after retries is the upstream's fault.
+    return {
+      kind: 'transient',
+      detail: { status: res.status, cause: 'unreadable_json' },
+      error: unreadable(),
+    };
   }
 
   async #acquire(keyHash: string, lane: Lane, deadline: number, signal: CancelSignal | undefined) {

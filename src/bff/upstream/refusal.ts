@@ -6,7 +6,7 @@ import { parseErrorBody } from './parse.ts';
  * A non-2xx answer as the API's own error. The upstream's text never reaches the browser: an upstream may
  * echo the request (its Authorization header, or the URL with a `query:` key) into its message. What we pass
  * on is our own wording plus structured data (candidates), read from a body the client has already cleared
- * of the key. The upstream's message goes to the log instead (`upstreamMessage`).
+ * of the key (redact.ts). The upstream's message goes to the log instead (`upstreamMessage`).
  */
 export function toRefusal(
   status: number,
@@ -77,13 +77,4 @@ export function toRefusal(
     }
   })();
   return { error, upstreamCode: info.code, upstreamMessage: info.message };
-}
-
-/** Every occurrence of the key (as sent, and URL-encoded) replaced, before anything else reads the text. */
-export function redactKey(text: string, apiKey: string): string {
-  if (apiKey.length < 4 || !text) return text;
-  let out = text.split(apiKey).join('[redacted]');
-  const encoded = encodeURIComponent(apiKey);
-  if (encoded !== apiKey) out = out.split(encoded).join('[redacted]');
-  return out;
 }

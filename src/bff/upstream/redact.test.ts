@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { keyRedaction, REDACTED } from './redact.ts';
+
+const KEY = 'pk/live+A=ü€';
+
+describe('keyRedaction', () => {
+  it('cuts every string of a parsed body, object keys and nested lists included', () => {
+    const { parsed } = keyRedaction(KEY);
+    const body = JSON.parse(
+      `{"a":"x \\u0070k\\/live+A=\\u00FC\\u20ac y","pk\\/live+A=\\u00fc\\u20ac":[{"b":["${KEY}"]}]}`,
+    );
+    expect(parsed(body)).toEqual({
+      a: `x ${REDACTED} y`,
+      [REDACTED]: [{ b: [REDACTED] }],
+    });
+  });
+
+  it('keeps `__proto__` a field, and what it says redacted', () => {
+    const out = keyRedaction(KEY).parsed(JSON.parse(`{"__proto__":{"polluted":"${KEY}"}}`)) as object;
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(JSON.stringify(out)).toBe(`{"__proto__":{"polluted":"${REDACTED}"}}`);
+  });
+
+  it('drops nesting past 32 levels rather than exhaust the stack on a hostile body', () => {
+    const deep = JSON.parse(`${'['.repeat(100_000)}"${KEY}"${']'.repeat(100_000)}`);
+    let out = keyRedaction(KEY).parsed(deep);
+    let depth = 0;
+    while (Array.isArray(out)) {
+      out = out[0];
+      depth++;
+    }
+    expect(depth).toBe(32);
+    expect(out).toBeNull();
+  });
+
+  it('cuts a key of digits echoed as a JSON number', () => {
+    expect(keyRedaction('123456789').parsed({ n: 123456789, m: 42 })).toEqual({ n: REDACTED, m: 42 });
+  });
+
+  it.each([
+    ['as sent', KEY],
+    ['decomposed (NFD)', KEY.normalize('NFD')],
+    ['URL-encoded', encodeURIComponent(KEY)],
+    ['URL-encoded, lower-case hex', encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())],
+    ['form-encoded', new URLSearchParams({ k: 'pk live~!' }).toString().slice(2)],
+  ])('cuts the key %s', (_name, form) => {
+    const key = form.startsWith('pk+live') ? 'pk live~!' : KEY;
+    expect(keyRedaction(key).parsed([`<${form}>`])).toEqual([`<${REDACTED}>`]);
+    expect(keyRedaction(key).text(`<${form}>`)).toBe(`<${REDACTED}>`);
+  });
+
+  it('cuts JSON-escaped forms from a text that is not JSON (it may be logged)', () => {
+    const { text } = keyRedaction(KEY);
+    for (const form of [
+      'pk\\/live+A=\\u00fc\\u20ac',
+      '\\u0070\\u006B\\u002F\\u006c\\u0069\\u0076\\u0065\\u002b\\u0041\\u003d\\u00FC\\u20AC',
+      'pk%2Flive%2BA%3D%C3%BC%E2%82%AC',
+      'pk\\/live\\u002bA\\u003d\\u00fc\\u20AC',
+      'pk%2flive%2BA%3D\\u0025c3%bc%E2%82\\u0025AC',
+    ])
+      expect(text(`refused ${form}.`)).toBe(`refused ${REDACTED}.`);
+  });
+
+  it('cuts a key beyond the Basic Multilingual Plane, escaped as a surrogate pair', () => {
+    const key = 'pk_😀_live';
+    expect(keyRedaction(key).text('a pk_\\ud83d\\ude00_live b')).toBe(`a ${REDACTED} b`);
+    expect(keyRedaction(key).parsed(JSON.parse('"pk_\\ud83d\\ude00_live"'))).toBe(REDACTED);
+  });
+
+  it('leaves other text alone, and keys too short to cut safely', () => {
+    expect(keyRedaction(KEY).text('pk/live+A=u€, Main St')).toBe('pk/live+A=u€, Main St');
+    expect(keyRedaction('abc').parsed({ a: 'abc' })).toEqual({ a: 'abc' });
+  });
+});

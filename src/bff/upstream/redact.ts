@@ -1,0 +1,123 @@
+/**
+ * The API key cut out of whatever the upstream answered, before anything else reads it: an upstream may echo
+ * the request (its Authorization header, or the URL with a `query:` key) into a record, a message or a
+ * candidate. What the BFF keeps, logs and answers is built from the result, so the key never reaches the
+ * browser, the database or the log.
+ *
+ * A JSON body is redacted as parsed: every string in it, object keys included, after JSON.parse has undone
+ * every escape (`\/`, `\u00fc`, `\uXXXX` for any character), so no way of writing the key inside JSON hides
+ * it. A body that is not JSON is redacted as text, where those escapes are matched too: it may be logged.
+ */
+
+export const REDACTED = '[redacted]';
+
+/** Nesting past this is dropped: nothing we read lies that deep, and a hostile body must not exhaust the stack. */
+const MAX_DEPTH = 32;
+
+export interface KeyRedaction {
+  /** A text with every form of the key replaced, escaped forms included. */
+  text(text: string): string;
+  /** A parsed JSON value with every string (object keys too) redacted; nesting past 32 levels dropped. */
+  parsed(value: unknown): unknown;
+}
+
+const NONE: KeyRedaction = { text: (t) => t, parsed: (v) => v };
+
+/**
+ * Redaction of one key. Its forms: as sent, in either Unicode normal form (an upstream may normalise), and
+ * percent-encoded as a URL carries it (encodeURIComponent and form encoding, hex digits in either case).
+ * Keys under 4 characters are left alone: they would cut ordinary words out of every answer.
+ */
+export function keyRedaction(apiKey: string): KeyRedaction {
+  if (apiKey.length < 4) return NONE;
+  const forms = new Set<string>();
+  for (const key of [apiKey, apiKey.normalize('NFC'), apiKey.normalize('NFD')]) {
+    forms.add(key);
+    forms.add(encodeURIComponent(key));
+    forms.add(new URLSearchParams({ k: key }).toString().slice(2));
+  }
+  // Longest first, so a form that contains another is cut whole.
+  const ordered = [...forms].sort((a, b) => b.length - a.length);
+  const plain = new RegExp(ordered.map((f) => formPattern(f, false)).join('|'), 'g');
+  // Built only for a body that is not JSON (rare): it costs far more than the plain one.
+  let escaped: RegExp | undefined;
+  // Letters and digits stay as they are in every form: a string without the key's longest run of them cannot
+  // hold the key, and `includes` is far cheaper than the expression (a page of records has hundreds of strings).
+  const anchor = (apiKey.match(/[A-Za-z0-9]+/g) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+  const redact = (s: string) =>
+    !s || (anchor.length >= 3 && !s.includes(anchor)) ? s : s.replace(plain, REDACTED);
+  return {
+    text: (s) => {
+      if (!s) return s;
+      escaped ??= new RegExp(ordered.map((f) => formPattern(f, true)).join('|'), 'g');
+      return s.replace(escaped, REDACTED);
+    },
+    parsed: (value) => redactValue(value, redact, 0),
+  };
+}
+
+/**
+ * An upstream body with the key cut out: parsed when it is JSON (redacted as parsed, so no JSON escape hides
+ * the key), else as text.
+ */
+export function redactBody(text: string, apiKey: string): { json: unknown } | { text: string } {
+  const redaction = keyRedaction(apiKey);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { text: redaction.text(text) };
+  }
+  return { json: redaction.parsed(json) };
+}
+
+function redactValue(value: unknown, redact: (s: string) => string, depth: number): unknown {
+  if (typeof value === 'string') return redact(value);
+  // A key of digits alone could come back as a JSON number, which the parser reads as text.
+  if (typeof value === 'number') return redact(String(value)) === String(value) ? value : REDACTED;
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_DEPTH) return null;
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, redact, depth + 1));
+  // fromEntries defines own properties: a `__proto__` key stays data, as JSON.parse made it.
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [redact(k), redactValue(v, redact, depth + 1)]),
+  );
+}
+
+/** One form as a regular expression: percent escapes in either case; with `escapes`, JSON's escapes too. */
+function formPattern(form: string, escapes: boolean): string {
+  // Split into literal runs and percent escapes (odd indexes).
+  return form
+    .split(/(%[0-9A-F]{2})/i)
+    .map((part, i) => {
+      if (i % 2 === 1) {
+        const digits = anyCase(part[1] as string) + anyCase(part[2] as string);
+        return escapes ? `(?:%|\\\\u0025)${digits}` : `%${digits}`;
+      }
+      return escapes ? escapedRun(part) : escapeRegExp(part);
+    })
+    .join('');
+}
+
+/** Each code unit as itself or as JSON writes it escaped (`\uXXXX` in either case, or `\/`). */
+function escapedRun(run: string): string {
+  let out = '';
+  for (let i = 0; i < run.length; i++) {
+    const c = run[i] as string;
+    const hex = run.charCodeAt(i).toString(16).padStart(4, '0');
+    const short = SHORT_ESCAPES.get(c);
+    out += `(?:${escapeRegExp(c)}|\\\\u${[...hex].map(anyCase).join('')}${short ? `|${short}` : ''})`;
+  }
+  return out;
+}
+
+/** JSON's two-character escapes of characters a key may hold, as patterns. */
+const SHORT_ESCAPES = new Map([
+  ['/', '\\\\/'],
+  ['"', '\\\\"'],
+  ['\\', '\\\\\\\\'],
+]);
+
+const anyCase = (c: string) => (/[a-f]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c);
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
