@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   ApiErrorBody,
   type CreateReviewRequest,
@@ -9,6 +9,10 @@ import {
   ReviewSummary,
   SearchResponse,
 } from '../../contract/index.ts';
+import { type Database, openDatabase } from '../db/database.ts';
+import { SqlReviewQueue } from '../stores/reviews/queue.ts';
+import { createHarness } from '../test-support/harness.ts';
+import { PostgresServer, postgresAvailable } from '../test-support/postgres-process.ts';
 import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
 const reviews = reviewDatabase('reviews');
@@ -206,5 +210,64 @@ describe('/api/reviews (kept on the server)', () => {
     const deleted = await h.call(`/api/reviews/${review.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);
     expect((await h.call(`/api/reviews/${review.id}`)).status).toBe(404);
+  });
+});
+
+/*
+ * The API under the races the store guards against (review-races.test.ts races the store itself): on
+ * PostgreSQL, requests sent at once get their own answers, never a 500.
+ */
+describe.skipIf(!postgresAvailable())('/api/reviews raced on PostgreSQL', () => {
+  const ROUNDS = 5;
+  let server: PostgresServer;
+  let database: Database;
+  beforeAll(async () => {
+    server = await PostgresServer.start();
+    database = await openDatabase({ url: server.url, dir: '' });
+  }, 60_000);
+  afterAll(async () => {
+    await database?.close();
+    await server?.destroy();
+  });
+  const rows = (n: number, from: number) =>
+    csvRows(Array.from({ length: n }, (_, i) => `${from + i} Main St`));
+
+  it('two Check again at once: one starts run 2 (201), the other is told to wait (409)', async () => {
+    const h = createHarness({ database });
+    await h.signIn();
+    const accountId = (await (await h.call('/api/session')).json()).accountId as string;
+    const queue = new SqlReviewQueue(database.db, database.dialect);
+    for (let r = 0; r < ROUNDS; r++) {
+      const review = await create(h, { totalRows: 2 });
+      await chunk(h, review.id, 0, 0, rows(2, 0), true);
+      // Answered here rather than by the worker: the race is the two requests, not the lookups.
+      for (const row of await queue.lease('test', [accountId], 10, 30_000))
+        await queue.complete('test', row, { outcome: 'not_found', cached: false, retrievedAt: 'now' });
+      const answers = await Promise.all(
+        [0, 1].map(() => h.call(`/api/reviews/${review.id}/runs`, { method: 'POST' })),
+      );
+      expect.soft(answers.map((a) => a.status).sort(), `round ${r}`).toEqual([201, 409]);
+      expect
+        .soft(
+          (await summary(h, review.id)).runs.map((run) => run.number),
+          `round ${r}`,
+        )
+        .toEqual([1, 2]);
+    }
+  });
+
+  it('a DELETE among chunk uploads: 204, each chunk 200 or 404, never a 500', async () => {
+    const h = createHarness({ database });
+    await h.signIn();
+    for (let r = 0; r < ROUNDS * 2; r++) {
+      const review = await create(h, { totalRows: 8 });
+      const chunks = [0, 1, 2, 3].map((i) => chunk(h, review.id, i, i * 2, rows(2, i * 2), i === 3));
+      const go = r % 2 === 0 ? Promise.resolve() : Promise.race(chunks);
+      const deleted = go.then(() => h.call(`/api/reviews/${review.id}`, { method: 'DELETE' }));
+      const [gone, ...taken] = await Promise.all([deleted, ...chunks]);
+      expect.soft(gone.status, `round ${r}`).toBe(204);
+      for (const answer of taken) expect.soft([200, 404], `round ${r}`).toContain(answer.status);
+      expect.soft((await h.call(`/api/reviews/${review.id}`)).status, `round ${r}`).toBe(404);
+    }
   });
 });

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateReviewRequest, Property, ReviewInputRow } from '../../../contract/index.ts';
 import { type Database, DatabaseTooNew, inDatabase, openDatabase } from '../../db/database.ts';
+import type { DatabaseSchema } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import { PostgresServer, postgresAvailable } from '../../test-support/postgres-process.ts';
@@ -40,6 +41,24 @@ const rows = (n: number, from = 0): ReviewInputRow[] =>
     address: `${from + i} Main St`,
     cells: [`L${from + i}`, `${from + i} Main St`, 'Springfield'],
   }));
+
+/** `db`, but `after` runs as each of its transactions commits, before the caller goes on. */
+function afterCommit(db: Kysely<DatabaseSchema>, after: () => Promise<void>): Kysely<DatabaseSchema> {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'transaction')
+        return () => ({
+          execute: async <T>(work: (trx: Transaction<DatabaseSchema>) => Promise<T>) => {
+            const out = await target.transaction().execute(work);
+            await after();
+            return out;
+          },
+        });
+      const value = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 interface Backend {
   name: string;
@@ -437,6 +456,32 @@ describe.each(backends)('review store on $name', (backend) => {
     const page = await store.rows('acct-i', review.id, { limit: 10 });
     expect(page?.rows.map((r) => r.outcome)).toEqual(['matched', 'not_found']);
     expect(await queue().lease('w', ['acct-i'], 5, 30_000)).toEqual([]);
+  });
+
+  it('a chunk whose review is deleted the moment it is in answers the review as it left it, then not found', async () => {
+    const review = await store.create('acct-dc', 'fp', request({ totalRows: 2 }));
+    let deleteNext = true;
+    const racing = new SqlReviewStore(
+      afterCommit(database.db, async () => {
+        if (deleteNext) await store.delete('acct-dc', review.id);
+        deleteNext = false;
+      }),
+      clock,
+    );
+    const taken = await racing.addChunk('acct-dc', review.id, {
+      index: 0,
+      firstRow: 0,
+      rows: rows(1),
+      last: false,
+    });
+    expect(taken).toMatchObject({ id: review.id, status: 'uploading', receivedRows: 1 });
+    expect(
+      await racing.addChunk('acct-dc', review.id, { index: 1, firstRow: 1, rows: rows(1, 1), last: true }),
+    ).toBe('not_found');
+    for (const table of ['review_chunks', 'review_rows', 'review_runs', 'review_results'] as const)
+      expect(
+        await database.db.selectFrom(table).select('review_id').where('review_id', '=', review.id).execute(),
+      ).toEqual([]);
   });
 
   it('deletes a review with all its rows for the whole account, and nothing of any other review', async () => {
