@@ -1,4 +1,4 @@
-import { lookReason, matchQuality } from './explain-quality.ts';
+import { isTypo, lookReason, matchQuality } from './explain-quality.ts';
 import { type MatchChange, type MatchExplanation, MatchPart } from './match.ts';
 import {
   DIRECTIONALS,
@@ -194,32 +194,10 @@ function tagMatched(matched: MatchedAddress): { words: Tagged[]; unit: Parsed['u
   return { words: tagged, unit: p.unit };
 }
 
-/** Edit distance with a swap of neighbouring letters as one edit. Words are short: no early exit needed. */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
-  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    const row = d[i] as number[];
-    const prev = d[i - 1] as number[];
-    for (let j = 1; j <= b.length; j++) {
-      let v = Math.min(
-        (prev[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        v = Math.min(v, ((d[i - 2] as number[])[j - 2] as number) + 1);
-      row[j] = v;
-    }
-  }
-  return (d[a.length] as number[])[b.length] as number;
-}
-
 /** Replacing a word costs less when it reads as a typo of it, so typos pair up with what they meant. */
 function substitution(a: string, b: string): number {
   if (a === b) return 0;
-  const allowed = Math.max(1, Math.floor(Math.max(a.length, b.length) / 3));
-  return distance(a, b) <= allowed ? 1 : 2;
+  return isTypo(a, b) ? 1 : 2;
 }
 
 /** One step of an alignment: words that stand for each other (either side may be empty). */

@@ -7,8 +7,9 @@
 /**
  * exact: as typed, or only completed by the service (a ZIP, a suffix added);
  * corrected: spelling fixed (a typo, a dropped word) with the meaning kept;
- * changed_meaning: a part that names a different place was replaced (a directional W → E, a suffix Rd → Ct):
- *   possibly another property — needs a look;
+ * changed_meaning: a part that names a different place was replaced, in any part, the city too (a directional
+ *   W → E or West Orange → East Orange, a place word Rd → Ct or Lake City → Park City, a word that is no
+ *   misspelling of the one typed): possibly another property — needs a look;
  * street_only: matched from a street line with no city, state or ZIP: one of possibly many such streets —
  *   needs a look.
  */

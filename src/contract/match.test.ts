@@ -147,6 +147,13 @@ describe('explainMatch: says what was corrected and what was added', () => {
     ).toBe('corrected: Vlaley → Valley');
   });
 
+  it('a state and its ZIP at the end are no unit ("FL 32712" is not floor 32712)', () => {
+    const e = explainMatch('150 River Rd, Apopka, FL 32712', {
+      address: '150 River Rd Apt 2, Apopka, FL 32712',
+    });
+    expect(e?.changes).toEqual([{ kind: 'added', part: 'unit', typed: '', matched: 'Apt 2' }]);
+  });
+
   it('a different unit number is a correction, whatever the designators', () => {
     expect(said('107 N Bridge St #102, Austin, TX 78701', UNIT)).toBe('corrected: #102 → Apt 101');
   });
@@ -262,7 +269,8 @@ describe('matchKind', () => {
     expect(kind('1100 Congress Ave, Austin, TX')).toBe('completed');
     // Something typed that the record does not have is not an addition: it is a difference to check.
     expect(kind('1100 Congress Ave, Downtown Austin, TX 78701')).toBe('corrected');
-    // An identifier typed instead of an address is not a correction.
+    // An identifier typed instead of an address is not a correction: the property id or the parcel number.
     expect(kind('pi_1')).toBe('as_typed');
+    expect(kind('0101')).toBe('as_typed');
   });
 });
