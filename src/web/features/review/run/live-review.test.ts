@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
+import { ApiRequestError } from '../../../lib/api-client.ts';
 import type { StreamEvent } from '../../../lib/event-stream.ts';
 import { LiveReview } from './live-review.ts';
 
@@ -118,6 +119,59 @@ describe('LiveReview', () => {
     await vi.advanceTimersByTimeAsync(300);
     live.applyRows([{ ...row(0, 'matched', 4), input: 'mine' }]);
     expect(live.getSnapshot().rows[0]?.input).toBe('theirs');
+    live.stop();
+  });
+
+  it('reconnects a dropped stream after 1 s, then 2 s, then 4 s, and is not live meanwhile', async () => {
+    vi.useFakeTimers();
+    const connectedAt: number[] = [];
+    const start = Date.now();
+    const live = new LiveReview('rv_1', {
+      getReview: async () => summary(1),
+      getRowsPage: async () => ({ rows: [row(0, 'matched', 1), row(1, 'pending', 0)], nextCursor: null }),
+      // biome-ignore lint/correctness/useYield: a stream that drops before its first event
+      events: async function* () {
+        connectedAt.push(Date.now() - start);
+        throw new Error('connection dropped');
+      },
+      // The production waits and sleep (no retryMs, no sleep given).
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(connectedAt).toEqual([0]);
+    expect(live.getSnapshot()).toMatchObject({ state: 'ready', live: false });
+    for (const [wait, connections] of [
+      [1_000, 2],
+      [2_000, 3],
+      [4_000, 4],
+    ] as const) {
+      await vi.advanceTimersByTimeAsync(wait - 1);
+      expect(connectedAt).toHaveLength(connections - 1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(connectedAt).toHaveLength(connections);
+    }
+    expect(connectedAt).toEqual([0, 1_000, 3_000, 7_000]);
+    live.stop();
+  });
+
+  it('ends in error on a 401 from the event stream (the session ended), and does not connect again', async () => {
+    vi.useFakeTimers();
+    let connections = 0;
+    const live = new LiveReview('rv_1', {
+      getReview: async () => summary(1),
+      getRowsPage: async () => ({ rows: [row(0, 'matched', 1), row(1, 'pending', 0)], nextCursor: null }),
+      // biome-ignore lint/correctness/useYield: the server refuses the stream before any event
+      events: async function* () {
+        connections += 1;
+        throw new ApiRequestError(401, 'unauthenticated', 'Your session has ended. Sign in again.');
+      },
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(live.getSnapshot()).toMatchObject({ state: 'error', live: false });
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(connections).toBe(1);
+    expect(live.getSnapshot().state).toBe('error');
     live.stop();
   });
 });
