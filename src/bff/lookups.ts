@@ -141,9 +141,10 @@ export class Lookups {
       await this.deps.cache.set(session.keyHash, key, result);
       return { result, cached: false };
     } catch (err) {
-      // The key stopped working upstream: this session is over.
+      // The key stopped working upstream: every session holding it is over, this browser's or the one lent to
+      // the review worker (sessionId is then a lending ref, no cookie), so the store ends them by the key.
       if (err instanceof ApiError && err.code === 'unauthenticated')
-        await this.deps.sessions.delete(sessionId);
+        await this.deps.sessions.refuseKey(session);
       throw err;
     }
   }

@@ -55,9 +55,10 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
         now,
         audit: { kind: 'review_row', reviewId: row.reviewId, row: row.index },
       });
-      // The key stopped working: that session is over; the row waits for another of the account's sessions.
-      if (result.error?.code === 'unauthenticated') await sessions.endRef(ref);
-      else options.metrics?.reviewRows.inc({ outcome: result.outcome, cached: String(result.cached) });
+      // A refused key (401) has ended its sessions already (Lookups, sessions.refuseKey): the row waits for
+      // another of the account's sessions, and is no answer to count.
+      if (result.error?.code !== 'unauthenticated')
+        options.metrics?.reviewRows.inc({ outcome: result.outcome, cached: String(result.cached) });
       return result;
     },
     logger,

@@ -36,7 +36,8 @@ const KEEP_ALIVE_MS = 25_000;
 
 /**
  * A running review with no live session of its account to lend a key is waiting for a sign-in (the worker takes
- * its rows again at the account's next sign-in).
+ * its rows again at the account's next sign-in). Seen by a view left open: its event stream outlives a session
+ * that ended elsewhere, timed out or held a key the service refused.
  */
 async function withWaiting(
   sessions: SessionStore,
@@ -214,7 +215,7 @@ async function followReview(c: AppContext, deps: DurableReviewRouteDeps) {
     out.onAbort(() => wake?.());
     try {
       while (!out.aborted && !out.closed) {
-        const more = await sendNews(out, store, accountId, id, state);
+        const more = await sendNews(out, store, accountId, id, state, deps.sessions);
         if (more === 'deleted') return;
         if (more) continue;
         await new Promise<void>((resolve) => {
@@ -243,6 +244,7 @@ async function sendNews(
   accountId: string,
   id: string,
   state: StreamState,
+  sessions: SessionStore,
 ): Promise<boolean | 'deleted'> {
   const summary = await store.summary(accountId, id).catch(() => null);
   if (summary === undefined) {
@@ -258,7 +260,8 @@ async function sendNews(
     // More rows wait: they go first, so the summary never says "done" above rows not yet sent.
     if (!page.last) return true;
   }
-  const text = JSON.stringify(summary);
+  const [shown] = await withWaiting(sessions, accountId, [summary]).catch(() => [summary]);
+  const text = JSON.stringify(shown);
   if (text !== state.sent) {
     state.sent = text;
     await out.writeSSE({ event: 'summary', data: text, id: String(state.seq) });

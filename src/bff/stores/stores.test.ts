@@ -70,7 +70,8 @@ describe('MemorySessionStore', () => {
     const lent = await store.sessionFor('firm');
     expect(lent?.session.apiKey).toBe('k1');
     expect(await store.sessionFor('nobody')).toBeUndefined();
-    await store.endRef(lent?.ref ?? '');
+    // Its key refused: that session ends, whoever holds it; the account's other key is still lent.
+    await store.refuseKey({ accountId: 'firm', keyHash: lent?.session.keyHash ?? '' });
     expect(await store.get(first)).toBeUndefined();
     expect((await store.sessionFor('firm'))?.session.apiKey).toBe('k2');
     now.t = 200 + 1001; // every session idle past the timeout

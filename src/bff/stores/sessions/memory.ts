@@ -53,8 +53,8 @@ export class MemorySessionStore implements SessionStore {
     return undefined;
   }
 
-  endRef(ref: string): Promise<void> {
-    return this.delete(ref);
+  async refuseKey(refused: Pick<Session, 'accountId' | 'keyHash'>): Promise<void> {
+    for (const [id, s] of this.#sessions) if (s.keyHash === refused.keyHash) this.#sessions.delete(id);
   }
 
   #live(id: string, s: Session): boolean {

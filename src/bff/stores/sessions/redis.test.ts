@@ -45,10 +45,25 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     expect(lent?.session.apiKey).toBe(API_KEY);
     expect(lent?.ref).not.toBe(id);
     expect(await b.get(lent?.ref ?? '')).toBeUndefined();
-    await b.endRef(lent?.ref ?? '');
+    await b.refuseKey({ accountId: 'acct-coffee', keyHash: lent?.session.keyHash ?? '' });
     expect(await a.get(id)).toBeUndefined();
     expect(await b.sessionFor('acct-coffee')).toBeUndefined();
     expect(await b.liveAccounts()).toEqual(['acct-other']);
+  });
+
+  it('ends every session of a refused key on any replica, and only those: the account’s other keys stay', async () => {
+    const now = { t: 1_000_000 };
+    const a = make(now);
+    const b = make(now);
+    const mine = [await a.create(session), await b.create(session)];
+    const colleague = await a.create({ ...session, apiKey: 'pi_colleague', keyHash: 'beef'.repeat(16) });
+    await b.refuseKey(session);
+    for (const id of mine) expect(await a.get(id)).toBeUndefined();
+    expect((await a.get(colleague))?.apiKey).toBe('pi_colleague');
+    expect((await b.sessionFor('acct-coffee'))?.session.apiKey).toBe('pi_colleague');
+    expect(await b.liveAccounts()).toEqual(['acct-coffee']);
+    await a.refuseKey({ accountId: 'acct-coffee', keyHash: 'beef'.repeat(16) });
+    expect(await b.liveAccounts()).toEqual([]);
   });
 
   it('is one store for every replica: made on one, used and ended on another', async () => {

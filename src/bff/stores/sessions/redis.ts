@@ -162,9 +162,20 @@ export class RedisSessionStore implements SessionStore {
     return undefined;
   }
 
-  async endRef(ref: string): Promise<void> {
+  async refuseKey(refused: Pick<Session, 'accountId' | 'keyHash'>): Promise<void> {
+    // The account's sessions are where a key is lent from: each holding the refused key goes, and so does the
+    // account from the live ones once it has none left (the worker then leases none of its rows).
+    const index = this.keys.accountSessions(refused.accountId);
     await this.redis.run(async (r) => {
-      replies(await r.multi().del(this.keys.sessionNamed(ref)).zrem(this.keys.sessionIndex(), ref).exec());
+      for (const name of await r.zrange(index, '0', '-1')) {
+        const key = this.keys.sessionNamed(name);
+        const sealed = await r.get(key);
+        const record = typeof sealed === 'string' ? this.#open(sealed, key) : null;
+        if (record && record.keyHash !== refused.keyHash) continue;
+        // Refused, or already expired or unreadable: gone either way.
+        replies(await r.multi().del(key).zrem(this.keys.sessionIndex(), name).zrem(index, name).exec());
+      }
+      if ((await r.zcard(index)) === 0) await r.zrem(this.keys.liveAccounts(), refused.accountId);
     });
   }
 

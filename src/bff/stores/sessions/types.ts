@@ -35,8 +35,12 @@ export interface SessionStore {
    * shared store); its idle clock is reset, so a running review keeps it alive up to the absolute timeout.
    */
   sessionFor(accountId: string): Promise<{ session: Session; ref: string } | undefined>;
-  /** Ends the session behind a handle from sessionFor (its key stopped working). */
-  endRef(ref: string): Promise<void>;
+  /**
+   * The service refused this key (401): every session holding it ends, whoever signed in with it and whichever
+   * replica lends it, so neither a browser nor the review worker sends it again. The one owner of that rule
+   * (called by Lookups); an account left with no session has none live, and its reviews wait for a sign-in.
+   */
+  refuseKey(refused: Pick<Session, 'accountId' | 'keyHash'>): Promise<void>;
 }
 
 export interface SessionLimits {
