@@ -274,6 +274,18 @@ describe('an uploaded CSV joins back', () => {
     });
   });
 
+  it('has no change columns for a review checked once: one run, nothing to compare with', () => {
+    const counts = { total: 1, done: 1, matched: 1, notFound: 0, ambiguous: 0, failed: 0 };
+    const once = makeReview({
+      runs: [{ number: 1, startedAt: '2026-11-01T00:00:00Z', finishedAt: '2026-11-01T00:10:00Z', counts }],
+    });
+    const t = buildExport(once, [makeRow(0, { property: makeProperty({ id: 'P1' }) })], NOW);
+    for (const column of ['changed', 'previous_outcome', 'previous_property_id', 'previous_source'])
+      expect(t.columns).not.toContain(column);
+    expect(Object.keys(t.records[0] ?? {})).not.toContain('changed');
+    expect(toCsv(t).split('\r\n')[0]).not.toMatch(/changed|previous_/);
+  });
+
   it('says which rows a reviewer fixed, looked up as what, by whom and when, once any was', () => {
     const fix = {
       address: '100 Main St, Salem, OR',
