@@ -251,4 +251,36 @@ describe.each([
     await vi.advanceTimersByTimeAsync(0);
     expect(slots).toHaveLength(NO_HEADERS_CONCURRENCY + 1);
   });
+
+  it('gives a freed slot to the request already waiting, not to one that arrives in the same tick', async () => {
+    const scheduler = new UpstreamScheduler(newStore());
+    const probe = await scheduler.acquire('acct', 'review', Date.now() + 60_000);
+    await probe.release({ kind: 'answer', status: 200, rate: null });
+    // Every slot taken (no stated limit: NO_HEADERS_CONCURRENCY at once), and one more request waiting.
+    const slots = await Promise.all(
+      Array.from({ length: NO_HEADERS_CONCURRENCY }, () =>
+        scheduler.acquire('acct', 'review', Date.now() + 60_000),
+      ),
+    );
+    const granted: string[] = [];
+    const take = (who: string) =>
+      scheduler.acquire('acct', 'review', Date.now() + 60_000).then((slot) => {
+        granted.push(who);
+        return slot;
+      });
+    const waiter = take('waiter');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(scheduler.waiting('acct')).toEqual({ interactive: 0, review: 1 });
+    // A slot frees, and a newcomer asks before anything else runs.
+    void slots[0]?.release({ kind: 'answer', status: 200, rate: null });
+    const newcomer = take('newcomer');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(granted).toEqual(['waiter']);
+    // The newcomer waits its turn: the next slot that frees.
+    await slots[1]?.release({ kind: 'answer', status: 200, rate: null });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(granted).toEqual(['waiter', 'newcomer']);
+    for (const slot of [...slots.slice(2), await waiter, await newcomer])
+      await slot?.release({ kind: 'none' });
+  });
 });
