@@ -110,12 +110,15 @@ describe('npm run doctor against the reference service in every dialect', () => 
         `/api/properties/resolve?address=${encodeURIComponent(page.items[0]?.address ?? '')}`,
       );
       expect(resolved.status).toBe(200);
-      if (page.nextCursor) {
-        const next = await call(
-          `/api/properties/search?q=main&cursor=${encodeURIComponent(page.nextCursor)}`,
-        );
-        expect(next.status).toBe(200);
-      }
+      // Every dialect pages "main": a BFF set up by the doctor must follow the service's cursor.
+      expect(page.nextCursor).toEqual(expect.any(String));
+      const next = await call(
+        `/api/properties/search?q=main&cursor=${encodeURIComponent(page.nextCursor ?? '')}`,
+      );
+      expect(next.status).toBe(200);
+      const more = (await next.json()) as { items: { address: string }[] };
+      expect(more.items.length).toBeGreaterThan(0);
+      expect(report.findings.find((f) => f.topic === 'Search')?.text).toMatch(/next_cursor pages on/);
     },
     30_000,
   );

@@ -11,9 +11,22 @@ export function dateFormatOf(value: unknown): string | null {
   return null;
 }
 
-export type ResetFormat = 'epoch seconds' | 'epoch milliseconds' | 'seconds from now' | 'HTTP date';
+export type ResetFormat =
+  | 'epoch seconds'
+  | 'epoch milliseconds'
+  | 'seconds from now'
+  | 'HTTP date'
+  | 'ISO 8601 date-time';
 
-/** How X-RateLimit-Reset is written, and when it says (epoch ms on the service's clock). */
+/** RFC 9110's IMF-fixdate, the form every HTTP date header takes (`Sun, 06 Nov 1994 08:49:37 GMT`). */
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * How X-RateLimit-Reset is written, and when it says (epoch ms on the service's clock); null when it is none
+ * of these. Numbers are told apart by size, as the BFF reads them (parseReset): from 1e11 epoch milliseconds
+ * (1973 on), from 1e9 epoch seconds (2001 on), below that seconds from now (up to 31 years).
+ */
 export function resetFormatOf(value: string, serviceNow: number): { format: ResetFormat; at: number } | null {
   const s = value.trim();
   if (/^\d+(\.\d+)?$/.test(s)) {
@@ -22,8 +35,10 @@ export function resetFormatOf(value: string, serviceNow: number): { format: Rese
     if (n >= 1e9) return { format: 'epoch seconds', at: n * 1000 };
     return { format: 'seconds from now', at: serviceNow + n * 1000 };
   }
-  const ms = Date.parse(s);
-  return Number.isNaN(ms) ? null : { format: 'HTTP date', at: ms };
+  // Date.parse alone takes almost anything ("March 7" is a date in 2001): only the two standard forms.
+  const format = HTTP_DATE.test(s) ? 'HTTP date' : ISO_DATE_TIME.test(s) ? 'ISO 8601 date-time' : null;
+  const ms = format ? Date.parse(s) : Number.NaN;
+  return format && !Number.isNaN(ms) ? { format, at: ms } : null;
 }
 
 /** The envelope a single object came in: bare, or under a named key. */

@@ -1,4 +1,10 @@
-/** One request of the doctor: bounded in time and bytes, and never showing the key. */
+import { keyRedaction } from '../../src/bff/upstream/redact.ts';
+
+/**
+ * One request of the doctor: bounded in time and bytes, and never showing the key. What the service answered
+ * is redacted as the BFF redacts it (redact.ts): the JSON as parsed, so no escape (`\/`, `\u00fc`) hides the
+ * key, the text and the headers with escaped and URL-encoded forms too.
+ */
 
 export type Placement =
   | { kind: 'bearer' }
@@ -29,12 +35,11 @@ export interface HttpDeps {
 
 const MAX_BYTES = 1_000_000;
 
-/** Text from the service with the key (as sent, or URL-encoded) cut out, before anyone sees it. */
-export function redact(text: string, key: string): string {
-  let out = text;
-  for (const form of new Set([key, encodeURIComponent(key)])) if (form) out = out.split(form).join('[key]');
-  return out;
-}
+/**
+ * Whether the key can travel in a header: fetch sends header values as bytes, so a character past U+00FF (or a
+ * control character) cannot; such a key only goes in the query.
+ */
+export const headerSafe = (key: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(key);
 
 export async function send(
   deps: HttpDeps,
@@ -50,6 +55,7 @@ export async function send(
   if (placement.kind === 'bearer') headers.Authorization = `Bearer ${key}`;
   else if (placement.kind === 'header') headers[placement.name] = key;
   else url.searchParams.set(placement.name, key);
+  const redaction = keyRedaction(key);
   const left = deps.deadline - deps.now();
   const started = deps.now();
   deps.count.requests++;
@@ -59,25 +65,28 @@ export async function send(
   const timer = setTimeout(() => controller.abort(), Math.min(deps.requestTimeoutMs, left));
   try {
     const res = await deps.fetch(url, { headers, signal: controller.signal, redirect: 'manual' });
-    const text = redact(await readCapped(res), key);
+    const raw = await readCapped(res);
     const ms = deps.now() - started;
     deps.count.ms.push(ms);
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = redaction.parsed(JSON.parse(raw));
     } catch {
       json = undefined;
     }
-    return { status: res.status, headers: res.headers, text, json, ms };
+    const seen = new Headers();
+    res.headers.forEach((value, name) => {
+      seen.append(name, redaction.text(value));
+    });
+    return { status: res.status, headers: seen, text: redaction.text(raw), json, ms };
   } catch (err) {
     const ms = deps.now() - started;
     const reason = controller.signal.aborted
       ? `no answer within ${Math.round(Math.min(deps.requestTimeoutMs, left) / 1000)} s`
-      : redact(
+      : redaction.text(
           (err as Error).cause instanceof Error
             ? ((err as Error).cause as Error).message
             : (err as Error).message,
-          key,
         );
     return { status: 0, headers: new Headers(), text: '', json: undefined, ms, failed: reason };
   } finally {

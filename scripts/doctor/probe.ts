@@ -1,8 +1,11 @@
 import { connect } from 'node:tls';
-import { ID_FIELDS, toAccount, toProperty } from '../../src/bff/upstream/parse.ts';
-import { dateFormatOf, envelopeOf, median, resetFormatOf } from './formats.ts';
-import { type Answer, type HttpDeps, type Placement, placementText, send } from './http.ts';
-import type { DoctorReport, Finding, Level } from './report.ts';
+import { toAccount } from '../../src/bff/upstream/parse.ts';
+import { CreateSessionRequest } from '../../src/contract/index.ts';
+import { envelopeOf, median } from './formats.ts';
+import { type Answer, headerSafe, type Placement, placementText } from './http.ts';
+import { checkResolve, searchPages } from './records.ts';
+import type { DoctorReport, Level } from './report.ts';
+import { call, RateLimitedStop, type Run, say } from './run.ts';
 
 export interface DoctorOptions {
   url: string;
@@ -32,20 +35,7 @@ export const PLACEMENTS: Placement[] = [
   { kind: 'query', name: 'key' },
 ];
 
-const SEARCH_QUERIES = ['Main St', 'Main', '1'];
 const INVALID_KEY = 'proplens-doctor-made-up-key-0000000000';
-
-interface Run {
-  o: Required<Pick<DoctorOptions, 'url' | 'key' | 'resolvePath' | 'searchPath'>> & DoctorOptions;
-  http: HttpDeps;
-  findings: Finding[];
-  settings: Record<string, string>;
-  placement?: Placement;
-  sleep: (ms: number) => Promise<void>;
-}
-
-const say = (run: Run, topic: string, level: Level, text: string) =>
-  run.findings.push({ topic, level, text });
 
 /** Probes a Property Intelligence Service with as few requests as it can and says whether PropLens can use it. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
@@ -64,54 +54,43 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
   };
   if (run.o.url.startsWith('https:')) await checkTls(run);
-  if (await findPlacement(run)) {
-    await checkAnyKey(run);
-    const record = (await searchPages(run)) ?? run.o.address;
-    await checkResolve(run, record);
+  try {
+    if (await findPlacement(run)) {
+      await checkAnyKey(run);
+      const record = (await searchPages(run)) ?? run.o.address;
+      await checkResolve(run, record);
+    }
+  } catch (err) {
+    // Rate limited for longer than a check should wait: the finding says when to try again.
+    if (!(err instanceof RateLimitedStop)) throw err;
   }
+  checkKeyText(run);
   return conclude(run);
 }
 
-/** Sends a request, waiting out a short rate-limit reset once; notes the rate-limit headers it sees. */
-async function call(
-  run: Run,
-  path: string,
-  query: Record<string, string>,
-  key = run.o.key,
-  placement = run.placement,
-) {
-  const p = placement ?? { kind: 'bearer' as const };
-  let answer = await send(run.http, run.o.url, path, query, key, p);
-  if (answer.status === 429) {
-    const wait = waitFor(answer, run.http.now());
-    if (wait !== null && wait <= 10_000 && run.http.now() + wait < run.http.deadline) {
-      say(
-        run,
-        'Rate limit',
-        'warn',
-        `The service said 429 (rate limited); waited ${Math.ceil(wait / 1000)} s as its X-RateLimit-Reset asked.`,
-      );
-      await run.sleep(wait);
-      answer = await send(run.http, run.o.url, path, query, key, p);
-    }
-  }
-  if (!run.settings['#ratelimit'] && answer.status > 0) noteRateLimit(run, answer);
-  return answer;
-}
-
-function waitFor(answer: Answer, now: number): number | null {
-  const reset = answer.headers.get('x-ratelimit-reset');
-  const serviceNow = Date.parse(answer.headers.get('date') ?? '') || now;
-  const read = reset ? resetFormatOf(reset, serviceNow) : null;
-  return read ? Math.max(0, read.at - serviceNow) : null;
+/** PropLens's sign-in takes what its contract takes; a key it refuses cannot be used, however well the service takes it. */
+function checkKeyText(run: Run) {
+  if (CreateSessionRequest.safeParse({ apiKey: run.o.key }).success) return;
+  say(
+    run,
+    'Key',
+    'warn',
+    "PropLens's sign-in takes keys of printable ASCII characters with no spaces, and this key has others: people could not sign in with it as it is.",
+  );
 }
 
 async function findPlacement(run: Run): Promise<boolean> {
   const tried: string[] = [];
+  let sent = 0;
   for (const placement of run.o.auth ? [run.o.auth] : PLACEMENTS) {
+    if (placement.kind !== 'query' && !headerSafe(run.o.key)) {
+      tried.push(`${placementText(placement)} → not sendable in a header`);
+      continue;
+    }
     const answer = await call(run, '/auth/me', {}, run.o.key, placement);
+    sent++;
     tried.push(`${placementText(placement)} → ${answer.failed ?? answer.status}`);
-    if (answer.failed && tried.length === 1) {
+    if (answer.failed && sent === 1) {
       say(run, 'Connection', 'block', `${run.o.url} did not answer /auth/me: ${answer.failed}.`);
       return false;
     }
@@ -188,158 +167,6 @@ async function checkAnyKey(run: Run) {
   else say(run, 'Key check', 'ok', `A made-up key is refused (${answer.failed ?? answer.status}).`);
 }
 
-function noteRateLimit(run: Run, answer: Answer) {
-  run.settings['#ratelimit'] = 'seen';
-  const limit = answer.headers.get('x-ratelimit-limit');
-  const reset = answer.headers.get('x-ratelimit-reset');
-  if (!limit && !reset) {
-    say(
-      run,
-      'Rate limit',
-      'warn',
-      'No X-RateLimit headers: PropLens cannot pace reviews to a limit it is not told, so users may meet 429s, each waited out before the next request.',
-    );
-    return;
-  }
-  const serviceDate = Date.parse(answer.headers.get('date') ?? '');
-  const read = reset ? resetFormatOf(reset, Number.isNaN(serviceDate) ? run.http.now() : serviceDate) : null;
-  const skew = Number.isNaN(serviceDate) ? null : Math.round((run.http.now() - serviceDate) / 1000);
-  say(
-    run,
-    'Rate limit',
-    read ? 'ok' : 'warn',
-    `X-RateLimit-Limit ${limit ?? '(none)'}, remaining ${answer.headers.get('x-ratelimit-remaining') ?? '(none)'}, reset as ${read?.format ?? `something unreadable ("${(reset ?? '').slice(0, 40)}"): after a 429 PropLens waits a minute`}${skew !== null && Math.abs(skew) >= 2 ? `; this machine's clock is ${Math.abs(skew)} s ${skew >= 0 ? 'ahead of' : 'behind'} the service's` : ''}.`,
-  );
-}
-
-/** Two pages of a search: its page size, cursors, no duplicates. Returns an address to resolve. */
-async function searchPages(run: Run): Promise<string | undefined> {
-  for (const q of SEARCH_QUERIES) {
-    const first = await call(run, run.o.searchPath, { q });
-    if (first.status === 404 || first.status === 405 || first.failed) {
-      say(
-        run,
-        'Search',
-        'warn',
-        `${run.o.searchPath} answered ${first.failed ?? first.status}: agents' address suggestions and area reviews need a search list endpoint; give its path with --search-path.`,
-      );
-      return undefined;
-    }
-    const items = listOf(first.json);
-    if (!items || items.length === 0) continue;
-    run.settings.PROPERTY_SEARCH_PATH = run.o.searchPath;
-    const next = cursorOf(first.json);
-    let text = `${run.o.searchPath}?q=${q}: ${items.length} records a page`;
-    if (next) {
-      const second = await call(run, run.o.searchPath, { q, cursor: next });
-      const more = listOf(second.json) ?? [];
-      const ids = new Set(items.map(idOf));
-      const dupes = more.filter((r) => ids.has(idOf(r))).length;
-      text += `; next_cursor pages on (${more.length} more${dupes ? `, ${dupes} repeated` : ', none repeated'})`;
-      say(run, 'Search', dupes ? 'warn' : 'ok', `${text}.`);
-    } else say(run, 'Search', 'ok', `${text}; one page only for this query.`);
-    const address = items
-      .map((r) => (r as Record<string, unknown>).address)
-      .find((a) => typeof a === 'string');
-    return typeof address === 'string' ? address : undefined;
-  }
-  say(
-    run,
-    'Search',
-    'warn',
-    `${run.o.searchPath} found nothing for "${SEARCH_QUERIES.join('", "')}": give an address it knows with --address to check a record.`,
-  );
-  return undefined;
-}
-
-const listOf = (body: unknown): unknown[] | null => {
-  if (Array.isArray(body)) return body;
-  if (!body || typeof body !== 'object') return null;
-  for (const name of ['data', 'items', 'results', 'properties']) {
-    const v = Object.hasOwn(body, name) ? (body as Record<string, unknown>)[name] : undefined;
-    if (Array.isArray(v)) return v;
-  }
-  return null;
-};
-const cursorOf = (body: unknown) => {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
-  const v = (body as Record<string, unknown>).next_cursor ?? (body as Record<string, unknown>).nextCursor;
-  return typeof v === 'string' && v ? v : null;
-};
-const idOf = (r: unknown) => {
-  const o = (r ?? {}) as Record<string, unknown>;
-  return String(ID_FIELDS.map((f) => o[f]).find((v) => v !== undefined) ?? JSON.stringify(o));
-};
-
-async function checkResolve(run: Run, address: string | undefined) {
-  if (!address) {
-    say(
-      run,
-      'Record',
-      'block',
-      'No record could be fetched to check its fields. Run again with --address "<an address the service knows>".',
-    );
-    return;
-  }
-  const answer = await call(run, run.o.resolvePath, { address });
-  if (answer.status < 200 || answer.status >= 300) {
-    say(
-      run,
-      'Record',
-      'block',
-      `${run.o.resolvePath} answered ${answer.failed ?? answer.status} for "${address}"${answer.status === 404 ? ' (give the resolve path with --resolve-path, or an address it knows with --address)' : ''}.`,
-    );
-    return;
-  }
-  run.settings.PROPERTY_RESOLVE_PATH = run.o.resolvePath;
-  const shape = envelopeOf(answer.json, ['data', 'property', 'result', 'record']);
-  if (!shape) {
-    say(
-      run,
-      'Record',
-      'block',
-      `${run.o.resolvePath} answered ${answer.status} but not with JSON (${answer.headers.get('content-type') ?? 'no content type'}): "${answer.text.slice(0, 60)}".`,
-    );
-    return;
-  }
-  checkRecordFields(run, shape.inner, shape.envelope, address);
-}
-
-function checkRecordFields(run: Run, raw: Record<string, unknown>, envelope: string, address: string) {
-  const idField = ID_FIELDS.find((f) => Object.hasOwn(raw, f));
-  if (idField) run.settings.PROPERTY_ID_FIELD = idField;
-  const missing = [
-    idField ? null : 'property identifier',
-    ...['source', 'confidence', 'last_verified'].filter((f) => !Object.hasOwn(raw, f)),
-  ].filter(Boolean);
-  const confidence = raw.confidence;
-  const date = dateFormatOf(raw.last_verified);
-  const known = new Set<string>([...ID_FIELDS, 'source', 'confidence', 'last_verified', 'address']);
-  const extra = Object.keys(raw).filter((k) => !known.has(k));
-  try {
-    toProperty(raw, idField, address);
-    const warnings = [
-      typeof confidence === 'string' && !['high', 'medium', 'low'].includes(confidence.toLowerCase())
-        ? `confidence "${confidence}" is outside high/medium/low`
-        : null,
-      date ? null : 'last_verified is in no date format PropLens reads',
-    ].filter(Boolean);
-    say(
-      run,
-      'Record',
-      warnings.length ? 'warn' : 'ok',
-      `Envelope ${envelope}; identifier field ${idField}; source, confidence (${String(confidence)}) and last_verified (${date ?? 'unreadable'}) present; ${extra.length} other fields${extra.length ? ` (${extra.slice(0, 8).join(', ')}${extra.length > 8 ? ', …' : ''})` : ''}.${warnings.length ? ` But ${warnings.join('; ')}.` : ''}`,
-    );
-  } catch (err) {
-    say(
-      run,
-      'Record',
-      'block',
-      `PropLens cannot read the record: ${missing.length ? `missing ${missing.join(', ')}` : (err as Error).message}.`,
-    );
-  }
-}
-
 async function checkTls(run: Run) {
   const url = new URL(run.o.url);
   const result = await new Promise<string>((resolve) => {
@@ -366,7 +193,6 @@ async function checkTls(run: Run) {
 }
 
 function conclude(run: Run): DoctorReport {
-  delete run.settings['#ratelimit'];
   const blockers = run.findings.filter((f) => f.level === 'block');
   const latency = median(run.http.count.ms);
   const usable =
