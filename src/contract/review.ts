@@ -92,27 +92,17 @@ export const CreateReviewRequest = z.object({
 });
 export type CreateReviewRequest = z.infer<typeof CreateReviewRequest>;
 
-/** A row's outcome as kept before reviews moved to the server: imported once, never looked up again. */
-export const ImportedResult = z.object({
-  outcome: LookupOutcome,
-  property: z.optional(Property),
-  match: z.optional(z.nullable(MatchExplanation)),
-  candidates: z.optional(z.array(Candidate)),
-  error: z.optional(LookupError),
-  cached: z.optional(z.boolean()),
-  retrievedAt: z.optional(z.string()),
-});
-export type ImportedResult = z.infer<typeof ImportedResult>;
-
-export const ReviewInputRow = z.object({
+/**
+ * A row as uploaded: what to look up, and nothing else a client could claim. Strict: a row carrying an answer
+ * (`imported`, say) is refused, for only the BFF's own lookups answer a row.
+ */
+export const ReviewInputRow = z.strictObject({
   /** What is looked up. */
   address: text('address').check(z.maxLength(MAX_CELL_LENGTH)),
   /** The CSV row's own cells, in the order of the review's columns. */
   cells: z.optional(
     z.array(text('cells').check(z.maxLength(MAX_CELL_LENGTH))).check(z.maxLength(MAX_REVIEW_COLUMNS)),
   ),
-  /** Only when moving a review kept in the browser to the server. */
-  imported: z.optional(ImportedResult),
 });
 export type ReviewInputRow = z.infer<typeof ReviewInputRow>;
 

@@ -38,8 +38,7 @@ export interface ReviewRowsTable {
   address: string;
   /** JSON array of the row's own cells, for CSV reviews. */
   cells: string | null;
-  /** JSON of an answer kept in the browser before reviews moved to the server. */
-  imported: string | null;
+  // The table also has an `imported` column (migration 0001), unused: only the BFF's own lookups answer a row.
   /** JSON RowFix: the address a reviewer looked up instead of `address` (which stays as given). */
   fix: string | null;
 }

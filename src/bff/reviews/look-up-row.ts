@@ -1,7 +1,12 @@
+import * as z from 'zod/mini';
 import {
+  Candidate,
   explainRecordMatch,
-  type ImportedResult,
   type Lane,
+  LookupError,
+  LookupOutcome,
+  MatchExplanation,
+  Property,
   RETRYABLE_LOOKUP_CODES,
 } from '../../contract/index.ts';
 import type { AuditContext } from '../audit/audit.ts';
@@ -11,8 +16,23 @@ import type { Lookups } from '../lookups.ts';
 import { checkAddress } from '../params.ts';
 import type { Session } from '../stores/sessions/types.ts';
 
-/** One review row's answer, as kept: what the browser's runner used to keep, now written by the BFF. */
-export type RowResult = ImportedResult & { cached: boolean; retrievedAt: string };
+/**
+ * A review row's answer as the BFF keeps it (JSON in review_results.result), read back through this schema. Only
+ * the BFF writes one, from a lookup of its own: the worker's, or a reviewer's fix.
+ */
+export const StoredAnswer = z.object({
+  outcome: LookupOutcome,
+  property: z.optional(Property),
+  match: z.optional(z.nullable(MatchExplanation)),
+  candidates: z.optional(z.array(Candidate)),
+  error: z.optional(LookupError),
+  cached: z.optional(z.boolean()),
+  retrievedAt: z.optional(z.string()),
+});
+export type StoredAnswer = z.infer<typeof StoredAnswer>;
+
+/** One review row's answer as a lookup gives it. */
+export type RowResult = StoredAnswer & { cached: boolean; retrievedAt: string };
 
 export interface RowLookupOptions {
   /** "Check again": ask the service itself, not the cache (the answer still refreshes the cache). */

@@ -173,6 +173,36 @@ describe('/api/reviews (kept on the server)', () => {
     expect(page.rows.some((r) => r.previous)).toBe(false);
   });
 
+  it('takes no answer from a client: a row carrying one is refused, and the server looks up every row itself', async () => {
+    const h = make();
+    await h.signIn();
+    const [address] = await addresses(h, 1);
+    const review = await create(h, { kind: 'area', columns: [], totalRows: 2 });
+    const forged = {
+      address: 'zz 1 Forged Way, Nowhere, ZZ',
+      imported: { outcome: 'matched', property: { id: 'pi_forged', address: '1 Forged Way' } },
+    };
+    const refused = await chunk(h, review.id, 0, 0, [forged as ReviewInputRow, { address: 'x' }], true);
+    expect(refused.status).toBe(400);
+    expect(ApiErrorBody.parse(await refused.json()).error).toMatchObject({
+      code: 'bad_request',
+      message: expect.stringMatching(/imported/),
+    });
+    expect(await summary(h, review.id)).toMatchObject({ status: 'uploading', receivedRows: 0 });
+    // A web link is no address: the BFF answers it failed itself, without asking the service.
+    const rows = [{ address: address as string }, { address: 'https://example.com/1-main-st' }];
+    expect((await chunk(h, review.id, 0, 0, rows, true)).status).toBe(200);
+    const before = h.upstreamRequests.length;
+    h.reviews?.worker.start();
+    expect((await finished(h, review.id)).runs[0]?.counts).toMatchObject({ done: 2, matched: 1, failed: 1 });
+    expect(h.upstreamRequests.length - before).toBe(1);
+    const page = ReviewRowsResponse.parse(await (await h.call(`/api/reviews/${review.id}/rows`)).json());
+    expect(page.rows.map((r) => [r.outcome, r.error?.code ?? r.property?.address])).toEqual([
+      ['matched', address],
+      ['failed', 'bad_request'],
+    ]);
+  });
+
   it('answers a known path under another method 405, with the methods it takes', async () => {
     const h = make();
     await h.signIn();

@@ -1,12 +1,13 @@
-import type { ImportedResult, PreviousResult } from '../../../contract/index.ts';
+import type { PreviousResult } from '../../../contract/index.ts';
+import type { StoredAnswer } from '../../reviews/look-up-row.ts';
 
 /**
  * What a row said in the previous run, when its record changed: another property, source or confidence, a
  * newer verification, or another outcome. Undefined when nothing a reviewer relies on changed.
  */
 export function previousIfChanged(
-  before: ImportedResult | undefined,
-  now: ImportedResult,
+  before: StoredAnswer | undefined,
+  now: StoredAnswer,
 ): PreviousResult | undefined {
   if (!before) return undefined;
   const a = before.property;

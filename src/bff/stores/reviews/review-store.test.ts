@@ -427,37 +427,6 @@ describe.each(backends)('review store on $name', (backend) => {
     expect(await store.checkAgain('acct-x', review.id)).toBeUndefined();
   });
 
-  it('takes rows answered in the browser before as answered, and finishes a wholly imported review', async () => {
-    const review = await store.create('acct-i', 'fp', request({ totalRows: 2, kind: 'paste', columns: [] }));
-    const done = await store.addChunk('acct-i', review.id, {
-      index: 0,
-      firstRow: 0,
-      last: true,
-      rows: [
-        {
-          address: '1 Main St',
-          imported: {
-            outcome: 'matched',
-            property: property('p1'),
-            cached: false,
-            retrievedAt: '2026-11-01T00:00:00Z',
-          },
-        },
-        {
-          address: 'nowhere',
-          imported: { outcome: 'not_found', error: { code: 'not_found', message: 'No property matches.' } },
-        },
-      ],
-    });
-    expect(done).toMatchObject({
-      status: 'done',
-      runs: [{ counts: { total: 2, done: 2, matched: 1, notFound: 1 } }],
-    });
-    const page = await store.rows('acct-i', review.id, { limit: 10 });
-    expect(page?.rows.map((r) => r.outcome)).toEqual(['matched', 'not_found']);
-    expect(await queue().lease('w', ['acct-i'], 5, 30_000)).toEqual([]);
-  });
-
   it('a chunk whose review is deleted the moment it is in answers the review as it left it, then not found', async () => {
     const review = await store.create('acct-dc', 'fp', request({ totalRows: 2 }));
     let deleteNext = true;

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import {
-  type CreateReviewRequest,
-  ImportedResult,
-  type ReviewChunkRequest,
-  type ReviewRowResult,
-  type ReviewSummary,
-  type RowFix,
+import type {
+  CreateReviewRequest,
+  ReviewChunkRequest,
+  ReviewRowResult,
+  ReviewSummary,
+  RowFix,
 } from '../../../contract/index.ts';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
+import type { RowResult } from '../../reviews/look-up-row.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
 import { toRowResult, toSummary } from './to-api.ts';
 
@@ -108,7 +108,6 @@ export class SqlReviewStore {
       row_index: chunk.firstRow + i,
       address: row.address,
       cells: row.cells ? JSON.stringify(row.cells) : null,
-      imported: row.imported ? JSON.stringify(row.imported) : null,
       fix: null,
     }));
     // A chunk overlapping rows already in (a client bug) adds only the rows that are new.
@@ -147,14 +146,14 @@ export class SqlReviewStore {
     });
   }
 
+  /** A new run: every row pending, for the worker to look up (only the BFF's own lookups answer a row). */
   async #startRun(trx: Trx, review: ReviewsTable, run: number, fresh: boolean): Promise<void> {
-    const now = this.now();
     await trx
       .insertInto('review_runs')
       .values({
         review_id: review.id,
         run,
-        started_at: now,
+        started_at: this.now(),
         finished_at: null,
         fresh: fresh ? 1 : 0,
         total: review.total_rows,
@@ -165,7 +164,6 @@ export class SqlReviewStore {
         failed: 0,
       })
       .execute();
-    // Every row pending; in run 1, rows kept in the browser before come in already answered.
     await trx
       .insertInto('review_results')
       .columns([
@@ -189,73 +187,17 @@ export class SqlReviewStore {
             s.val(run).as('run'),
             'row_index',
             s.val(review.account_id).as('account_id'),
-            run === 1
-              ? s.case().when('imported', 'is not', null).then('done').else('pending').end().as('state')
-              : s.val('pending').as('state'),
+            s.val('pending').as('state'),
             s.val(0).as('lease_until'),
             s.val(0).as('not_before'),
             s.val(0).as('attempts'),
             s.val(null).as('outcome'),
-            run === 1 ? s.ref('imported').as('result') : s.val(null).as('result'),
+            s.val(null).as('result'),
             s.val(0).as('seq'),
           ])
           .where('review_id', '=', review.id),
       )
       .execute();
-    if (run === 1) await this.#countImported(trx, review.id, now);
-  }
-
-  /** Imported rows are answered already: their outcomes count, and a wholly imported review is finished. */
-  async #countImported(trx: Trx, reviewId: string, now: number): Promise<void> {
-    const rows = await trx
-      .selectFrom('review_results')
-      .select(['row_index', 'result'])
-      .where('review_id', '=', reviewId)
-      .where('run', '=', 1)
-      .where('state', '=', 'done')
-      .execute();
-    if (rows.length === 0) return;
-    const byOutcome = {
-      matched: [] as number[],
-      not_found: [] as number[],
-      ambiguous: [] as number[],
-      failed: [] as number[],
-    };
-    for (const r of rows) {
-      const parsed = ImportedResult.safeParse(JSON.parse(r.result ?? 'null'));
-      byOutcome[parsed.success ? parsed.data.outcome : 'failed'].push(r.row_index);
-    }
-    for (const [outcome, indexes] of Object.entries(byOutcome)) {
-      for (let i = 0; i < indexes.length; i += 500) {
-        await trx
-          .updateTable('review_results')
-          .set({ outcome })
-          .where('review_id', '=', reviewId)
-          .where('run', '=', 1)
-          .where('row_index', 'in', indexes.slice(i, i + 500))
-          .execute();
-      }
-    }
-    const counts = {
-      matched: byOutcome.matched.length,
-      not_found: byOutcome.not_found.length,
-      ambiguous: byOutcome.ambiguous.length,
-      failed: byOutcome.failed.length,
-    };
-    const run = await trx
-      .updateTable('review_runs')
-      .set({ done: rows.length, ...counts })
-      .where('review_id', '=', reviewId)
-      .where('run', '=', 1)
-      .returning(['total'])
-      .executeTakeFirstOrThrow();
-    if (rows.length >= run.total)
-      await trx
-        .updateTable('review_runs')
-        .set({ finished_at: now })
-        .where('review_id', '=', reviewId)
-        .where('run', '=', 1)
-        .execute();
   }
 
   async summary(accountId: string, reviewId: string): Promise<ReviewSummary | undefined> {
@@ -346,7 +288,7 @@ export class SqlReviewStore {
     reviewId: string,
     index: number,
     fix: RowFix,
-    result: ImportedResult,
+    result: RowResult,
   ): Promise<ReviewRowResult | FixRefusal> {
     const refusal = await this.db
       .transaction()

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
-import { type ImportedResult, LookupOutcome, type RowFix } from '../../../contract/index.ts';
+import { LookupOutcome, type RowFix } from '../../../contract/index.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
+import type { RowResult } from '../../reviews/look-up-row.ts';
 import { OUTCOME_COLUMN } from './queue.ts';
 
 type Trx = Transaction<DatabaseSchema>;
@@ -20,7 +21,7 @@ export async function writeFix(
   reviewId: string,
   index: number,
   fix: RowFix,
-  result: ImportedResult,
+  result: RowResult,
 ): Promise<FixRefusal | null> {
   const review = await trx
     .updateTable('reviews')

@@ -1,5 +1,4 @@
 import {
-  ImportedResult,
   type ReviewRowResult,
   type ReviewRun,
   type ReviewStatus,
@@ -7,6 +6,7 @@ import {
   RowFix,
 } from '../../../contract/index.ts';
 import type { ReviewRunsTable, ReviewsTable } from '../../db/schema.ts';
+import { StoredAnswer } from '../../reviews/look-up-row.ts';
 import { previousIfChanged } from './changes.ts';
 
 /* Database rows as the API speaks them. */
@@ -68,9 +68,9 @@ function readFix(text: string | null): RowFix | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-export function readResult(text: string | null): ImportedResult | undefined {
+export function readResult(text: string | null): StoredAnswer | undefined {
   if (!text) return undefined;
-  const parsed = ImportedResult.safeParse(JSON.parse(text));
+  const parsed = StoredAnswer.safeParse(JSON.parse(text));
   return parsed.success ? parsed.data : undefined;
 }
 

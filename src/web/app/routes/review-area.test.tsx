@@ -1,6 +1,4 @@
-import 'fake-indexeddb/auto';
 import { screen } from '@testing-library/react';
-import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetAccountScope } from '../../lib/account-scope.ts';
 import { fakeApi, json, Route, renderRoutes } from '../../test/utils.tsx';
@@ -17,7 +15,6 @@ const session = () =>
   json({ account: { name: 'Harbor & Vale Realty', plan: 'professional' }, accountId: 'acct-a', demo: false });
 
 beforeEach(() => {
-  globalThis.indexedDB = new IDBFactory();
   localStorage.clear();
   resetAccountScope();
 });

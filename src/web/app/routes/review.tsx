@@ -4,7 +4,6 @@ import { useNavigate, useSearchParams } from 'react-router';
 import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { useReviewList } from '../../features/review/api/server-reviews.ts';
-import { useMoveBrowserReviews } from '../../features/review/run/move-browser-reviews.ts';
 import { ReviewList } from '../../features/review/run/review-list.tsx';
 import { SampleReview } from '../../features/review/start/sample-review.tsx';
 import { StartReview } from '../../features/review/start/start-review.tsx';
@@ -19,7 +18,6 @@ export function ReviewRoute() {
 function ReviewHome({ session }: { session: SessionResponse }) {
   const navigate = useNavigate();
   const list = useReviewList(session.accountId);
-  const moved = useMoveBrowserReviews(session);
   const started = (review: ReviewSummary) => navigate(`/review/${review.id}`);
   // "Review this area" on the search screen's ZIP listing links here with ?area=<ZIP>.
   const area = /^\d{5}$/.exec(useSearchParams()[0].get('area') ?? '')?.[0] ?? null;
@@ -38,11 +36,6 @@ function ReviewHome({ session }: { session: SessionResponse }) {
           back, or open it on another computer signed in to the same account.
         </p>
       </div>
-      {moved ? (
-        <p role="status" className="text-sm">
-          {moved}
-        </p>
-      ) : null}
       {session.demo ? <SampleReview onStarted={started} /> : null}
       {/* Wide screens: the account's reviews beside the form, where a returning reviewer looks first. */}
       <div className="grid items-start gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">

@@ -228,7 +228,8 @@ function WalkControls({
 
 /**
  * An area: a ZIP code, or a street with its city and state. Every record the service lists for it is
- * walked page by page (the count shows as pages arrive), up to a stated cap; each record is a matched row.
+ * walked page by page (the count shows as pages arrive), up to a stated cap; each record's address becomes a
+ * row, which the server looks up like any other.
  */
 export function AreaInput({
   onDraft,
@@ -286,7 +287,7 @@ export function AreaInput({
       <AreaFields mode={mode} values={values} onEdit={onEdit} />
       <p className={hintClass}>
         Every record the property service lists for the area, up to the first {n(AREA_CAP)}. Each page of
-        results is one request against your rate limit.
+        results is one request against your rate limit, and so is each record the review then looks up.
       </p>
       {problem ? (
         <p role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">

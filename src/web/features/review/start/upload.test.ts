@@ -114,7 +114,7 @@ describe('uploadReview', () => {
 });
 
 describe('toUpload', () => {
-  it('keeps a CSV row’s cells and header, and sends refused rows with their reason, never to be looked up', () => {
+  it('keeps a CSV row’s cells and header, and sends a refused row as it is, with no answer of its own', () => {
     const upload = toUpload(
       {
         kind: 'rows',
@@ -147,11 +147,8 @@ describe('toUpload', () => {
       skippedBlank: 1,
       rows: [
         { address: '1 Main St', cells: ['L1', '1 Main St'] },
-        {
-          address: 'https://example.com',
-          cells: ['L2', 'https://example.com'],
-          imported: { outcome: 'failed', error: { code: 'bad_request', message: 'A web link' } },
-        },
+        // The BFF refuses it the same way, without a lookup: only the server answers a row.
+        { address: 'https://example.com', cells: ['L2', 'https://example.com'] },
       ],
     });
   });

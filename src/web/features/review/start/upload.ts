@@ -45,11 +45,8 @@ export function toUpload(draft: Draft, name: string): ReviewUpload {
       ...(draft.source.kind === 'area' ? { origin: draft.source.query } : {}),
       columns: [],
       skippedBlank: 0,
-      // An area's records are answers already: the review is done as soon as it is in.
-      rows: draft.records.map((property) => ({
-        address: cut(property.address),
-        imported: { outcome: 'matched', property, cached: false, retrievedAt: draft.retrievedAt },
-      })),
+      // Each record's address, looked up on the server like any row: only the BFF's own lookups answer a row.
+      rows: draft.records.map((property) => ({ address: cut(property.address) })),
     };
   }
   const { prepared, source } = draft;
@@ -59,13 +56,11 @@ export function toUpload(draft: Draft, name: string): ReviewUpload {
     ...(source.kind === 'file' ? { origin: source.fileName } : {}),
     columns: (prepared.columns ?? []).map(cut),
     skippedBlank: prepared.skippedBlank,
+    // A row refused here (not an address, too long) goes as it is: the BFF refuses it the same way, with no
+    // lookup, and keeps the reason as the row's answer.
     rows: prepared.rows.map((r) => ({
       address: cut(r.input),
       ...(r.cells ? { cells: r.cells.map(cut) } : {}),
-      // Refused before any lookup (not an address, too long): kept with its reason, never sent.
-      ...(r.outcome === 'failed' && r.error
-        ? { imported: { outcome: 'failed' as const, error: r.error } }
-        : {}),
     })),
   };
 }

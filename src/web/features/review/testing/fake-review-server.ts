@@ -1,6 +1,6 @@
 import type {
   CreateReviewRequest,
-  ImportedResult,
+  LookupOutcome,
   ReviewChunkRequest,
   ReviewInputRow,
   ReviewRowResult,
@@ -8,17 +8,22 @@ import type {
 } from '../../../../contract/index.ts';
 import { apiError, type Handler, json } from '../../../test/utils.tsx';
 
+/** A row's answer as the fake keeps it. */
+type Result = Pick<ReviewRowResult, 'property' | 'candidates' | 'error' | 'cached' | 'retrievedAt'> & {
+  outcome: LookupOutcome;
+};
+
 /** How the fake answers a row: matched, not found, ambiguous or failed, as the real worker would. */
-export type Answer = (address: string) => ImportedResult;
+export type Answer = (address: string) => Result;
 
 interface FakeReview {
   summary: ReviewSummary;
   account: string;
   token: string;
-  rows: (ReviewInputRow & { result?: ImportedResult; seq: number })[];
+  rows: (ReviewInputRow & { result?: Result; seq: number })[];
   chunks: Set<number>;
   /** Previous run's results by row, once checked again. */
-  previous: (ImportedResult | undefined)[];
+  previous: (Result | undefined)[];
 }
 
 const counts = (rows: FakeReview['rows']) => ({
@@ -158,11 +163,7 @@ export function fakeReviewServer(options: { account: () => string; answer: Answe
       if (!review.chunks.has(chunk.index)) {
         review.chunks.add(chunk.index);
         chunk.rows.forEach((row, i) => {
-          review.rows[chunk.firstRow + i] = {
-            ...row,
-            ...(row.imported ? { result: row.imported } : {}),
-            seq: 0,
-          };
+          review.rows[chunk.firstRow + i] = { ...row, seq: 0 };
         });
         review.summary.receivedRows = review.rows.filter(Boolean).length;
         if (review.summary.receivedRows === review.summary.totalRows) {
