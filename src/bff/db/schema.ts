@@ -39,6 +39,7 @@ export interface ReviewRowsTable {
   /** JSON array of the row's own cells, for CSV reviews. */
   cells: string | null;
   // The table also has an `imported` column (migration 0001), unused: only the BFF's own lookups answer a row.
+  // It is dropped a release later, not now: replicas of the previous release, still up during an upgrade, write it.
   /** JSON RowFix: the address a reviewer looked up instead of `address` (which stays as given). */
   fix: string | null;
 }
