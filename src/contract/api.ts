@@ -91,11 +91,6 @@ export const SessionResponse = z.object({
    * Derived from the key's hash with a one-way function: it reveals nothing of the key.
    */
   accountId: z.string(),
-  /**
-   * The id this browser used for the key before accounts were named by the service (reviews it kept then are
-   * filed under it until they move to the server).
-   */
-  legacyAccountId: z.optional(z.string()),
   /** Signed in with one of the embedded reference service's public demo keys (its data is cleared on sign-out). */
   demo: z.boolean(),
   /**

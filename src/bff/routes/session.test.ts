@@ -11,7 +11,6 @@ describe('POST /api/session', () => {
     expect(json).toEqual({
       account: { name: 'Harbor & Vale Realty', plan: 'professional' },
       accountId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
-      legacyAccountId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       demo: false,
       keyFingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
       rateLimit: { limit: 60, remaining: 59, resetAt: expect.any(String), windowS: expect.any(Number) },

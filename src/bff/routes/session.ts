@@ -57,7 +57,6 @@ export function sessionRoutes(deps: SessionRouteDeps) {
   ): Promise<SessionResponse> => ({
     account: session.account,
     accountId: session.accountId,
-    legacyAccountId: accountIdFor(hashKey(demoKeyOf(session.apiKey) ?? session.apiKey)),
     demo: isDemo(session.apiKey),
     keyFingerprint: keyFingerprint(session.keyHash),
     rateLimit: await deps.upstream.rateLimit(session.keyHash),
