@@ -44,13 +44,12 @@ export class Lookups {
 
   async resolve(
     session: Session,
-    sessionId: string,
     address: string,
     options: LookupOptions,
   ): Promise<{ property: Property; cached: boolean }> {
     const context = options.audit ?? { kind: 'resolve' };
     const { result, cached } = await this.#audited(session, context, address, options, () =>
-      this.#cached(session, sessionId, `resolve:${addressKey(address)}`, options, async (signal) => ({
+      this.#cached(session, `resolve:${addressKey(address)}`, options, async (signal) => ({
         kind: 'property',
         property: await this.deps.upstream.resolve(session.apiKey, session.keyHash, address, {
           signal,
@@ -99,7 +98,6 @@ export class Lookups {
 
   async search(
     session: Session,
-    sessionId: string,
     q: string,
     upstreamCursor: string | undefined,
     options: LookupOptions,
@@ -107,7 +105,7 @@ export class Lookups {
     const key = `search:${addressKey(q)}:${upstreamCursor ?? ''}`;
     const context = options.audit ?? { kind: options.lane === 'review' ? 'area_page' : 'search' };
     const { result, cached } = await this.#audited(session, context, q, options, () =>
-      this.#cached(session, sessionId, key, options, async (signal) => {
+      this.#cached(session, key, options, async (signal) => {
         const page = await this.deps.upstream.search(session.apiKey, session.keyHash, q, upstreamCursor, {
           signal,
           lane: options.lane,
@@ -126,7 +124,6 @@ export class Lookups {
 
   async #cached(
     session: Session,
-    sessionId: string,
     key: string,
     options: LookupOptions,
     load: (signal: CancelSignal) => Promise<CachedResult>,
@@ -142,7 +139,7 @@ export class Lookups {
       return { result, cached: false };
     } catch (err) {
       // The key stopped working upstream: every session holding it is over, this browser's or the one lent to
-      // the review worker (sessionId is then a lending ref, no cookie), so the store ends them by the key.
+      // the review worker, so the store ends them by the key.
       if (err instanceof ApiError && err.code === 'unauthenticated')
         await this.deps.sessions.refuseKey(session);
       throw err;

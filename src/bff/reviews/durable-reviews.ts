@@ -43,13 +43,10 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
     queue: new SqlReviewQueue(database.db, database.dialect, now),
     sessions: {
       liveAccounts: () => sessions.liveAccounts(),
-      sessionFor: async (accountId) => {
-        const lent = await sessions.sessionFor(accountId);
-        return lent ? { session: lent.session, sessionId: lent.ref } : undefined;
-      },
+      sessionFor: async (accountId) => (await sessions.sessionFor(accountId))?.session,
     },
-    lookUp: async (session, ref, row, { signal }) => {
-      const result = await lookUpRow(lookups, session, ref, row.address, {
+    lookUp: async (session, row, { signal }) => {
+      const result = await lookUpRow(lookups, session, row.address, {
         fresh: row.fresh,
         signal,
         now,

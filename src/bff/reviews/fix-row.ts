@@ -24,7 +24,6 @@ export interface FixRowDeps {
 export async function fixReviewRow(
   deps: FixRowDeps,
   session: Session,
-  sessionId: string,
   target: { reviewId: string; index: number },
   request: FixRowRequest,
 ): Promise<FixRowResponse> {
@@ -33,7 +32,7 @@ export async function fixReviewRow(
   const now = deps.now ?? Date.now;
   let result: RowResult;
   try {
-    result = await matchRow(deps.lookups, session, sessionId, request.address, {
+    result = await matchRow(deps.lookups, session, request.address, {
       fresh: false,
       lane: 'interactive',
       now,

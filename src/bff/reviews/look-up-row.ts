@@ -52,12 +52,11 @@ export interface RowLookupOptions {
 export async function lookUpRow(
   lookups: Lookups,
   session: Session,
-  sessionId: string,
   input: string,
   options: RowLookupOptions,
 ): Promise<RowResult> {
   try {
-    return await matchRow(lookups, session, sessionId, input, options);
+    return await matchRow(lookups, session, input, options);
   } catch (err) {
     if (options.signal?.aborted) throw err;
     return answerOfError(toApiError(err), retrievedAt(options));
@@ -70,12 +69,11 @@ const retrievedAt = (options: RowLookupOptions) => new Date((options.now ?? Date
 export async function matchRow(
   lookups: Lookups,
   session: Session,
-  sessionId: string,
   input: string,
   options: RowLookupOptions,
 ): Promise<RowResult> {
   const address = checkAddress(input);
-  const { property, cached } = await lookups.resolve(session, sessionId, address, {
+  const { property, cached } = await lookups.resolve(session, address, {
     lane: options.lane ?? 'review',
     fresh: options.fresh,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -81,9 +81,9 @@ describe('a row whose account has no session to lend a key', () => {
       sessions: {
         // Another replica's session keeps the account listed; none can be lent here (it ended meanwhile).
         liveAccounts: async () => ['a'],
-        sessionFor: async () => (lendable ? { session, sessionId: 'sid-a' } : undefined),
+        sessionFor: async () => (lendable ? session : undefined),
       },
-      lookUp: async (_s, _sid, leased) => {
+      lookUp: async (_s, leased) => {
         asked.push(leased.attempts);
         return { outcome: 'matched', cached: false, retrievedAt: new Date().toISOString() };
       },

@@ -100,10 +100,9 @@ describe('ReviewWorker', () => {
       queue,
       sessions: {
         liveAccounts: async () => [...live],
-        sessionFor: async (id) =>
-          live.has(id) ? { session: session(id), sessionId: `sid-${id}` } : undefined,
+        sessionFor: async (id) => (live.has(id) ? session(id) : undefined),
       },
-      lookUp: async (s, _sid, { address }) => {
+      lookUp: async (s, { address }) => {
         inFlight++;
         peak = Math.max(peak, inFlight);
         try {

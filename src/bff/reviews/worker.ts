@@ -33,18 +33,13 @@ export interface AccountSessions {
   /** Accounts with at least one live session on any replica. */
   liveAccounts(): Promise<string[]>;
   /** One live session of the account (its idle clock reset: a running review keeps it alive). */
-  sessionFor(accountId: string): Promise<{ session: Session; sessionId: string } | undefined>;
+  sessionFor(accountId: string): Promise<Session | undefined>;
 }
 
 export interface ReviewWorkerDeps {
   queue: ReviewQueue;
   sessions: AccountSessions;
-  lookUp: (
-    session: Session,
-    sessionId: string,
-    row: LeasedRow,
-    options: { signal: Cancellation },
-  ) => Promise<RowResult>;
+  lookUp: (session: Session, row: LeasedRow, options: { signal: Cancellation }) => Promise<RowResult>;
   logger: Logger;
   /** This replica's name in leases. */
   owner: string;
@@ -172,7 +167,7 @@ export class ReviewWorker {
       await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
       return;
     }
-    const result = await this.#deps.lookUp(holder.session, holder.sessionId, row, { signal: cancel });
+    const result = await this.#deps.lookUp(holder, row, { signal: cancel });
     if (cancel.aborted) return;
     if (result.error?.code === 'unauthenticated') {
       // That key stopped working (its session is ended): the row waits for another session of the account.

@@ -157,7 +157,6 @@ async function fixRoute(c: AppContext, deps: DurableReviewRouteDeps, request: Fi
   const answer = await fixReviewRow(
     { reviews: deps.reviews, lookups: deps.lookups },
     c.get('session'),
-    c.get('sessionId'),
     { reviewId: c.req.param('id') as string, index: Number(index) },
     request,
   );

@@ -38,7 +38,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
     const address = addressParam(c, 'address', 'Enter an address.');
     const session = c.get('session');
     const found = await deps.lookups
-      .resolve(session, c.get('sessionId'), address, { signal: clientSignal(c), lane: laneOf(c) })
+      .resolve(session, address, { signal: clientSignal(c), lane: laneOf(c) })
       .catch((err: unknown) => {
         if (err instanceof ApiError) {
           const code = ResolveMissCode.safeParse(err.code);
@@ -76,7 +76,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
       }
       upstreamCursor = opened;
     }
-    const page = await deps.lookups.search(session, c.get('sessionId'), q, upstreamCursor, {
+    const page = await deps.lookups.search(session, q, upstreamCursor, {
       signal: clientSignal(c),
       lane: laneOf(c),
     });
