@@ -50,6 +50,8 @@ export interface BffDeps {
   reviews?: DurableReviews;
   /** The audit trail (recorder, writer, store); absent in tests that do not need it. */
   auditTrail?: AuditTrail;
+  /** How often a review's event stream looks for news nobody announced (other replicas'); default 1 s. */
+  eventPollMs?: number;
 }
 
 /**
@@ -84,7 +86,15 @@ export function createBffApp(deps: BffDeps) {
   }
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
   if (deps.reviews)
-    api.route('/reviews', durableReviewRoutes({ reviews: deps.reviews, sessions: deps.sessions, lookups }));
+    api.route(
+      '/reviews',
+      durableReviewRoutes({
+        reviews: deps.reviews,
+        sessions: deps.sessions,
+        lookups,
+        ...(deps.eventPollMs ? { eventPollMs: deps.eventPollMs } : {}),
+      }),
+    );
   // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
   api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
   app.route('/api', api);

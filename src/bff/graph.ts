@@ -35,6 +35,7 @@ export interface BffGraphOptions {
     sleep?: (ms: number, signal?: CancelSignal) => Promise<void>;
     random?: () => number;
     reviewPollMs?: number;
+    eventPollMs?: number;
     reviewLeaseMs?: number;
   };
 }
@@ -106,6 +107,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     ...(config.distDir ? { distDir: config.distDir } : {}),
     ...(metrics ? { metrics } : {}),
     metricsToken: config.metricsToken,
+    ...(tuning.eventPollMs ? { eventPollMs: tuning.eventPollMs } : {}),
   });
   return {
     app,

@@ -129,6 +129,8 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   app.delete('/:id', async (c) => {
     const gone = await inDatabase(() => store.delete(c.get('session').accountId, c.req.param('id')));
     if (!gone) throw notFound();
+    // This replica's open streams of it say so now, not at their next poll.
+    deps.reviews.announce(c.req.param('id'));
     return c.body(null, 204);
   });
 

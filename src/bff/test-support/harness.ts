@@ -65,6 +65,8 @@ export interface HarnessOptions {
   database?: Database;
   /** The review worker's lease (ms): a replica's rows go to another this long after it dies. */
   leaseMs?: number;
+  /** How often a review's event stream polls the database for news nobody announced (default 1 s). */
+  eventPollMs?: number;
   /** Prometheus metrics, as server.ts counts them; with `metricsToken` /metrics answers. */
   metrics?: BffMetrics;
   metricsToken?: string;
@@ -141,6 +143,7 @@ export function createHarness(options: HarnessOptions = {}) {
       reviewPollMs: 20,
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.leaseMs ? { reviewLeaseMs: options.leaseMs } : {}),
+      ...(options.eventPollMs ? { eventPollMs: options.eventPollMs } : {}),
     },
   });
   const { app, upstream, scheduler, reviews, auditTrail } = graph;
