@@ -112,13 +112,25 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
  * Limits suited to this app (README "Server limits"): a sign-in is 4 KB, so nobody needs minutes to send
  * headers or a body; idle keep-alive sockets are closed soon; connections are capped. Review batches stream
  * their answer for as long as pacing needs: requestTimeout bounds receiving the request, not the answer.
+ * Node checks the two timeouts every `checkingIntervalMs` (30 s unless told), so a slow client would be cut
+ * up to that late: checked every second, they hold to within a second.
  */
-export function applyServerLimits(server: Server) {
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 5_000;
-  server.maxConnections = 2_000;
-  server.maxHeadersCount = 100;
+export const SERVER_LIMITS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  checkingIntervalMs: 1_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 2_000,
+  maxHeadersCount: 100,
+};
+export type ServerLimits = typeof SERVER_LIMITS;
+
+export function applyServerLimits(server: Server, limits: ServerLimits = SERVER_LIMITS) {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  server.maxHeadersCount = limits.maxHeadersCount;
 }
 
 /**
@@ -131,10 +143,14 @@ export function listen(
   hostname: string,
   port: number,
   trustProxy: boolean,
+  limits: ServerLimits = SERVER_LIMITS,
 ): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
-    const s = createServer(withSecurityHeaders(getRequestListener(fetch, { hostname }), trustProxy));
-    applyServerLimits(s);
+    const s = createServer(
+      { connectionsCheckingInterval: limits.checkingIntervalMs },
+      withSecurityHeaders(getRequestListener(fetch, { hostname }), trustProxy),
+    );
+    applyServerLimits(s, limits);
     s.once('error', reject);
     s.listen(port, hostname, () => resolve(s));
   });
