@@ -13,6 +13,10 @@ export const AuditKind = z.enum([
   /** A reviewer's lookup to fix a review row in place (kept only when it found one property). */
   'review_fix',
   'area_page',
+  /** A reviewer paused, resumed or cancelled a running review (`query`: its name; `reviewId`). */
+  'review_paused',
+  'review_resumed',
+  'review_cancelled',
   'sign_in',
   'sign_out',
   'sign_in_refused',

@@ -59,9 +59,11 @@ export type ReviewKind = z.infer<typeof ReviewKind>;
 
 /**
  * uploading: rows still arriving; running: being worked; waiting: running but no signed-in session of the
- * account is there to lend its key ("Waiting for a sign-in"); done: every row of the latest run has an outcome.
+ * account is there to lend its key ("Waiting for a sign-in"); paused: a reviewer paused it (no row is asked
+ * until someone resumes it); done: every row of the latest run has an outcome; cancelled: a reviewer cancelled
+ * it (finished: its answers so far kept, the rest never asked).
  */
-export const ReviewStatus = z.enum(['uploading', 'running', 'waiting', 'done']);
+export const ReviewStatus = z.enum(['uploading', 'running', 'waiting', 'paused', 'done', 'cancelled']);
 export type ReviewStatus = z.infer<typeof ReviewStatus>;
 
 export const CreateReviewRequest = z.object({
@@ -200,13 +202,27 @@ export const FixRowRequest = z.object({
 });
 export type FixRowRequest = z.infer<typeof FixRowRequest>;
 
+/**
+ * A row's outcome in a run: a lookup's, or pending (not answered yet: waiting, being asked, or paused), or
+ * not_asked (its run was cancelled before it was asked; the export marks it so).
+ */
+export const ReviewRowOutcome = z.enum([
+  'pending',
+  'matched',
+  'not_found',
+  'ambiguous',
+  'failed',
+  'not_asked',
+]);
+export type ReviewRowOutcome = z.infer<typeof ReviewRowOutcome>;
+
 export const ReviewRowResult = z.object({
   index: z.int().check(z.nonnegative()),
   input: z.string(),
   /** Present once a reviewer fixed the row in place. */
   fix: z.optional(RowFix),
   cells: z.optional(z.array(z.string())),
-  outcome: z.enum(['pending', 'matched', 'not_found', 'ambiguous', 'failed']),
+  outcome: ReviewRowOutcome,
   property: z.optional(Property),
   match: z.optional(z.nullable(MatchExplanation)),
   candidates: z.optional(z.array(Candidate)),

@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { type Kysely, type Migration, sql } from 'kysely';
 
 /*
  * Versioned migrations, run at start by Kysely's Migrator (database.ts), never by hand. Append only: a
@@ -150,6 +150,48 @@ const rowFixes: Migration = {
   },
 };
 
+/**
+ * A run paused or cancelled by a reviewer (issue 26): when, on the run (who is in the audit trail). Rows waiting in
+ * a paused run are 'paused', never asked rows of a cancelled one 'cancelled'; the lease takes neither. A row the
+ * worker puts back ('leased' to 'pending', a rate-limit wait) while its run is paused or cancelled is turned
+ * 'paused' or 'cancelled' by a trigger, whichever query put it back. On PostgreSQL the trigger reads the run
+ * FOR SHARE: a Pause updating the run waits for it, or it waits for the Pause and sees the run paused.
+ */
+const reviewControls = (postgres: boolean): Migration => ({
+  async up(db: Db) {
+    await db.schema.alterTable('review_runs').addColumn('paused_at', 'bigint').execute();
+    await db.schema.alterTable('review_runs').addColumn('cancelled_at', 'bigint').execute();
+    if (postgres) {
+      await sql`
+        create function review_results_held() returns trigger language plpgsql as $$
+        declare held text;
+        begin
+          select case when cancelled_at is not null then 'cancelled' when paused_at is not null then 'paused' end
+            into held from review_runs where review_id = new.review_id and run = new.run for share;
+          if held is not null then new.state := held; end if;
+          return new;
+        end $$`.execute(db);
+      await sql`
+        create trigger review_results_held before update of state on review_results for each row
+        when (new.state = 'pending' and old.state = 'leased') execute function review_results_held()`.execute(
+        db,
+      );
+    } else {
+      await sql`
+        create trigger review_results_held after update of state on review_results
+        when new.state = 'pending' and old.state = 'leased'
+        begin
+          update review_results set state = (
+            select case when u.cancelled_at is not null then 'cancelled' else 'paused' end
+            from review_runs u where u.review_id = new.review_id and u.run = new.run)
+          where review_id = new.review_id and run = new.run and row_index = new.row_index
+            and exists (select 1 from review_runs u where u.review_id = new.review_id and u.run = new.run
+              and (u.paused_at is not null or u.cancelled_at is not null));
+        end`.execute(db);
+    }
+  },
+});
+
 export type Dialect = 'sqlite' | 'postgres';
 
 /** Every migration, by name; names sort in the order they run. */
@@ -158,5 +200,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0001-reviews': reviews,
     '0002-audit-trail': audit(dialect === 'postgres'),
     '0003-review-row-fixes': rowFixes,
+    '0005-review-controls': reviewControls(dialect === 'postgres'),
   };
 }

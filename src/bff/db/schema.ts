@@ -57,6 +57,10 @@ export interface ReviewRunsTable {
   not_found: number;
   ambiguous: number;
   failed: number;
+  /** A reviewer paused it (epoch ms); null while it runs or once resumed. */
+  paused_at: number | null;
+  /** A reviewer cancelled it (epoch ms): finished then, with its never-asked rows 'cancelled'. */
+  cancelled_at: number | null;
 }
 
 export interface ReviewResultsTable {
@@ -64,7 +68,7 @@ export interface ReviewResultsTable {
   run: number;
   row_index: number;
   account_id: string;
-  /** pending, leased, done. */
+  /** pending, leased, done; paused (its run is paused), cancelled (never asked: its run was cancelled). */
   state: string;
   lease_owner: string | null;
   lease_until: number;

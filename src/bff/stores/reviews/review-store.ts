@@ -9,6 +9,7 @@ import type {
 } from '../../../contract/index.ts';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
+import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
 import { toRowResult, toSummary } from './to-api.ts';
 
@@ -162,6 +163,8 @@ export class SqlReviewStore {
         not_found: 0,
         ambiguous: 0,
         failed: 0,
+        paused_at: null,
+        cancelled_at: null,
       })
       .execute();
     await trx
@@ -198,6 +201,21 @@ export class SqlReviewStore {
           .where('review_id', '=', review.id),
       )
       .execute();
+  }
+
+  /**
+   * Pause, Resume or Cancel of the review's latest run (review-controls.ts): the review as it left it, or why
+   * it was refused.
+   */
+  async control(
+    accountId: string,
+    reviewId: string,
+    action: ReviewAction,
+  ): Promise<ReviewSummary | ActionRefusal> {
+    return this.db.transaction().execute(async (trx) => {
+      const refusal = await controlRun(trx, accountId, reviewId, action, this.now());
+      return refusal ?? ((await summaryOf(trx, accountId, reviewId)) as ReviewSummary);
+    });
   }
 
   async summary(accountId: string, reviewId: string): Promise<ReviewSummary | undefined> {

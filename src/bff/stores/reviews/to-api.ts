@@ -17,8 +17,12 @@ export function toSummary(review: ReviewsTable, runs: ReviewRunsTable[]): Review
     review.received_rows < review.total_rows || !latest
       ? 'uploading'
       : latest.finished_at === null
-        ? 'running'
-        : 'done';
+        ? latest.paused_at === null
+          ? 'running'
+          : 'paused'
+        : latest.cancelled_at === null
+          ? 'done'
+          : 'cancelled';
   return {
     id: review.id,
     name: review.name,
@@ -88,7 +92,7 @@ export function toRowResult(row: JoinedRow, run: number): ReviewRowResult {
     input: row.address,
     ...(fix ? { fix } : {}),
     ...(row.cells ? { cells: JSON.parse(row.cells) as string[] } : {}),
-    outcome: result?.outcome ?? 'pending',
+    outcome: result?.outcome ?? (row.state === 'cancelled' ? 'not_asked' : 'pending'),
     ...(result?.property ? { property: result.property } : {}),
     ...(result && result.match !== undefined ? { match: result.match } : {}),
     ...(result?.candidates ? { candidates: result.candidates } : {}),

@@ -5,6 +5,7 @@ import type {
   MatchExplanation,
   PreviousResult,
   Property,
+  ReviewRowOutcome,
   ReviewRun,
   ReviewStatus,
   RowFix,
@@ -14,8 +15,6 @@ import type {
  * The review workspace's data as the browser shows it. Reviews are kept and worked on the server (see
  * contract/review.ts); these are the shapes the results (summary, charts, table, comparison, export) read.
  */
-
-export type ReviewState = 'running' | 'paused' | 'done' | 'cancelled';
 
 /** Where the rows came from. */
 export type ReviewSource =
@@ -30,7 +29,6 @@ export interface Review {
   accountId: string;
   name: string;
   source: ReviewSource;
-  state: ReviewState;
   /** Epoch ms. */
   createdAt: number;
   updatedAt: number;
@@ -52,8 +50,8 @@ export interface Review {
   runs?: ReviewRun[];
 }
 
-/** 'pending': not yet looked up (or sent back for a retry). */
-export type RowOutcome = LookupOutcome | 'pending';
+/** 'pending': not yet looked up (or sent back for a retry, or paused); 'not_asked': its run was cancelled first. */
+export type RowOutcome = ReviewRowOutcome;
 
 export interface ReviewRow {
   reviewId: string;

@@ -6,6 +6,7 @@ import {
   type ReviewChunkRequest,
   ReviewListResponse,
   ReviewRowsResponse,
+  type ReviewStatus,
   ReviewSummary,
 } from '../../../../contract/index.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
@@ -15,6 +16,9 @@ export const reviewKeys = {
   all: ['review'] as const,
   list: (accountId: string) => ['review', 'list', accountId] as const,
 };
+
+/** States a review moves on from by itself (paused, done and cancelled wait for a reviewer). */
+export const STILL_RUNNING: ReadonlySet<ReviewStatus> = new Set(['uploading', 'running', 'waiting']);
 
 const base = '/api/reviews';
 const at = (id: string) => `${base}/${encodeURIComponent(id)}`;
@@ -27,7 +31,7 @@ export const reviewListQueryOptions = (accountId: string) =>
     queryKey: reviewKeys.list(accountId),
     queryFn: ({ signal }) => listReviews(signal),
     // Reviews move on the server: the list follows while any of them runs.
-    refetchInterval: (query) => (query.state.data?.some((r) => r.status !== 'done') ? 3_000 : false),
+    refetchInterval: (query) => (query.state.data?.some((r) => STILL_RUNNING.has(r.status)) ? 3_000 : false),
   });
 
 /** The account's reviews, newest first, with their progress. */
@@ -56,6 +60,10 @@ export const checkAgain = (id: string) => apiFetch(`${at(id)}/runs`, ReviewSumma
 /** Looks an address up for one row now; the row takes the answer only when it finds one property. */
 export const fixRow = (id: string, index: number, request: FixRowRequest) =>
   apiFetch(`${at(id)}/rows/${index}/fix`, FixRowResponse, { method: 'POST', body: request });
+
+/** Pause, Resume or Cancel of a running review (any key of the account); the review as it now is. */
+export const controlReview = (id: string, action: 'pause' | 'resume' | 'cancel') =>
+  apiFetch(`${at(id)}/${action}`, ReviewSummary, { method: 'POST' });
 
 export const deleteReview = (id: string) => apiFetch(at(id), null, { method: 'DELETE' });
 

@@ -21,6 +21,7 @@ const OUTCOME_ICON: Record<RowOutcome, string> = {
   ambiguous: 'M7.5 7.5a2.5 2.5 0 1 1 3.5 2.3c-.6.3-1 .8-1 1.5V12M10 14.5v.5',
   failed: 'M10 5v6M10 14.5v.5',
   pending: 'M10 5.5V10l3 2',
+  not_asked: 'M6 10h8',
 };
 
 function OutcomeCell({ outcome }: { outcome: RowOutcome }) {

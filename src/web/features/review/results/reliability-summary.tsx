@@ -78,7 +78,8 @@ export function ReliabilitySummary({
           Outcomes
         </h3>
         <ul aria-labelledby="outcomes-heading" className="mt-1 flex flex-wrap gap-x-5 gap-y-1 text-sm">
-          {OUTCOMES.map((o) => (
+          {/* "Not asked" only in a cancelled review: everywhere else it would be a zero to read past. */}
+          {OUTCOMES.filter((o) => o !== 'not_asked' || summary.outcomes[o] > 0).map((o) => (
             <li key={o}>
               <span className="text-slate-600 dark:text-slate-300">{OUTCOME_TEXT[o]}:</span>{' '}
               <strong className="tabular-nums">{count(summary.outcomes[o])}</strong>

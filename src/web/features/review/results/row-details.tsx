@@ -88,6 +88,11 @@ export function RowDetails({
           </>
         ) : row.outcome === 'pending' ? (
           <p>This address has not been looked up yet.</p>
+        ) : row.outcome === 'not_asked' ? (
+          <p>
+            This address was never looked up: the review was cancelled first. Check the review again to ask
+            it.
+          </p>
         ) : row.outcome === 'failed' ? (
           <>
             <LookupFailed error={row.error} />

@@ -37,7 +37,14 @@ export interface ResultRow {
   quality: MatchQuality | null;
 }
 
-export const OUTCOMES: readonly RowOutcome[] = ['matched', 'not_found', 'ambiguous', 'failed', 'pending'];
+export const OUTCOMES: readonly RowOutcome[] = [
+  'matched',
+  'not_found',
+  'ambiguous',
+  'failed',
+  'pending',
+  'not_asked',
+];
 export const TIERS: readonly FreshnessTier[] = ['fresh', 'ageing', 'stale'];
 
 export const OUTCOME_TEXT: Record<RowOutcome, string> = {
@@ -46,6 +53,7 @@ export const OUTCOME_TEXT: Record<RowOutcome, string> = {
   ambiguous: 'Ambiguous',
   failed: 'Failed',
   pending: 'Pending',
+  not_asked: 'Not asked',
 };
 export const TIER_TEXT: Record<FreshnessTier, string> = { fresh: 'Fresh', ageing: 'Aging', stale: 'Stale' };
 export const MATCHES: readonly MatchKind[] = ['as_typed', 'corrected', 'completed'];
@@ -126,7 +134,7 @@ export function median(values: readonly number[]): number | null {
 }
 
 export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
-  const outcomes = { matched: 0, not_found: 0, ambiguous: 0, failed: 0, pending: 0 };
+  const outcomes = { matched: 0, not_found: 0, ambiguous: 0, failed: 0, pending: 0, not_asked: 0 };
   const confidence = { high: 0, medium: 0, low: 0 };
   const tiers = { fresh: 0, ageing: 0, stale: 0 };
   const ages: number[] = [];

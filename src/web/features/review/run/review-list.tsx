@@ -38,9 +38,11 @@ export function originLabel(review: Pick<ReviewSummary, 'kind' | 'origin'>): str
 const STATE_STYLE = {
   running: 'bg-teal-100 text-teal-900 dark:bg-teal-900/70 dark:text-teal-100',
   waiting: 'bg-amber-100 text-amber-900 dark:bg-amber-900/60 dark:text-amber-100',
+  paused: 'bg-amber-100 text-amber-900 dark:bg-amber-900/60 dark:text-amber-100',
   done: 'bg-emerald-100 text-emerald-900 dark:bg-emerald-900/60 dark:text-emerald-100',
+  cancelled: 'bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100',
   uploading: 'bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100',
-} as const;
+} as const satisfies Record<ReviewSummary['status'], string>;
 
 /** The review's state in words, as the server reports it. */
 export function statusLabel(review: ReviewSummary): string {
@@ -52,8 +54,12 @@ export function statusLabel(review: ReviewSummary): string {
       return 'Waiting for a sign-in';
     case 'running':
       return runs > 1 ? 'Checking again' : 'Running';
+    case 'paused':
+      return 'Paused';
     case 'done':
       return runs > 1 ? `Done (checked ${runs} times)` : 'Done';
+    case 'cancelled':
+      return 'Cancelled';
   }
 }
 

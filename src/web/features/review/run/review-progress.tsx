@@ -47,8 +47,14 @@ export function statusSentence(summary: ReviewSummary, perMinute: number | null 
         ? 'Checking every address again with the service, on the server: you can close this page.'
         : 'Looking up addresses on the server, as fast as the rate limit allows: you can close this page and come back.';
     }
+    case 'paused':
+      return `Paused: ${n((run?.counts.total ?? summary.totalRows) - (run?.counts.done ?? 0))} addresses wait; none is looked up until someone resumes it.`;
     case 'done':
       return `Done: all ${n(summary.totalRows)} addresses have an outcome.`;
+    case 'cancelled': {
+      const asked = run?.counts.done ?? 0;
+      return `Cancelled: ${n(asked)} of ${n(summary.totalRows)} addresses were looked up and keep their answers; the rest were not asked.`;
+    }
   }
 }
 

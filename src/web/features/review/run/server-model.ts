@@ -23,7 +23,6 @@ export function toReview(summary: ReviewSummary, accountId: string, accountName:
     accountId,
     name: summary.name,
     source: sourceOf(summary),
-    state: summary.status === 'done' ? 'done' : 'running',
     createdAt,
     updatedAt: latest ? Date.parse(latest.finishedAt ?? latest.startedAt) : createdAt,
     total: summary.totalRows,

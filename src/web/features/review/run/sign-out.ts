@@ -1,4 +1,4 @@
-import { listReviews } from '../api/server-reviews.ts';
+import { listReviews, STILL_RUNNING } from '../api/server-reviews.ts';
 
 /**
  * The account's reviews as sign-out must mention them: how many still run (the account's: they pause), and how
@@ -8,7 +8,7 @@ import { listReviews } from '../api/server-reviews.ts';
 export async function reviewsAtSignOut(keyFingerprint?: string): Promise<{ running: number; mine: number }> {
   const reviews = await listReviews();
   return {
-    running: reviews.filter((r) => r.status !== 'done').length,
+    running: reviews.filter((r) => STILL_RUNNING.has(r.status)).length,
     mine: keyFingerprint ? reviews.filter((r) => r.createdBy === keyFingerprint).length : 0,
   };
 }

@@ -45,7 +45,6 @@ export function makeReview(over: Partial<Review> = {}): Review {
     accountId: 'acct-1',
     name: 'Portfolio Q3',
     source: { kind: 'paste' },
-    state: 'done',
     createdAt: Date.UTC(2026, 10, 1, 9, 0),
     updatedAt: Date.UTC(2026, 10, 1, 10, 0),
     total: 0,
