@@ -18,6 +18,8 @@ import { durableReviewRoutes } from './routes/durable-reviews.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { propertyRoutes } from './routes/properties.ts';
+import { reviewControlRoutes } from './routes/review-controls.ts';
+import { reviewExportRoutes } from './routes/review-export.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { spaRoutes } from './routes/spa.ts';
 import type { ResultCache } from './stores/cache/types.ts';
@@ -36,6 +38,8 @@ export interface BffDeps {
   salesContact: string | null;
   sessionAbsoluteMs: number;
   trustProxy: boolean;
+  /** Sign-ins one client address may make in a minute (0: no limit). */
+  signInsPerMinute?: number;
   /** Signs our search cursors; replicas must share it. */
   cursorSecret?: string;
   /** The built SPA; omitted in API-only tests. */
@@ -85,6 +89,7 @@ export function createBffApp(deps: BffDeps) {
     );
   }
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
+  if (deps.reviews) api.route('/reviews', reviewControlRoutes({ ...deps, reviews: deps.reviews, audit }));
   if (deps.reviews)
     api.route(
       '/reviews',
@@ -95,6 +100,7 @@ export function createBffApp(deps: BffDeps) {
         ...(deps.eventPollMs ? { eventPollMs: deps.eventPollMs } : {}),
       }),
     );
+  if (deps.reviews) api.route('/reviews', reviewExportRoutes({ ...deps, reviews: deps.reviews }));
   // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
   api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
   app.route('/api', api);

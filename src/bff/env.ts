@@ -121,6 +121,7 @@ const BffEnv = z.object({
   SESSION_IDLE_MINUTES: int(1, 24 * 60, 30),
   SESSION_MAX_HOURS: int(1, 24 * 30, 12),
   SESSION_MAX_COUNT: int(1, 10_000_000, 10_000),
+  SIGN_IN_RATE_PER_MINUTE: int(0, 1_000_000, 30),
   SALES_CONTACT: z.string().max(200).optional(),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
@@ -192,6 +193,8 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionAbsoluteMs: e.SESSION_MAX_HOURS * 3_600_000,
     sessionMaxCount: e.SESSION_MAX_COUNT,
+    /** Sign-ins one client address may make in a minute (per replica); 0: no limit. */
+    signInsPerMinute: e.SIGN_IN_RATE_PER_MINUTE,
     salesContact: e.SALES_CONTACT?.trim() || null,
     trustProxy: e.TRUST_PROXY,
     cursorSecret: e.CURSOR_SECRET,

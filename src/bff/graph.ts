@@ -85,6 +85,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
         sessions: stores.sessions,
         logger,
         concurrency: config.reviewConcurrency,
+        slotWaiters: (keyHash) => scheduler.waiting(keyHash).review,
         ...(metrics ? { metrics } : {}),
         ...(tuning.reviewPollMs ? { pollMs: tuning.reviewPollMs } : {}),
         ...(tuning.reviewLeaseMs ? { leaseMs: tuning.reviewLeaseMs } : {}),
@@ -102,6 +103,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     salesContact: options.salesContact,
     sessionAbsoluteMs: config.sessionAbsoluteMs,
     trustProxy: config.trustProxy,
+    signInsPerMinute: config.signInsPerMinute,
     cursorSecret: stores.cursorSecret,
     // Empty: API only (tests), no SPA.
     ...(config.distDir ? { distDir: config.distDir } : {}),

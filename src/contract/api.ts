@@ -33,6 +33,8 @@ export const ApiErrorCode = z.enum([
   'conflict',
   /** The audit trail cannot be written and its buffer is full: the lookup is refused rather than unrecorded. */
   'audit_unavailable',
+  /** Too many sign-ins from one client address in a minute: 429 with Retry-After. */
+  'too_many_sign_ins',
 ]);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 

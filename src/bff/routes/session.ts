@@ -16,6 +16,7 @@ import { inDatabase } from '../db/database.ts';
 import { toApiError } from '../errors.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
+import { signInLimit } from '../middleware/sign-in-limit.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import {
   accountIdFor,
@@ -38,6 +39,9 @@ export interface SessionRouteDeps {
   audit?: Audit;
   /** Reviews kept on the server: a demo visitor's sign-out removes the ones that visitor started. */
   reviews?: Pick<DurableReviews, 'store'>;
+  /** Sign-ins per client address per minute (0: no limit), and whether X-Forwarded-For names the client. */
+  signInsPerMinute?: number;
+  trustProxy?: boolean;
 }
 
 /** More reviews than any demo visitor starts: the list read at a demo sign-out is bounded by it. */
@@ -88,6 +92,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
 
   app.post(
     '/session',
+    signInLimit({ perMinute: deps.signInsPerMinute ?? 0, trustProxy: deps.trustProxy ?? false }),
     jsonBody(CreateSessionRequest, { maxBytes: 4096, tooLarge: 'The request body is too large.' }),
     async (c) => {
       const apiKey = upstreamKey(c.req.valid('json').apiKey);

@@ -29,6 +29,7 @@ const SIGN_IN_ERRORS: Partial<Record<ApiRequestError['code'], (err: ApiRequestEr
       ? `The property service accepts requests again at ${new Date(err.resetAt).toLocaleTimeString('en-US')}. Try then.`
       : 'Wait a moment, then try again.',
   }),
+  too_many_sign_ins: (err) => ({ title: 'Too many sign-ins from this network', detail: err.message }),
   upstream_unavailable: () => SERVICE_DOWN,
   upstream_timeout: () => SERVICE_DOWN,
   upstream_invalid: () => SERVICE_DOWN,
