@@ -8,5 +8,6 @@ export * from './explain-quality.ts';
 export * from './match.ts';
 export * from './match-quality.ts';
 export * from './review.ts';
+export * from './review-export.ts';
 export * from './upstream.ts';
 export * from './usps.ts';

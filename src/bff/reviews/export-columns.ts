@@ -1,0 +1,248 @@
+import {
+  csvCell,
+  describeMatch,
+  EXPORT_ATTRIBUTE_COLUMNS,
+  explainRecordMatch,
+  type MatchExplanation,
+  matchKind,
+  type Property,
+  qualityOf,
+  type ReviewRowResult,
+} from '../../contract/index.ts';
+
+/*
+ * The review export's columns: one line per input row, in input order, whatever its outcome. The first columns
+ * say what was asked, what came back and how reliable it is, when it was retrieved and by whom; every attribute
+ * follows, then why a row has no record, then (when they apply) what changed since the previous run and which
+ * rows a reviewer fixed. A CSV review's own columns come first, PropLens's after them, prefixed. The CSV is for
+ * spreadsheets (csvCell: formula injection neutralised; UTF-8 with a BOM so Excel reads accents right); the
+ * JSON keeps raw values for programs.
+ *
+ * A column is one line: a name and how a row gives its value.
+ */
+
+export type ExportValue = string | number | boolean | null;
+
+/** A row with what every column derives from it once. */
+export interface ExportRow {
+  row: ReviewRowResult;
+  property: Property | undefined;
+  /** How the record's address relates to the input; null when as given or without a record. */
+  explanation: MatchExplanation | null;
+}
+
+/** What is the same for every row of one export. */
+export interface ExportContext {
+  /** The account's name, for "retrieved by". */
+  accountName: string;
+  /** The reader's calendar day (YYYY-MM-DD): ages count to it. */
+  today: string;
+  /** Whole days from a verification date to `today` (exportLayout supplies it). */
+  ageOf?: (lastVerified: string) => number;
+}
+
+type Column = readonly [name: string, value: (r: ExportRow, ctx: ExportContext) => ExportValue];
+
+const CORE: readonly Column[] = [
+  ['input', (r) => r.row.input],
+  ['outcome', (r) => r.row.outcome],
+  ['matched_address', (r) => r.property?.address ?? null],
+  ['match', (r) => (r.property ? matchKind(r.explanation) : null)],
+  ['match_quality', (r) => (r.property ? qualityOf(r.explanation) : null)],
+  ['match_changes', (r) => (r.explanation ? describeMatch(r.explanation) : null)],
+  ['property_id', (r) => r.property?.id ?? null],
+  ['source', (r) => r.property?.source ?? null],
+  ['source_kind', (r) => r.property?.sourceKind ?? null],
+  ['confidence', (r) => r.property?.confidence ?? null],
+  ['last_verified', (r) => r.property?.lastVerified ?? null],
+  [
+    'age_days',
+    (r, ctx) =>
+      r.property
+        ? (ctx.ageOf?.(r.property.lastVerified) ?? ageInDays(r.property.lastVerified, ctx.today))
+        : null,
+  ],
+  ['retrieved_at', (r) => r.row.retrievedAt ?? null],
+  ['account', (_r, ctx) => ctx.accountName],
+];
+
+export const CORE_COLUMNS = CORE.map(([name]) => name);
+
+const ATTRIBUTES: readonly Column[] = EXPORT_ATTRIBUTE_COLUMNS.map(({ field, column }) => [
+  column,
+  (r) => r.property?.attributes[field] ?? null,
+]);
+
+/** Why a row has no record (a matched row says nothing here). */
+const TRAILING: readonly Column[] = [
+  ['error_code', (r) => (r.row.outcome === 'matched' ? null : (r.row.error?.code ?? null))],
+  ['error_message', (r) => (r.row.outcome === 'matched' ? null : (r.row.error?.message ?? null))],
+  [
+    'candidates',
+    (r) => (r.row.candidates?.length ? r.row.candidates.map((c) => c.address).join(' | ') : null),
+  ],
+];
+
+/** From run 2 on: whether the record changed since the previous run, and what it said then. */
+const CHANGES: readonly Column[] = [
+  ['changed', (r) => Boolean(r.row.previous)],
+  ['previous_outcome', (r) => r.row.previous?.outcome ?? null],
+  ['previous_property_id', (r) => r.row.previous?.propertyId ?? null],
+  ['previous_source', (r) => r.row.previous?.source ?? null],
+  ['previous_confidence', (r) => r.row.previous?.confidence ?? null],
+  ['previous_last_verified', (r) => r.row.previous?.lastVerified ?? null],
+];
+
+/** When a reviewer fixed any row in place: what was looked up instead of the input, by whom, when. */
+const FIXES: readonly Column[] = [
+  ['looked_up_as', (r) => r.row.fix?.address ?? null],
+  ['fixed_how', (r) => r.row.fix?.how ?? null],
+  ['fixed_by', (r) => r.row.fix?.by ?? null],
+  ['fixed_at', (r) => r.row.fix?.at ?? null],
+];
+
+/** PropLens's columns next to a file's own: prefixed, so they never collide with the reviewer's. */
+export const JOINED_PREFIX = 'proplens_';
+
+/** What decides an export's columns, known before its first row. */
+export interface ExportPlan {
+  /** An uploaded file's header, in order; empty for paste and area reviews. */
+  header: readonly string[];
+  /** The service's extra fields over the run's rows, sorted: `other.<name>` columns. */
+  otherKeys: readonly string[];
+  /** The run exported has a run before it: the change columns. */
+  checkedAgain: boolean;
+  /** A reviewer fixed a row: the fix columns. */
+  anyFixed: boolean;
+}
+
+export interface ExportLayout {
+  /** Every column, in order: the file's own first. */
+  columns: string[];
+  /** How many of `columns` are the file's own (JSON nests them under `input`). */
+  inputCount: number;
+  /** Each column's `"name":`, quoted once per export rather than once per row. */
+  jsonKeys: string[];
+  /** A row's values, in the order of `columns`. */
+  values(row: ReviewRowResult): ExportValue[];
+}
+
+/** The export's columns and how each row fills them. */
+export function exportLayout(plan: ExportPlan, ctx: ExportContext): ExportLayout {
+  const others: Column[] = plan.otherKeys.map((k) => [
+    `other.${k}`,
+    (r) => {
+      const other = r.property?.attributes.other;
+      return other && Object.hasOwn(other, k) ? (other[k] ?? null) : null;
+    },
+  ]);
+  const own = [
+    ...CORE,
+    ...ATTRIBUTES,
+    ...others,
+    ...TRAILING,
+    ...(plan.checkedAgain ? CHANGES : []),
+    ...(plan.anyFixed ? FIXES : []),
+  ];
+  const inputColumns = inputColumnNames(plan.header);
+  const prefix = inputColumns.length > 0 ? JOINED_PREFIX : '';
+  const n = inputColumns.length;
+  const ages = new Map<string, number>();
+  const rowCtx: ExportContext = {
+    ...ctx,
+    // A review's records share few verification dates: each age is counted once.
+    ageOf(lastVerified) {
+      const known = ages.get(lastVerified);
+      if (known !== undefined) return known;
+      const age = ageInDays(lastVerified, ctx.today);
+      ages.set(lastVerified, age);
+      return age;
+    },
+  };
+  const columns = [...inputColumns, ...own.map(([name]) => `${prefix}${name}`)];
+  return {
+    columns,
+    inputCount: n,
+    jsonKeys: columns.map((c) => `${JSON.stringify(c)}:`),
+    values(row) {
+      const r = exportRow(row);
+      const out = new Array<ExportValue>(n + own.length);
+      for (let i = 0; i < n; i++) out[i] = row.cells?.[i] ?? null;
+      for (let i = 0; i < own.length; i++) out[n + i] = (own[i] as Column)[1](r, rowCtx);
+      return out;
+    },
+  };
+}
+
+/** A file's header as unique export columns: a repeated or empty name gets its position. */
+export function inputColumnNames(header: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return header.map((raw, i) => {
+    let name = raw.trim() || `column_${i + 1}`;
+    if (seen.has(name)) name = `${name} (${i + 1})`;
+    seen.add(name);
+    return name;
+  });
+}
+
+/**
+ * How the record relates to the input: the BFF's word, kept with the answer (rows that differ only in case share
+ * one lookup, so the input is each row's own); worked out here for an answer kept without it.
+ */
+function exportRow(row: ReviewRowResult): ExportRow {
+  const property = row.property;
+  let explanation: MatchExplanation | null = null;
+  if (property)
+    explanation =
+      row.match === undefined
+        ? explainRecordMatch(row.input, property)
+        : row.match === null || row.match.typed === row.input
+          ? row.match
+          : { ...row.match, typed: row.input };
+  return { row, property, explanation };
+}
+
+/**
+ * Whole days from a calendar date to the reader's (`today`), never negative: both are dates without a time
+ * zone, compared as days, as the screen compares them.
+ */
+export function ageInDays(isoDate: string, today: string): number {
+  const day = (s: string) => {
+    const [y, m, d] = s.split('-').map(Number) as [number, number, number];
+    return Date.UTC(y, m - 1, d);
+  };
+  return Math.max(0, Math.round((day(today) - day(isoDate)) / 86_400_000));
+}
+
+export const UTF8_BOM = '\ufeff';
+
+/** One CSV line (no line break) with the one writer every PropLens export uses. */
+export const csvLine = (values: readonly ExportValue[]): string => values.map(csvCell).join(',');
+
+/** One JSON row: the file's own fields as one object under `input`, PropLens's beside them; raw values. */
+export function jsonRow(layout: ExportLayout, values: readonly ExportValue[]): string {
+  const { jsonKeys: keys, inputCount } = layout;
+  const own: string[] = [];
+  for (let i = inputCount; i < keys.length; i++) own.push(`${keys[i]}${jsonValue(values[i])}`);
+  if (inputCount === 0) return `{${own.join(',')}}`;
+  const input: string[] = [];
+  for (let i = 0; i < inputCount; i++) input.push(`${keys[i]}${jsonValue(values[i])}`);
+  return `{"input":{${input.join(',')}},${own.join(',')}}`;
+}
+
+const jsonValue = (v: ExportValue | undefined): string =>
+  v === null || v === undefined ? 'null' : typeof v === 'string' ? JSON.stringify(v) : String(v);
+
+/** "proplens-portfolio-q3-2026-11-02.csv": the review's name made safe for a file name and a header. */
+export function exportFileName(name: string, ext: 'csv' | 'json', today: string): string {
+  const slug =
+    name
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60)
+      .replace(/-+$/, '') || 'review';
+  return `proplens-${slug}-${today}.${ext}`;
+}
