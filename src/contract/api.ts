@@ -35,6 +35,8 @@ export const ApiErrorCode = z.enum([
   'audit_unavailable',
   /** Too many sign-ins from one client address in a minute: 429 with Retry-After. */
   'too_many_sign_ins',
+  /** Too many live views (review event streams) open for one sign-in or one account: 429. */
+  'too_many_streams',
 ]);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 

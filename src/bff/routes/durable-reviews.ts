@@ -19,6 +19,7 @@ import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import { fixReviewRow } from '../reviews/fix-row.ts';
+import { StreamSlots } from '../reviews/stream-slots.ts';
 import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface DurableReviewRouteDeps {
@@ -28,6 +29,8 @@ export interface DurableReviewRouteDeps {
   lookups: Lookups;
   /** How often a live view asks the database for rows answered on other replicas. */
   eventPollMs?: number;
+  /** Open event streams by session and account (default: this route's own, at the standard limits). */
+  streams?: StreamSlots;
 }
 
 const TOO_LARGE = 'Send at most 2,000 rows (about 1 MB) in one chunk.';
@@ -134,7 +137,8 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
     return c.body(null, 204);
   });
 
-  app.get('/:id/events', (c) => followReview(c, deps));
+  const streams = deps.streams ?? new StreamSlots();
+  app.get('/:id/events', (c) => followReview(c, deps, streams));
 
   return app;
 }
@@ -196,13 +200,14 @@ interface StreamState {
  * and a keep-alive comment when quiet. Woken at once by this replica's worker; other replicas' answers show
  * at the next poll.
  */
-async function followReview(c: AppContext, deps: DurableReviewRouteDeps) {
+async function followReview(c: AppContext, deps: DurableReviewRouteDeps, streams: StreamSlots) {
   const { store } = deps.reviews;
   const accountId = c.get('session').accountId;
   const id = c.req.param('id') as string;
   const first = await inDatabase(() => store.summary(accountId, id));
   if (!first) throw notFound();
   const resumeFrom = Number(c.req.header('last-event-id') ?? Number.NaN);
+  const release = streams.take(c.get('sessionId'), accountId);
   return streamSSE(c, async (out) => {
     const state: StreamState = {
       seq: Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : 0,
@@ -231,6 +236,7 @@ async function followReview(c: AppContext, deps: DurableReviewRouteDeps) {
       }
     } finally {
       stop();
+      release();
     }
   });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
+  ApiErrorBody,
   type CreateReviewRequest,
   type ReviewInputRow,
   ReviewListResponse,
@@ -156,7 +157,11 @@ async function follow(h: Harness, reviewId: string, lastEventId?: number) {
         clearTimeout(timer);
       }
     },
-    close: () => controller.abort(),
+    /** As a closed tab: the request aborted and its body no longer read. */
+    close: () => {
+      controller.abort();
+      void reader.cancel().catch(() => {});
+    },
   };
 }
 
@@ -199,7 +204,8 @@ describe('the review event stream', () => {
       done: n,
       notFound: n,
     });
-  });
+    // 1,003 rows answered one by one: seconds on a loaded two-core machine.
+  }, 30_000);
 
   it('resumes from Last-Event-ID with only the rows answered after it, each event under the highest seq it sent', async () => {
     const h = reviews.make();
@@ -323,5 +329,28 @@ describe('GET /api/reviews/:id/rows and the list', () => {
     }
     const list = ReviewListResponse.parse(await (await h.call('/api/reviews')).json());
     expect(list.reviews.map((r) => r.id).filter((id) => made.includes(id))).toEqual(made.reverse());
+  });
+
+  it('holds at most 6 live views per sign-in: the 7th is refused (429) until one closes; another sign-in has its own', async () => {
+    const h = reviews.make();
+    await signedIn(h);
+    const review = await reviewWith(h, 1);
+    const open = [];
+    for (let i = 0; i < 6; i++) open.push(await follow(h, review.id));
+    const refused = await h.call(`/api/reviews/${review.id}/events`);
+    expect(refused.status).toBe(429);
+    expect(ApiErrorBody.parse(await refused.json()).error.code).toBe('too_many_streams');
+    open[0]?.close();
+    await vi.waitFor(async () => {
+      const again = await h.call(`/api/reviews/${review.id}/events`);
+      again.body?.cancel();
+      expect(again.status).toBe(200);
+    });
+    const mine = h.cookie;
+    await signedIn(h);
+    expect(h.cookie).not.toBe(mine);
+    const colleague = await follow(h, review.id);
+    colleague.close();
+    for (const s of open) s.close();
   });
 });
