@@ -77,9 +77,24 @@ export async function apiFetch<S extends z.ZodMiniType>(
 
 /** A file the BFF builds (an export), with the same headers and errors as apiFetch. */
 export async function apiDownload(path: string, init: ApiInit = {}): Promise<Blob> {
+  return (await apiDownloadNamed(path, init)).blob;
+}
+
+/** The same, with the name the BFF gives the file (Content-Disposition), else the path's last part. */
+export async function apiDownloadNamed(
+  path: string,
+  init: ApiInit = {},
+): Promise<{ blob: Blob; name: string }> {
   const res = await send(path, init, '*/*');
   if (!res.ok) throw refusal(res.status, await res.json().catch(() => undefined));
-  return res.blob();
+  return { blob: await res.blob(), name: fileNameOf(res.headers.get('content-disposition'), path) };
+}
+
+/** `attachment; filename="x.csv"` -> x.csv; a name with a path in it keeps only its last part. */
+function fileNameOf(disposition: string | null, path: string): string {
+  const named = disposition ? /filename="([^"]*)"/i.exec(disposition)?.[1] : undefined;
+  const name = named ?? path.split('?')[0]?.split('/').pop() ?? '';
+  return name.split(/[/\\]/).pop() || 'download';
 }
 
 /** A stream the BFF keeps open (server-sent events), with the same headers and errors as apiFetch. */

@@ -1,8 +1,10 @@
 import { useState } from 'react';
+import type { ReviewExportFormat } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { StrokePath } from '../../../components/ui/stroke-path.tsx';
-import type { Review, ReviewRow } from '../model.ts';
-import { buildExport, downloadText, exportFileName, toCsv, toJson } from './export.ts';
+import { ApiRequestError } from '../../../lib/api-client.ts';
+import type { Review } from '../model.ts';
+import { downloadReviewExport } from './export.ts';
 
 const DOWNLOAD_ICON = (
   <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4">
@@ -10,34 +12,51 @@ const DOWNLOAD_ICON = (
   </svg>
 );
 
-/** Evidence out of the browser: every row of the review (not only the filtered ones), and a print layout. */
+type ExportState =
+  | { kind: 'idle' }
+  | { kind: 'busy'; format: ReviewExportFormat }
+  | { kind: 'saved'; text: string }
+  | { kind: 'failed'; text: string };
+
+/**
+ * Evidence out of the browser: every row of the review (not only the filtered ones) as the server exports it,
+ * of the run on screen, and a print layout.
+ */
 export function ExportActions({
   review,
-  rows,
+  rowCount,
   onPrint,
   now,
 }: {
   review: Review;
-  rows: ReviewRow[];
+  /** Rows on screen: none yet, nothing to export. */
+  rowCount: number;
   onPrint: () => void;
   now: () => Date;
 }) {
-  const [done, setDone] = useState('');
-  const save = (kind: 'csv' | 'json') => {
-    const at = now();
-    const table = buildExport(review, rows, at);
-    const name = exportFileName(review, kind, at);
-    if (kind === 'csv') downloadText(toCsv(table), 'text/csv;charset=utf-8', name);
-    else downloadText(toJson(review, table, at), 'application/json', name);
-    setDone(`Saved ${name} (${rows.length.toLocaleString('en-US')} rows).`);
+  const [state, setState] = useState<ExportState>({ kind: 'idle' });
+  const save = async (format: ReviewExportFormat) => {
+    setState({ kind: 'busy', format });
+    const run = review.runs?.at(-1)?.number;
+    try {
+      const name = await downloadReviewExport(review.id, format, {
+        ...(run !== undefined ? { run } : {}),
+        now: now(),
+      });
+      setState({ kind: 'saved', text: `Saved ${name} (${review.total.toLocaleString('en-US')} rows).` });
+    } catch (err) {
+      const why = err instanceof ApiRequestError ? ` ${err.message}` : '';
+      setState({ kind: 'failed', text: `The export could not be made.${why} Try again.` });
+    }
   };
+  const busy = state.kind === 'busy';
   return (
     <div className="flex flex-wrap items-center gap-2 print:hidden">
-      <Button variant="secondary" onClick={() => save('csv')} disabled={rows.length === 0}>
+      <Button variant="secondary" onClick={() => save('csv')} disabled={rowCount === 0 || busy}>
         {DOWNLOAD_ICON}
         Export CSV
       </Button>
-      <Button variant="secondary" onClick={() => save('json')} disabled={rows.length === 0}>
+      <Button variant="secondary" onClick={() => save('json')} disabled={rowCount === 0 || busy}>
         {DOWNLOAD_ICON}
         Export JSON
       </Button>
@@ -45,8 +64,17 @@ export function ExportActions({
         Print
       </Button>
       <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
-        {done}
+        {state.kind === 'busy'
+          ? `Preparing the ${state.format.toUpperCase()} file…`
+          : state.kind === 'saved'
+            ? state.text
+            : ''}
       </p>
+      {state.kind === 'failed' ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+          {state.text}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -1,9 +1,8 @@
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import Papa from 'papaparse';
 import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { layOutElements, Route, renderRoutes } from '../../../test/utils.tsx';
+import { fakeApi, layOutElements, Route, renderRoutes } from '../../../test/utils.tsx';
 import type { ReviewRow } from '../model.ts';
 import { generateRows, makeProperty, makeReview, makeRow } from '../testing/stats.fixtures.ts';
 import { ReviewResults } from './review-results.tsx';
@@ -323,50 +322,37 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(within(dialog).getByRole('button', { name: 'Compare' })).toBeInTheDocument();
   });
 
-  it('exports every row as CSV that parses back, with the account and the neutralised formula', async () => {
+  it('exports the whole review from the server, whatever the table is filtered to', async () => {
     const user = userEvent.setup();
-    const blobs: Blob[] = [];
     const names: string[] = [];
     const original = { create: URL.createObjectURL, revoke: URL.revokeObjectURL };
-    URL.createObjectURL = (b: Blob) => {
-      blobs.push(b);
-      return 'blob:test';
-    };
+    URL.createObjectURL = () => 'blob:test';
     URL.revokeObjectURL = () => {};
     vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       names.push(this.download);
     });
+    const api = fakeApi({
+      'GET /api/reviews/rev-1/export.csv': () =>
+        new Response('\ufeffinput\r\n', {
+          headers: { 'content-disposition': 'attachment; filename="proplens-portfolio-q3-2026-11-01.csv"' },
+        }),
+    });
     try {
-      const rows = [...ROWS, makeRow(8, { input: '=HYPERLINK("x")', outcome: 'not_found' })];
-      renderResults(rows);
-      // Filters narrow the table, never the evidence.
+      renderResults();
+      // Filters narrow the table, never the evidence: the request names the review, not the filter.
       await user.selectOptions(screen.getByRole('combobox', { name: 'Outcome' }), 'Failed');
       await user.click(screen.getByRole('button', { name: 'Export CSV' }));
-      expect(names).toEqual([expect.stringMatching(/^proplens-portfolio-q3-\d{4}-\d{2}-\d{2}\.csv$/)]);
-      const text = await (blobs[0] as Blob).text();
-      const parsed = Papa.parse<Record<string, string>>(text.replace(/^\ufeff/, ''), {
-        header: true,
-        skipEmptyLines: true,
-      });
-      expect(parsed.data).toHaveLength(9);
-      expect(parsed.data[1]).toMatchObject({
-        input: '233 Wacker Dr',
-        outcome: 'matched',
-        property_id: 'P-B',
-        source_kind: 'permits',
-        confidence: 'low',
-        account: 'Harbor & Vale Realty',
-      });
-      expect(parsed.data[8]?.input).toBe(`'=HYPERLINK("x")`);
-      expect(screen.getByText(/Saved proplens-portfolio-q3-.*\.csv \(9 rows\)\./)).toBeInTheDocument();
-
-      await user.click(screen.getByRole('button', { name: 'Export JSON' }));
-      const doc = JSON.parse(await (blobs[1] as Blob).text());
-      expect(doc.rows).toHaveLength(9);
-      expect(doc.rows[8].input).toBe('=HYPERLINK("x")');
+      expect(
+        await screen.findByText('Saved proplens-portfolio-q3-2026-11-01.csv (8 rows).'),
+      ).toBeInTheDocument();
+      expect(api.calls.map((c) => `${c.url.pathname}${c.url.search}`)).toEqual([
+        expect.stringMatching(/^\/api\/reviews\/rev-1\/export\.csv\?today=\d{4}-\d{2}-\d{2}$/),
+      ]);
+      expect(names).toEqual(['proplens-portfolio-q3-2026-11-01.csv']);
     } finally {
       URL.createObjectURL = original.create;
       URL.revokeObjectURL = original.revoke;
+      vi.unstubAllGlobals();
     }
   });
 

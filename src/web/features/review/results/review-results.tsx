@@ -247,7 +247,7 @@ function ResultsSection({
         <h2 id={headingId} className="text-lg font-semibold">
           Results
         </h2>
-        <ExportActions review={review} rows={rows} onPrint={onPrint} now={() => new Date()} />
+        <ExportActions review={review} rowCount={rows.length} onPrint={onPrint} now={() => new Date()} />
       </div>
       <ResultFiltersBar
         filters={filters}
