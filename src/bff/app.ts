@@ -40,6 +40,8 @@ export interface BffDeps {
   trustProxy: boolean;
   /** Sign-ins one client address may make in a minute (0: no limit). */
   signInsPerMinute?: number;
+  /** Rows an account may have waiting to be looked up (REVIEW_MAX_PENDING_ROWS). */
+  reviewMaxPendingRows?: number;
   /** Signs our search cursors; replicas must share it. */
   cursorSecret?: string;
   /** The built SPA; omitted in API-only tests. */
@@ -98,6 +100,7 @@ export function createBffApp(deps: BffDeps) {
         sessions: deps.sessions,
         lookups,
         ...(deps.eventPollMs ? { eventPollMs: deps.eventPollMs } : {}),
+        ...(deps.reviewMaxPendingRows ? { maxPendingRows: deps.reviewMaxPendingRows } : {}),
       }),
     );
   if (deps.reviews) api.route('/reviews', reviewExportRoutes({ ...deps, reviews: deps.reviews }));

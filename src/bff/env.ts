@@ -138,6 +138,7 @@ const BffEnv = z.object({
   DATABASE_URL: serviceUrl(['postgres:', 'postgresql:'], 'must be a postgres:// URL', (_url, text) => text),
   DATABASE_DIR: z.string().default('data/db'),
   REVIEW_CONCURRENCY: int(1, 256, 32),
+  REVIEW_MAX_PENDING_ROWS: int(1, 100_000_000, 500_000),
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
   // Off only to measure what the trail costs (npm run bench): lookups then leave no evidence.
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
@@ -207,6 +208,8 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     databaseDir: e.DATABASE_DIR,
     /** Review rows this replica works at once; the scheduler paces them to the rate limit. */
     reviewConcurrency: e.REVIEW_CONCURRENCY,
+    /** Rows an account may have waiting to be looked up; a review past it is refused (409 quota_exceeded). */
+    reviewMaxPendingRows: e.REVIEW_MAX_PENDING_ROWS,
     /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     /** False: no audit trail at all (no entries, no Activity): for measuring its cost, never for production. */

@@ -104,6 +104,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     sessionAbsoluteMs: config.sessionAbsoluteMs,
     trustProxy: config.trustProxy,
     signInsPerMinute: config.signInsPerMinute,
+    reviewMaxPendingRows: config.reviewMaxPendingRows,
     cursorSecret: stores.cursorSecret,
     // Empty: API only (tests), no SPA.
     ...(config.distDir ? { distDir: config.distDir } : {}),

@@ -37,6 +37,8 @@ export const ApiErrorCode = z.enum([
   'too_many_sign_ins',
   /** Too many live views (review event streams) open for one sign-in or one account: 429. */
   'too_many_streams',
+  /** A review that would take the account past REVIEW_MAX_PENDING_ROWS rows waiting: 409. */
+  'quota_exceeded',
 ]);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 

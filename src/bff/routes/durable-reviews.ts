@@ -20,6 +20,7 @@ import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import { fixReviewRow } from '../reviews/fix-row.ts';
 import { StreamSlots } from '../reviews/stream-slots.ts';
+import { pendingRows } from '../stores/reviews/pending-rows.ts';
 import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface DurableReviewRouteDeps {
@@ -31,6 +32,8 @@ export interface DurableReviewRouteDeps {
   eventPollMs?: number;
   /** Open event streams by session and account (default: this route's own, at the standard limits). */
   streams?: StreamSlots;
+  /** REVIEW_MAX_PENDING_ROWS: rows an account may have waiting to be looked up (default 500,000). */
+  maxPendingRows?: number;
 }
 
 const TOO_LARGE = 'Send at most 2,000 rows (about 1 MB) in one chunk.';
@@ -52,6 +55,24 @@ async function withWaiting(
   return live ? reviews : reviews.map((r) => (r.status === 'running' ? { ...r, status: 'waiting' } : r));
 }
 const notFound = () => new ApiError(404, 'not_found', 'There is no such review in this account.');
+
+/**
+ * Refuses a review that would take the account past its pending rows (409 quota_exceeded, saying how many
+ * wait): one account's backlog is bounded. Checked before the review is made; two made at the same moment may
+ * both pass, so the bound can be passed by one review at most per replica.
+ */
+async function withinQuota(deps: DurableReviewRouteDeps, accountId: string, rows: number) {
+  const max = deps.maxPendingRows ?? 500_000;
+  const waiting = await inDatabase(() => pendingRows(deps.reviews.database.db, accountId));
+  if (waiting + rows <= max) return;
+  const n = (x: number) => x.toLocaleString('en-US');
+  throw new ApiError(
+    409,
+    'quota_exceeded',
+    `This account has ${n(waiting)} rows waiting to be looked up, and keeps at most ${n(max)}: ` +
+      `this review of ${n(rows)} rows would pass that. Let a review finish, or cancel one, then start this one.`,
+  );
+}
 
 async function parsed<T>(schema: z.ZodMiniType<T>, body: unknown): Promise<T> {
   const result = schema.safeParse(body);
@@ -82,6 +103,7 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   app.post('/', jsonBody(CreateReviewRequest, { maxBytes: 64 * 1024, tooLarge: TOO_LARGE }), async (c) => {
     const request = c.req.valid('json');
     const session = c.get('session');
+    await withinQuota(deps, session.accountId, request.totalRows);
     const summary = await inDatabase(() =>
       store.create(session.accountId, keyFingerprint(session.keyHash), request),
     );

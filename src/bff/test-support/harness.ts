@@ -67,6 +67,8 @@ export interface HarnessOptions {
   leaseMs?: number;
   /** How often a review's event stream polls the database for news nobody announced (default 1 s). */
   eventPollMs?: number;
+  /** REVIEW_MAX_PENDING_ROWS (default 500,000). */
+  reviewMaxPendingRows?: number;
   /** Prometheus metrics, as server.ts counts them; with `metricsToken` /metrics answers. */
   metrics?: BffMetrics;
   metricsToken?: string;
@@ -91,6 +93,7 @@ function testConfig(options: HarnessOptions): BffConfig {
     cursorSecret: 'bff-test-secret-bff-test-secret-0000',
     distDir: options.distDir ?? '',
     metricsToken: options.metricsToken,
+    ...(options.reviewMaxPendingRows ? { reviewMaxPendingRows: options.reviewMaxPendingRows } : {}),
     ...upstream,
   };
 }
