@@ -75,8 +75,11 @@ function openPostgres(url: string): Database {
     max: 10,
     types,
   });
-  // An idle client losing its server is not a crash: the next query reconnects.
+  // A client losing its server is not a crash: idle, the pool drops it (its 'error'); checked out, the query in
+  // flight fails with the error, and the client also emits it, which with no listener would end the process
+  // (every replica at once, at a PostgreSQL restart or fail-over). The next query reconnects.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
