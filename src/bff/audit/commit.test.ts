@@ -128,4 +128,22 @@ describe('the audit trail is committed before the answer', () => {
     expect((await committed()).at(-1)).toMatchObject({ query: '3 Kept Test Way, Nowhere, ZZ' });
     expect((await committed()).some((e) => e.query?.includes('Refused'))).toBe(false);
   });
+
+  it('ends a session at sign-out even when the trail cannot take the entry: a sign-out never fails open', async () => {
+    const h = db.make();
+    await h.signIn();
+    const cookie = h.cookie;
+    const { db: kysely } = db.database;
+    await sql`alter table audit_entries rename to audit_entries_away`.execute(kysely);
+    try {
+      const out = await h.call('/api/session', { method: 'DELETE' });
+      expect(out.status).toBe(204);
+      expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/i);
+    } finally {
+      await sql`alter table audit_entries_away rename to audit_entries`.execute(kysely);
+    }
+    const after = await h.call('/api/session', { headers: { Cookie: cookie } });
+    expect(after.status).toBe(401);
+    expect(h.logs.some((l) => l.includes('sign-out not recorded in the audit trail'))).toBe(true);
+  });
 });

@@ -141,11 +141,19 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     const id = getCookie(c, name);
     if (id) {
       const session = await deps.sessions.get(id);
+      // Ended first: a sign-out never fails open, whatever happens after.
+      await deps.sessions.delete(id);
       if (session) {
         await removeVisitorReviews(session, c.get('requestId'));
-        await deps.audit?.session('sign_out', session);
+        // Evidence of a sign-out is kept when it can be; when the trail cannot take it, the session is over
+        // all the same (nothing is answered that the trail should hold: a sign-out shows no record).
+        await deps.audit?.session('sign_out', session).catch((err: unknown) => {
+          deps.logger.error(
+            { requestId: c.get('requestId'), err: { message: (err as Error).message } },
+            'sign-out not recorded in the audit trail',
+          );
+        });
       }
-      await deps.sessions.delete(id);
     }
     deleteCookie(c, name, { path: '/', secure: c.get('https') });
     return c.body(null, 204);
