@@ -24,7 +24,13 @@ import { migrationsFor } from './migrations.ts';
  * The names of the migrations PropLens has released, in order. Append the name of a new migration here once it
  * ships; never edit or rename one (every database that ran it would refuse to start).
  */
-const RELEASED = ['0001-reviews', '0002-audit-trail', '0003-review-row-fixes', '0005-review-controls'];
+const RELEASED = [
+  '0001-reviews',
+  '0002-audit-trail',
+  '0003-review-row-fixes',
+  '0004-fair-leasing',
+  '0005-review-controls',
+];
 
 describe('released migrations', () => {
   it.each(['sqlite', 'postgres'] as const)('keep their names and their order on %s', (dialect) => {

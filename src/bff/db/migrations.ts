@@ -192,6 +192,38 @@ const reviewControls = (postgres: boolean): Migration => ({
   },
 });
 
+/**
+ * The worker's next rows without sorting the backlog (issue 26): partial indexes, so each holds only the rows
+ * its question is about, whatever the backlog (a million pending rows cost one index seek per review):
+ * - a run's pending rows, first come first served (by when each became due, then by row): `state = 'pending'`
+ *   only, so done rows and rows of any other state (a paused or cancelled review's) are never even looked at;
+ * - leases that may have run out (a few per replica at most);
+ * - runs not finished yet, with the reviews the worker goes round.
+ * Queries name the state as a literal (sql.lit): SQLite uses a partial index only for a term it can match.
+ */
+const leasing: Migration = {
+  async up(db: Db) {
+    await db.schema
+      .createIndex('review_results_next')
+      .on('review_results')
+      .columns(['review_id', 'run', 'not_before', 'row_index'])
+      .where(sql.ref('state'), '=', 'pending')
+      .execute();
+    await db.schema
+      .createIndex('review_results_leased')
+      .on('review_results')
+      .columns(['lease_until'])
+      .where(sql.ref('state'), '=', 'leased')
+      .execute();
+    await db.schema
+      .createIndex('review_runs_open')
+      .on('review_runs')
+      .columns(['review_id', 'run'])
+      .where(sql.ref('finished_at'), 'is', null)
+      .execute();
+  },
+};
+
 export type Dialect = 'sqlite' | 'postgres';
 
 /** Every migration, by name; names sort in the order they run. */
@@ -200,6 +232,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0001-reviews': reviews,
     '0002-audit-trail': audit(dialect === 'postgres'),
     '0003-review-row-fixes': rowFixes,
+    '0004-fair-leasing': leasing,
     '0005-review-controls': reviewControls(dialect === 'postgres'),
   };
 }

@@ -72,7 +72,10 @@ export interface ReviewResultsTable {
   state: string;
   lease_owner: string | null;
   lease_until: number;
-  /** A pending row is not leased before this time (back-off after a retryable failure). */
+  /**
+   * A pending row is not leased before this time (back-off after a retryable failure); within a run, rows are
+   * leased in the order they became due (not_before, then row_index), so a retried row goes behind the rest.
+   */
   not_before: number;
   attempts: number;
   outcome: string | null;

@@ -27,6 +27,8 @@ export interface DurableReviewOptions {
   logger: Logger;
   /** Rows this replica works at once (REVIEW_CONCURRENCY). */
   concurrency?: number;
+  /** Review requests of a key waiting for a rate-limit slot (the scheduler's): such rows hold no slot. */
+  slotWaiters?: (keyHash: string) => number;
   pollMs?: number;
   /** How long a leased row is this replica's before another may take it (tests shorten it). */
   leaseMs?: number;
@@ -61,6 +63,7 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
     logger,
     owner: `bff-${randomBytes(6).toString('hex')}`,
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    ...(options.slotWaiters ? { slotWaiters: options.slotWaiters } : {}),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     now,

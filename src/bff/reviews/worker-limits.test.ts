@@ -65,6 +65,7 @@ describe('a row whose account has no session to lend a key', () => {
         attemptsWritten.push(r.attempts + 1);
         pending = { ...r, attempts: r.attempts + 1, notBefore };
       },
+      release: async () => {},
     };
     let lendable = false;
     const asked: number[] = [];

@@ -56,6 +56,9 @@ class QueueDouble implements ReviewQueue {
   async retryLater(_owner: string, row: LeasedRow, notBefore: number) {
     this.pending.push({ ...row, attempts: row.attempts + 1, notBefore });
   }
+  async release(_owner: string, rows: readonly LeasedRow[]) {
+    this.pending.unshift(...rows.map((r) => ({ ...r, notBefore: 0 })));
+  }
 }
 
 const matched = (): RowResult => ({

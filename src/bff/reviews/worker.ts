@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { Cancellation } from '../cancel.ts';
+import type { LeaseShares } from '../stores/reviews/lease-order.ts';
 import type { Session } from '../stores/sessions/types.ts';
 import { isRetryable, type RowResult } from './look-up-row.ts';
+import { type HeldRow, type Holding, holding, releasable } from './worker-holding.ts';
 
 /** A row handed to this replica for a while: nobody else works it until the lease runs out. */
 export interface LeasedRow {
@@ -18,14 +20,25 @@ export interface LeasedRow {
 
 /** The durable side of the worker (the review store): leases, results, retries. */
 export interface ReviewQueue {
-  /** Up to `limit` pending rows of running reviews of these accounts, leased to `owner` for `leaseMs`. */
-  lease(owner: string, accountIds: readonly string[], limit: number, leaseMs: number): Promise<LeasedRow[]>;
+  /**
+   * Up to `limit` pending rows of running reviews of these accounts, leased to `owner` for `leaseMs`: round-robin
+   * over the accounts, then their reviews, starting from those `shares` says this replica holds fewest of.
+   */
+  lease(
+    owner: string,
+    accountIds: readonly string[],
+    limit: number,
+    leaseMs: number,
+    shares?: LeaseShares,
+  ): Promise<LeasedRow[]>;
   /** Keeps the leases alive while their rows wait for the rate limit. */
   extend(owner: string, rows: readonly LeasedRow[], leaseMs: number): Promise<void>;
   /** The row's one outcome for its run; false when the lease was lost (another replica has the row now). */
   complete(owner: string, row: LeasedRow, result: RowResult): Promise<boolean>;
   /** Gives the row back, to be leased again no sooner than `notBefore` (epoch ms), counting an attempt. */
   retryLater(owner: string, row: LeasedRow, notBefore: number): Promise<void>;
+  /** Gives rows back as they were (same place in line, no attempt counted): this replica let go of them. */
+  release(owner: string, rows: readonly LeasedRow[]): Promise<void>;
 }
 
 /** A signed-in session of an account whose key the review may use; undefined when nobody is signed in. */
@@ -43,8 +56,13 @@ export interface ReviewWorkerDeps {
   logger: Logger;
   /** This replica's name in leases. */
   owner: string;
-  /** Rows this replica works at once; the scheduler paces them to the account's rate limit. */
+  /**
+   * Rows this replica works at once; the scheduler paces them to the account's rate limit. Rows waiting for
+   * their account's rate limit (see `slotWaiters`) are not counted: they hold no slot another account could use.
+   */
   concurrency?: number;
+  /** Review requests of this key waiting for a rate-limit slot (the scheduler's queue); absent, none are known. */
+  slotWaiters?: (keyHash: string) => number;
   leaseMs?: number;
   /** How often to look for work when nothing woke the worker. */
   pollMs?: number;
@@ -62,8 +80,10 @@ export interface ReviewWorkerDeps {
  * wait. A replica that dies leaves leases that run out, and another replica takes the rows.
  */
 export class ReviewWorker {
-  readonly #deps: Required<Omit<ReviewWorkerDeps, 'onProgress'>> & Pick<ReviewWorkerDeps, 'onProgress'>;
-  readonly #active = new Map<string, { row: LeasedRow; cancel: Cancellation }>();
+  readonly #deps: Required<Omit<ReviewWorkerDeps, 'onProgress' | 'slotWaiters'>> &
+    Pick<ReviewWorkerDeps, 'onProgress' | 'slotWaiters'>;
+  readonly #active = new Map<string, HeldRow>();
+  #seq = 0;
   #running = false;
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
@@ -109,12 +129,16 @@ export class ReviewWorker {
   async #run(): Promise<void> {
     while (this.#running) {
       let leased: LeasedRow[] = [];
+      let free = 0;
       try {
-        const free = this.#deps.concurrency - this.#active.size;
+        const held = this.#holding();
+        free = this.#free(held);
         if (free > 0) {
-          const accounts = await this.#deps.sessions.liveAccounts();
+          const accounts = (await this.#deps.sessions.liveAccounts()).filter(
+            (a) => held.limitByAccount.get(a) !== 0,
+          );
           if (accounts.length > 0)
-            leased = await this.#deps.queue.lease(this.#deps.owner, accounts, free, this.#deps.leaseMs);
+            leased = await this.#deps.queue.lease(this.#deps.owner, accounts, free, this.#deps.leaseMs, held);
         }
       } catch (err) {
         // The database or the session store is down: try again at the next poll, nothing is lost.
@@ -124,8 +148,29 @@ export class ReviewWorker {
         );
       }
       for (const row of leased) this.#work(row);
-      if (leased.length === 0 || this.#active.size >= this.#deps.concurrency) await this.#sleep();
+      if (leased.length === 0 || leased.length >= free) await this.#sleep();
     }
+  }
+
+  /**
+   * What this replica holds, by account and review; an account's rows parked beyond what its rate limit can
+   * take are given back first (their slots go to whoever leases next, its colleagues' reviews included).
+   */
+  #holding(): Holding {
+    const held = holding(this.#active.values(), this.#deps.slotWaiters);
+    const extra = releasable(this.#active.values(), held);
+    if (extra.length === 0) return held;
+    for (const r of extra) {
+      r.released = true;
+      r.cancel.abort(new Error('given back: its account waits on its rate limit'));
+    }
+    return holding(this.#active.values(), this.#deps.slotWaiters);
+  }
+
+  /** Slots free: working rows count, parked ones not; never more than twice the slots in hand in all. */
+  #free(held: Holding): number {
+    const inHand = [...this.#active.values()].filter((r) => !r.released).length;
+    return Math.min(this.#deps.concurrency - held.working, 2 * this.#deps.concurrency - inHand);
   }
 
   #sleep(): Promise<void> {
@@ -144,13 +189,21 @@ export class ReviewWorker {
 
   #work(row: LeasedRow): void {
     const key = `${row.reviewId}:${row.run}:${row.index}`;
-    const cancel = new Cancellation();
-    this.#active.set(key, { row, cancel });
-    void this.#process(row, cancel)
-      .catch((err) => {
+    const held: HeldRow = { row, cancel: new Cancellation(), seq: this.#seq++, released: false };
+    this.#active.set(key, held);
+    void this.#process(held)
+      .catch(async (err) => {
+        if (held.released) return this.#deps.queue.release(this.#deps.owner, [row]);
         this.#deps.logger.warn(
           { err: { message: (err as Error).message }, reviewId: row.reviewId },
           'review row not written',
+        );
+      })
+      .catch((err) => {
+        // Not given back: its lease runs out and any replica takes it again.
+        this.#deps.logger.warn(
+          { err: { message: (err as Error).message }, reviewId: row.reviewId },
+          'review row not given back',
         );
       })
       .finally(() => {
@@ -159,15 +212,19 @@ export class ReviewWorker {
       });
   }
 
-  async #process(row: LeasedRow, cancel: Cancellation): Promise<void> {
+  async #process(held: HeldRow): Promise<void> {
     const { queue, sessions, owner, now } = this.#deps;
+    const { row, cancel } = held;
     const holder = await sessions.sessionFor(row.accountId);
     if (!holder) {
       // Signed out since the lease: the row waits for the account's next sign-in.
       await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
       return;
     }
+    held.keyHash = holder.keyHash;
+    if (held.released) throw cancel.reason;
     const result = await this.#deps.lookUp(holder, row, { signal: cancel });
+    if (held.released) throw cancel.reason;
     if (cancel.aborted) return;
     if (result.error?.code === 'unauthenticated') {
       // That key stopped working (its session is ended): the row waits for another session of the account.
@@ -182,7 +239,7 @@ export class ReviewWorker {
   }
 
   async #extend(): Promise<void> {
-    const rows = [...this.#active.values()].map((a) => a.row);
+    const rows = [...this.#active.values()].filter((a) => !a.released).map((a) => a.row);
     if (rows.length === 0) return;
     try {
       await this.#deps.queue.extend(this.#deps.owner, rows, this.#deps.leaseMs);

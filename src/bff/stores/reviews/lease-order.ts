@@ -1,0 +1,130 @@
+/*
+ * Who gets the next leased rows: round-robin over accounts, then over an account's reviews, first come first
+ * served within a review (the database's order: review_results_next). Pure, so the order is tested without a
+ * database and the same on SQLite and PostgreSQL.
+ */
+
+/** A run of a review with rows to work, as the queue found it. */
+export interface OpenRun {
+  reviewId: string;
+  run: number;
+  accountId: string;
+}
+
+/** What the worker tells the queue of its own hands, so that the round-robin starts from the fewest. */
+export interface LeaseShares {
+  /** Rows this replica holds of each account now. */
+  heldByAccount?: ReadonlyMap<string, number>;
+  /** Rows this replica holds of each review now. */
+  heldByReview?: ReadonlyMap<string, number>;
+  /** At most this many new rows of an account (one waiting on its own rate limit takes no more than it can use). */
+  limitByAccount?: ReadonlyMap<string, number>;
+}
+
+interface Turn {
+  key: string;
+  held: number;
+  /** When it was last served (a tick of the queue's clock): ties go to the one served longest ago. */
+  served: number;
+}
+
+interface ReviewTurn<Row> extends Turn {
+  open: OpenRun;
+  buffer: Row[];
+  exhausted: boolean;
+}
+
+interface AccountTurn<Row> extends Turn {
+  left: number;
+  reviews: ReviewTurn<Row>[];
+}
+
+/**
+ * Remembers when each account and review was last served, across lease calls, so that ties (nobody holds
+ * anything, e.g. rows answered from the cache at once) still go round rather than to the same one each time.
+ */
+export class LeaseOrder {
+  #tick = 0;
+  readonly #served = new Map<string, number>();
+
+  /**
+   * Up to `limit` rows, one at a time to the account holding fewest (then served longest ago), and within it to
+   * the review holding fewest. `next(run, n)` gives a run's next due rows in order (fewer: it has no more).
+   */
+  async pick<Row>(
+    runs: readonly OpenRun[],
+    limit: number,
+    shares: LeaseShares,
+    next: (run: OpenRun, n: number) => Promise<Row[]>,
+  ): Promise<Row[]> {
+    const accounts = this.#turns(runs, shares);
+    const picked: Row[] = [];
+    while (picked.length < limit) {
+      const account = fewest(accounts.filter((a) => a.left > 0 && a.reviews.length > 0));
+      if (!account) break;
+      const review = fewest(account.reviews) as ReviewTurn<Row>;
+      if (review.buffer.length === 0 && !review.exhausted) {
+        const want = Math.min(limit - picked.length, account.left);
+        review.buffer = await next(review.open, want);
+        review.exhausted = review.buffer.length < want;
+      }
+      const row = review.buffer.shift();
+      if (row === undefined) {
+        account.reviews.splice(account.reviews.indexOf(review), 1);
+        continue;
+      }
+      picked.push(row);
+      account.held++;
+      account.left--;
+      review.held++;
+      account.served = review.served = ++this.#tick;
+      this.#served.set(account.key, account.served);
+      this.#served.set(review.key, review.served);
+    }
+    this.#forget(runs);
+    return picked;
+  }
+
+  #turns<Row>(runs: readonly OpenRun[], shares: LeaseShares): AccountTurn<Row>[] {
+    const byAccount = new Map<string, AccountTurn<Row>>();
+    for (const open of runs) {
+      let account = byAccount.get(open.accountId);
+      if (!account) {
+        const key = `a:${open.accountId}`;
+        account = {
+          key,
+          held: shares.heldByAccount?.get(open.accountId) ?? 0,
+          served: this.#served.get(key) ?? 0,
+          left: shares.limitByAccount?.get(open.accountId) ?? Number.POSITIVE_INFINITY,
+          reviews: [],
+        };
+        byAccount.set(open.accountId, account);
+      }
+      const key = `r:${open.reviewId}:${open.run}`;
+      account.reviews.push({
+        key,
+        open,
+        held: shares.heldByReview?.get(open.reviewId) ?? 0,
+        served: this.#served.get(key) ?? 0,
+        buffer: [],
+        exhausted: false,
+      });
+    }
+    return [...byAccount.values()];
+  }
+
+  /** Keeps the memory to what is open now (reviews end; accounts leave). */
+  #forget(runs: readonly OpenRun[]) {
+    if (this.#served.size <= 4 * runs.length + 64) return;
+    const open = new Set(runs.flatMap((r) => [`a:${r.accountId}`, `r:${r.reviewId}:${r.run}`]));
+    for (const key of this.#served.keys()) if (!open.has(key)) this.#served.delete(key);
+  }
+}
+
+/** The turn holding fewest rows, then the one served longest ago. */
+function fewest<T extends Turn>(turns: readonly T[]): T | undefined {
+  let best: T | undefined;
+  for (const t of turns)
+    if (!best || t.held < best.held || (t.held === best.held && t.served < best.served)) best = t;
+  return best;
+}
