@@ -7,7 +7,9 @@ import { databasePath, openDatabase, SCHEMA_VERSION } from './database.ts';
 const dir = mkdtempSync(join(tmpdir(), 'proplens-db-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('openDatabase', () => {
+// The first build imports the generator (faker, 41,000 ZIP codes): seconds on a loaded machine, where the
+// default 5 s timed the first test out. Nothing here measures speed.
+describe('openDatabase', { timeout: 30_000 }, () => {
   it('builds once, reports progress, and reuses the file on the next start', async () => {
     const progress: number[] = [];
     const first = await openDatabase({
