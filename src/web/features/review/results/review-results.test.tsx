@@ -113,8 +113,22 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(outcomes).toHaveTextContent('Ambiguous: 1');
     expect(outcomes).toHaveTextContent('Failed: 1');
     expect(outcomes).toHaveTextContent('Pending: 1');
+    // Only a cancelled review has rows never asked.
+    expect(outcomes).not.toHaveTextContent('Not asked');
     expect(summary).toHaveTextContent('Retrieved at November 1, 2026');
     expect(summary).toHaveTextContent('by Harbor & Vale Realty');
+  });
+
+  it('a cancelled review’s rows never asked say so, in the outcomes and in the table', () => {
+    renderResults([
+      ...ROWS,
+      makeRow(8, { input: '1 Never Asked Rd', outcome: 'not_asked', retrievedAt: undefined }),
+      makeRow(9, { input: '2 Never Asked Rd', outcome: 'not_asked', retrievedAt: undefined }),
+    ]);
+    const summary = screen.getByRole('region', { name: 'Reliability summary' });
+    expect(within(summary).getByRole('list', { name: 'Outcomes' })).toHaveTextContent('Not asked: 2');
+    const row = screen.getByRole('row', { name: /1 Never Asked Rd/ });
+    expect(row).toHaveTextContent('Not asked');
   });
 
   it('says how many distinct properties the records are when rows found the same one', () => {

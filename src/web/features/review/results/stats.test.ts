@@ -36,13 +36,22 @@ describe('summarize', () => {
         makeRow(5, { outcome: 'ambiguous' }),
         makeRow(6, { outcome: 'failed' }),
         makeRow(7, { outcome: 'pending', retrievedAt: undefined }),
+        // A row of a cancelled review, never asked.
+        makeRow(8, { outcome: 'not_asked', retrievedAt: undefined }),
       ],
       NOW,
     );
     const s = summarize(rows);
-    expect(s.rows).toBe(8);
+    expect(s.rows).toBe(9);
     expect(s.records).toBe(4);
-    expect(s.outcomes).toEqual({ matched: 4, not_found: 1, ambiguous: 1, failed: 1, pending: 1 });
+    expect(s.outcomes).toEqual({
+      matched: 4,
+      not_found: 1,
+      ambiguous: 1,
+      failed: 1,
+      pending: 1,
+      not_asked: 1,
+    });
     expect(s.confidence).toEqual({ high: 2, medium: 1, low: 1 });
     expect(s.tiers).toEqual({ fresh: 2, ageing: 1, stale: 1 });
     // Ages 10, 90, 91, 366: the median of an even count is the mean of the middle two.

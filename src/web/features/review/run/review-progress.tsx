@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ReviewCounts, ReviewRun, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { describeEta } from './eta.ts';
+import { ReviewControls } from './review-controls.tsx';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -150,9 +151,19 @@ function CheckAgain({
   );
 }
 
+/** Said to screen readers when the review's state changes, not at every row. */
+const ANNOUNCED: Record<ReviewSummary['status'], string> = {
+  uploading: 'Review running.',
+  running: 'Review running.',
+  waiting: 'Review waiting for a sign-in.',
+  paused: 'Review paused.',
+  done: 'Review done.',
+  cancelled: 'Review cancelled.',
+};
+
 /**
  * The review's progress as the server reports it: a progress bar ("N of M"), counts by outcome, what it is
- * doing, and "Check again" once it is done.
+ * doing, Pause / Resume / Cancel while it is being worked, and "Check again" once it is done or cancelled.
  */
 export function ReviewProgress({
   summary,
@@ -180,6 +191,8 @@ export function ReviewProgress({
   const total = summary.totalRows;
   const finished = counts.done;
   const done = summary.status === 'done';
+  // Finished either way: every row answered, or cancelled with the rest not asked.
+  const ended = done || summary.status === 'cancelled';
   const perMinute = useObservedRate(finished);
 
   return (
@@ -193,17 +206,13 @@ export function ReviewProgress({
 
       {/* Announced when the state changes, not at every row. */}
       <p className="sr-only" aria-live="polite">
-        {done
-          ? 'Review done.'
-          : summary.status === 'waiting'
-            ? 'Review waiting for a sign-in.'
-            : 'Review running.'}
+        {ANNOUNCED[summary.status]}
       </p>
       <div className="mt-4 space-y-1">
         <p className="text-sm font-medium" data-testid="review-status">
           {statusSentence(summary, perMinute)}
         </p>
-        {!live && !done ? (
+        {!live && !ended ? (
           <p className="text-xs text-slate-600 dark:text-slate-400">
             Reconnecting to follow it live… the review goes on on the server meanwhile.
           </p>
@@ -215,7 +224,8 @@ export function ReviewProgress({
         ) : null}
       </div>
 
-      {done ? <CheckAgain onCheckAgain={onCheckAgain} checking={checking} checkError={checkError} /> : null}
+      <ReviewControls summary={summary} />
+      {ended ? <CheckAgain onCheckAgain={onCheckAgain} checking={checking} checkError={checkError} /> : null}
     </section>
   );
 }

@@ -1,0 +1,52 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../../../contract/index.ts';
+import { ActivityTable } from './activity-table.tsx';
+
+const action = (id: number, kind: AuditEntry['kind'], who: string): AuditEntry => ({
+  id: String(id),
+  at: new Date(Date.UTC(2026, 10, 24, 10, 0, id)).toISOString(),
+  kind,
+  keyFingerprint: who,
+  session: 's1',
+  query: 'Q4 loan tape',
+  outcome: 'ok',
+  propertyId: null,
+  source: null,
+  confidence: null,
+  lastVerified: null,
+  cached: false,
+  cachedAt: null,
+  upstreamRequestId: null,
+  reviewId: 'rv_1',
+  row: null,
+});
+
+describe('the Activity table', () => {
+  it('names a review paused, resumed or cancelled, with the review and who did it', () => {
+    render(
+      <ActivityTable
+        entries={[
+          action(3, 'review_cancelled', 'aaaa1111'),
+          action(2, 'review_resumed', 'bbbb2222'),
+          action(1, 'review_paused', 'aaaa1111'),
+        ]}
+      />,
+    );
+    const rows = within(screen.getByRole('table', { name: 'Activity' }))
+      .getAllByRole('row')
+      .slice(1);
+    expect(
+      rows.map((r) =>
+        within(r)
+          .getAllByRole('cell')
+          .slice(1, 4)
+          .map((c) => c.textContent),
+      ),
+    ).toEqual([
+      ['key aaaa1111', 'Review cancelledQ4 loan tape', 'OK'],
+      ['key bbbb2222', 'Review resumedQ4 loan tape', 'OK'],
+      ['key aaaa1111', 'Review pausedQ4 loan tape', 'OK'],
+    ]);
+  });
+});

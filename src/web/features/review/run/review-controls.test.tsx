@@ -1,0 +1,114 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ReviewStatus, ReviewSummary } from '../../../../contract/index.ts';
+import { apiError, fakeApi, json, Route, renderRoutes } from '../../../test/utils.tsx';
+import { ReviewProgress } from './review-progress.tsx';
+
+const summary = (status: ReviewStatus, done = 3): ReviewSummary => ({
+  id: 'rv-1',
+  name: 'Loans',
+  kind: 'paste',
+  origin: null,
+  createdBy: 'ab12cd34',
+  createdAt: '2026-11-01T10:00:00.000Z',
+  status,
+  columns: [],
+  totalRows: 10,
+  receivedRows: 10,
+  skippedBlank: 0,
+  runs: [
+    {
+      number: 1,
+      startedAt: '2026-11-01T10:00:00.000Z',
+      finishedAt: status === 'cancelled' || status === 'done' ? '2026-11-01T10:05:00.000Z' : null,
+      counts: { total: 10, done, matched: done, notFound: 0, ambiguous: 0, failed: 0 },
+    },
+  ],
+});
+
+function show(s: ReviewSummary) {
+  return renderRoutes(
+    <Route
+      path="/review/:id"
+      element={<ReviewProgress summary={s} live onCheckAgain={() => {}} checking={false} checkError={null} />}
+    />,
+    '/review/rv-1',
+  );
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('Pause, Resume and Cancel on the review page', () => {
+  it('a running review pauses at a click, and the buttons wait for the new state', async () => {
+    const api = fakeApi({ 'POST /api/reviews/rv-1/pause': () => json(summary('paused')) });
+    show(summary('running'));
+    expect(screen.queryByRole('button', { name: 'Resume' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Pause' }));
+    expect(api.calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual(['POST /api/reviews/rv-1/pause']);
+    // Until the live view says paused, a second click would ask again.
+    expect(screen.getByRole('button', { name: 'Pause' })).toBeDisabled();
+  });
+
+  it('a paused review says so, and resumes', async () => {
+    const api = fakeApi({ 'POST /api/reviews/rv-1/resume': () => json(summary('running')) });
+    show(summary('paused'));
+    expect(screen.getByTestId('review-status')).toHaveTextContent(
+      'Paused: 7 addresses wait; none is looked up until someone resumes it.',
+    );
+    expect(screen.queryByRole('button', { name: 'Pause' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Resume' }));
+    expect(api.calls.map((c) => c.url.pathname)).toEqual(['/api/reviews/rv-1/resume']);
+  });
+
+  it('Cancel asks first, saying the answers so far are kept, and only then cancels', async () => {
+    const api = fakeApi({ 'POST /api/reviews/rv-1/cancel': () => json(summary('cancelled')) });
+    show(summary('running'));
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel review' }));
+    const confirm = screen.getByRole('region', { name: 'Cancel this review?' });
+    expect(confirm).toHaveTextContent('Every answer so far is kept.');
+    expect(confirm).toHaveTextContent('The 7 addresses not looked up yet will not be asked');
+    expect(api.calls).toEqual([]);
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Don’t cancel' }));
+    expect(screen.queryByRole('region', { name: 'Cancel this review?' })).toBeNull();
+    expect(api.calls).toEqual([]);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel review' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Yes, cancel the review' }));
+    expect(api.calls.map((c) => c.url.pathname)).toEqual(['/api/reviews/rv-1/cancel']);
+  });
+
+  it('says why the server refused, in its words', async () => {
+    fakeApi({
+      'POST /api/reviews/rv-1/pause': () =>
+        apiError(409, 'conflict', 'This review has finished: there is nothing to pause.'),
+    });
+    show(summary('running'));
+    await userEvent.click(screen.getByRole('button', { name: 'Pause' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'This review has finished: there is nothing to pause.',
+    );
+    expect(screen.getByRole('button', { name: 'Pause' })).toBeEnabled();
+  });
+
+  it('a cancelled review says what it kept, offers Check again, and no more controls', () => {
+    fakeApi({});
+    show(summary('cancelled', 4));
+    expect(screen.getByTestId('review-status')).toHaveTextContent(
+      'Cancelled: 4 of 10 addresses were looked up and keep their answers; the rest were not asked.',
+    );
+    expect(screen.getByRole('button', { name: 'Check again' })).toBeInTheDocument();
+    for (const name of ['Pause', 'Resume', 'Cancel review'])
+      expect(screen.queryByRole('button', { name })).toBeNull();
+  });
+
+  it('a finished review has no controls; an uploading one neither', () => {
+    fakeApi({});
+    const { unmount } = show(summary('done', 10));
+    expect(screen.queryByRole('button', { name: 'Pause' })).toBeNull();
+    unmount();
+    show({ ...summary('uploading', 0), receivedRows: 4 });
+    expect(screen.queryByRole('button', { name: 'Pause' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Cancel review' })).toBeNull();
+  });
+});
