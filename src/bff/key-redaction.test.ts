@@ -86,6 +86,12 @@ const FORMS: [string, (key: string) => string][] = [
     'URL-encoded, lower-case hex',
     (k) => encodeURIComponent(k).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
   ],
+  // An upstream echoing its own request URL inside a parameter (a "self" or return_to link) encodes it again.
+  ['URL-encoded twice', (k) => encodeURIComponent(encodeURIComponent(k))],
+  [
+    'HTML character references (an HTML page quoting the key)',
+    (k) => [...k].map((c) => (/[A-Za-z0-9]/.test(c) ? c : `&#x${c.codePointAt(0)?.toString(16)};`)).join(''),
+  ],
 ];
 
 /** The forms the key must never take in anything the BFF writes. */

@@ -68,6 +68,21 @@ describe('keyRedaction', () => {
     expect(keyRedaction(key).parsed(JSON.parse('"pk_\\ud83d\\ude00_live"'))).toBe(REDACTED);
   });
 
+  it('cuts the key URL-encoded twice or quoted as HTML, and drops whole a string hiding it deeper', () => {
+    const key = 'pk/live+A=b9x';
+    const r = keyRedaction(key);
+    const twice = encodeURIComponent(encodeURIComponent(key));
+    expect(r.parsed({ link: `https://x.example/?return_to=${twice}&a=1` })).toEqual({
+      link: `https://x.example/?return_to=${REDACTED}&a=1`,
+    });
+    expect(r.parsed(['seen pk&#x2F;live&#43;A&equals;b9x here'])).toEqual([`seen ${REDACTED} here`]);
+    const thrice = encodeURIComponent(twice);
+    expect(r.parsed({ deep: `x=${thrice}` })).toEqual({ deep: REDACTED });
+    expect(r.text(`<p>key ${'pk&#47;live+A=b9x'}</p>`)).toBe(`<p>key ${REDACTED}</p>`);
+    // Escape characters without the key stay as they are.
+    expect(r.parsed(['50% &amp; more'])).toEqual(['50% &amp; more']);
+  });
+
   it('leaves other text alone, and keys too short to cut safely', () => {
     expect(keyRedaction(KEY).text('pk/live+A=u€, Main St')).toBe('pk/live+A=u€, Main St');
     expect(keyRedaction('abc').parsed({ a: 'abc' })).toEqual({ a: 'abc' });

@@ -35,6 +35,8 @@ export function keyRedaction(apiKey: string): KeyRedaction {
     forms.add(key);
     forms.add(encodeURIComponent(key));
     forms.add(new URLSearchParams({ k: key }).toString().slice(2));
+    // A URL carried inside another URL's parameter (an upstream echoing its own request as a link).
+    forms.add(encodeURIComponent(encodeURIComponent(key)));
   }
   // Longest first, so a form that contains another is cut whole.
   const ordered = [...forms].sort((a, b) => b.length - a.length);
@@ -44,16 +46,88 @@ export function keyRedaction(apiKey: string): KeyRedaction {
   // Letters and digits stay as they are in every form: a string without the key's longest run of them cannot
   // hold the key, and `includes` is far cheaper than the expression (a page of records has hundreds of strings).
   const anchor = (apiKey.match(/[A-Za-z0-9]+/g) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
-  const redact = (s: string) =>
-    !s || (anchor.length >= 3 && !s.includes(anchor)) ? s : s.replace(plain, REDACTED);
+  const once = new RegExp(plain.source);
+  // Encoded past what the forms cover (URL-encoded twice, HTML character references): what decodes to the key
+  // goes whole. Only text with an escape character is decoded, so most strings cost an `includes`.
+  const hidden = (s: string) => /[%&]/.test(s) && decodings(s).some((d) => once.test(d));
+  // HTML character references (an HTML page quoting the key), built on first need.
+  let html: RegExp | undefined;
+  const cutHtml = (s: string) => {
+    if (!s.includes('&')) return s;
+    html ??= new RegExp(ordered.map(htmlPattern).join('|'), 'g');
+    return s.replace(html, REDACTED);
+  };
+  const redact = (s: string) => {
+    if (!s) return s;
+    const cut = cutHtml(anchor.length >= 3 && !s.includes(anchor) ? s : s.replace(plain, REDACTED));
+    return hidden(cut) ? REDACTED : cut;
+  };
   return {
     text: (s) => {
       if (!s) return s;
       escaped ??= new RegExp(ordered.map((f) => formPattern(f, true)).join('|'), 'g');
-      return s.replace(escaped, REDACTED);
+      const cut = cutHtml(s.replace(escaped, REDACTED));
+      return hidden(cut) ? REDACTED : cut;
     },
     parsed: (value) => redactValue(value, redact, 0),
   };
+}
+
+/** One form with each character as itself or as an HTML character reference (hex, decimal or named). */
+function htmlPattern(form: string): string {
+  const names = new Map(Object.entries(NAMED).map(([name, c]) => [c, name]));
+  return [...form]
+    .map((c) => {
+      const code = c.codePointAt(0) as number;
+      const name = names.get(c);
+      return `(?:${escapeRegExp(c)}|&#[xX]0*${[...code.toString(16)].map(anyCase).join('')};|&#0*${code};${name ? `|&${name};` : ''})`;
+    })
+    .join('');
+}
+
+/** A text as it reads after up to three rounds of HTML and URL decoding, each round's result. */
+function decodings(text: string): string[] {
+  const out: string[] = [];
+  let current = text;
+  for (let round = 0; round < 3; round++) {
+    const html = decodeHtml(current);
+    let url = html;
+    try {
+      url = decodeURIComponent(html);
+    } catch {
+      // A lone % that is no escape: the HTML-decoded text is as far as this goes.
+    }
+    out.push(html, url);
+    if (url === current) break;
+    current = url;
+  }
+  return out;
+}
+
+const NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  sol: '/',
+  plus: '+',
+  equals: '=',
+};
+
+/** HTML character references (`&#x2F;`, `&#47;`, `&sol;` and the common names) as the characters they stand for. */
+function decodeHtml(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, ref: string) => {
+    const code =
+      ref[0] !== '#'
+        ? undefined
+        : ref[1] === 'x' || ref[1] === 'X'
+          ? Number.parseInt(ref.slice(2), 16)
+          : Number(ref.slice(1));
+    if (code !== undefined) return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    return NAMED[ref.toLowerCase()] ?? whole;
+  });
 }
 
 /**
