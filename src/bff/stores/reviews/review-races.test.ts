@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewInputRow, ReviewSummary } from '../../../contract/index.ts';
 import { type Database, openDatabase } from '../../db/database.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
+import type { LeasedRow } from '../../reviews/worker.ts';
 import { PostgresServer, postgresAvailable } from '../../test-support/postgres-process.ts';
 import { SqlReviewQueue } from './queue.ts';
 import { SqlReviewStore } from './review-store.ts';
@@ -45,10 +46,10 @@ describe.skipIf(!postgresAvailable())('review store races on PostgreSQL', () => 
   });
 
   /** A review of `total` rows, every row in: run 1 running. */
-  async function running(accountId: string, total: number): Promise<string> {
+  async function running(accountId: string, total: number, label = ''): Promise<string> {
     const [store] = stores();
     const review = await store!.create(accountId, 'fp', {
-      clientToken: `tok-${accountId}`,
+      clientToken: `tok-${accountId}${label}`,
       name: 'Race',
       kind: 'paste',
       columns: [],
@@ -73,36 +74,69 @@ describe.skipIf(!postgresAvailable())('review store races on PostgreSQL', () => 
     return Object.fromEntries(counts);
   };
 
-  it('many workers leasing at once: every row is leased to exactly one', async () => {
+  it('many workers leasing at once, round the accounts and reviews: every row is leased to exactly one', async () => {
     const workers = 10;
     for (let r = 0; r < ROUNDS; r++) {
-      const accountId = account();
-      const reviewId = await running(accountId, 20);
+      // Two accounts of two reviews each: the round-robin sends every worker to the same few rows first.
+      const accounts = [account(), account()];
+      const reviews = await Promise.all(accounts.flatMap((a) => [running(a, 10, 'x'), running(a, 10, 'y')]));
       const qs = queues();
       const leased = await Promise.all(
-        Array.from({ length: workers }, (_, w) => pick(qs, w).lease(`w${w}`, [accountId], 2, 30_000)),
+        Array.from({ length: workers }, (_, w) =>
+          pick(qs, w).lease(`w${w}`, accounts, 3, 30_000, {
+            heldByAccount: new Map([[accounts[w % 2] as string, w]]),
+          }),
+        ),
       );
-      const indexes = leased.flat().map((row) => row.index);
-      expect.soft(new Set(indexes).size, `round ${r}: a row leased twice`).toBe(indexes.length);
+      const key = (row: LeasedRow) => `${row.reviewId}:${row.index}`;
+      const keys = leased.flat().map(key);
+      expect.soft(new Set(keys).size, `round ${r}: a row leased twice`).toBe(keys.length);
       // What nobody took is still there for the next ask, and each row is in the database under its one owner.
-      const rest = (await pick(qs, 0).lease('late', [accountId], 100, 30_000)).map((row) => row.index);
-      expect
-        .soft([...indexes, ...rest].sort((a, b) => a - b))
-        .toEqual(Array.from({ length: 20 }, (_, i) => i));
+      const rest = (await pick(qs, 0).lease('late', accounts, 100, 30_000)).map(key);
+      const all = reviews.flatMap((id) => Array.from({ length: 10 }, (_, i) => `${id}:${i}`));
+      expect.soft([...keys, ...rest].sort(), `round ${r}`).toEqual(all.sort());
       const owners = await replicas[0]!.db
         .selectFrom('review_results')
-        .select(['row_index', 'lease_owner'])
-        .where('review_id', '=', reviewId)
+        .select(['review_id', 'row_index', 'lease_owner'])
+        .where('review_id', 'in', reviews)
         .execute();
-      const ownerOf = new Map(owners.map((o) => [o.row_index, o.lease_owner]));
+      const ownerOf = new Map(owners.map((o) => [`${o.review_id}:${o.row_index}`, o.lease_owner]));
       expect
         .soft(
-          leased.flatMap((batch) => batch.map((row) => ownerOf.get(row.index))),
+          leased.flatMap((batch) => batch.map((row) => ownerOf.get(key(row)))),
           `round ${r}`,
         )
         .toEqual(leased.flatMap((batch, w) => batch.map(() => `w${w}`)));
     }
-  });
+  }, 60_000);
+
+  it('many workers taking back leases that ran out at once: each row goes to exactly one', async () => {
+    const workers = 10;
+    // Two minutes on: every lease of a replica that died is over.
+    const later = () => replicas.map((d) => new SqlReviewQueue(d.db, d.dialect, () => Date.now() + 120_000));
+    for (let r = 0; r < ROUNDS; r++) {
+      const accountId = account();
+      const reviewId = await running(accountId, 20);
+      expect(await queues()[0]!.lease('dead', [accountId], 20, 30_000)).toHaveLength(20);
+      const qs = later();
+      const leased = await Promise.all(
+        Array.from({ length: workers }, (_, w) => pick(qs, w).lease(`w${w}`, [accountId], 3, 30_000)),
+      );
+      const indexes = leased.flat().map((row) => row.index);
+      expect.soft(new Set(indexes).size, `round ${r}: a row leased twice`).toBe(indexes.length);
+      expect.soft(indexes.length, `round ${r}`).toBeGreaterThan(0);
+      const held = await replicas[0]!.db
+        .selectFrom('review_results')
+        .select(['row_index', 'lease_owner'])
+        .where('review_id', '=', reviewId)
+        .where('state', '=', 'leased')
+        .execute();
+      // The dead replica keeps none it lost, and nobody holds a row the database gives someone else.
+      const owners = new Map(held.map((h) => [h.row_index, h.lease_owner]));
+      for (const [w, batch] of leased.entries())
+        for (const row of batch) expect.soft(owners.get(row.index), `round ${r}`).toBe(`w${w}`);
+    }
+  }, 60_000);
 
   it('a worker leasing while another replica holds a row skips that row rather than wait for it', async () => {
     const accountId = account();
