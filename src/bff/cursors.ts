@@ -1,36 +1,39 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { addressKey } from '../contract/index.ts';
 
 /*
- * Our search cursor wraps the upstream's: signed, and bound to the query and the account, so a client can
- * neither forge one nor replay one against another search or key.
+ * Our search cursor wraps the upstream's, encrypted and authenticated (AES-256-GCM) with the query and the
+ * account as associated data: a client can neither read it (an upstream's cursor may carry what it was asked,
+ * even the key), forge it, nor replay it against another search or key. Nothing of the key is in it.
  */
 
-function mac(payload: string, secret: string): string {
-  return createHmac('sha256', secret).update(payload).digest('base64url');
-}
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+const keyOf = (secret: string) => createHash('sha256').update(`proplens cursor\0${secret}`).digest();
+const boundTo = (q: string, keyHash: string) => Buffer.from(`${addressKey(q)}\0${keyHash}`);
 
 export function sealCursor(upstream: string, q: string, keyHash: string, secret: string): string {
-  const payload = Buffer.from(
-    JSON.stringify({ u: upstream, q: addressKey(q), k: keyHash.slice(0, 16) }),
-  ).toString('base64url');
-  return `${payload}.${mac(payload, secret)}`;
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', keyOf(secret), iv);
+  cipher.setAAD(boundTo(q, keyHash));
+  const sealed = Buffer.concat([cipher.update(upstream, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
 }
 
 /** The upstream's cursor, or null when the cursor is forged, altered, or issued for another query or account. */
 export function openCursor(cursor: string, q: string, keyHash: string, secret: string): string | null {
-  if (cursor.length > 4096) return null;
-  const [payload = '', sig = '', ...rest] = cursor.split('.');
-  if (rest.length > 0) return null;
-  const expected = Buffer.from(mac(payload, secret));
-  const given = Buffer.from(sig);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+  if (cursor.length > 4096 || !/^[\w-]+$/.test(cursor)) return null;
+  const raw = Buffer.from(cursor, 'base64url');
+  if (raw.length < IV_BYTES + TAG_BYTES) return null;
   try {
-    const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (typeof data !== 'object' || data === null) return null;
-    const { u, q: query, k } = data;
-    if (query !== addressKey(q) || k !== keyHash.slice(0, 16) || typeof u !== 'string') return null;
-    return u;
+    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret), raw.subarray(0, IV_BYTES));
+    decipher.setAAD(boundTo(q, keyHash));
+    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+    return Buffer.concat([
+      decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
+      decipher.final(),
+    ]).toString('utf8');
   } catch {
     return null;
   }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiErrorBody, ResolveResponse, SearchResponse } from '../contract/index.ts';
+import { hashKey } from './stores/sessions/types.ts';
 import { createHarness, fakeUpstream, PRO_KEY } from './test-support/harness.ts';
 import type { UpstreamHandler } from './test-support/in-process-upstream.ts';
 
@@ -361,14 +362,36 @@ describe('HTTP hygiene', () => {
 });
 
 describe('search cursors', () => {
-  it('refuses a cursor whose signature is wrong, even with the right query and account', async () => {
+  it('refuses a cursor altered in any byte, even with the right query and account', async () => {
     const h = createHarness();
     await h.signIn();
     const first = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
-    const [payload] = (first.nextCursor ?? '').split('.');
-    const forged = `${payload}.${'A'.repeat(43)}`;
-    const res = await h.call(`/api/properties/search?q=main&cursor=${encodeURIComponent(forged)}`);
-    expect(res.status).toBe(400);
+    const cursor = first.nextCursor ?? '';
+    for (const at of [0, Math.floor(cursor.length / 2), cursor.length - 1]) {
+      const altered = cursor.slice(0, at) + (cursor[at] === 'A' ? 'B' : 'A') + cursor.slice(at + 1);
+      const res = await h.call(`/api/properties/search?q=main&cursor=${encodeURIComponent(altered)}`);
+      expect(res.status).toBe(400);
+    }
+    expect((await h.call(`/api/properties/search?q=main&cursor=${encodeURIComponent(cursor)}`)).status).toBe(
+      200,
+    );
+  });
+
+  it("tells a client nothing: neither the service's own cursor nor anything of the key", async () => {
+    const h = createHarness();
+    await h.signIn();
+    const first = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
+    const cursor = first.nextCursor ?? '';
+    await h.call(`/api/properties/search?q=main&cursor=${encodeURIComponent(cursor)}`);
+    const upstreamCursor = h.upstreamRequests.at(-1)?.searchParams.get('cursor') ?? '';
+    expect(upstreamCursor.length).toBeGreaterThan(4);
+    const readable = Buffer.from(cursor, 'base64url').toString('latin1');
+    expect(readable).not.toContain(upstreamCursor);
+    expect(cursor).not.toContain(upstreamCursor);
+    expect(readable).not.toContain(hashKey(PRO_KEY).slice(0, 16));
+    // Sealed afresh each time: the same page's cursor never repeats, so it cannot be matched across answers.
+    const again = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
+    expect(again.nextCursor).not.toBe(cursor);
   });
 
   it('refuses a cursor replayed under another account', async () => {

@@ -139,7 +139,7 @@ function leaks(text: string, key: string, echoed: string): string[] {
   return found;
 }
 
-/** What a search cursor of ours carries inside its signed payload (the upstream's cursor). */
+/** What a search cursor of ours reads as, decoded (it is sealed: nothing of the upstream's cursor should show). */
 function cursorPayload(cursor: string | null | undefined): string {
   return cursor ? Buffer.from(cursor.split('.')[0] ?? '', 'base64url').toString('utf8') : '';
 }
