@@ -132,6 +132,22 @@ describe('toProperty', () => {
       other: { hoa: 'yes' },
     });
   });
+
+  it('drops a quantity it could not show as sent: past what the attribute can be, negative, or rounded', () => {
+    const p = toProperty(
+      {
+        ...base,
+        year_built: 1e300,
+        assessed_value: '99999999999999999999',
+        last_sale_price: -5,
+        bedrooms: 4,
+        living_area_sqft: 1830.5,
+        lot_size_sqft: Number.MAX_SAFE_INTEGER,
+      },
+      undefined,
+    );
+    expect(p.attributes).toEqual({ bedrooms: 4, livingAreaSqft: 1830.5, lotSizeSqft: Number.MAX_SAFE_INTEGER });
+  });
 });
 
 describe('toPage and toAccount', () => {

@@ -234,6 +234,23 @@ const num = (v: unknown): number | null => {
   return typeof n === 'number' && Number.isFinite(n) ? n : null;
 };
 
+/**
+ * A record's quantity as a number we can show as sent: 0 or more, no larger than the attribute can be, and never
+ * one JavaScript would round (`99999999999999999999` read as 1e20 is another number than the one sent). Past
+ * that it is dropped, as an unreadable field is, rather than shown wrong.
+ */
+const ATTRIBUTE_MAX: Partial<Record<keyof PropertyAttributes, number>> = {
+  yearBuilt: 2200,
+  bedrooms: 10_000,
+  bathrooms: 10_000,
+  unitCount: 1_000_000,
+};
+function quantity(name: keyof PropertyAttributes, value: unknown): number | null {
+  const n = num(value);
+  if (n === null || n < 0 || n > (ATTRIBUTE_MAX[name] ?? Number.MAX_SAFE_INTEGER)) return null;
+  return Number.isInteger(n) && !Number.isSafeInteger(n) ? null : n;
+}
+
 const KNOWN = new Map<string, [keyof PropertyAttributes, 'text' | 'number' | 'date']>(
   Object.entries({
     street_number: ['streetNumber', 'text'],
@@ -313,7 +330,8 @@ export function toProperty(body: unknown, idField: string | undefined, fallbackA
     const known = KNOWN.get(field);
     if (known) {
       const [name, kind] = known;
-      const parsed = kind === 'number' ? num(value) : kind === 'date' ? parseDate(value) : cleanText(value);
+      const parsed =
+        kind === 'number' ? quantity(name, value) : kind === 'date' ? parseDate(value) : cleanText(value);
       if (parsed !== null) (attributes as Record<string, unknown>)[name] = parsed;
     } else if (other.size < 30 && /^[A-Za-z][\w]{0,60}$/.test(field) && !UNSAFE_KEYS.has(field)) {
       const text = typeof value === 'boolean' ? (value ? 'yes' : 'no') : cleanText(value, 200);
