@@ -101,4 +101,16 @@ describe.each(backends)('requests past what $name can hold', (backend) => {
     expect((await h.call(`/api/reviews/${id}/rows?run=2147483647`)).status).toBe(200);
     expect((await chunk({ index: 2_147_483_647 })).status).toBe(200);
   });
+
+  it('refuse half a character (a lone surrogate) in any text, and a review name that shows nothing or reorders itself', async () => {
+    const { review, chunk } = await signedIn(backend);
+    await refused(await review({ name: 'a\ud800b' }), /^name: .*lone UTF-16 surrogate/);
+    await refused(await chunk({ rows: [{ address: '1 Main St \udc00' }] }), /^address: .*surrogate/);
+    await refused(await review({ name: '\u200b\u200b' }), /^name: use at least one visible character/);
+    await refused(await review({ name: 'Invoice \u202Efdp.exe' }), /^name: remove the text-direction/);
+    await refused(await review({ name: 'a \u2066b\u2069' }), /^name: remove the text-direction/);
+    // A whole pair is a character like any other, and names in any script are names.
+    expect((await review({ name: 'Emoji 🏠 review' })).status).toBe(201);
+    expect((await review({ name: 'مراجعة العقارات' })).status).toBe(201);
+  });
 });

@@ -26,16 +26,36 @@ export const IsoDate = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected
 /** The largest whole number a request may carry: PostgreSQL's `integer`. */
 export const MAX_INT = 2_147_483_647;
 
-/** Text as a client may send it: anything but U+0000. `field` names it in the message. */
+// A surrogate half without its other half: JSON can carry one (`"\ud800"`), no text encoding can store it.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Text as a client may send it: anything but U+0000 and broken UTF-16 (which a database would store altered,
+ * as U+FFFD, so what is kept differs from what was sent). `field` names it in the message.
+ */
 export const text = (field: string) =>
-  z
-    .string()
-    .check(
-      z.refine(
-        (s) => !s.includes('\u0000'),
-        `${field}: remove the NUL character (U+0000), which text cannot hold.`,
-      ),
-    );
+  z.string().check(
+    z.refine(
+      (s) => !s.includes('\u0000'),
+      `${field}: remove the NUL character (U+0000), which text cannot hold.`,
+    ),
+    z.refine(
+      (s) => !LONE_SURROGATE.test(s),
+      `${field}: this text holds half a character (a lone UTF-16 surrogate); send it as valid Unicode.`,
+    ),
+  );
+
+// Bidirectional embeddings, overrides and isolates: they make a name read differently from what it says.
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+// What shows nothing: spaces, format characters (zero-width and the like), controls.
+const INVISIBLE = /^[\s\p{Cf}\p{Cc}]*$/u;
+
+/** A name people read in lists (a review's): some visible character, and none that reorders what it shows. */
+export const displayName = (field: string) =>
+  text(field).check(
+    z.refine((s) => !INVISIBLE.test(s), `${field}: use at least one visible character.`),
+    z.refine((s) => !BIDI_CONTROLS.test(s), `${field}: remove the text-direction control characters.`),
+  );
 
 /** A whole number, 0 or more, that every database can hold. */
 export const wholeNumber = (field: string) =>

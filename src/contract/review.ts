@@ -1,6 +1,13 @@
 import * as z from 'zod/mini';
 import { ApiErrorCode, Candidate, Property } from './api.ts';
-import { Confidence, MAX_ADDRESS_LENGTH, text, wholeNumber, wholeNumberParam } from './common.ts';
+import {
+  Confidence,
+  displayName,
+  MAX_ADDRESS_LENGTH,
+  text,
+  wholeNumber,
+  wholeNumberParam,
+} from './common.ts';
 import { MatchExplanation } from './match.ts';
 
 /**
@@ -71,7 +78,7 @@ export const CreateReviewRequest = z.object({
   clientToken: z
     .string()
     .check(z.regex(/^[A-Za-z0-9_-]{8,64}$/, 'clientToken: 8-64 letters, digits, - or _')),
-  name: text('name').check(
+  name: displayName('name').check(
     z.trim(),
     z.minLength(1, 'Name the review.'),
     z.maxLength(200, 'At most 200 characters.'),

@@ -100,15 +100,22 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
     return c.json({ reviews } satisfies ReviewListResponse);
   });
 
-  app.post('/', jsonBody(CreateReviewRequest, { maxBytes: 64 * 1024, tooLarge: TOO_LARGE }), async (c) => {
-    const request = c.req.valid('json');
-    const session = c.get('session');
-    await withinQuota(deps, session.accountId, request.totalRows);
-    const summary = await inDatabase(() =>
-      store.create(session.accountId, keyFingerprint(session.keyHash), request),
-    );
-    return c.json(summary satisfies ReviewSummary, 201);
-  });
+  app.post(
+    '/',
+    jsonBody(CreateReviewRequest, {
+      maxBytes: 64 * 1024,
+      tooLarge: 'A new review’s name, origin and columns are at most 64 KB; its rows follow in chunks.',
+    }),
+    async (c) => {
+      const request = c.req.valid('json');
+      const session = c.get('session');
+      await withinQuota(deps, session.accountId, request.totalRows);
+      const summary = await inDatabase(() =>
+        store.create(session.accountId, keyFingerprint(session.keyHash), request),
+      );
+      return c.json(summary satisfies ReviewSummary, 201);
+    },
+  );
 
   app.put(
     '/:id/chunks',
