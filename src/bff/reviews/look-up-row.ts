@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import {
   Candidate,
-  explainRecordMatch,
   type Lane,
   LookupError,
   LookupOutcome,
@@ -13,6 +12,7 @@ import type { AuditContext } from '../audit/audit.ts';
 import type { CancelSignal } from '../cancel.ts';
 import { type ApiError, toApiError } from '../errors.ts';
 import type { Lookups } from '../lookups.ts';
+import { explainMatchOf } from '../match-explanations.ts';
 import { checkAddress } from '../params.ts';
 import type { Session } from '../stores/sessions/types.ts';
 
@@ -79,7 +79,7 @@ export async function matchRow(
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.audit ? { audit: options.audit } : {}),
   });
-  const match = explainRecordMatch(address, property);
+  const match = explainMatchOf(address, property);
   return { outcome: 'matched', property, match, cached, retrievedAt: retrievedAt(options) };
 }
 

@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import {
-  explainRecordMatch,
   LANE_HEADER,
   type Lane,
   type ResolveMiss,
@@ -13,6 +12,7 @@ import { openCursor, sealCursor } from '../cursors.ts';
 import { ApiError } from '../errors.ts';
 import { clientSignal } from '../http.ts';
 import type { Lookups } from '../lookups.ts';
+import { explainMatchOf } from '../match-explanations.ts';
 import { requireSession } from '../middleware/session.ts';
 import { addressParam, params } from '../params.ts';
 import type { SessionStore } from '../stores/sessions/types.ts';
@@ -55,7 +55,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
       rateLimit,
       // Per request, not cached: the same record answers many spellings (the cache key folds case and
       // spacing), and each gets its own explanation.
-      match: explainRecordMatch(address, found.property),
+      match: explainMatchOf(address, found.property),
     } satisfies ResolveResponse);
   });
 
