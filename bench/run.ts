@@ -8,8 +8,9 @@
  *   BENCH_CONNECTIONS  concurrent connections in the throughput phases (default 32)
  *   BENCH_NGINX_WORKERS  nginx worker processes for the anchor (default 1)
  *   BENCH_ROUNDS  interleaved rounds of BENCH_SECONDS per target in the proxy comparison (default 3)
- *   BENCH_ONLY  a comma-separated subset of sections: reference, accuracy, proxies, pacing, audit, export, bundle (default all)
+ *   BENCH_ONLY  a comma-separated subset of sections: reference, accuracy, proxies, pacing, audit, export, leasing, bundle (default all)
  *   BENCH_EXPORT_ROWS  rows in the review export section (default 100000)
+ *   BENCH_LEASING_ROWS  most pending rows beside which the review lease is timed (default 1000000)
  *   BENCH_NODE_ARGS  extra node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
  *
  * The BFF runs as `npm start` runs it (scripts/start.js: the compiled server, built first when stale).
@@ -21,12 +22,22 @@ import { benchAccuracy } from './sections/accuracy.ts';
 import { benchAudit } from './sections/audit.ts';
 import { benchBundle } from './sections/bundle.ts';
 import { benchExport } from './sections/export.ts';
+import { benchLeasing } from './sections/leasing.ts';
 import { benchPacing } from './sections/pacing.ts';
 import { benchProxies } from './sections/proxies.ts';
 import { benchReference, buildDataset } from './sections/reference.ts';
 import { type BenchContext, stopAll } from './support.ts';
 
-const SECTIONS = ['reference', 'accuracy', 'proxies', 'pacing', 'audit', 'export', 'bundle'] as const;
+const SECTIONS = [
+  'reference',
+  'accuracy',
+  'proxies',
+  'pacing',
+  'audit',
+  'export',
+  'leasing',
+  'bundle',
+] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim());
 for (const x of only ?? []) {
   if (!(SECTIONS as readonly string[]).includes(x)) throw new Error(`BENCH_ONLY: unknown section "${x}"`);
@@ -56,6 +67,7 @@ async function main() {
     if (wants('pacing')) await benchPacing(ctx);
     if (wants('audit')) await benchAudit();
     if (wants('export')) await benchExport();
+    if (wants('leasing')) await benchLeasing();
     if (wants('bundle')) benchBundle();
   } finally {
     stopAll();

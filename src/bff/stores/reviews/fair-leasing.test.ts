@@ -152,7 +152,7 @@ describe.each(databaseBackends('fair-leasing'))('leasing on $name', (backend) =>
 
   it('asks the database nothing that sorts or scans the backlog (its own query plans)', async () => {
     const [a, b] = [account('a'), account('b')];
-    await review(a, 20_000, 'backlog');
+    const backlog = await review(a, 20_000, 'backlog');
     await review(a, 5, 'colleague');
     await review(b, 5, 'other');
     if (backend.name === 'PostgreSQL') await sql`analyze`.execute(backend.database.db);
@@ -169,15 +169,20 @@ describe.each(databaseBackends('fair-leasing'))('leasing on $name', (backend) =>
     expect(leased).toHaveLength(8);
     const executor = backend.database.db.getExecutor();
     const selects = seen.filter((n) => n.kind === 'SelectQueryNode');
-    expect(selects.length).toBeGreaterThanOrEqual(3);
+    let checked = 0;
     for (const node of selects) {
       const compiled = executor.compileQuery(node, { queryId: 'plan' });
-      if (!compiled.sql.includes('review_results')) continue;
+      // The backlog's query, and the lease's own (expired leases): a 5-row review's may sort its 5 rows.
+      const aboutBacklog = compiled.parameters.includes(backlog) || !compiled.sql.includes('review_rows');
+      if (!compiled.sql.includes('review_results') || !aboutBacklog) continue;
+      checked++;
       const plan = await explain(compiled.sql, compiled.parameters);
       expect(plan, compiled.sql).not.toMatch(
         /TEMP B-TREE|\bSCAN (r|review_results)\b|Seq Scan on review_results|Sort/,
       );
     }
+    // The expired leases' query and the backlog's next rows, at least.
+    expect(checked).toBeGreaterThanOrEqual(2);
   });
 
   async function explain(text: string, parameters: readonly unknown[]): Promise<string> {

@@ -21,6 +21,12 @@ export interface LeaseShares {
   limitByAccount?: ReadonlyMap<string, number>;
 }
 
+/** How the queue reads a run's next due rows: one run at a time, or (`many`) several in one query. */
+export interface LeaseFetch<Row> {
+  one(run: OpenRun, n: number): Promise<Row[]>;
+  many?(asks: readonly { open: OpenRun; n: number }[]): Promise<Row[][]>;
+}
+
 interface Turn {
   key: string;
   held: number;
@@ -49,16 +55,52 @@ export class LeaseOrder {
 
   /**
    * Up to `limit` rows, one at a time to the account holding fewest (then served longest ago), and within it to
-   * the review holding fewest. `next(run, n)` gives a run's next due rows in order (fewer: it has no more).
+   * the review holding fewest. `fetch.one(run, n)` gives a run's next due rows in order (fewer: it has no more);
+   * `fetch.many`, when the database can, gives several runs' at once: the turns are then walked once without
+   * rows to learn how many each run gets, those are read in one query, and only a run that had fewer than
+   * planned sends another round.
    */
-  async pick<Row>(
-    runs: readonly OpenRun[],
+  async pick<Row>(runs: readonly OpenRun[], limit: number, shares: LeaseShares, fetch: LeaseFetch<Row>) {
+    const buffers = new Map<string, { rows: Row[]; planned: number; exhausted: boolean }>();
+    if (fetch.many) {
+      const plan = await this.#walk(this.#turns<null>(runs, shares), limit, false, async (_open, n) =>
+        new Array<null>(n).fill(null),
+      );
+      const asks = [...plan.taken.values()];
+      const got = asks.length > 0 ? await fetch.many(asks) : [];
+      for (const [i, ask] of asks.entries()) {
+        const rows = got[i] ?? [];
+        const planned = { rows, planned: rows.length, exhausted: rows.length < ask.n };
+        buffers.set(`r:${ask.open.reviewId}:${ask.open.run}`, planned);
+      }
+    }
+    const accounts = this.#turns<Row>(runs, shares);
+    for (const account of accounts)
+      for (const review of account.reviews) {
+        const planned = buffers.get(review.key);
+        if (planned) Object.assign(review, { buffer: planned.rows, exhausted: planned.exhausted });
+      }
+    // A planned run asked again (a run before it had fewer rows than planned): its planned rows, still pending
+    // in this transaction, come first in line, so they are skipped.
+    const again = async (open: OpenRun, n: number) => {
+      const skip = buffers.get(`r:${open.reviewId}:${open.run}`)?.planned ?? 0;
+      return (await fetch.one(open, n + skip)).slice(skip);
+    };
+    const { picked } = await this.#walk(accounts, limit, true, again);
+    this.#forget(runs);
+    return picked;
+  }
+
+  /** The round-robin itself, and what each run gave; not `remember`ed, a plan (no turn is marked served). */
+  async #walk<Row>(
+    accounts: AccountTurn<Row>[],
     limit: number,
-    shares: LeaseShares,
+    remember: boolean,
     next: (run: OpenRun, n: number) => Promise<Row[]>,
-  ): Promise<Row[]> {
-    const accounts = this.#turns(runs, shares);
+  ): Promise<{ picked: Row[]; taken: Map<string, { open: OpenRun; n: number }> }> {
     const picked: Row[] = [];
+    let tick = this.#tick;
+    const taken = new Map<string, { open: OpenRun; n: number }>();
     while (picked.length < limit) {
       const account = fewest(accounts.filter((a) => a.left > 0 && a.reviews.length > 0));
       if (!account) break;
@@ -74,15 +116,17 @@ export class LeaseOrder {
         continue;
       }
       picked.push(row);
+      taken.set(review.key, { open: review.open, n: (taken.get(review.key)?.n ?? 0) + 1 });
       account.held++;
       account.left--;
       review.held++;
-      account.served = review.served = ++this.#tick;
+      account.served = review.served = ++tick;
+      if (!remember) continue;
+      this.#tick = tick;
       this.#served.set(account.key, account.served);
       this.#served.set(review.key, review.served);
     }
-    this.#forget(runs);
-    return picked;
+    return { picked, taken };
   }
 
   #turns<Row>(runs: readonly OpenRun[], shares: LeaseShares): AccountTurn<Row>[] {
