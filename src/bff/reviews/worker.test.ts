@@ -4,6 +4,7 @@ import type { ApiErrorCode } from '../../contract/index.ts';
 import type { Session } from '../stores/sessions/types.ts';
 import type { RowResult } from './look-up-row.ts';
 import { type LeasedRow, type ReviewQueue, ReviewWorker, retryAt } from './worker.ts';
+import { PARKED_PER_ACCOUNT } from './worker-holding.ts';
 
 const logger = pino({ level: 'silent' });
 const session = (accountId: string): Session => ({
@@ -297,5 +298,48 @@ describe('retryAt', () => {
     expect(retryAt(failed('upstream_unavailable'), 0, now)).toBe(now + 1_000);
     expect(retryAt(failed('upstream_unavailable'), 3, now)).toBe(now + 8_000);
     expect(retryAt(failed('upstream_unavailable'), 20, now)).toBe(now + 60_000);
+  });
+});
+
+describe('ReviewWorker beside an account waiting on its rate limit', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('holds at most two of its rows, gives the rest back untouched, and works another account’s meanwhile', async () => {
+    const queue = new QueueDouble(() => Date.now());
+    // Account a's rows come first in the queue, as its backlog came first.
+    queue.add('a', 20);
+    queue.add('b', 5);
+    // The scheduler, as the worker sees it: every lookup of a waits for a slot that never comes in this test.
+    let waitingA = 0;
+    const worker = new ReviewWorker({
+      queue,
+      sessions: { liveAccounts: async () => ['a', 'b'], sessionFor: async (id) => session(id) },
+      lookUp: (s, _row, { signal }) =>
+        s.accountId === 'b'
+          ? Promise.resolve(matched())
+          : new Promise<RowResult>((_resolve, reject) => {
+              waitingA++;
+              signal.addEventListener('abort', () => {
+                waitingA--;
+                reject(signal.reason);
+              });
+            }),
+      slotWaiters: (keyHash) => (keyHash === 'hash-a' ? waitingA : 0),
+      logger,
+      owner: 'replica-1',
+      concurrency: 4,
+      pollMs: 1_000,
+    });
+    worker.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    // b's rows are answered although a's took every slot first; a keeps two rows waiting, the rest go back.
+    expect([...queue.done.keys()].filter((k) => k.startsWith('r-b')).length).toBe(5);
+    expect(worker.activeRows).toBe(PARKED_PER_ACCOUNT);
+    expect(waitingA).toBe(PARKED_PER_ACCOUNT);
+    const back = queue.pending.filter((r) => r.accountId === 'a');
+    expect(back).toHaveLength(20 - PARKED_PER_ACCOUNT);
+    expect(back.every((r) => r.attempts === 0)).toBe(true);
+    await worker.stop();
   });
 });
