@@ -146,4 +146,46 @@ describe('the audit trail is committed before the answer', () => {
     expect(after.status).toBe(401);
     expect(h.logs.some((l) => l.includes('sign-out not recorded in the audit trail'))).toBe(true);
   });
+
+  it('puts a review row back, spending no attempt, while its lookup cannot be put on record: never a false failure', async () => {
+    const h = db.make({ rateLimit: { requests: 10_000, seconds: 60 } });
+    await h.signIn('pi_demo_enterprise');
+    const page = SearchResponse.parse(await (await h.call('/api/properties/search?q=oak')).json());
+    const addresses = page.items.slice(0, 3).map((p) => p.address);
+    const review = ReviewSummary.parse(
+      await (
+        await h.call('/api/reviews', {
+          method: 'POST',
+          body: { clientToken: 'commit-away', name: 'Away', kind: 'paste', columns: [], totalRows: 3 },
+        })
+      ).json(),
+    );
+    await h.call(`/api/reviews/${review.id}/chunks`, {
+      method: 'PUT',
+      body: { index: 0, firstRow: 0, rows: addresses.map((address) => ({ address })), last: true },
+    });
+    const { db: kysely } = db.database;
+    const rows = async () =>
+      ReviewRowsResponse.parse(await (await h.call(`/api/reviews/${review.id}/rows`)).json()).rows;
+    const tries = vi.spyOn(h.graph.lookups, 'resolve');
+    await sql`alter table audit_entries rename to audit_entries_away`.execute(kysely);
+    try {
+      h.reviews?.worker.start();
+      // Each row tried and refused again and again, past the five attempts a failing row is given.
+      await vi.waitFor(() => expect(tries.mock.calls.length).toBeGreaterThan(3 * 6), { timeout: 10_000 });
+      expect((await rows()).map((r) => r.outcome)).toEqual(['pending', 'pending', 'pending']);
+      const attempts = await kysely
+        .selectFrom('review_results')
+        .select('attempts')
+        .where('review_id', '=', review.id)
+        .execute();
+      expect(attempts.map((a) => a.attempts)).toEqual([0, 0, 0]);
+    } finally {
+      await sql`alter table audit_entries_away rename to audit_entries`.execute(kysely);
+    }
+    await vi.waitFor(
+      async () => expect((await rows()).map((r) => r.outcome)).toEqual(['matched', 'matched', 'matched']),
+      { timeout: 10_000, interval: 50 },
+    );
+  }, 20_000);
 });

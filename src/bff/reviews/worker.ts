@@ -194,6 +194,8 @@ export class ReviewWorker {
     void this.#process(held)
       .catch(async (err) => {
         if (held.released) return this.#deps.queue.release(this.#deps.owner, [row]);
+        // Stopping: the row's lease runs out and a replica asks it again; nothing to warn of.
+        if (!this.#running) return;
         this.#deps.logger.warn(
           { err: { message: (err as Error).message }, reviewId: row.reviewId },
           'review row not written',
@@ -226,8 +228,9 @@ export class ReviewWorker {
     const result = await this.#deps.lookUp(holder, row, { signal: cancel });
     if (held.released) throw cancel.reason;
     if (cancel.aborted) return;
-    if (result.error?.code === 'unauthenticated') {
-      // That key stopped working (its session is ended): the row waits for another session of the account.
+    if (result.error?.code === 'unauthenticated' || result.error?.code === 'audit_unavailable') {
+      // That key stopped working (its session is ended), or the lookup could not be put on record (so it was
+      // not made, or its answer not kept): no answer of the service's, so the row waits, spending no attempt.
       await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
       return;
     }
