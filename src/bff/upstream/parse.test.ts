@@ -146,7 +146,11 @@ describe('toProperty', () => {
       },
       undefined,
     );
-    expect(p.attributes).toEqual({ bedrooms: 4, livingAreaSqft: 1830.5, lotSizeSqft: Number.MAX_SAFE_INTEGER });
+    expect(p.attributes).toEqual({
+      bedrooms: 4,
+      livingAreaSqft: 1830.5,
+      lotSizeSqft: Number.MAX_SAFE_INTEGER,
+    });
   });
 });
 
