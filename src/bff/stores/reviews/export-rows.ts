@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { ReviewRowResult, ReviewSummary } from '../../../contract/index.ts';
 import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
+import { rowsWithResults } from './row-results.ts';
 import { toRowResult } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
@@ -45,31 +46,7 @@ export class ReviewExportRows {
   async *rows(reviewId: string, run: number, pageRows = EXPORT_PAGE_ROWS): AsyncGenerator<ReviewRowResult[]> {
     let after = -1;
     for (;;) {
-      const found = await this.db
-        .selectFrom('review_rows as w')
-        .leftJoin('review_results as r', (j) =>
-          j
-            .onRef('r.review_id', '=', 'w.review_id')
-            .onRef('r.row_index', '=', 'w.row_index')
-            .on('r.run', '=', run),
-        )
-        .leftJoin('review_results as p', (j) =>
-          j
-            .onRef('p.review_id', '=', 'w.review_id')
-            .onRef('p.row_index', '=', 'w.row_index')
-            .on('p.run', '=', run - 1),
-        )
-        .select([
-          'w.row_index',
-          'w.address',
-          'w.cells',
-          'w.fix',
-          'r.state',
-          'r.result',
-          'r.seq',
-          'p.result as previous',
-        ])
-        .where('w.review_id', '=', reviewId)
+      const found = await rowsWithResults(this.db, reviewId, run)
         .where('w.row_index', '>', after)
         .orderBy('w.row_index')
         .limit(pageRows)

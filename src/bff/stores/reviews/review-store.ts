@@ -11,6 +11,7 @@ import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
+import { rowsWithResults } from './row-results.ts';
 import { toRowResult, toSummary } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
@@ -259,31 +260,7 @@ export class SqlReviewStore {
     const summary = await this.summary(accountId, reviewId);
     if (!summary) return undefined;
     const run = options.run ?? summary.runs.at(-1)?.number ?? 1;
-    const found = await this.db
-      .selectFrom('review_rows as w')
-      .leftJoin('review_results as r', (j) =>
-        j
-          .onRef('r.review_id', '=', 'w.review_id')
-          .onRef('r.row_index', '=', 'w.row_index')
-          .on('r.run', '=', run),
-      )
-      .leftJoin('review_results as p', (j) =>
-        j
-          .onRef('p.review_id', '=', 'w.review_id')
-          .onRef('p.row_index', '=', 'w.row_index')
-          .on('p.run', '=', run - 1),
-      )
-      .select([
-        'w.row_index',
-        'w.address',
-        'w.cells',
-        'w.fix',
-        'r.state',
-        'r.result',
-        'r.seq',
-        'p.result as previous',
-      ])
-      .where('w.review_id', '=', reviewId)
+    const found = await rowsWithResults(this.db, reviewId, run)
       .$if(options.sinceSeq !== undefined, (q) =>
         q.where('r.seq', '>', options.sinceSeq ?? 0).orderBy('r.seq'),
       )
