@@ -76,16 +76,22 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
   const nginxWorker = ctx.nginxWorkers === 1 ? nginx?.workerPid() : undefined;
   if (nginx && nginxWorker !== undefined) pidOf.set(nginx.url, nginxWorker);
   const bffEnv = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
+  // Each BFF its own throwaway database (reviews, the audit trail), never the working copy's data/db.
+  const db = (name: string) => ({ DATABASE_DIR: join(ctx.dir, `db-${faults}-${name}`) });
   const bffUrl = await startServer(
     'scripts/start.js',
-    { ...bffEnv, CACHE_TTL_S: '0' },
+    { ...bffEnv, ...db('uncached'), CACHE_TTL_S: '0' },
     /running at (http:\/\/[\d.:]+)/,
   );
-  const cachedUrl = await startServer('scripts/start.js', bffEnv, /running at (http:\/\/[\d.:]+)/);
+  const cachedUrl = await startServer(
+    'scripts/start.js',
+    { ...bffEnv, ...db('cached') },
+    /running at (http:\/\/[\d.:]+)/,
+  );
   // The same, keeping no audit trail: what committing an entry before every answer costs.
   const untrailedUrl = await startServer(
     'scripts/start.js',
-    { ...bffEnv, AUDIT_TRAIL: 'off' },
+    { ...bffEnv, ...db('untrailed'), AUDIT_TRAIL: 'off' },
     /running at (http:\/\/[\d.:]+)/,
   );
   const nodeProxyUrl = await startServer('bench/node-proxy.ts', {}, /proxy on (http:\/\/[\d.:]+)/, [

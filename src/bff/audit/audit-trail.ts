@@ -27,7 +27,7 @@ const HOUR = 3_600_000;
 
 export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
   const now = options.now ?? Date.now;
-  const store = new SqlAuditStore(options.database.db);
+  const store = new SqlAuditStore(options.database.db, options.database.sqlite);
   const writer = new AuditWriter({
     append: (entries) => store.append(entries),
     logger: options.logger,

@@ -19,6 +19,8 @@ export interface DatabaseConfig {
 export interface Database {
   db: Kysely<DatabaseSchema>;
   dialect: Dialect;
+  /** The embedded file's own handle (SQLite only), for a hot path Kysely would compile and prepare anew. */
+  sqlite?: BetterSqlite3.Database;
   /** Does the database answer within 2 s (for /readyz)? */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -55,6 +57,7 @@ function openSqlite(dir: string): Database {
   return {
     db,
     dialect: 'sqlite',
+    sqlite: file,
     ping: async () => file.open,
     close: () => db.destroy(),
   };

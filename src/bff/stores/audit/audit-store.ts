@@ -1,3 +1,4 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
 import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
@@ -24,9 +25,22 @@ export interface ActivityFilters {
  * keyset on the id, always within one account.
  */
 export class SqlAuditStore {
-  constructor(private readonly db: Db) {}
+  readonly #appendNow: ((entries: readonly NewAuditEntry[]) => void) | undefined;
+  readonly #idle: () => boolean;
+
+  constructor(
+    private readonly db: Db,
+    sqlite?: BetterSqlite3.Database,
+  ) {
+    this.#appendNow = sqlite ? preparedAppend(sqlite) : undefined;
+    this.#idle = () => sqlite?.inTransaction === false;
+  }
 
   async append(entries: readonly NewAuditEntry[]): Promise<void> {
+    // The embedded file, with no transaction of Kysely's open on its one connection: one prepared statement in
+    // a transaction of its own, written before anything else runs (every lookup's answer waits for this; Kysely
+    // would compile and prepare the insert again each time). Otherwise, through Kysely, which waits its turn.
+    if (this.#appendNow && this.#idle()) return this.#appendNow(entries);
     for (let i = 0; i < entries.length; i += 500)
       await this.db
         .insertInto('audit_entries')
@@ -113,4 +127,33 @@ function toEntry(r: Selectable<AuditEntriesTable>): AuditEntry {
     reviewId: r.review_id,
     row: r.row_index,
   };
+}
+
+const COLUMNS = [
+  'at',
+  'account_id',
+  'key_fingerprint',
+  'session_ref',
+  'kind',
+  'query',
+  'outcome',
+  'property_id',
+  'source',
+  'confidence',
+  'last_verified',
+  'cached',
+  'cached_at',
+  'upstream_request_id',
+  'review_id',
+  'row_index',
+] as const satisfies readonly (keyof NewAuditEntry)[];
+
+/** Entries appended in one SQLite transaction through a statement prepared once. */
+function preparedAppend(sqlite: BetterSqlite3.Database) {
+  const insert = sqlite.prepare(
+    `insert into audit_entries (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
+  );
+  return sqlite.transaction((entries: readonly NewAuditEntry[]) => {
+    for (const e of entries) insert.run(e);
+  });
 }

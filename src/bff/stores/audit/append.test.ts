@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Database, openDatabase } from '../../db/database.ts';
+import { type NewAuditEntry, SqlAuditStore } from './audit-store.ts';
+
+/*
+ * On the embedded file an entry is written through a statement prepared once, outside Kysely: never inside a
+ * transaction Kysely holds open on the one connection, where a rollback would take the entry with it.
+ */
+let dir = '';
+let database: Database;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'proplens-audit-append-'));
+  database = await openDatabase({ dir });
+});
+afterAll(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const entry = (query: string): NewAuditEntry => ({
+  at: Date.now(),
+  account_id: 'acct',
+  key_fingerprint: 'fp',
+  session_ref: 'sess',
+  kind: 'resolve',
+  query,
+  outcome: 'matched',
+  property_id: 'p1',
+  source: 'County',
+  confidence: 'high',
+  last_verified: '2026-01-02',
+  cached: 0,
+  cached_at: null,
+  upstream_request_id: null,
+  review_id: null,
+  row_index: null,
+});
+
+const queries = async () =>
+  (await database.db.selectFrom('audit_entries').select('query').orderBy('id').execute()).map((r) => r.query);
+
+describe('appending to the embedded audit trail', () => {
+  it('keeps every field, and an entry appended while another transaction is open survives its rollback', async () => {
+    const store = new SqlAuditStore(database.db, database.sqlite);
+    await store.append([entry('first'), entry('second')]);
+    expect(await store.page('acct', {}, null, 10)).toMatchObject([
+      { query: 'second', outcome: 'matched', propertyId: 'p1', session: 'sess', cached: false },
+      { query: 'first' },
+    ]);
+    let release: () => void = () => {};
+    const held = new Promise<void>((go) => {
+      release = go;
+    });
+    const rolledBack = database.db.transaction().execute(async (trx) => {
+      await sql`update reviews set name = name`.execute(trx);
+      await held;
+      throw new Error('roll back');
+    });
+    await vi.waitFor(() => expect(database.sqlite?.inTransaction).toBe(true));
+    const appended = store.append([entry('during')]);
+    release();
+    await expect(rolledBack).rejects.toThrow('roll back');
+    await appended;
+    expect(await queries()).toEqual(['first', 'second', 'during']);
+  });
+});
