@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../db/database.ts';
 import { createLogger } from '../logger.ts';
-import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
+import { auditEntry } from '../test-support/audit-entry.ts';
 import { createAuditTrail } from './audit-trail.ts';
 
 /*
@@ -26,24 +26,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const entry = (accountId: string, daysOld: number): NewAuditEntry => ({
-  at: NOW - daysOld * DAY,
-  account_id: accountId,
-  key_fingerprint: 'fp000000',
-  session_ref: null,
-  kind: 'search',
-  query: `${daysOld} days old`,
-  outcome: 'listed',
-  property_id: null,
-  source: null,
-  confidence: null,
-  last_verified: null,
-  cached: 0,
-  cached_at: null,
-  upstream_request_id: null,
-  review_id: null,
-  row_index: null,
-});
+const entry = (accountId: string, daysOld: number) =>
+  auditEntry({ at: NOW - daysOld * DAY, account_id: accountId, query: `${daysOld} days old` });
 
 const trailWith = (retentionDays: number) =>
   createAuditTrail({ database, logger: createLogger('silent'), retentionDays, now: () => NOW });

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityResponse, ApiErrorBody } from '../../contract/index.ts';
 import { type Database, openDatabase } from '../db/database.ts';
-import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import { accountIdFor, hashKey } from '../stores/sessions/types.ts';
+import { auditEntry } from '../test-support/audit-entry.ts';
 import { createHarness } from '../test-support/harness.ts';
 
 /*
@@ -24,24 +24,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const searchEntry = (accountId: string, at: number, query: string): NewAuditEntry => ({
-  at,
-  account_id: accountId,
-  key_fingerprint: 'fp000000',
-  session_ref: 'earlier-session',
-  kind: 'search',
-  query,
-  outcome: 'listed',
-  property_id: null,
-  source: null,
-  confidence: null,
-  last_verified: null,
-  cached: 0,
-  cached_at: null,
-  upstream_request_id: null,
-  review_id: null,
-  row_index: null,
-});
+const searchEntry = (accountId: string, at: number, query: string) =>
+  auditEntry({ at, account_id: accountId, session_ref: 'earlier-session', query });
 
 describe('the Activity export', () => {
   it('holds every entry of a trail longer than one batch, once each, newest first', async () => {

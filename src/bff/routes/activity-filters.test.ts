@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ActivityResponse, ApiErrorBody, SessionResponse } from '../../contract/index.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
+import { auditEntry } from '../test-support/audit-entry.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
 import { createHarness } from '../test-support/harness.ts';
 
@@ -13,25 +14,13 @@ async function trail(backend: (typeof backends)[number]) {
   await h.auditTrail?.writer.flush();
   const store = h.auditTrail?.store;
   if (!store) throw new Error('no audit trail');
-  const entry = (over: Partial<NewAuditEntry>): NewAuditEntry => ({
-    at: Date.parse('2024-03-10T12:00:00Z'),
-    account_id: accountId,
-    key_fingerprint: '0badf00d',
-    session_ref: null,
-    kind: 'search',
-    query: null,
-    outcome: 'listed',
-    property_id: null,
-    source: null,
-    confidence: null,
-    last_verified: null,
-    cached: 0,
-    cached_at: null,
-    upstream_request_id: null,
-    review_id: null,
-    row_index: null,
-    ...over,
-  });
+  const entry = (over: Partial<NewAuditEntry>) =>
+    auditEntry({
+      at: Date.parse('2024-03-10T12:00:00Z'),
+      account_id: accountId,
+      key_fingerprint: '0badf00d',
+      ...over,
+    });
   const get = async (query: string) => {
     const res = await h.call(`/api/activity${query}`);
     expect(res.status).toBe(200);

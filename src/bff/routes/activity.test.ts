@@ -10,6 +10,7 @@ import {
   SearchResponse,
 } from '../../contract/index.ts';
 import { type Database, openDatabase } from '../db/database.ts';
+import { auditEntry } from '../test-support/audit-entry.ts';
 import { createHarness } from '../test-support/harness.ts';
 
 type Harness = ReturnType<typeof createHarness>;
@@ -199,25 +200,10 @@ describe('the audit trail', () => {
     const trail = h.auditTrail;
     if (!trail) throw new Error('no trail');
     const day = 86_400_000;
-    const base = {
-      account_id: 'retention',
-      key_fingerprint: 'fp',
-      session_ref: null,
-      kind: 'search',
-      outcome: 'listed',
-      property_id: null,
-      source: null,
-      confidence: null,
-      last_verified: null,
-      cached: 0,
-      cached_at: null,
-      upstream_request_id: null,
-      review_id: null,
-      row_index: null,
-    };
+    const base = { account_id: 'retention', key_fingerprint: 'fp' };
     await trail.store.append([
-      { ...base, at: Date.now() - 400 * day, query: 'old' },
-      { ...base, at: Date.now() - 10 * day, query: 'recent' },
+      auditEntry({ ...base, at: Date.now() - 400 * day, query: 'old' }),
+      auditEntry({ ...base, at: Date.now() - 10 * day, query: 'recent' }),
     ]);
     expect(await trail.sweep()).toBeGreaterThanOrEqual(1);
     const left = await trail.store.page('retention', {}, null, 10);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Database, openDatabase } from '../../db/database.ts';
-import { type NewAuditEntry, SqlAuditStore } from './audit-store.ts';
+import { auditEntry } from '../../test-support/audit-entry.ts';
+import { SqlAuditStore } from './audit-store.ts';
 
 /*
  * On the embedded file an entry is written through a statement prepared once, outside Kysely: never inside a
@@ -21,24 +22,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const entry = (query: string): NewAuditEntry => ({
-  at: Date.now(),
-  account_id: 'acct',
-  key_fingerprint: 'fp',
-  session_ref: 'sess',
-  kind: 'resolve',
-  query,
-  outcome: 'matched',
-  property_id: 'p1',
-  source: 'County',
-  confidence: 'high',
-  last_verified: '2026-01-02',
-  cached: 0,
-  cached_at: null,
-  upstream_request_id: null,
-  review_id: null,
-  row_index: null,
-});
+const entry = (query: string) =>
+  auditEntry({
+    account_id: 'acct',
+    key_fingerprint: 'fp',
+    session_ref: 'sess',
+    kind: 'resolve',
+    query,
+    outcome: 'matched',
+    property_id: 'p1',
+    source: 'County',
+    confidence: 'high',
+    last_verified: '2026-01-02',
+  });
 
 const queries = async () =>
   (await database.db.selectFrom('audit_entries').select('query').orderBy('id').execute()).map((r) => r.query);
