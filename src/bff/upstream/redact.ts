@@ -75,11 +75,10 @@ export function keyRedaction(apiKey: string): KeyRedaction {
 
 /** One form with each character as itself or as an HTML character reference (hex, decimal or named). */
 function htmlPattern(form: string): string {
-  const names = new Map(Object.entries(NAMED).map(([name, c]) => [c, name]));
   return [...form]
     .map((c) => {
       const code = c.codePointAt(0) as number;
-      const name = names.get(c);
+      const name = NAME_OF.get(c);
       return `(?:${escapeRegExp(c)}|&#[xX]0*${[...code.toString(16)].map(anyCase).join('')};|&#0*${code};${name ? `|&${name};` : ''})`;
     })
     .join('');
@@ -114,6 +113,8 @@ const NAMED: Record<string, string> = {
   plus: '+',
   equals: '=',
 };
+/** The same, by character: the name an HTML page may write it as. */
+const NAME_OF = new Map(Object.entries(NAMED).map(([name, c]) => [c, name]));
 
 /** HTML character references (`&#x2F;`, `&#47;`, `&sol;` and the common names) as the characters they stand for. */
 function decodeHtml(text: string): string {
