@@ -8,7 +8,8 @@
  *   BENCH_CONNECTIONS  concurrent connections in the throughput phases (default 32)
  *   BENCH_NGINX_WORKERS  nginx worker processes for the anchor (default 1)
  *   BENCH_ROUNDS  interleaved rounds of BENCH_SECONDS per target in the proxy comparison (default 3)
- *   BENCH_ONLY  a comma-separated subset of sections: reference, accuracy, proxies, pacing, audit, export, leasing, bundle (default all)
+ *   BENCH_ONLY  a comma-separated subset of sections: reference, accuracy, proxies, pacing, audit, export, leasing,
+ *     throughput, page, bundle (default all)
  *   BENCH_EXPORT_ROWS  rows in the review export section (default 100000)
  *   BENCH_LEASING_ROWS  most pending rows beside which the review lease is timed (default 1000000)
  *   BENCH_NODE_ARGS  extra node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
@@ -24,8 +25,10 @@ import { benchBundle } from './sections/bundle.ts';
 import { benchExport } from './sections/export.ts';
 import { benchLeasing } from './sections/leasing.ts';
 import { benchPacing } from './sections/pacing.ts';
+import { benchPage } from './sections/page.ts';
 import { benchProxies } from './sections/proxies.ts';
 import { benchReference, buildDataset } from './sections/reference.ts';
+import { benchThroughput } from './sections/throughput.ts';
 import { type BenchContext, stopAll } from './support.ts';
 
 const SECTIONS = [
@@ -36,6 +39,8 @@ const SECTIONS = [
   'audit',
   'export',
   'leasing',
+  'throughput',
+  'page',
   'bundle',
 ] as const;
 const only = process.env.BENCH_ONLY?.split(',').map((x) => x.trim());
@@ -68,6 +73,8 @@ async function main() {
     if (wants('audit')) await benchAudit();
     if (wants('export')) await benchExport();
     if (wants('leasing')) await benchLeasing();
+    if (wants('throughput')) await benchThroughput(ctx);
+    if (wants('page')) await benchPage(ctx);
     if (wants('bundle')) benchBundle();
   } finally {
     stopAll();
