@@ -19,7 +19,7 @@ export function signInLimit(options: {
   const now = options.now ?? Date.now;
   const windows = new LRUCache<string, { start: number; count: number }>({ max: 100_000 });
   return async (c, next) => {
-    const address = clientAddress(c, options.trustProxy);
+    const address = clientGroup(c, options.trustProxy);
     if (options.perMinute > 0 && address) {
       const t = now();
       let w = windows.get(address);
@@ -40,6 +40,34 @@ export function signInLimit(options: {
     }
     await next();
   };
+}
+
+/**
+ * The client's address as one client counts: an IPv4 address (IPv4-mapped IPv6 written as IPv4), or the /64
+ * of an IPv6 one (one subscriber's network: a host holds a /64 and can use any address in it). Undefined
+ * in-process (tests).
+ */
+export function clientGroup(c: AppContext, trustProxy: boolean): string | undefined {
+  const address = clientAddress(c, trustProxy);
+  return address === undefined ? undefined : addressGroup(address);
+}
+
+/** clientGroup's rule for one address as written. */
+export function addressGroup(written: string): string {
+  const address = written.toLowerCase();
+  if (!address.includes(':')) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (mapped) return mapped[1];
+  const [head = '', tail = ''] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::')
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /**

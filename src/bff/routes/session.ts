@@ -16,7 +16,7 @@ import { inDatabase } from '../db/database.ts';
 import { toApiError } from '../errors.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
-import { signInLimit } from '../middleware/sign-in-limit.ts';
+import { clientGroup, signInLimit } from '../middleware/sign-in-limit.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import {
   accountIdFor,
@@ -111,7 +111,16 @@ export function sessionRoutes(deps: SessionRouteDeps) {
       const previous = getCookie(c, name);
       if (previous) await deps.sessions.delete(previous);
       const auditRef = newAuditRef();
-      const id = await deps.sessions.create({ apiKey, keyHash, account, accountId, auditRef });
+      // Where it came from: a flood of sign-ins from one address evicts that address's sessions first.
+      const client = clientGroup(c, deps.trustProxy ?? false);
+      const id = await deps.sessions.create({
+        apiKey,
+        keyHash,
+        account,
+        accountId,
+        auditRef,
+        ...(client ? { client } : {}),
+      });
       // No session is handed out whose sign-in is not on record.
       await deps.audit?.session('sign_in', { accountId, keyHash, auditRef }).catch(async (err: unknown) => {
         await deps.sessions.delete(id);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiErrorBody } from '../../contract/index.ts';
+import { addressGroup } from '../middleware/sign-in-limit.ts';
 import { listen } from '../server.ts';
 import { createHarness } from '../test-support/harness.ts';
 
@@ -71,5 +72,26 @@ describe('sign-ins per client address', () => {
       server.close();
       server.closeAllConnections();
     }
+  }, 20_000);
+
+  it('counts an IPv6 client by its /64 (a host can use any address in it), and IPv4-mapped as IPv4', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-25T10:00:00Z') });
+    const h = createHarness({ trustProxy: true });
+    const signIn = (address: string) =>
+      h.call('/api/session', {
+        method: 'POST',
+        body: { apiKey: 'pi_demo_professional' },
+        headers: from(address),
+      });
+    // 30 addresses of one /64, written every way.
+    for (let i = 0; i < 30; i++) {
+      const address = i % 2 ? `2001:db8:0:7::${i.toString(16)}` : `2001:0DB8:0000:0007:${i}:0:0:1`;
+      expect((await signIn(address)).status).toBe(200);
+    }
+    expect((await signIn('2001:db8:0:7:ffff:ffff:ffff:ffff')).status).toBe(429);
+    expect((await signIn('2001:db8:0:8::1')).status).toBe(200);
+    expect(addressGroup('::FFFF:192.0.2.9')).toBe('192.0.2.9');
+    expect(addressGroup('::1')).toBe('0:0:0:0::/64');
+    expect(addressGroup('fe80::1:2:3:4')).toBe('fe80:0:0:0::/64');
   }, 20_000);
 });

@@ -91,6 +91,10 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
         keys.sessionIndex(),
         keys.accountSessions(session.accountId),
         keys.liveAccounts(),
+        // The cap's bookkeeping: where each session's sets are, each account's count, each address's set.
+        'proplens:v1:session-owners',
+        'proplens:v1:session-counts',
+        `proplens:v1:client-sessions:${keys.name(`${session.accountId}\n`)}`,
       ].sort(),
     );
     const dump = [
@@ -100,6 +104,8 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
       ...(await redis.client.zrange(keys.accountSessions(session.accountId), '0', '-1')),
       // The account's id is itself one-way (accountIdFor), never the service's account name.
       ...(await redis.client.zrange(keys.liveAccounts(), '0', '-1')),
+      ...Object.entries(await redis.client.hgetall('proplens:v1:session-owners')).flat(),
+      ...(await redis.client.zrange('proplens:v1:session-counts', '0', '-1')),
     ].join('\n');
     for (const secret of [
       API_KEY,

@@ -14,12 +14,26 @@ export interface Session {
   accountId: string;
   /** The session's own random id for the audit trail (never the cookie); absent in older records. */
   auditRef?: string;
+  /**
+   * Where the sign-in came from (clientGroup: an IPv4 address or an IPv6 /64), for choosing whose session goes
+   * when the store is full (see EVICTION); never shown. Absent in-process and in older records.
+   */
+  client?: string;
   createdAt: number;
   lastSeenAt: number;
 }
 
 /** Behind an interface: several replicas will share sessions through Redis. */
 export interface SessionStore {
+  /**
+   * A new session. Over the cap (SESSION_MAX_COUNT) one goes, chosen so that an anonymous flood of sign-ins
+   * (the demo's public keys make them free) cannot empty the store of other people's sessions: it belongs to
+   * the account holding the most sessions, the new one counted (a flood lands on its own account: the demo's,
+   * or the one key it has); within the new session's own account, its own client address's oldest goes first.
+   * So a flood from one address evicts its own sessions, a flood from many addresses on one account evicts that
+   * account's oldest, and a signed-in agent of another account keeps an established session. Sessions already
+   * expired go before any of that.
+   */
   create(session: Omit<Session, 'createdAt' | 'lastSeenAt'>): Promise<string>;
   /** The live session, its idle clock reset; undefined when unknown or expired. */
   get(id: string): Promise<Session | undefined>;
