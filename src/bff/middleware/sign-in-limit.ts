@@ -57,7 +57,7 @@ export function addressGroup(written: string): string {
   const address = written.toLowerCase();
   if (!address.includes(':')) return address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address);
-  if (mapped) return mapped[1];
+  if (mapped) return mapped[1] as string;
   const [head = '', tail = ''] = address.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
