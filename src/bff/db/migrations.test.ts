@@ -10,6 +10,7 @@ import type { RowResult } from '../reviews/look-up-row.ts';
 import { SqlAuditStore } from '../stores/audit/audit-store.ts';
 import { SqlReviewQueue } from '../stores/reviews/queue.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
+import { auditEntry } from '../test-support/audit-entry.ts';
 import { PostgresServer, postgresAvailable } from '../test-support/postgres-process.ts';
 import { type Dialect, openDatabase } from './database.ts';
 import { migrationsFor } from './migrations.ts';
@@ -30,6 +31,7 @@ const RELEASED = [
   '0003-review-row-fixes',
   '0004-fair-leasing',
   '0005-review-controls',
+  '0006-activity-search',
 ];
 
 describe('released migrations', () => {
@@ -209,6 +211,14 @@ describe.each(backends)('a database of an earlier release on $name', (backend) =
         const { error } = await migrator.migrateToLatest();
         expect(error).toBeUndefined();
         await putReview(old.db, 'rv_old');
+        // The trail that release kept: an upgrade over 0006 indexes it for the text filter.
+        if (ran.includes('0002-audit-trail'))
+          await old.db
+            .insertInto('audit_entries')
+            .values(
+              auditEntry({ at: CREATED, account_id: ACCOUNT, query: '7 Kept Ave', property_id: 'pi_kept' }),
+            )
+            .execute();
       } finally {
         await old.db.destroy();
       }
@@ -264,7 +274,17 @@ describe.each(backends)('a database of an earlier release on $name', (backend) =
             row_index: null,
           },
         ]);
-        expect((await audit.page(ACCOUNT, {}, null, 10)).map((e) => e.query)).toEqual(['1 Main St']);
+        expect((await audit.page(ACCOUNT, {}, null, 10)).map((e) => e.query)).toEqual(
+          ran.includes('0002-audit-trail') ? ['1 Main St', '7 Kept Ave'] : ['1 Main St'],
+        );
+        // The text filter finds what was written before the upgrade and after it, by the index (three or more
+        // characters) and without it (two).
+        const found = async (text: string) =>
+          (await audit.page(ACCOUNT, { text }, null, 10)).map((e) => e.query);
+        expect(await found('kept av')).toEqual(ran.includes('0002-audit-trail') ? ['7 Kept Ave'] : []);
+        expect(await found('PI_KEPT')).toEqual(ran.includes('0002-audit-trail') ? ['7 Kept Ave'] : []);
+        expect(await found('main')).toEqual(['1 Main St']);
+        expect(await found('1 ')).toEqual(['1 Main St']);
       } finally {
         await database.close();
       }

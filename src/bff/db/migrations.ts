@@ -224,6 +224,45 @@ const leasing: Migration = {
   },
 };
 
+/**
+ * The Activity text filter without reading the trail (issue 26): a trigram index of the two columns it searches,
+ * the address asked (`query`) and the property id, so "contains this text" is an index lookup of the text's
+ * trigrams, found or not, at any size of trail. Case-insensitive as the filter is. Existing entries are indexed
+ * here; entries appended later (whatever writes them: the writer's prepared statement, Kysely, a backfill) by a
+ * trigger, and removed with them by retention.
+ * - SQLite: a contentless FTS5 table (the text is already in audit_entries; contentless_delete lets retention
+ *   remove a row by id) with the `trigram` tokenizer, its rowid the entry's id. Read newest first by rowid, so a
+ *   text on every entry stops after the page, and a text on none reads nothing.
+ * - PostgreSQL: pg_trgm GIN indexes on the lowered columns, which serve the filter's `lower(x) like '%…%'`.
+ * Trigrams cannot serve a text of one or two characters: the store reads the trail newest first for those.
+ */
+const activitySearch = (postgres: boolean): Migration => ({
+  async up(db: Db) {
+    if (postgres) {
+      await sql`create extension if not exists pg_trgm`.execute(db);
+      for (const column of ['query', 'property_id'])
+        await sql`create index ${sql.id(`audit_${column}_trgm`)} on audit_entries
+          using gin (lower(${sql.ref(column)}) gin_trgm_ops)`.execute(db);
+      return;
+    }
+    await sql`create virtual table audit_search using fts5(
+      query, property_id, content = '', contentless_delete = 1, tokenize = 'trigram')`.execute(db);
+    await sql`insert into audit_search (rowid, query, property_id)
+      select id, query, property_id from audit_entries
+      where query is not null or property_id is not null`.execute(db);
+    await sql`create trigger audit_search_append after insert on audit_entries
+      when new.query is not null or new.property_id is not null
+      begin
+        insert into audit_search (rowid, query, property_id) values (new.id, new.query, new.property_id);
+      end`.execute(db);
+    await sql`create trigger audit_search_remove after delete on audit_entries
+      when old.query is not null or old.property_id is not null
+      begin
+        delete from audit_search where rowid = old.id;
+      end`.execute(db);
+  },
+});
+
 export type Dialect = 'sqlite' | 'postgres';
 
 /** Every migration, by name; names sort in the order they run. */
@@ -234,5 +273,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0003-review-row-fixes': rowFixes,
     '0004-fair-leasing': leasing,
     '0005-review-controls': reviewControls(dialect === 'postgres'),
+    '0006-activity-search': activitySearch(dialect === 'postgres'),
   };
 }

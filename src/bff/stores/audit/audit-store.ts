@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
 import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
 
@@ -27,11 +27,13 @@ export interface ActivityFilters {
 export class SqlAuditStore {
   readonly #appendNow: ((entries: readonly NewAuditEntry[]) => void) | undefined;
   readonly #idle: () => boolean;
+  readonly #postgres: boolean;
 
   constructor(
     private readonly db: Db,
     sqlite?: BetterSqlite3.Database,
   ) {
+    this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#appendNow = sqlite ? preparedAppend(sqlite) : undefined;
     this.#idle = () => sqlite?.inTransaction === false;
   }
@@ -55,21 +57,38 @@ export class SqlAuditStore {
     before: number | null,
     limit: number,
   ): Promise<AuditEntry[]> {
-    let q = this.db.selectFrom('audit_entries').selectAll().where('account_id', '=', accountId);
-    if (before !== null) q = q.where('id', '<', before);
+    const text = filters.text ?? '';
+    // SQLite, a text of three characters or more: the trigram index (migration 0006) gives the ids of the entries
+    // holding it, newest first, and each is read by its id until the page is full, so a text on every entry reads
+    // a page and a text on none reads nothing. A phrase of trigrams is a case-insensitive substring.
+    const indexed = !this.#postgres && [...text].length >= 3;
+    let q = indexed
+      ? this.db
+          .selectFrom(sql<{ rowid: number }>`audit_search`.as('s'))
+          .innerJoin('audit_entries', 'audit_entries.id', 's.rowid')
+          .selectAll('audit_entries')
+          .where(sql<boolean>`audit_search match ${`"${text.replaceAll('"', '""')}"`}`)
+      : this.db.selectFrom('audit_entries').selectAll('audit_entries');
+    q = q.where('account_id', '=', accountId);
+    if (before !== null) q = q.where(indexed ? sql.ref('s.rowid') : sql.ref('id'), '<', before);
     if (filters.from !== undefined) q = q.where('at', '>=', filters.from);
     if (filters.to !== undefined) q = q.where('at', '<', filters.to);
     if (filters.outcome) q = q.where('outcome', '=', filters.outcome);
     if (filters.keyFingerprint) q = q.where('key_fingerprint', '=', filters.keyFingerprint);
     if (filters.propertyId) q = q.where('property_id', '=', filters.propertyId);
-    if (filters.text) {
-      // `_`, `%` and `\` as typed: escaped, with the escape named, for SQLite's LIKE has no default one.
-      const like = `%${filters.text.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    if (text && !indexed) {
+      // PostgreSQL (its pg_trgm indexes serve this very expression), and SQLite for one or two characters, which
+      // trigrams cannot hold: read newest first until the page is full. `_`, `%` and `\` as typed: escaped, with
+      // the escape named, for SQLite's LIKE has no default one.
+      const like = `%${text.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
       const matches = (column: 'query' | 'property_id') =>
         sql<boolean>`lower(${sql.ref(column)}) like ${like} escape '\\'`;
       q = q.where(({ or }) => or([matches('query'), matches('property_id')]));
     }
-    const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+    const rows = await q
+      .orderBy(indexed ? sql.ref('s.rowid') : sql.ref('id'), 'desc')
+      .limit(limit)
+      .execute();
     return rows.map(toEntry);
   }
 
