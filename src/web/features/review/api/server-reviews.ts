@@ -48,9 +48,15 @@ export const putChunk = (id: string, chunk: ReviewChunkRequest, signal?: AbortSi
 export const getReview = (id: string, signal?: AbortSignal) =>
   apiFetch(at(id), ReviewSummary, signal ? { signal } : {});
 
-export const getRowsPage = (id: string, run: number, cursor: string | null, signal?: AbortSignal) =>
+export const getRowsPage = (
+  id: string,
+  run: number,
+  cursor: string | null,
+  signal?: AbortSignal,
+  limit = 5_000,
+) =>
   apiFetch(
-    `${at(id)}/rows?run=${run}&limit=5000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    `${at(id)}/rows?run=${run}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     ReviewRowsResponse,
     signal ? { signal } : {},
   );

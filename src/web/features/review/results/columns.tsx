@@ -79,6 +79,8 @@ export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
     id: 'input',
     header: 'Input',
     accessorFn: (r) => r.row.input.toLocaleLowerCase(),
+    // Text sorts A to Z first (the table holds no rows to tell it the column is text).
+    sortDescFirst: false,
     cell: ({ row: { original: r }, table }) => (
       <>
         <button
@@ -108,6 +110,8 @@ export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
     id: 'address',
     header: 'Matched address',
     accessorFn: (r) => r.row.property?.address.toLocaleLowerCase(),
+    // Text sorts A to Z first (the table holds no rows to tell it the column is text).
+    sortDescFirst: false,
     sortUndefined: 'last',
     cell: ({ row: { original: r } }) =>
       r.row.property ? (
@@ -164,6 +168,8 @@ export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
     id: 'source',
     header: 'Source',
     accessorFn: (r) => (r.row.property ? agencyOf(r.row.property).toLocaleLowerCase() : undefined),
+    // Text sorts A to Z first (the table holds no rows to tell it the column is text).
+    sortDescFirst: false,
     sortUndefined: 'last',
     cell: ({ row: { original: r } }) => {
       const p = r.row.property;

@@ -1,15 +1,16 @@
 import {
+  createRow,
   flexRender,
   getCoreRowModel,
-  getSortedRowModel,
   type Header,
   type Row,
   type SortingState,
+  sortingFns,
   type Table,
   useReactTable,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, type ReactNode, useRef, useState } from 'react';
+import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
 import { useNarrow } from '../../../hooks/use-media-query.ts';
 import { COLUMNS, meta, type ResultsMeta } from './columns.tsx';
 import { MAX_COMPARE } from './compare.ts';
@@ -28,7 +29,47 @@ const NARROW = {
   columnVisibility: { address: false, match: false, source: false },
 };
 
-/** The table's state, held by the results view so the print layout shows the rows in the same order. */
+const NO_DATA: ResultRow[] = [];
+
+/**
+ * The rows in the table's order: sorted by its sorting state with each column's own value and options (an
+ * undefined value last either way; ties in input order), as the table's own sorted model would.
+ */
+function sortResults(rows: ResultRow[], sorting: SortingState, table: Table<ResultRow>): ResultRow[] {
+  if (sorting.length === 0) return rows;
+  const keys = sorting.flatMap(({ id, desc }) => {
+    const column = table.getColumn(id);
+    const value = column?.accessorFn;
+    return column && value
+      ? [{ id, desc, value, undefinedLast: column.columnDef.sortUndefined === 'last' }]
+      : [];
+  });
+  const decorated = rows.map((r, i) => ({ r, values: keys.map((k) => k.value(r, i)) }));
+  const wrap = (v: unknown) => ({ getValue: () => v }) as unknown as Row<ResultRow>;
+  decorated.sort((a, b) => {
+    for (const [i, k] of keys.entries()) {
+      const x = a.values[i];
+      const y = b.values[i];
+      if (x === undefined || y === undefined) {
+        if (x === y) continue;
+        if (k.undefinedLast) return x === undefined ? 1 : -1;
+      }
+      const order =
+        typeof x === 'string' || typeof y === 'string'
+          ? sortingFns.alphanumeric(wrap(x), wrap(y), k.id)
+          : sortingFns.basic(wrap(x), wrap(y), k.id);
+      if (order !== 0) return k.desc ? -order : order;
+    }
+    return 0;
+  });
+  return decorated.map((d) => d.r);
+}
+
+/**
+ * The table's state (sorting, columns), held by the results view so the print layout shows the rows in the same
+ * order, and the rows in that order. The table itself holds no rows: the table library's row objects (dozens
+ * of functions each) cost a 100,000-row review hundreds of MB, so only the rows drawn get one (`useRowOf`).
+ */
 export function useResultsTable({
   rows,
   selected,
@@ -39,19 +80,34 @@ export function useResultsTable({
   selected: ReadonlySet<number>;
   onToggle: (index: number) => void;
   onOpen: (r: ResultRow) => void;
-}): Table<ResultRow> {
+}): { table: Table<ResultRow>; rows: ResultRow[] } {
   const [sorting, setSorting] = useState<SortingState>([]);
   const narrow = useNarrow();
-  return useReactTable({
-    data: rows,
+  const table = useReactTable({
+    data: NO_DATA,
     columns: COLUMNS,
     meta: { selected, onToggle, onOpen } satisfies ResultsMeta,
     state: narrow ? { sorting, ...NARROW } : { sorting },
     onSortingChange: setSorting,
     getCoreRowModel: getCoreRowModel(),
-    getSortedRowModel: getSortedRowModel(),
+    manualSorting: true,
     getRowId: (r) => String(r.row.index),
   });
+  const sorted = useMemo(() => sortResults(rows, sorting, table), [rows, sorting, table]);
+  return { table, rows: sorted };
+}
+
+/** The table row of a result, made once per result (a row redraws only when its result changes). */
+function useRowOf(table: Table<ResultRow>) {
+  const made = useRef(new WeakMap<ResultRow, Row<ResultRow>>());
+  return (r: ResultRow, index: number) => {
+    let row = made.current.get(r);
+    if (!row || row.index !== index) {
+      row = createRow(table, String(r.row.index), r, index, 0);
+      made.current.set(r, row);
+    }
+    return row;
+  };
 }
 
 const WIDTHS: Record<string, string> = {
@@ -170,17 +226,20 @@ function SpacerRow({ colCount, height }: { colCount: number; height: number }) {
  */
 export function ResultsTable({
   table,
+  rows,
   labelledBy,
   onOpen,
   footer,
 }: {
   table: Table<ResultRow>;
+  /** In the table's order (useResultsTable). */
+  rows: ResultRow[];
   labelledBy: string;
   onOpen: (r: ResultRow) => void;
   footer?: ReactNode;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
-  const rows = table.getRowModel().rows;
+  const rowOf = useRowOf(table);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
@@ -212,9 +271,10 @@ export function ResultsTable({
         <tbody>
           {padTop > 0 ? <SpacerRow colCount={colCount} height={padTop} /> : null}
           {items.map((item) => {
-            const row = rows[item.index];
-            if (!row) return null;
-            const checked = selected.has(row.original.row.index);
+            const result = rows[item.index];
+            if (!result) return null;
+            const row = rowOf(result, item.index);
+            const checked = selected.has(result.row.index);
             return (
               <ResultRowView
                 key={row.id}

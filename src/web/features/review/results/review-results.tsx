@@ -1,4 +1,3 @@
-import type { Table } from '@tanstack/react-table';
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import { needsLook, type ReviewRowResult } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
@@ -83,7 +82,8 @@ function useResultStats(rows: ReviewRow[], now: Date) {
       .map(([name, count]) => ({ name, count }))
       .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
   }, [results]);
-  return { results, looks, summary, histogram, sourceBars, kindBars, sources };
+  const changed = useMemo(() => rows.filter((r) => r.previous).length, [rows]);
+  return { results, looks, summary, histogram, sourceBars, kindBars, sources, changed };
 }
 
 /** The table's filters (the charts set them too), and the rows they let through, a moment behind typing. */
@@ -228,7 +228,7 @@ function ResultsSection({
   stats: ReturnType<typeof useResultStats>;
   filtering: ReturnType<typeof useResultFilters>;
   selection: ReturnType<typeof useCompareSelection>;
-  table: Table<ResultRow>;
+  table: ReturnType<typeof useResultsTable>;
   onOpen: (r: ResultRow) => void;
   printing: boolean;
   onPrint: () => void;
@@ -253,7 +253,7 @@ function ResultsSection({
         filters={filters}
         onChange={patch}
         sources={stats.sources}
-        changed={rows.filter((r) => r.previous).length}
+        changed={stats.changed}
         looks={looks}
       />
       <FilterChips
@@ -270,16 +270,14 @@ function ResultsSection({
         onClear={() => setSelected(new Set())}
       />
       <ResultsTable
-        table={table}
+        table={table.table}
+        rows={table.rows}
         labelledBy={headingId}
         onOpen={onOpen}
         footer={results.length === 0 ? 'No rows yet.' : undefined}
       />
       {printing ? (
-        <PrintTable
-          rows={table.getRowModel().rows.map((r) => r.original)}
-          scope={printScope(filters, filtered.length, results.length)}
-        />
+        <PrintTable rows={table.rows} scope={printScope(filters, filtered.length, results.length)} />
       ) : null}
     </section>
   );
@@ -329,7 +327,8 @@ export function ReviewResults({
   const byIndex = useMemo(() => new Map(stats.results.map((r) => [r.row.index, r])), [stats.results]);
   const comparedProperties = propertiesOf(selection.compared, byIndex);
   const openRow = openIndex === null ? undefined : byIndex.get(openIndex);
-  const retrieved = retrievedLine(review, rows);
+  // Worked out over every row: not again at a redraw that changed neither.
+  const retrieved = useMemo(() => retrievedLine(review, rows), [review, rows]);
 
   return (
     <div className="space-y-8">

@@ -91,23 +91,35 @@ function explanationOf(row: ReviewRow): MatchExplanation | null {
   return explanation;
 }
 
+/**
+ * Each row's derivation as of a moment, kept while the row object lives: a row is replaced, never changed, when
+ * its answer changes, so a running review's redraw derives only the rows answered since the last one.
+ */
+const derived = new WeakMap<ReviewRow, { at: number; result: ResultRow }>();
+
+function toResultRow(row: ReviewRow, now: Date): ResultRow {
+  const kept = derived.get(row);
+  if (kept?.at === now.getTime()) return kept.result;
+  const p = row.property;
+  const ageDays = p ? ageInDays(p.lastVerified, now) : null;
+  const explanation = explanationOf(row);
+  const result = {
+    row,
+    ageDays,
+    tier: ageDays === null ? null : tierFor(ageDays),
+    match: p ? matchKind(explanation) : null,
+    explanation,
+    quality: p ? qualityOf(explanation) : null,
+  };
+  derived.set(row, { at: now.getTime(), result });
+  return result;
+}
+
 /** Rows in input order, each with its age and tier as of `now` (the reader's calendar day). */
 export function toResultRows(rows: readonly ReviewRow[], now: Date): ResultRow[] {
-  return [...rows]
-    .sort((a, b) => a.index - b.index)
-    .map((row) => {
-      const p = row.property;
-      const ageDays = p ? ageInDays(p.lastVerified, now) : null;
-      const explanation = explanationOf(row);
-      return {
-        row,
-        ageDays,
-        tier: ageDays === null ? null : tierFor(ageDays),
-        match: p ? matchKind(explanation) : null,
-        explanation,
-        quality: p ? qualityOf(explanation) : null,
-      };
-    });
+  // A live review's rows come in input order already: sorted only when they are not.
+  const inOrder = rows.every((r, i) => i === 0 || (rows[i - 1] as ReviewRow).index < r.index);
+  return (inOrder ? rows : [...rows].sort((a, b) => a.index - b.index)).map((row) => toResultRow(row, now));
 }
 
 export interface ReliabilitySummary {

@@ -58,9 +58,57 @@ describe('LiveReview', () => {
         seen = { status: s.summary.status, outcomes: s.rows.map((r) => r.outcome) };
     });
     void live.start();
-    await vi.advanceTimersByTimeAsync(0);
-    // The moment the summary said done (no timer has run), both rows were already answered.
+    await vi.advanceTimersByTimeAsync(250);
+    // The moment the summary said done, both rows were already answered.
     expect(seen).toEqual({ status: 'done', outcomes: ['matched', 'matched'] });
+    live.stop();
+  });
+
+  it('a fast review’s rows and summaries reach the page in one redraw per 250 ms, not one per event', async () => {
+    vi.useFakeTimers();
+    const total = 400;
+    const many = (done: number): ReviewSummary => ({
+      ...summary(0),
+      status: done === total ? 'done' : 'running',
+      totalRows: total,
+      receivedRows: total,
+      runs: [
+        { ...(summary(0).runs[0] as ReviewSummary['runs'][number]), counts: { ...counts(done), total } },
+      ],
+    });
+    const live = new LiveReview('rv_1', {
+      getReview: async () => many(0),
+      getRowsPage: async () => ({
+        rows: Array.from({ length: total }, (_, i) => row(i, 'pending', 0)),
+        nextCursor: null,
+      }),
+      events: async function* () {
+        // Two rows and a summary every 5 ms: 400 events in a second.
+        for (let done = 2; done <= total; done += 2) {
+          yield {
+            event: 'rows',
+            data: JSON.stringify({
+              rows: [row(done - 2, 'matched', done - 1), row(done - 1, 'matched', done)],
+            }),
+            id: String(done),
+          };
+          yield { event: 'summary', data: JSON.stringify(many(done)), id: String(done) };
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await new Promise(() => {});
+      },
+    });
+    let redraws = 0;
+    live.subscribe(() => {
+      redraws += 1;
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(1_300);
+    const s = live.getSnapshot();
+    expect(s.summary?.status).toBe('done');
+    expect(s.rows.filter((r) => r.outcome === 'matched')).toHaveLength(total);
+    // A handful of redraws (the first page, being live, then one per 250 ms), never one per event.
+    expect(redraws).toBeLessThanOrEqual(8);
     live.stop();
   });
 

@@ -36,6 +36,10 @@ export function toReview(summary: ReviewSummary, accountId: string, accountName:
   };
 }
 
+/**
+ * A row as the page keeps it. A CSV row's own cells are left out: only the server's export shows them, and a
+ * 100,000-row review's page holds every row.
+ */
 export function toReviewRow(reviewId: string, r: ReviewRowResult): ReviewRow {
   return {
     reviewId,
@@ -48,7 +52,6 @@ export function toReviewRow(reviewId: string, r: ReviewRowResult): ReviewRow {
     ...(r.error ? { error: r.error } : {}),
     ...(r.retrievedAt ? { retrievedAt: r.retrievedAt } : {}),
     ...(r.cached !== undefined ? { cached: r.cached } : {}),
-    ...(r.cells ? { cells: r.cells } : {}),
     ...(r.previous ? { previous: r.previous } : {}),
     ...(r.fix ? { fix: r.fix } : {}),
   };
