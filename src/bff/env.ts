@@ -78,8 +78,31 @@ const serviceUrl = (protocols: string[], message: string, keep: (url: URL, text:
       }
     });
 
+/** Host names, comma-separated: `proplens.example.com`, or `*.example.com` for its subdomains. */
+const hostNames = z
+  .string()
+  .optional()
+  .transform((s, ctx) => {
+    const names = (s ?? '')
+      .split(',')
+      .map((n) => n.trim().toLowerCase().replace(/\.$/, ''))
+      .filter((n) => n !== '');
+    const bad = names.filter(
+      (n) => !/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(n),
+    );
+    if (bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be host names without scheme or port, such as proplens.example.com or *.example.com; not ${bad.map((b) => `"${b}"`).join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    return names;
+  });
+
 const BffEnv = z.object({
   HOST: z.string().default('127.0.0.1'),
+  ALLOWED_HOSTS: hostNames,
   PORT: int(0, 65535, 8080),
   PROPERTY_API_URL: z
     .string()
@@ -175,6 +198,11 @@ export function readBffConfig(env: Record<string, string | undefined>) {
   return {
     host: e.HOST,
     port: e.PORT,
+    /**
+     * DNS names the app answers for besides localhost and IP literals (a request naming another is refused 421:
+     * DNS rebinding); behind a proxy that passes the public Host, that name.
+     */
+    allowedHosts: e.ALLOWED_HOSTS,
     /** Undefined: start the embedded reference service and use it. */
     upstreamUrl: e.PROPERTY_API_URL,
     auth: e.PROPERTY_API_AUTH,

@@ -6,6 +6,7 @@ import type { BffConfig } from './env.ts';
 import { buildBffGraph } from './graph.ts';
 import { createLogger } from './logger.ts';
 import { BffMetrics } from './metrics.ts';
+import { guardRequests, type RequestGuardOptions } from './middleware/request-guard.ts';
 import { withSecurityHeaders } from './middleware/security-headers.ts';
 import { createMetricsApp } from './routes/metrics.ts';
 import { createStores } from './stores/create-stores.ts';
@@ -56,12 +57,14 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     await graph.stop();
     await Promise.all([graph.close(), database.close()]);
   };
-  const server = await listen(graph.app.fetch, config.host, config.port, config.trustProxy).catch(
-    async (err: unknown) => {
-      await shutDown();
-      throw err;
-    },
-  );
+  const server = await listen(graph.app.fetch, config.host, config.port, config.trustProxy, SERVER_LIMITS, {
+    allowedHosts: config.allowedHosts,
+    // Over the soft cap, only a live session's requests are served (the reserve is theirs, not a cookie's).
+    hasSession: async (id) => (await stores.sessions.get(id)) !== undefined,
+  }).catch(async (err: unknown) => {
+    await shutDown();
+    throw err;
+  });
   graph.start();
   // Metrics on their own port, for a scraper on a network the app's users never reach (README "Metrics").
   const metricsServer =
@@ -72,6 +75,9 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
           config.metricsHost,
           config.metricsPort,
           config.trustProxy,
+          SERVER_LIMITS,
+          // A scraper names this port as its network knows it; /metrics needs the token or the private port.
+          { allowedHosts: '*' },
         ).catch(async (err: unknown) => {
           server.close();
           await shutDown();
@@ -122,6 +128,13 @@ export const SERVER_LIMITS = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 2_000,
   maxHeadersCount: 100,
+  /**
+   * The last 10 % of maxConnections are kept for requests of a live session (request-guard.ts): beyond that, a
+   * request without one is answered 503 with Retry-After and closed, and a new connection must send its
+   * request's headers within `firstRequestMs`, so anonymous or silent sockets cannot fill the cap.
+   */
+  sessionReservePercent: 10,
+  firstRequestMs: 2_000,
 };
 export type ServerLimits = typeof SERVER_LIMITS;
 
@@ -135,7 +148,8 @@ export function applyServerLimits(server: Server, limits: ServerLimits = SERVER_
 
 /**
  * An HTTP server for `fetch` on hostname:port, as production runs it: every answer with the security headers
- * (set on the Node response, see middleware/security-headers.ts) and the server limits. Tests listen with it
+ * (set on the Node response, see middleware/security-headers.ts), the server limits, and the request guard
+ * (Host allow-list, no repeated query parameters, the connection reserve: middleware/request-guard.ts). Tests listen with it
  * too (port 0), so what they check over real HTTP is what ships.
  */
 export function listen(
@@ -144,11 +158,20 @@ export function listen(
   port: number,
   trustProxy: boolean,
   limits: ServerLimits = SERVER_LIMITS,
+  guard: RequestGuardOptions = {},
 ): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
-    const s = createServer(
-      { connectionsCheckingInterval: limits.checkingIntervalMs },
-      withSecurityHeaders(getRequestListener(fetch, { hostname }), trustProxy),
+    const s = createServer({ connectionsCheckingInterval: limits.checkingIntervalMs });
+    const reserved = Math.ceil((limits.maxConnections * limits.sessionReservePercent) / 100);
+    s.on(
+      'request',
+      withSecurityHeaders(
+        guardRequests(s, getRequestListener(fetch, { hostname }), guard, {
+          softCap: limits.maxConnections - reserved,
+          firstRequestMs: limits.firstRequestMs,
+        }),
+        trustProxy,
+      ),
     );
     applyServerLimits(s, limits);
     s.once('error', reject);
