@@ -11,7 +11,9 @@ import type { Lane } from '../../contract/index.ts';
  *   reset (plus a margin for clock differences).
  * - Until the upstream's first answer we know nothing: one request probes, the rest wait for its headers.
  * - Interactive work takes any slot at once. Review work is spread evenly over what is left of the window, and
- *   leaves a small reserve for interactive requests until the window's last second.
+ *   leaves a small reserve for interactive requests until the window's last second, while they use it: with no
+ *   interactive request for RESERVE_LEND_AFTER_MS the reserve is lent to review work too (a review alone gets
+ *   the whole allowed rate), and the next interactive request, still taking the next slot free, takes it back.
  * - The upstream's headers are the truth, but answers overtake each other: within a window we keep the lowest
  *   Remaining it reported and subtract what is still in flight, so we never count a slot twice.
  *
@@ -42,6 +44,8 @@ export interface BudgetState {
   nextReviewAt: number;
   /** After a 429: nothing goes before this time. */
   blockedUntil: number;
+  /** When an interactive request last took a slot (0: never): until RESERVE_LEND_AFTER_MS on, the reserve is held. */
+  interactiveAt: number;
 }
 
 /** What one upstream answer said of the rate limit; null fields: the header was absent or unreadable. */
@@ -71,6 +75,8 @@ export const SAME_WINDOW_MS = 1000;
 export const INTERACTIVE_RESERVE = 0.02;
 /** In the window's last second the reserve goes to review work too, so nothing is wasted. */
 export const RESERVE_RELEASE_MS = 1000;
+/** With no interactive request for this long, review work may use the interactive reserve too. */
+export const RESERVE_LEND_AFTER_MS = 5_000;
 /** Concurrency when the upstream states no limit at all. */
 export const NO_HEADERS_CONCURRENCY = 4;
 /** Without any observation of the window, assume a minute. */
@@ -94,6 +100,7 @@ export function initialBudget(): BudgetState {
     inflight: 0,
     nextReviewAt: 0,
     blockedUntil: 0,
+    interactiveAt: 0,
   };
 }
 
@@ -104,6 +111,7 @@ export function reserve(s: BudgetState, lane: Lane, now: number): Decision {
     const cap = s.noHeaders ? NO_HEADERS_CONCURRENCY : 1;
     if (s.inflight >= cap) return { ok: false, retryAt: null, resetAt: null };
     s.inflight++;
+    if (lane === 'interactive') s.interactiveAt = now;
     return { ok: true };
   }
   if (now >= s.resetAt + RESET_MARGIN_MS) refill(s, now);
@@ -112,14 +120,16 @@ export function reserve(s: BudgetState, lane: Lane, now: number): Decision {
   }
   if (lane === 'review') {
     const left = s.resetAt - now;
-    const held =
-      left <= RESERVE_RELEASE_MS ? 0 : Math.min(Math.ceil(s.limit * INTERACTIVE_RESERVE), s.limit - 1);
+    const lent = left <= RESERVE_RELEASE_MS || now - s.interactiveAt >= RESERVE_LEND_AFTER_MS;
+    const held = lent ? 0 : Math.min(Math.ceil(s.limit * INTERACTIVE_RESERVE), s.limit - 1);
     const usable = s.remaining - held;
     if (usable <= 0) {
       return { ok: false, retryAt: s.resetAt - RESERVE_RELEASE_MS, resetAt: s.resetAt };
     }
     if (now < s.nextReviewAt) return { ok: false, retryAt: s.nextReviewAt, resetAt: null };
     s.nextReviewAt = now + Math.max(0, left) / usable;
+  } else {
+    s.interactiveAt = now;
   }
   s.remaining--;
   s.inflight++;

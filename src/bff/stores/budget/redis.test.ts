@@ -122,6 +122,24 @@ const CASES: [string, Step[]][] = [
     ],
   ],
   [
+    'with no interactive request for 5 s the reserve is lent to review work; the next one takes a slot at once and the reserve back',
+    [
+      r(0, ok()),
+      o(0, answer(200, 100, 99, 20_000)),
+      // 4,999 ms after the interactive request: 2 of the 99 held back, the rest spread over the window.
+      r(4_999, ok(), 'review'),
+      r(5_000, wait(4_999 + 15_001 / 97, null), 'review'),
+      // 5 s on: all 98 left are the review's to spread.
+      r(5_200, ok(), 'review'),
+      r(5_201, wait(5_200 + 14_800 / 98, null), 'review'),
+      r(5_300, ok()),
+      // Held again after an interactive request: 2 of the 96 left.
+      r(5_400, ok(), 'review'),
+      r(5_401, wait(5_400 + 14_600 / 94, null), 'review'),
+      v(5_401, { limit: 100, remaining: 95, resetAt: 20_000, windowMs: 20_000 }),
+    ],
+  ],
+  [
     "in the window's last second the interactive reserve goes to review work too",
     [
       r(0, ok()),
@@ -284,7 +302,7 @@ describe.skipIf(!redisServerAvailable())('the rate budget rules, in Redis (the s
         }
       }
     }
-  });
+  }, 30_000); // 20 runs of 60 steps, each read back from Redis: about 5 s on a loaded machine, nothing timed
 
   it('is one budget for every replica: together they never take more slots than the upstream has left', async () => {
     const a = newStore();

@@ -11,6 +11,7 @@ import {
   MAX_WINDOW_MS,
   NO_HEADERS_CONCURRENCY,
   type RateView,
+  RESERVE_LEND_AFTER_MS,
   RESERVE_RELEASE_MS,
   RESET_MARGIN_MS,
   SAME_WINDOW_MS,
@@ -32,10 +33,11 @@ const PRELUDE = `
 local stateKey, inflightKey = KEYS[1], KEYS[2]
 local RESET_MARGIN, SAME_WINDOW = ${RESET_MARGIN_MS}, ${SAME_WINDOW_MS}
 local RESERVE_SHARE, RESERVE_RELEASE = ${INTERACTIVE_RESERVE}, ${RESERVE_RELEASE_MS}
+local RESERVE_LEND_AFTER = ${RESERVE_LEND_AFTER_MS}
 local NO_HEADERS_CAP, DEFAULT_WINDOW = ${NO_HEADERS_CONCURRENCY}, ${DEFAULT_WINDOW_MS}
 local MAX_WINDOW, UNKNOWN_RESET_WAIT = ${MAX_WINDOW_MS}, ${UNKNOWN_RESET_WAIT_MS}
 local FIELDS = {'known', 'noHeaders', 'limit', 'remaining', 'resetAt', 'previousResetAt', 'provisional',
-  'windowMs', 'minSeen', 'nextReviewAt', 'blockedUntil'}
+  'windowMs', 'minSeen', 'nextReviewAt', 'blockedUntil', 'interactiveAt'}
 
 local function fmt(x)
   if x == nil then return '' end
@@ -70,6 +72,7 @@ local lane, now, id, expiresAt, keep = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonu
 local s = load()
 local inflight = inflightAt(now)
 local function grant()
+  if lane == 'interactive' then s.interactiveAt = now end
   redis.call('ZADD', inflightKey, fmt(expiresAt), id)
   redis.call('PEXPIRE', inflightKey, math.ceil(expiresAt - now) + 1000)
   save(s, now, keep)
@@ -104,7 +107,9 @@ if s.remaining <= 0 then return refuse(s.resetAt + RESET_MARGIN, s.resetAt) end
 if lane == 'review' then
   local left = s.resetAt - now
   local held = 0
-  if left > RESERVE_RELEASE then held = math.min(math.ceil(s.limit * RESERVE_SHARE), s.limit - 1) end
+  if left > RESERVE_RELEASE and now - s.interactiveAt < RESERVE_LEND_AFTER then
+    held = math.min(math.ceil(s.limit * RESERVE_SHARE), s.limit - 1)
+  end
   local usable = s.remaining - held
   if usable <= 0 then return refuse(s.resetAt - RESERVE_RELEASE, s.resetAt) end
   if now < s.nextReviewAt then return refuse(s.nextReviewAt, nil) end
@@ -290,5 +295,6 @@ function toState(raw: Record<string, string>): BudgetState | undefined {
     inflight: 0,
     nextReviewAt: n('nextReviewAt'),
     blockedUntil: n('blockedUntil'),
+    interactiveAt: n('interactiveAt'),
   };
 }
