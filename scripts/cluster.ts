@@ -10,10 +10,12 @@ import {
 } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../src/bff/db/database.ts';
 import { readBffConfig } from '../src/bff/env.ts';
 import { startBff } from '../src/bff/server.ts';
 import { PostgresServer, postgresBin } from '../src/bff/test-support/postgres-process.ts';
 import { freePort, hasRedisServer, spawnRedisServer } from '../src/bff/test-support/redis-process.ts';
+import { MAX_CHUNK_ROWS } from '../src/contract/index.ts';
 import { DEMO_KEYS, readReferenceConfig, SALES_CONTACT, startReference } from '../src/reference/index.ts';
 import { isCurrent } from './build-stamp.js';
 import { loadEnvFile } from './load-env.js';
@@ -26,6 +28,15 @@ import { loadEnvFile } from './load-env.js';
  *
  * Replicas are this same file with --replica. The cluster passes --demo-keys only when their upstream is the
  * reference it started itself, so the key screen offers the demo keys exactly when they work.
+ *
+ * `npm run cluster -- --chaos`: a replica killed mid-review. On the embedded reference without a rate limit
+ * (REFERENCE_RATE_LIMIT, unless set), it signs in through the entry point with a demo key, uploads a review of
+ * CHAOS_ROWS rows (default 20,000; each a different address), and once a third of them are answered kills one
+ * replica with SIGKILL and starts it again on its port. When the review is done it reads PostgreSQL and checks
+ * that every row was answered exactly once (one result, done, with an outcome) and every answer audited once
+ * (one review_row entry per row), prints the figures (a `CHAOS {json}` line too) and exits 0, or 1 naming what
+ * failed. REPLICAS defaults to 3 there, REVIEW_LEASE_S (how soon the dead replica's rows go to the others) to
+ * 5, REFERENCE_RECORDS to 20,000, LOG_LEVEL to warn, CHAOS_TIMEOUT_S to 600. src/bff/cluster-chaos.test.ts runs it on 1,000 rows.
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,8 +69,17 @@ class Started {
   }
 }
 
+const chaos = process.argv.includes('--chaos');
 // Replicas inherit the cluster's environment, .env included.
 if (!process.argv.includes('--replica')) loadEnvFile();
+if (chaos) {
+  process.env.REPLICAS ||= '3';
+  process.env.REVIEW_LEASE_S ||= '5';
+  process.env.REFERENCE_RATE_LIMIT ||= '100000000/60';
+  // Every row is an address the reference has no record of: the smallest dataset that is quick to build.
+  process.env.REFERENCE_RECORDS ||= '20000';
+  process.env.LOG_LEVEL ||= 'warn';
+}
 if (process.argv.includes('--replica')) await runReplica();
 else await runCluster();
 
@@ -125,7 +145,8 @@ async function runCluster() {
     buildWebIfStale();
     const services = await startServices(entry, started);
     const ports = Array.from({ length: replicaCount }, (_, i) => entry.port + i + 1);
-    for (const port of ports) {
+    const children = new Map<number, ChildProcess>();
+    const start = async (port: number) => {
       const child = await startReplica(
         port,
         {
@@ -140,12 +161,15 @@ async function runCluster() {
         },
         services.embedded,
       );
+      children.set(port, child);
       started.track(() => stopChild(child));
       child.on('exit', (code, signal) => {
         if (!started.stopping)
           console.error(`Replica on port ${port} exited (${signal ?? code}); the others carry on.`);
       });
-    }
+    };
+    // At once: each compiles and migrates on its own, and one machine's cores are shared anyway.
+    await Promise.all(ports.map(start));
     const proxy = await startRoundRobin(entry.host, entry.port, ports);
     started.track(
       () =>
@@ -155,6 +179,15 @@ async function runCluster() {
         }),
     );
     printBanner(entry, ports, services);
+    if (chaos) {
+      const host = entry.host === '0.0.0.0' ? '127.0.0.1' : entry.host;
+      const ok = await runChaos(`http://${host}:${entry.port}`, services, {
+        kill: (port) => children.get(port)?.kill('SIGKILL') ?? false,
+        restart: start,
+        ports,
+      });
+      await started.stop('', ok ? 0 : 1);
+    }
   } catch (err) {
     if (err instanceof Stopped) return void (await err.cleanup().catch(() => {}));
     console.error((err as Error).message);
@@ -329,4 +362,206 @@ function startRoundRobin(host: string, port: number, replicaPorts: number[]): Pr
     server.once('error', fail);
     server.listen(port, host, () => ready(server));
   });
+}
+
+interface ChaosReplicas {
+  ports: number[];
+  kill(port: number): boolean;
+  restart(port: number): Promise<void>;
+}
+
+/** The --chaos run (see the file's header): true when every check held. */
+async function runChaos(entryUrl: string, services: Services, replicas: ChaosReplicas): Promise<boolean> {
+  const rows = readWhole('CHAOS_ROWS', 20_000, 1, 100_000);
+  const deadline = Date.now() + readWhole('CHAOS_TIMEOUT_S', 600, 10, 86_400) * 1000;
+  if (!services.embedded) throw new Error('--chaos runs on the embedded reference: unset PROPERTY_API_URL.');
+  let cookie = '';
+  const call = async (path: string, init: { method?: string; body?: unknown } = {}) => {
+    for (;;) {
+      try {
+        const res = await fetch(`${entryUrl}${path}`, {
+          method: init.method ?? 'GET',
+          headers: {
+            'X-Requested-With': 'proplens',
+            ...(cookie ? { Cookie: cookie } : {}),
+            ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        });
+        // The replica it reached was killed under it (502), or was starting: asked again, as a browser would.
+        if (res.status === 502 || res.status === 503) throw new Error(`HTTP ${res.status}`);
+        return res;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  };
+  const json = async (res: Response) => {
+    if (!res.ok) throw new Error(`${res.url}: HTTP ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+
+  const signIn = await call('/api/session', { method: 'POST', body: { apiKey: 'pi_demo_enterprise' } });
+  cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  await json(signIn);
+  const review = (await json(
+    await call('/api/reviews', {
+      method: 'POST',
+      body: {
+        clientToken: `chaos-${Date.now()}`,
+        name: 'Chaos',
+        kind: 'paste',
+        columns: [],
+        totalRows: rows,
+      },
+    }),
+  )) as { id: string };
+  const t0 = performance.now();
+  for (let first = 0, index = 0; first < rows; first += MAX_CHUNK_ROWS, index++) {
+    const count = Math.min(MAX_CHUNK_ROWS, rows - first);
+    const chunk = Array.from({ length: count }, (_, i) => ({ address: chaosAddress(first + i) }));
+    await json(
+      await call(`/api/reviews/${review.id}/chunks`, {
+        method: 'PUT',
+        body: { index, firstRow: first, rows: chunk, last: first + count >= rows },
+      }),
+    );
+  }
+  console.log(`Uploaded ${rows.toLocaleString('en-US')} rows (review ${review.id}).`);
+
+  const victim = replicas.ports[replicas.ports.length - 1] as number;
+  let killedAt: number | null = null;
+  let killedTime = 0;
+  let restartedMs = 0;
+  let summary: { status: string; runs: { counts: Record<string, number> }[] } | undefined;
+  for (;;) {
+    summary = (await json(await call(`/api/reviews/${review.id}`))) as typeof summary & object;
+    const done = summary.runs[0]?.counts.done ?? 0;
+    if (killedAt === null && done >= rows / 3) {
+      killedAt = done;
+      killedTime = Date.now();
+      replicas.kill(victim);
+      console.log(
+        `Killed the replica on port ${victim} with SIGKILL at ${done.toLocaleString('en-US')} rows done.`,
+      );
+      const t = performance.now();
+      await replicas.restart(victim);
+      restartedMs = performance.now() - t;
+      console.log(`Restarted it in ${(restartedMs / 1000).toFixed(1)} s.`);
+    }
+    if (summary.status === 'done') break;
+    if (Date.now() > deadline) {
+      console.error(`Not done in time: ${done} of ${rows} rows.`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const seconds = (performance.now() - t0) / 1000;
+
+  // What the database holds, read directly: the API's counts are what is checked, not what checks.
+  const database = await openDatabase({ url: services.databaseUrl, dir: '' });
+  try {
+    const results = await database.db
+      .selectFrom('review_results')
+      .select(['row_index', 'state', 'outcome'])
+      .where('review_id', '=', review.id)
+      .execute();
+    const audited = await database.db
+      .selectFrom('audit_entries')
+      .select(['row_index', 'outcome', 'at'])
+      .where('review_id', '=', review.id)
+      .where('kind', '=', 'review_row')
+      .orderBy('id')
+      .execute();
+    const perRow = new Map<number, number>();
+    for (const a of audited) perRow.set(Number(a.row_index), (perRow.get(Number(a.row_index)) ?? 0) + 1);
+    const indexes = new Set(results.map((r) => Number(r.row_index)));
+    const answered = results.filter((r) => r.state === 'done' && r.outcome !== null).length;
+    // Each row's answer has one entry; an attempt that failed and was tried again has its own (evidence of a
+    // lookup made), counted apart. A second entry of the answer is a lookup made twice: its result was lost
+    // after its entry was committed (the replica killed between the two, or the result's write failed).
+    const outcomeOf = new Map(results.map((r) => [Number(r.row_index), r.outcome]));
+    const answerEntries = new Map<number, typeof audited>();
+    let failedAttempts = 0;
+    for (const a of audited) {
+      const i = Number(a.row_index);
+      if (a.outcome !== outcomeOf.get(i)) {
+        failedAttempts++;
+        continue;
+      }
+      answerEntries.set(i, [...(answerEntries.get(i) ?? []), a]);
+    }
+    const twice = [...answerEntries].filter(([, e]) => e.length > 1);
+    const aroundKill = twice.filter(([, e]) => e.some((a) => Math.abs(Number(a.at) - killedTime) < 15_000));
+    for (const [i, entries] of twice.slice(0, 5)) {
+      const when = entries.map((a) => {
+        const ms = Number(a.at) - killedTime;
+        return `${a.outcome} at kill${ms >= 0 ? '+' : ''}${(ms / 1000).toFixed(1)} s`;
+      });
+      console.log(`  row ${i} audited twice: ${when.join(', ')}`);
+    }
+    const figures = {
+      rows,
+      replicas: replicas.ports.length,
+      killedAtDone: killedAt,
+      restartSeconds: Number((restartedMs / 1000).toFixed(1)),
+      seconds: Number(seconds.toFixed(1)),
+      rowsPerSecond: Math.round(rows / seconds),
+      results: results.length,
+      distinctRows: indexes.size,
+      answered,
+      auditEntries: audited.length,
+      answersAuditedOnce: [...indexes].filter((i) => answerEntries.get(i)?.length === 1).length,
+      answersNotAudited: [...indexes].filter((i) => !answerEntries.has(i)).length,
+      answersAuditedTwice: twice.length,
+      answersAuditedTwiceAroundKill: aroundKill.length,
+      failedAttemptsAudited: failedAttempts,
+      auditEntriesOfNoRow: [...perRow.keys()].filter((i) => !indexes.has(i)).length,
+    };
+    const failures = [
+      summary?.status === 'done' ? null : `the review is ${summary?.status}, not done`,
+      killedAt === null ? 'no replica was killed (the review ended first)' : null,
+      figures.results === rows && figures.distinctRows === rows
+        ? null
+        : `${figures.results} results for ${rows} rows`,
+      figures.answered === rows ? null : `${rows - figures.answered} rows not answered`,
+      figures.answersAuditedOnce === rows
+        ? null
+        : `${rows - figures.answersAuditedOnce} answers not audited exactly once (${figures.answersNotAudited} none, ${figures.answersAuditedTwice} twice, ${figures.answersAuditedTwiceAroundKill} of them around the kill)`,
+      figures.auditEntriesOfNoRow === 0
+        ? null
+        : `${figures.auditEntriesOfNoRow} entries name rows the review has not`,
+    ].filter((f): f is string => f !== null);
+    console.log(
+      [
+        '',
+        `Chaos: ${rows.toLocaleString('en-US')} rows on ${figures.replicas} replicas, one killed (SIGKILL) at ${killedAt?.toLocaleString('en-US')} done and restarted in ${figures.restartSeconds} s`,
+        `  review done in ${figures.seconds} s (${figures.rowsPerSecond} rows/s, upload included)`,
+        `  answered exactly once: ${figures.answered} of ${rows} (${figures.results} results)`,
+        `  answers audited exactly once: ${figures.answersAuditedOnce} of ${rows} (${figures.answersNotAudited} none, ${figures.answersAuditedTwice} twice: ${figures.answersAuditedTwiceAroundKill} around the kill)`,
+        `  audit entries: ${figures.auditEntries} (${figures.failedAttemptsAudited} of attempts that failed and were tried again)`,
+        failures.length === 0 ? '  every check held' : `  FAILED: ${failures.join('; ')}`,
+        '',
+      ].join('\n'),
+    );
+    console.log(`CHAOS ${JSON.stringify({ ...figures, failures })}`);
+    return failures.length === 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/** A different address for each row, one the reference has no record of: every row is asked of it. */
+function chaosAddress(i: number): string {
+  return `${i + 1} Chaos Test Road, Springfield, IL 62701`;
+}
+
+function readWhole(name: string, fallback: number, min: number, max: number): number {
+  const text = process.env[name]?.trim();
+  if (!text) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${text}"`);
+  return n;
 }

@@ -161,6 +161,7 @@ const BffEnv = z.object({
   DATABASE_URL: serviceUrl(['postgres:', 'postgresql:'], 'must be a postgres:// URL', (_url, text) => text),
   DATABASE_DIR: z.string().default('data/db'),
   REVIEW_CONCURRENCY: int(1, 256, 32),
+  REVIEW_LEASE_S: int(2, 3600, 30),
   REVIEW_MAX_PENDING_ROWS: int(1, 100_000_000, 500_000),
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
   // Off only to measure what the trail costs (npm run bench): lookups then leave no evidence.
@@ -236,6 +237,11 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     databaseDir: e.DATABASE_DIR,
     /** Review rows this replica works at once; the scheduler paces them to the rate limit. */
     reviewConcurrency: e.REVIEW_CONCURRENCY,
+    /**
+     * How long a replica holds the review rows it leased without renewing (it renews every third of it): the
+     * rows of a replica that died go to the others this long after.
+     */
+    reviewLeaseMs: e.REVIEW_LEASE_S * 1000,
     /** Rows an account may have waiting to be looked up; a review past it is refused (409 quota_exceeded). */
     reviewMaxPendingRows: e.REVIEW_MAX_PENDING_ROWS,
     /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */

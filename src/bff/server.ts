@@ -52,6 +52,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     stores,
     database,
     metrics,
+    tuning: { reviewLeaseMs: config.reviewLeaseMs },
   });
   const shutDown = async () => {
     await graph.stop();

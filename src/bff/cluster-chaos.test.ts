@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { postgresAvailable } from './test-support/postgres-process.ts';
+import { freePort, hasRedisServer } from './test-support/redis-process.ts';
+
+/*
+ * `npm run cluster -- --chaos` on 1,000 rows (scripts/cluster.ts): three replicas on PostgreSQL and Redis
+ * behind the round-robin entry point, one killed with SIGKILL once a third of the rows are answered and started
+ * again; the script reads the database when the review is done and prints its figures, read here.
+ */
+const ROWS = 1_000;
+
+interface ChaosFigures {
+  rows: number;
+  killedAtDone: number | null;
+  seconds: number;
+  results: number;
+  distinctRows: number;
+  answered: number;
+  auditEntries: number;
+  answersAuditedOnce: number;
+  answersNotAudited: number;
+  answersAuditedTwice: number;
+  answersAuditedTwiceAroundKill: number;
+  failedAttemptsAudited: number;
+  auditEntriesOfNoRow: number;
+  failures: string[];
+}
+
+async function runChaos(): Promise<{ figures: ChaosFigures; output: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--chaos'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CHAOS_ROWS: String(ROWS),
+      CHAOS_TIMEOUT_S: '150',
+      SKIP_WEB_BUILD: '1',
+      // Nothing of the developer's own setup: the cluster starts its own of each.
+      REDIS_URL: '',
+      DATABASE_URL: '',
+      PROPERTY_API_URL: '',
+      REPLICAS: '3',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => {
+    output += d;
+  });
+  child.stderr.on('data', (d) => {
+    output += d;
+  });
+  await new Promise((exited) => child.once('exit', exited));
+  const line = /^CHAOS (.*)$/m.exec(output)?.[1];
+  if (!line) throw new Error(`no figures from the chaos run:\n${output.slice(-4000)}`);
+  return { figures: JSON.parse(line) as ChaosFigures, output };
+}
+
+describe.skipIf(!postgresAvailable() || !hasRedisServer())('a replica killed with SIGKILL mid-review', () => {
+  let run: Awaited<ReturnType<typeof runChaos>>;
+  beforeAll(async () => {
+    run = await runChaos();
+    // The figures, for the log of a CI run.
+    console.log(
+      run.output
+        .split('\n')
+        .filter((l) => /^(Chaos| {2}|Killed|Restarted)/.test(l))
+        .join('\n'),
+    );
+  }, 240_000);
+
+  it('answers every row exactly once, and audits every answer', () => {
+    const f = run.figures;
+    expect(f.killedAtDone).toBeGreaterThanOrEqual(ROWS / 3);
+    expect(f.killedAtDone).toBeLessThan(ROWS);
+    expect({ results: f.results, distinct: f.distinctRows, answered: f.answered }).toEqual({
+      results: ROWS,
+      distinct: ROWS,
+      answered: ROWS,
+    });
+    expect(f.answersNotAudited).toBe(0);
+    expect(f.auditEntriesOfNoRow).toBe(0);
+    // Asked twice: only rows whose answer was lost after its entry was committed. Around the kill that is at most
+    // the dead replica's rows in hand (REVIEW_CONCURRENCY, 32).
+    expect(f.answersAuditedTwiceAroundKill).toBeLessThanOrEqual(32);
+  });
+
+  // Fails today, on 14 to 25 of 1,000 rows a run: the worker commits a row's audit entry, then writes its result
+  // in a statement of its own (reviews/worker.ts #process: queue.complete after lookUp). A replica killed
+  // between the two, or a result write that fails, leaves an audited lookup whose row is leased again when its
+  // lease runs out, asked again and audited again. Exactly once needs the result written in the entry's
+  // transaction (or a lease that finds the row's entry and takes its answer from it).
+  it.todo('audits every answer exactly once (answersAuditedTwice 0)');
+});
