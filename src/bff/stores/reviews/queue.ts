@@ -209,9 +209,11 @@ export class SqlReviewQueue implements ReviewQueue {
   }
 
   /**
-   * One transaction for many rows: review by review (in id order, so two replicas lock reviews in the same
-   * order, as pause and Check again do: the review row first), each row written only if still leased to its
-   * owner, numbered after the review's last sequence, and the run's counts moved once by what was written.
+   * One transaction for many rows, in a few statements a review whatever the batch's size (the embedded SQLite
+   * compiles and prepares every statement anew, on the event loop): review by review in id order, so two
+   * replicas lock reviews in the same order as pause and Check again do (the review row first); then the rows
+   * still leased to their owners are read (and locked, on PostgreSQL), numbered after the review's last
+   * sequence and written in one update a run, and the run's counts moved once by what was written.
    */
   async #completeMany(batch: readonly Completion[]): Promise<boolean[]> {
     const now = this.now();
@@ -224,42 +226,74 @@ export class SqlReviewQueue implements ReviewQueue {
     const taken = batch.map(() => false);
     await this.db.transaction().execute(async (trx) => {
       for (const reviewId of [...byReview.keys()].sort()) {
-        const indexes = byReview.get(reviewId) as number[];
-        // Locks the review (PostgreSQL) before its rows, and reads where its sequence stands.
+        const asked = byReview.get(reviewId) as number[];
         const { last_seq } = await trx
           .updateTable('reviews')
           .set((eb) => ({ last_seq: eb.ref('last_seq') }))
           .where('id', '=', reviewId)
           .returning('last_seq')
           .executeTakeFirstOrThrow();
-        let seq = last_seq;
-        const runs = new Map<number, Record<keyof typeof OUTCOME_COLUMN, number>>();
-        for (const i of indexes) {
-          const { owner, row, result } = batch[i] as Completion;
-          const written = await trx
+        // The rows still leased, by their run (a seek in the primary key: review, run, row).
+        const holder = new Map<string, string | null>();
+        for (const run of new Set(asked.map((i) => (batch[i] as Completion).row.run))) {
+          const leased = await trx
+            .selectFrom('review_results')
+            .select(['row_index', 'lease_owner'])
+            .where('review_id', '=', reviewId)
+            .where('run', '=', run)
+            .where('row_index', 'in', [
+              ...new Set(
+                asked
+                  .map((i) => (batch[i] as Completion).row)
+                  .filter((r) => r.run === run)
+                  .map((r) => r.index),
+              ),
+            ])
+            .where('state', '=', sql.lit('leased'))
+            .$if(this.dialect === 'postgres', (q) => q.forUpdate())
+            .execute();
+          for (const l of leased) holder.set(`${run}:${l.row_index}`, l.lease_owner);
+        }
+        // Written in the order asked; a row asked twice in one batch (it cannot be, but) is written once.
+        const byRun = new Map<number, { c: Completion; seq: number }[]>();
+        let seq = Number(last_seq);
+        for (const i of asked) {
+          const c = batch[i] as Completion;
+          const at = `${c.row.run}:${c.row.index}`;
+          if (holder.get(at) !== c.owner) continue;
+          holder.delete(at);
+          taken[i] = true;
+          const list = byRun.get(c.row.run) ?? [];
+          list.push({ c, seq: ++seq });
+          byRun.set(c.row.run, list);
+        }
+        if (byRun.size === 0) continue;
+        for (const [run, rows] of byRun) {
+          const when = (value: (r: { c: Completion; seq: number }) => unknown, type: string) =>
+            sql<never>`case row_index ${sql.join(
+              rows.map((r) => sql`when ${r.c.row.index} then cast(${value(r)} as ${sql.raw(type)})`),
+              sql` `,
+            )} end`;
+          await trx
             .updateTable('review_results')
             .set({
               state: 'done',
-              outcome: result.outcome,
-              result: JSON.stringify(result),
               lease_owner: null,
-              seq: seq + 1,
+              outcome: when((r) => r.c.result.outcome, 'text'),
+              result: when((r) => JSON.stringify(r.c.result), 'text'),
+              seq: when((r) => r.seq, 'bigint'),
             })
-            .where((eb) => whereKey(eb, row))
-            .where('state', '=', 'leased')
-            .where('lease_owner', '=', owner)
-            .executeTakeFirst();
-          if (Number(written.numUpdatedRows) !== 1) continue;
-          taken[i] = true;
-          seq++;
-          const counts = runs.get(row.run) ?? { matched: 0, not_found: 0, ambiguous: 0, failed: 0 };
-          counts[result.outcome]++;
-          runs.set(row.run, counts);
-        }
-        if (seq === last_seq) continue;
-        await trx.updateTable('reviews').set({ last_seq: seq }).where('id', '=', reviewId).execute();
-        for (const [run, counts] of runs) {
-          const n = counts.matched + counts.not_found + counts.ambiguous + counts.failed;
+            .where('review_id', '=', reviewId)
+            .where('run', '=', run)
+            .where(
+              'row_index',
+              'in',
+              rows.map((r) => r.c.row.index),
+            )
+            .execute();
+          const counts = { matched: 0, not_found: 0, ambiguous: 0, failed: 0 };
+          for (const r of rows) counts[r.c.result.outcome]++;
+          const n = rows.length;
           await trx
             .updateTable('review_runs')
             .set((eb) => ({
@@ -279,6 +313,7 @@ export class SqlReviewQueue implements ReviewQueue {
             .where('run', '=', run)
             .execute();
         }
+        await trx.updateTable('reviews').set({ last_seq: seq }).where('id', '=', reviewId).execute();
       }
     });
     return taken;
