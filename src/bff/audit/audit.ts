@@ -21,6 +21,22 @@ export function outcomeOfError(err: unknown): AuditOutcome {
 }
 
 /**
+ * Fingerprints of the keys seen lately: one is a SHA-256, and every entry of a lookup carries its key's (the
+ * same few keys answer thousands of lookups). Emptied when full, so it stays small whatever keys come.
+ */
+const fingerprints = new Map<string, string>();
+
+function fingerprintOf(keyHash: string): string {
+  let f = fingerprints.get(keyHash);
+  if (f === undefined) {
+    if (fingerprints.size >= 10_000) fingerprints.clear();
+    f = keyFingerprint(keyHash);
+    fingerprints.set(keyHash, f);
+  }
+  return f;
+}
+
+/**
  * The audit trail's recorder: one entry per lookup answered for a signed-in account, and per sign-in, sign-out
  * and refused sign-in. Never the key (its fingerprint), never the cookie (the session's own random id). Each
  * call resolves once its entry is committed: await it before answering what it records.
@@ -46,7 +62,7 @@ export class Audit {
     return this.writer.record({
       at: this.now(),
       account_id: session.accountId,
-      key_fingerprint: keyFingerprint(session.keyHash),
+      key_fingerprint: fingerprintOf(session.keyHash),
       session_ref: session.auditRef ?? null,
       kind: context.kind,
       query: query.slice(0, 1_000),
@@ -72,7 +88,7 @@ export class Audit {
     return this.writer.record({
       at: this.now(),
       account_id: session.accountId,
-      key_fingerprint: keyFingerprint(session.keyHash),
+      key_fingerprint: fingerprintOf(session.keyHash),
       session_ref: session.auditRef ?? null,
       kind,
       query: review.name.slice(0, 1_000),
@@ -97,7 +113,7 @@ export class Audit {
     return this.writer.record({
       at: this.now(),
       account_id: who.accountId,
-      key_fingerprint: keyFingerprint(who.keyHash),
+      key_fingerprint: fingerprintOf(who.keyHash),
       session_ref: who.auditRef ?? null,
       kind,
       query: null,

@@ -188,6 +188,20 @@ describe('caching', () => {
     expect(second.rateLimit.remaining).toBe(first.rateLimit.remaining);
   });
 
+  it('answers a cached record with the rate limit as it stands now, as JSON the contract reads', async () => {
+    const h = createHarness();
+    await h.signIn();
+    const first = await body(await h.resolve('1100 Congress Ave, Austin, TX'));
+    const other = await body(await h.resolve('233 S Wacker Dr, Chicago, IL'));
+    expect(other.rateLimit.remaining).toBeLessThan(first.rateLimit.remaining);
+    // The record's JSON is written once; the rest of the answer is this request's.
+    const res = await h.resolve('1100 congress ave, austin, tx');
+    expect(res.headers.get('content-type')).toBe('application/json');
+    const again = ResolveResponse.parse(await res.json());
+    expect(again.property).toEqual(first.property);
+    expect(again.rateLimit).toEqual(other.rateLimit);
+  });
+
   it('shares one upstream call among identical concurrent requests', async () => {
     const h = createHarness();
     await h.signIn();

@@ -2,6 +2,9 @@ import { Hono } from 'hono';
 import {
   LANE_HEADER,
   type Lane,
+  type MatchExplanation,
+  type Property,
+  type RateLimit,
   type ResolveMiss,
   ResolveMissCode,
   type ResolveResponse,
@@ -50,13 +53,13 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
     // No one record: the service's answer, which the person acts on, so a 200 (a 404 or 409 would be logged
     // as an error by the browser). The audit trail has its outcome already (lookups).
     if ('missed' in found) return c.json(missOf(found.missed, found.code, rateLimit) satisfies ResolveMiss);
-    return c.json({
-      property: found.property,
-      rateLimit,
-      // Per request, not cached: the same record answers many spellings (the cache key folds case and
-      // spacing), and each gets its own explanation.
-      match: explainMatchOf(address, found.property),
-    } satisfies ResolveResponse);
+    // The match per spelling, not per record: the same record answers many spellings (the cache key folds
+    // case and spacing), and each gets its own explanation.
+    return c.body(
+      resolveBody(found.property, rateLimit, explainMatchOf(address, found.property)),
+      200,
+      JSON_TYPE,
+    );
   });
 
   app.get('/search', signedIn, async (c) => {
@@ -90,6 +93,43 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
 
   return app;
 }
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+/**
+ * JSON written once per object: a cached hit answers the record the cache holds (the memory cache keeps it
+ * as stored, never copied) and the explanation match-explanations.ts remembers, so each is serialised once,
+ * not for every answer. Neither is changed once made (parse.ts builds the record, explainRecordMatch the
+ * explanation, and nothing writes to them after).
+ */
+const written = new WeakMap<object, string>();
+
+function jsonOnce(value: object): string {
+  let json = written.get(value);
+  if (json === undefined) {
+    json = JSON.stringify(value);
+    written.set(value, json);
+  }
+  return json;
+}
+
+/** ResolveResponse's JSON as c.json would write it (same keys, same order), with its big parts made once. */
+function resolveBody(
+  property: Property,
+  rateLimit: RateLimit | null,
+  match: MatchExplanation | null,
+): string {
+  const m = match === null ? 'null' : jsonOnce(match);
+  return `{"property":${jsonOnce(property)},"rateLimit":${JSON.stringify(rateLimit)},"match":${m}}`;
+}
+// resolveBody's parts are a ResolveResponse's.
+const _isResolveResponse: {
+  property: Property;
+  rateLimit: RateLimit | null;
+  match: MatchExplanation | null;
+} extends ResolveResponse
+  ? true
+  : never = true;
 
 /** A refusal of the resolve as the 200 answer that carries it: the same code, message and candidates. */
 function missOf(err: ApiError, code: ResolveMissCode, rateLimit: ResolveMiss['rateLimit']): ResolveMiss {
