@@ -1,8 +1,8 @@
 /**
  * Reviews on the server, end to end: rows uploaded in chunks to /api/reviews, worked by the BFF's worker in
  * the review lane through the scheduler, against the reference with a real fixed-window limit. Measures how
- * much of the allowed rate a review uses (target: ≥ 98%, zero upstream 429s), and how fast the same rows go
- * again from the cache.
+ * much of the allowed rate a review uses (target: ≥ 98%, zero upstream 429s), how fast the same rows go again
+ * from the cache, and how long an agent's search on the same key waits while another review runs (≤ 1 s p95).
  */
 export interface PacingResult {
   rows: number;
@@ -13,6 +13,9 @@ export interface PacingResult {
   upstream429: number;
   cachedSeconds: number;
   cachedRows: number;
+  /** An agent's searches (resolves, interactive) while a review of the same key runs: latency in ms, sorted. */
+  agentWaits: number[];
+  agentFailed: number;
 }
 
 interface Summary {
@@ -76,10 +79,13 @@ export async function measurePacing(
   limit: number,
   windowS: number,
   countUpstream429: () => number,
+  /** Other addresses: a review of some while an agent searches for the others, every `agentEveryMs`. */
+  others: { review: string[]; agent: string[]; agentEveryMs: number },
 ): Promise<PacingResult> {
   const first = await runReview(bffUrl, cookie, addresses);
   const allowedPerSecond = limit / windowS;
   const again = await runReview(bffUrl, cookie, addresses, 20);
+  const agent = await searchingBeside(bffUrl, cookie, others);
   const counts = first.summary.runs[0]?.counts;
   return {
     rows: counts?.done ?? 0,
@@ -91,5 +97,41 @@ export async function measurePacing(
     upstream429: countUpstream429(),
     cachedSeconds: again.seconds,
     cachedRows: again.summary.runs[0]?.counts.done ?? 0,
+    agentWaits: agent.waits,
+    agentFailed: agent.failed,
   };
+}
+
+/**
+ * A review of `review` runs while an agent, on the same session (the same key and budget), resolves each of
+ * `agent` in turn, one every `agentEveryMs` (a person at the keyboard, not a load): each search's time to its
+ * answer, which is all wait but the upstream's few ms. Searches stop when the review is done.
+ */
+async function searchingBeside(
+  bffUrl: string,
+  cookie: string,
+  { review, agent, agentEveryMs }: { review: string[]; agent: string[]; agentEveryMs: number },
+) {
+  const waits: number[] = [];
+  let failed = 0;
+  let running = true;
+  const searching = (async () => {
+    // Let the review start and its pacing settle first.
+    await new Promise((r) => setTimeout(r, 3_000));
+    for (const address of agent) {
+      if (!running) break;
+      const t = performance.now();
+      const res = await fetch(`${bffUrl}/api/properties/resolve?${new URLSearchParams({ address })}`, {
+        headers: headers(cookie),
+      });
+      await res.arrayBuffer();
+      if (res.ok) waits.push(performance.now() - t);
+      else failed++;
+      await new Promise((r) => setTimeout(r, agentEveryMs));
+    }
+  })();
+  await runReview(bffUrl, cookie, review);
+  running = false;
+  await searching;
+  return { waits: waits.sort((a, b) => a - b), failed };
 }
