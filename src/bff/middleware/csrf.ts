@@ -25,7 +25,9 @@ export const csrf: MiddlewareHandler<AppEnv> = async (c, next) => {
  * The origin the server answers on: the Host header. Never an absolute-form target's authority, which
  * @hono/node-server puts in the URL: RFC 9112 §3.2.2 has it override Host, but a browser sends that form only to
  * a proxy, so at this server it is whatever the client chose (`DELETE http://evil.example/...` with that Origin).
- * No Host (HTTP/1.0): no origin of our own to match, so a request naming an Origin is refused.
+ * No Host (HTTP/1.0): no origin of our own to match, so a request naming an Origin is refused. Over HTTP the Host
+ * has passed the listener's allow-list by now (request-guard.ts): a page on a name rebound to this server's
+ * address, whose Origin would match its own Host, was refused 421 before it got here.
  */
 const ownOrigin = (c: AppContext): string | null => {
   const host = c.req.header('host')?.trim().toLowerCase();
