@@ -132,11 +132,28 @@ function decodeHtml(text: string): string {
 }
 
 /**
+ * Each key's redaction, built once: building one (the key's forms, sorted, and an expression of them) cost
+ * as much as redacting a record with it, for every upstream answer. The same few keys answer thousands of
+ * lookups; emptied when full, so it stays small whatever keys come (it holds nothing the sessions do not).
+ */
+const redactions = new Map<string, KeyRedaction>();
+
+function redactionOf(apiKey: string): KeyRedaction {
+  let r = redactions.get(apiKey);
+  if (r === undefined) {
+    if (redactions.size >= 1_000) redactions.clear();
+    r = keyRedaction(apiKey);
+    redactions.set(apiKey, r);
+  }
+  return r;
+}
+
+/**
  * An upstream body with the key cut out: parsed when it is JSON (redacted as parsed, so no JSON escape hides
  * the key), else as text.
  */
 export function redactBody(text: string, apiKey: string): { json: unknown } | { text: string } {
-  const redaction = keyRedaction(apiKey);
+  const redaction = redactionOf(apiKey);
   let json: unknown;
   try {
     json = JSON.parse(text);
