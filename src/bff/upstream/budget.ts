@@ -10,7 +10,8 @@ import type { Lane } from '../../contract/index.ts';
  * - Never send a request certain to be refused: a slot is reserved before sending; none is left, wait for the
  *   reset (plus a margin for clock differences).
  * - Until the upstream's first answer we know nothing: one request probes, the rest wait for its headers.
- * - Interactive work takes any slot at once. Review work is spread evenly over what is left of the window, and
+ * - Interactive work takes any slot at once. Review work is spread evenly over what is left of the window (less
+ *   its last second, as near as the reset is known), and
  *   leaves a small reserve for interactive requests until the window's last second, while they use it: with no
  *   interactive request for RESERVE_LEND_AFTER_MS the reserve is lent to review work too (a review alone gets
  *   the whole allowed rate), and the next interactive request, still taking the next slot free, takes it back.
@@ -127,7 +128,9 @@ export function reserve(s: BudgetState, lane: Lane, now: number): Decision {
       return { ok: false, retryAt: s.resetAt - RESERVE_RELEASE_MS, resetAt: s.resetAt };
     }
     if (now < s.nextReviewAt) return { ok: false, retryAt: s.nextReviewAt, resetAt: null };
-    s.nextReviewAt = now + Math.max(0, left) / usable;
+    // Spread over the window less its last second: the reset is known to a second (whole seconds in the
+    // headers), and slots still unused when the upstream refills are lost; in the last second, no spacing.
+    s.nextReviewAt = now + Math.max(0, left - RESERVE_RELEASE_MS) / usable;
   } else {
     s.interactiveAt = now;
   }

@@ -109,15 +109,15 @@ const CASES: [string, Step[]][] = [
     ],
   ],
   [
-    'review work is spread evenly over the window and leaves 2% of it to interactive requests',
+    'review work is spread evenly over the window less its last second, and leaves 2% of it to interactive requests',
     [
       r(0, ok()),
       o(0, answer(200, 100, 99, 10_000)),
       r(0, ok(), 'review'),
-      r(50, wait(10_000 / 97, null), 'review'),
+      r(50, wait(9_000 / 97, null), 'review'),
       r(50, ok()),
       r(104, ok(), 'review'),
-      r(105, wait(104 + 9896 / 95, null), 'review'),
+      r(105, wait(104 + 8896 / 95, null), 'review'),
       v(105, { limit: 100, remaining: 96, resetAt: 10_000, windowMs: 10_000 }),
     ],
   ],
@@ -128,14 +128,14 @@ const CASES: [string, Step[]][] = [
       o(0, answer(200, 100, 99, 20_000)),
       // 4,999 ms after the interactive request: 2 of the 99 held back, the rest spread over the window.
       r(4_999, ok(), 'review'),
-      r(5_000, wait(4_999 + 15_001 / 97, null), 'review'),
+      r(5_000, wait(4_999 + 14_001 / 97, null), 'review'),
       // 5 s on: all 98 left are the review's to spread.
       r(5_200, ok(), 'review'),
-      r(5_201, wait(5_200 + 14_800 / 98, null), 'review'),
+      r(5_201, wait(5_200 + 13_800 / 98, null), 'review'),
       r(5_300, ok()),
       // Held again after an interactive request: 2 of the 96 left.
       r(5_400, ok(), 'review'),
-      r(5_401, wait(5_400 + 14_600 / 94, null), 'review'),
+      r(5_401, wait(5_400 + 13_600 / 94, null), 'review'),
       v(5_401, { limit: 100, remaining: 95, resetAt: 20_000, windowMs: 20_000 }),
     ],
   ],

@@ -113,7 +113,7 @@ if lane == 'review' then
   local usable = s.remaining - held
   if usable <= 0 then return refuse(s.resetAt - RESERVE_RELEASE, s.resetAt) end
   if now < s.nextReviewAt then return refuse(s.nextReviewAt, nil) end
-  s.nextReviewAt = now + math.max(0, left) / usable
+  s.nextReviewAt = now + math.max(0, left - RESERVE_RELEASE) / usable
 end
 s.remaining = s.remaining - 1
 return grant()
