@@ -180,6 +180,7 @@ async function runCluster() {
     );
     printBanner(entry, ports, services);
     if (chaos) {
+      console.log(`Cluster up in ${(performance.now() / 1000).toFixed(1)} s.`);
       const host = entry.host === '0.0.0.0' ? '127.0.0.1' : entry.host;
       const ok = await runChaos(`http://${host}:${entry.port}`, services, {
         kill: (port) => children.get(port)?.kill('SIGKILL') ?? false,

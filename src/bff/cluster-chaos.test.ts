@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from './test-support/postgres-process.ts';
-import { freePort, hasRedisServer } from './test-support/redis-process.ts';
+import { hasRedisServer } from './test-support/redis-process.ts';
 
 /*
  * `npm run cluster -- --chaos` on 1,000 rows (scripts/cluster.ts): three replicas on PostgreSQL and Redis
@@ -27,8 +28,28 @@ interface ChaosFigures {
   failures: string[];
 }
 
+const isFree = (port: number) =>
+  new Promise<boolean>((answer) => {
+    const s = createServer();
+    s.once('error', () => answer(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => answer(true)));
+  });
+
+/**
+ * The entry point's port, with the replicas' three after it: all four free, below the range the kernel hands
+ * out to outgoing connections (where a port free now may be taken by the time a replica listens).
+ */
+async function fourFreePorts(): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 10_000);
+    let free = true;
+    for (let i = 0; i < 4 && free; i++) free = await isFree(base + i);
+    if (free) return base;
+  }
+}
+
 async function runChaos(): Promise<{ figures: ChaosFigures; output: string }> {
-  const port = await freePort();
+  const port = await fourFreePorts();
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster.ts', '--chaos'], {
     env: {
       ...process.env,
