@@ -1,10 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiErrorBody } from '../contract/index.ts';
 import { readBffConfig } from './env.ts';
 import type { RequestGuardOptions } from './middleware/request-guard.ts';
-import { listen, SERVER_LIMITS, type ServerLimits } from './server.ts';
+import { listen, SERVER_LIMITS, type ServerLimits, startBff } from './server.ts';
 
 /*
  * What the listener refuses before any route runs (middleware/request-guard.ts), over real sockets: a Host
@@ -216,4 +219,33 @@ describe('ALLOWED_HOSTS', () => {
       readBffConfig({ ALLOWED_HOSTS: 'https://proplens.example.com, a.example:443, ok.example, *' }),
     ).toThrow(/ALLOWED_HOSTS: .*"https:\/\/proplens.example.com", "a.example:443", "\*"/);
   });
+});
+
+describe('the production server (startBff)', () => {
+  it('serves the ALLOWED_HOSTS names and refuses others, on the app port; the metrics port serves any', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'proplens-guard-'));
+    const bff = await startBff(
+      readBffConfig({
+        PORT: '0',
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DIST_DIR: '',
+        DATABASE_DIR: dir,
+        PROPERTY_API_URL: 'http://127.0.0.1:9',
+        ALLOWED_HOSTS: 'proplens.example.com',
+      }),
+      { upstreamUrl: 'http://127.0.0.1:9', auth: { kind: 'bearer' }, demoKeys: null, salesContact: null },
+    );
+    try {
+      const port = Number(new URL(bff.url).port);
+      expect((await ask(port, '/healthz', ['Host: proplens.example.com'])).status).toBe(200);
+      expect((await ask(port, '/healthz', ['Host: rebound.example.net'])).status).toBe(421);
+      expect((await ask(port, '/api/activity?q=a&q=b')).status).toBe(400);
+      const metrics = Number(new URL(bff.metricsUrl ?? '').port);
+      expect((await ask(metrics, '/metrics', ['Host: scraper-network-name:9464'])).status).toBe(200);
+    } finally {
+      await bff.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
