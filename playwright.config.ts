@@ -98,8 +98,9 @@ export default defineConfig({
       timeout: 120_000,
       use: { baseURL: `http://127.0.0.1:${PACED_PORT}` },
     },
-    // Every other review journey (results, export, fixing rows): what a review shows, not how fast it may
-    // go, so its server's limit is as generous as the journeys' and a review is done in a moment.
+    // Every other review journey (results, export, fixing rows, the 5,000-row review of review-large, written
+    // straight into the server's database): what a review shows, not how fast it may go, so its server's limit
+    // is as generous as the journeys' and a review is done in a moment.
     {
       name: 'review',
       testMatch: /review/,
