@@ -1,10 +1,11 @@
 import { newAuditRef, newSessionId, type Session, type SessionLimits, type SessionStore } from './types.ts';
 
 export class MemorySessionStore implements SessionStore {
-  /** In last-use order (get() moves a session to the end): the first is the one idle longest. */
+  /** Maps in last-use order (a use moves a session to the end): the first is the one idle longest. */
   readonly #sessions = new Map<string, Session>();
-  /** Sessions held per account, for choosing whose goes over the cap (SessionStore.create). */
-  readonly #perAccount = new Map<string, number>();
+  /** The same sessions by account, and by account and client address, for choosing whose goes over the cap. */
+  readonly #byAccount = new Map<string, Map<string, Session>>();
+  readonly #byClient = new Map<string, Map<string, Session>>();
 
   constructor(
     private readonly limits: SessionLimits,
@@ -14,8 +15,7 @@ export class MemorySessionStore implements SessionStore {
   async create(data: Omit<Session, 'createdAt' | 'lastSeenAt'>): Promise<string> {
     const id = newSessionId();
     const now = this.now();
-    this.#sessions.set(id, { auditRef: newAuditRef(), ...data, createdAt: now, lastSeenAt: now });
-    this.#perAccount.set(data.accountId, (this.#perAccount.get(data.accountId) ?? 0) + 1);
+    this.#use(id, { auditRef: newAuditRef(), ...data, createdAt: now, lastSeenAt: now });
     while (this.#sessions.size > this.limits.maxSessions) this.#remove(this.#victim(id, data));
     return id;
   }
@@ -25,26 +25,45 @@ export class MemorySessionStore implements SessionStore {
     const [oldestId, oldest] = this.#sessions.entries().next().value as [string, Session];
     if (oldestId !== newId && !this.#live(oldest)) return oldestId;
     let top = made.accountId;
-    let most = this.#perAccount.get(top) ?? 0;
-    for (const [account, n] of this.#perAccount) {
-      if (n > most) [top, most] = [account, n];
+    let most = this.#byAccount.get(top)?.size ?? 0;
+    for (const [account, sessions] of this.#byAccount) {
+      if (sessions.size > most) [top, most] = [account, sessions.size];
     }
-    let fallback: string | undefined;
-    for (const [id, s] of this.#sessions) {
-      if (id === newId || s.accountId !== top) continue;
-      if (top !== made.accountId || made.client === undefined || s.client === made.client) return id;
-      fallback ??= id;
+    const oldestOf = (sessions: Map<string, Session> | undefined) => {
+      for (const id of sessions?.keys() ?? []) if (id !== newId) return id;
+      return undefined;
+    };
+    const own = top === made.accountId ? oldestOf(this.#byClient.get(clientKey(made))) : undefined;
+    return own ?? oldestOf(this.#byAccount.get(top)) ?? oldestId;
+  }
+
+  /** Puts a session last (most recently used) in every map. */
+  #use(id: string, s: Session) {
+    for (const [map, key] of [
+      [this.#byAccount, s.accountId],
+      [this.#byClient, clientKey(s)],
+    ] as const) {
+      const sessions = map.get(key) ?? new Map<string, Session>();
+      map.set(key, sessions);
+      sessions.delete(id);
+      sessions.set(id, s);
     }
-    return fallback ?? oldestId;
+    this.#sessions.delete(id);
+    this.#sessions.set(id, s);
   }
 
   #remove(id: string) {
     const s = this.#sessions.get(id);
     if (!s) return;
     this.#sessions.delete(id);
-    const n = (this.#perAccount.get(s.accountId) ?? 1) - 1;
-    if (n > 0) this.#perAccount.set(s.accountId, n);
-    else this.#perAccount.delete(s.accountId);
+    for (const [map, key] of [
+      [this.#byAccount, s.accountId],
+      [this.#byClient, clientKey(s)],
+    ] as const) {
+      const sessions = map.get(key);
+      sessions?.delete(id);
+      if (sessions?.size === 0) map.delete(key);
+    }
   }
 
   async get(id: string): Promise<Session | undefined> {
@@ -55,8 +74,7 @@ export class MemorySessionStore implements SessionStore {
       return undefined;
     }
     s.lastSeenAt = this.now();
-    this.#sessions.delete(id);
-    this.#sessions.set(id, s);
+    this.#use(id, s);
     return s;
   }
 
@@ -75,7 +93,7 @@ export class MemorySessionStore implements SessionStore {
 
   async sessionFor(accountId: string): Promise<{ session: Session; ref: string } | undefined> {
     // Map order is last-use order: the newest use is last.
-    const ids = [...this.#sessions].filter(([, s]) => s.accountId === accountId).map(([id]) => id);
+    const ids = [...(this.#byAccount.get(accountId)?.keys() ?? [])];
     for (const id of ids.reverse()) {
       const session = await this.get(id);
       if (session) return { session, ref: id };
@@ -99,3 +117,5 @@ export class MemorySessionStore implements SessionStore {
     return live;
   }
 }
+
+const clientKey = (s: Pick<Session, 'accountId' | 'client'>) => `${s.accountId}\n${s.client ?? ''}`;
