@@ -65,7 +65,10 @@ async function main() {
   );
   console.log(`  node ${process.version}, ${cpus().length} cores\n`);
   try {
-    buildDataset(ctx);
+    // The dataset (built once, shared) only for the sections that start a reference or query it: the audit,
+    // export and leasing sections write their own databases and the bundle reads dist/.
+    const usesDataset = SECTIONS.filter((x) => !['audit', 'export', 'leasing', 'bundle'].includes(x));
+    if (usesDataset.some(wants)) buildDataset(ctx);
     if (wants('reference')) benchReference(ctx);
     if (wants('accuracy')) benchAccuracy(ctx);
     if (wants('proxies')) await benchProxies(ctx);
