@@ -38,22 +38,22 @@ const server = (port: number, env: Record<string, string>) => ({
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
-  // Two at a time, never two of one project (each project says `workers: 1`). The journeys keep one worker busy;
-  // the other takes the rest, which waits on rate windows and review pacing, so that waiting overlaps the
-  // journeys instead of following them. Tests that run side by side use different servers, or (review and
-  // sign-in) check nothing the other leaves on an account: a search's History, the audit trail, a spent rate
-  // window stay with their server. Two workers once made the rate-limit journey fail in two of three CI runs
-  // (it raced a 4 s hold and a 20 s window, then spent its window by typing, too slowly on a loaded machine); it
-  // now spends the window through the API and aims at moments seconds wide. Measured on this 2-core machine
-  // shared with other work (load 10-11): three runs in a row green in 7.4, 5.6 and 5.5 min (39 tests), where
-  // one worker under load 10-14 ran 28 of 38 tests in the 15 minutes CI allows. Under load 17-21 the paced
-  // review journeys timed out at 120 s (axe on a running review took 24 s even at load 13).
-  workers: 2,
+  // Four at a time, never two of one project (each project says `workers: 1`): the journeys, the paced reviews
+  // (waiting on review pacing), the rate-limit journeys (waiting out rate windows) and the review/sign-in journeys
+  // each on a worker of their own, so the waiting overlaps the work instead of following it. The waiting projects
+  // use little CPU; the journeys and the review project share the two cores. Tests that run side by side use
+  // different servers, or (review and sign-in) check nothing the other leaves on an account: a search's History,
+  // the audit trail, a spent rate window stay with their server. On two workers the waiting projects ran one after
+  // another behind the review journeys (rate-limit 81 s + paced 185 s + review 162 s + sign-in 63 s on one worker:
+  // the run's critical path, 351 s of CI's 778 s). Two workers once made the rate-limit journey fail in two of
+  // three CI runs (it raced a 4 s hold and a 20 s window, then spent its window by typing); it now spends the
+  // window through the API and aims at moments seconds wide.
+  workers: 4,
   retries: 0,
   forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
-  // Two workers share two cores: a test takes up to a third longer than alone, and 90 s leaves a loaded
-  // machine room (the slowest journeys take 20-40 s).
+  // Four workers share two cores: a test takes longer than alone, and 90 s leaves a loaded machine room (the
+  // slowest journeys take 20-40 s).
   timeout: 90_000,
   // A whole run takes four to six minutes on two shared cores; under CI a hang fails in 15 with a report, not at
   // CI's own limit.
@@ -80,16 +80,8 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: 'journeys', testIgnore: /rate-limit|review|sign-in/, workers: 1 },
-    // Its own server with a tiny rate limit, so the limit is hit on purpose and nowhere else.
-    {
-      name: 'rate-limit',
-      testMatch: /rate-limit/,
-      workers: 1,
-      use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` },
-    },
     // Review journeys tagged @paced, against a low limit (15 per 10 s): reviews longer than a window, so the
-    // BFF really paces them and rows really wait. First of the two, so its waiting starts early.
+    // BFF really paces them and rows really wait. The longest project, first, so its waiting starts at once.
     {
       name: 'review-paced',
       testMatch: /review/,
@@ -97,6 +89,14 @@ export default defineConfig({
       workers: 1,
       timeout: 120_000,
       use: { baseURL: `http://127.0.0.1:${PACED_PORT}` },
+    },
+    { name: 'journeys', testIgnore: /rate-limit|review|sign-in/, workers: 1 },
+    // Its own server with a tiny rate limit, so the limit is hit on purpose and nowhere else.
+    {
+      name: 'rate-limit',
+      testMatch: /rate-limit/,
+      workers: 1,
+      use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` },
     },
     // Every other review journey (results, export, fixing rows, the 5,000-row review of review-large, written
     // straight into the server's database): what a review shows, not how fast it may go, so its server's limit
@@ -110,8 +110,7 @@ export default defineConfig({
       use: { baseURL: `http://127.0.0.1:${SECOND_PORT}` },
     },
     // The key screen, sign-in and sign-out, cold loads: journeys that look at no account-wide state (no
-    // History, no Activity, no reviews), on the second server, so the other worker takes them and the
-    // journeys' worker finishes sooner.
+    // History, no Activity, no reviews), on the second server beside the review journeys.
     {
       name: 'sign-in',
       testMatch: /sign-in/,
