@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { RedisConnection } from '../stores/redis-connection.ts';
 import { freePort, hasRedisServer, spawnRedisServer } from './redis-process.ts';
 
 /*
@@ -58,4 +60,35 @@ export class RedisServer {
       child.kill('SIGKILL');
     });
   }
+}
+
+/**
+ * One redis-server and one connection to it for the test file (call inside its `describe`): started before its
+ * tests, emptied before each, stopped after them. Read `.redis` (and `.server`) inside tests and hooks only.
+ */
+export function useTestRedis(): { readonly redis: RedisConnection; readonly server: RedisServer } {
+  let server: RedisServer | undefined;
+  let redis: RedisConnection | undefined;
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    redis = new RedisConnection({ url: server.url });
+    await redis.waitUntilReady();
+  });
+  afterAll(async () => {
+    await redis?.close();
+    await server?.stop();
+  });
+  beforeEach(async () => {
+    await redis?.client.flushall();
+  });
+  return {
+    get redis() {
+      if (!redis) throw new Error('useTestRedis: read .redis inside a test or a hook');
+      return redis;
+    },
+    get server() {
+      if (!server) throw new Error('useTestRedis: read .server inside a test or a hook');
+      return server;
+    },
+  };
 }

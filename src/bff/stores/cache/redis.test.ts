@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RedisServer, redisServerAvailable } from '../../test-support/test-redis.ts';
+import { describe, expect, it } from 'vitest';
+import { redisServerAvailable, useTestRedis } from '../../test-support/test-redis.ts';
 import { RedisConnection } from '../redis-connection.ts';
 import { deriveSecrets, RedisKeys } from '../redis-keys.ts';
 import { RedisCache } from './redis.ts';
@@ -11,29 +11,15 @@ const value = (n: number) => ({ n, text: 'x'.repeat(120) });
 const SIZE = JSON.stringify(value(1)).length + 'k1'.length + 64;
 
 describe.skipIf(!redisServerAvailable())('RedisCache', () => {
-  let server: RedisServer;
-  let redis: RedisConnection;
+  const local = useTestRedis();
   const make = (limits: Partial<CacheLimits> = {}, now: { t: number } = { t: 1000 }) =>
     new RedisCache<{ n: number; text: string }>(
-      redis,
+      local.redis,
       keys,
       { ttlMs: 60_000, maxBytes: 100_000, maxEntries: 1000, accountShare: 1, ...limits },
       undefined,
       () => now.t,
     );
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    redis = new RedisConnection({ url: server.url });
-    await redis.waitUntilReady();
-  });
-  afterAll(async () => {
-    await redis?.close();
-    await server?.stop();
-  });
-  beforeEach(async () => {
-    await redis.client.flushall();
-  });
 
   it('is one cache for every replica, per account, with the TTL as Redis expiry', async () => {
     const a = make();
@@ -41,8 +27,8 @@ describe.skipIf(!redisServerAvailable())('RedisCache', () => {
     await a.set('account-1', 'k1', value(1));
     expect(await b.get('account-1', 'k1')).toEqual(value(1));
     expect(await b.get('account-2', 'k1')).toBeUndefined();
-    const [entry] = await redis.client.keys('proplens:v1:cache:e:*');
-    const ttl = await redis.client.pttl(entry as string);
+    const [entry] = await local.redis.client.keys('proplens:v1:cache:e:*');
+    const ttl = await local.redis.client.pttl(entry as string);
     expect(ttl).toBeGreaterThan(55_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
@@ -74,13 +60,13 @@ describe.skipIf(!redisServerAvailable())('RedisCache', () => {
     expect(await byBytes.get('account-4', 'k1')).toEqual(value(4));
     expect(await byBytes.bytes()).toBe(SIZE * 3);
 
-    await redis.client.flushall();
+    await local.redis.client.flushall();
     const byEntries = make({ maxEntries: 2 }, now);
     for (let i = 1; i <= 3; i++) {
       now.t += 1;
       await byEntries.set('account', `k${i}`, value(i));
     }
-    expect(await redis.client.keys('proplens:v1:cache:e:*')).toHaveLength(2);
+    expect(await local.redis.client.keys('proplens:v1:cache:e:*')).toHaveLength(2);
     expect(await byEntries.get('account', 'k1')).toBeUndefined();
   });
 
@@ -102,14 +88,14 @@ describe.skipIf(!redisServerAvailable())('RedisCache', () => {
     now.t += 60_001;
     await cache.set('a', 'k2', value(2));
     expect(await cache.bytes('a')).toBe(SIZE);
-    expect(await redis.client.zcard('proplens:v1:cache:order')).toBe(1);
+    expect(await local.redis.client.zcard('proplens:v1:cache:order')).toBe(1);
   });
 
   it('stores nothing when turned off (CACHE_TTL_S=0)', async () => {
     const cache = make({ ttlMs: 0 });
     await cache.set('a', 'k1', value(1));
     expect(await cache.get('a', 'k1')).toBeUndefined();
-    expect(await redis.client.dbsize()).toBe(0);
+    expect(await local.redis.client.dbsize()).toBe(0);
   });
 
   it('names entries by hashes, never the account key hash or the address', async () => {
@@ -117,7 +103,7 @@ describe.skipIf(!redisServerAvailable())('RedisCache', () => {
     await cache.set('f00dfeed'.repeat(8), 'resolve:1100 congress ave austin tx', value(1));
     // Stored (a positive control: with nothing stored, the checks below would pass vacuously).
     expect(await cache.get('f00dfeed'.repeat(8), 'resolve:1100 congress ave austin tx')).toEqual(value(1));
-    const names = await redis.client.keys('*');
+    const names = await local.redis.client.keys('*');
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) {
       expect(name.startsWith('proplens:v1:cache:')).toBe(true);

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RedisServer, redisServerAvailable } from '../../test-support/test-redis.ts';
-import { RedisConnection } from '../redis-connection.ts';
+import { describe, expect, it } from 'vitest';
+import { redisServerAvailable, useTestRedis } from '../../test-support/test-redis.ts';
 import { deriveSecrets, RedisKeys } from '../redis-keys.ts';
 import { MemorySessionStore } from './memory.ts';
 import { RedisSessionStore } from './redis.ts';
@@ -108,22 +107,9 @@ suite('MemorySessionStore eviction', () => (now, overrides) =>
   new MemorySessionStore({ ...limits, ...overrides }, () => now.t));
 
 describe.skipIf(!redisServerAvailable())('RedisSessionStore eviction', () => {
-  let server: RedisServer;
-  let redis: RedisConnection;
+  const local = useTestRedis();
   const secrets = deriveSecrets('a-session-secret-of-at-least-32-characters');
   const keys = new RedisKeys(secrets.namesKey);
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    redis = new RedisConnection({ url: server.url });
-    await redis.waitUntilReady();
-  });
-  afterAll(async () => {
-    await redis?.close();
-    await server?.stop();
-  });
-  beforeEach(async () => {
-    await redis.client.flushall();
-  });
   suite('on a real redis-server', () => (now, overrides) =>
-    new RedisSessionStore(redis, keys, secrets.sessionKey, { ...limits, ...overrides }, () => now.t));
+    new RedisSessionStore(local.redis, keys, secrets.sessionKey, { ...limits, ...overrides }, () => now.t));
 });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RedisServer, redisServerAvailable } from '../../test-support/test-redis.ts';
+import { describe, expect, it } from 'vitest';
+import { redisServerAvailable, useTestRedis } from '../../test-support/test-redis.ts';
 import { RedisConnection } from '../redis-connection.ts';
 import { deriveSecrets, RedisKeys } from '../redis-keys.ts';
 import { RedisSessionStore } from './redis.ts';
@@ -10,29 +10,15 @@ const account = { name: 'Harbor & Vale Realty', plan: 'professional' as const };
 const limits = { idleMs: 30 * 60_000, absoluteMs: 12 * 3_600_000, maxSessions: 100 };
 
 describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
-  let server: RedisServer;
-  let redis: RedisConnection;
+  const local = useTestRedis();
   const secrets = deriveSecrets(SECRET);
   const keys = new RedisKeys(secrets.namesKey);
   const make = (
     now: { t: number },
     overrides: Partial<typeof limits> = {},
     sessionKey = secrets.sessionKey,
-  ) => new RedisSessionStore(redis, keys, sessionKey, { ...limits, ...overrides }, () => now.t);
+  ) => new RedisSessionStore(local.redis, keys, sessionKey, { ...limits, ...overrides }, () => now.t);
   const session = { apiKey: API_KEY, keyHash: 'c0ffee'.repeat(10), account, accountId: 'acct-coffee' };
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    redis = new RedisConnection({ url: server.url });
-    await redis.waitUntilReady();
-  });
-  afterAll(async () => {
-    await redis?.close();
-    await server?.stop();
-  });
-  beforeEach(async () => {
-    await redis.client.flushall();
-  });
 
   it('lends any replica a live session of an account by a handle that is not the cookie', async () => {
     const now = { t: 1_000_000 };
@@ -84,7 +70,7 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
 
   it('holds nothing readable as the key, the session id or the account', async () => {
     const id = await make({ t: 0 }).create(session);
-    const names = await redis.client.keys('*');
+    const names = await local.redis.client.keys('*');
     expect(names.sort()).toEqual(
       [
         keys.session(id),
@@ -99,13 +85,13 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     );
     const dump = [
       ...names,
-      (await redis.client.get(keys.session(id))) ?? '',
-      ...(await redis.client.zrange(keys.sessionIndex(), '0', '-1')),
-      ...(await redis.client.zrange(keys.accountSessions(session.accountId), '0', '-1')),
+      (await local.redis.client.get(keys.session(id))) ?? '',
+      ...(await local.redis.client.zrange(keys.sessionIndex(), '0', '-1')),
+      ...(await local.redis.client.zrange(keys.accountSessions(session.accountId), '0', '-1')),
       // The account's id is itself one-way (accountIdFor), never the service's account name.
-      ...(await redis.client.zrange(keys.liveAccounts(), '0', '-1')),
-      ...Object.entries(await redis.client.hgetall('proplens:v1:session-owners')).flat(),
-      ...(await redis.client.zrange('proplens:v1:session-counts', '0', '-1')),
+      ...(await local.redis.client.zrange(keys.liveAccounts(), '0', '-1')),
+      ...Object.entries(await local.redis.client.hgetall('proplens:v1:session-owners')).flat(),
+      ...(await local.redis.client.zrange('proplens:v1:session-counts', '0', '-1')),
     ].join('\n');
     for (const secret of [
       API_KEY,
@@ -123,11 +109,11 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     const now = { t: 0 };
     const store = make(now);
     const id = await store.create(session);
-    const ttl = () => redis.client.pttl(keys.session(id));
+    const ttl = () => local.redis.client.pttl(keys.session(id));
     expect(await ttl()).toBeGreaterThan(limits.idleMs - 5000);
     expect(await ttl()).toBeLessThanOrEqual(limits.idleMs);
     // As if 29 minutes had passed unused: Redis would end it in a minute.
-    await redis.client.pexpire(keys.session(id), 60_000);
+    await local.redis.client.pexpire(keys.session(id), 60_000);
     now.t = 29 * 60_000;
     expect(await store.get(id)).toBeDefined();
     expect(await ttl()).toBeGreaterThan(limits.idleMs - 5000);
@@ -140,12 +126,12 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     now.t = limits.absoluteMs - 10 * 60_000;
     expect(await store.get(id)).toBeDefined();
     // Ten minutes left: the expiry is cut to those, not a full idle timeout.
-    const ttl = await redis.client.pttl(keys.session(id));
+    const ttl = await local.redis.client.pttl(keys.session(id));
     expect(ttl).toBeLessThanOrEqual(10 * 60_000);
     expect(ttl).toBeGreaterThan(10 * 60_000 - 5000);
     now.t = limits.absoluteMs + 1;
     expect(await store.get(id)).toBeUndefined();
-    expect(await redis.client.exists(keys.session(id))).toBe(0);
+    expect(await local.redis.client.exists(keys.session(id))).toBe(0);
   });
 
   it('caps the number of sessions, dropping the one idle longest', async () => {
@@ -161,7 +147,7 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     expect(await store.get(b)).toBeUndefined();
     expect((await store.get(a))?.apiKey).toBe('a');
     expect((await store.get(c))?.apiKey).toBe('c');
-    expect(await redis.client.zcard(keys.sessionIndex())).toBe(2);
+    expect(await local.redis.client.zcard(keys.sessionIndex())).toBe(2);
   });
 
   it('opens nothing sealed under another SESSION_SECRET, altered, or moved to another session’s name', async () => {
@@ -173,15 +159,15 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     const store = make(now);
     const victim = await store.create(session);
     const attacker = await store.create({ ...session, apiKey: 'pi_attacker' });
-    const sealed = (await redis.client.get(keys.session(victim))) as string;
-    await redis.client.set(keys.session(attacker), sealed);
+    const sealed = (await local.redis.client.get(keys.session(victim))) as string;
+    await local.redis.client.set(keys.session(attacker), sealed);
     expect(await store.get(attacker)).toBeUndefined();
 
     const parts = sealed.split('.');
     const body = Buffer.from(parts[3] as string, 'base64url');
     body[0] = (body[0] as number) ^ 1;
     parts[3] = body.toString('base64url');
-    await redis.client.set(keys.session(victim), parts.join('.'));
+    await local.redis.client.set(keys.session(victim), parts.join('.'));
     expect(await store.get(victim)).toBeUndefined();
   });
 
@@ -189,7 +175,7 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     const store = make({ t: 0 });
     expect(await store.get('nope')).toBeUndefined();
     expect(await store.get('x'.repeat(10_000))).toBeUndefined();
-    expect(await redis.client.dbsize()).toBe(0);
+    expect(await local.redis.client.dbsize()).toBe(0);
   });
 
   it('answers 503 store_unavailable at once, and says it is not ready, while Redis is away', async () => {
