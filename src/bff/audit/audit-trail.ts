@@ -1,6 +1,7 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
-import { SqlAuditStore } from '../stores/audit/audit-store.ts';
+import { FOLLOW_BATCH, SqlAuditStore } from '../stores/audit/audit-store.ts';
 import { Audit } from './audit.ts';
 import { AuditWriter } from './writer.ts';
 
@@ -13,6 +14,8 @@ export interface AuditTrail {
   stop(): Promise<void>;
   /** Removes entries past the retention now (also run hourly); returns how many went. */
   sweep(): Promise<number>;
+  /** Brings the text filter's index up to the trail now (also run every second); returns how many it passed. */
+  follow(): Promise<number>;
 }
 
 export interface AuditTrailOptions {
@@ -21,6 +24,8 @@ export interface AuditTrailOptions {
   /** AUDIT_RETENTION_DAYS: entries older are removed; 0 keeps them forever. */
   retentionDays: number;
   now?: () => number;
+  /** How often the text filter's index catches up with the trail (ms). */
+  followMs?: number;
 }
 
 const HOUR = 3_600_000;
@@ -34,6 +39,26 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
     now,
   });
   let timer: ReturnType<typeof setInterval> | null = null;
+  let follower: ReturnType<typeof setInterval> | null = null;
+  // The index follows the trail off the answers' path: every second, passes of FOLLOW_BATCH entries until it has
+  // caught up, the event loop let go between passes. One catch-up at a time.
+  let following: Promise<number> | null = null;
+  const follow = () => {
+    following ??= (async () => {
+      let passed = 0;
+      try {
+        for (;;) {
+          const n = await store.follow();
+          passed += n;
+          if (n < FOLLOW_BATCH) return passed;
+          await setImmediate();
+        }
+      } finally {
+        following = null;
+      }
+    })();
+    return following;
+  };
   const sweep = async () => {
     if (options.retentionDays <= 0) return 0;
     const removed = await store.deleteOlderThan(now() - options.retentionDays * 24 * HOUR);
@@ -45,13 +70,28 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
     writer,
     store,
     sweep,
+    follow,
     start() {
       timer ??= setInterval(() => void sweep().catch(() => {}), HOUR);
       timer.unref?.();
+      follower ??= setInterval(
+        () =>
+          void follow().catch((err: Error) =>
+            options.logger.warn(
+              { err: { message: err.message } },
+              'audit search index not brought up to date',
+            ),
+          ),
+        options.followMs ?? 1_000,
+      );
+      follower.unref?.();
     },
     async stop() {
       if (timer) clearInterval(timer);
-      timer = null;
+      if (follower) clearInterval(follower);
+      timer = follower = null;
+      // A pass under way ends (its transaction commits); what is left waits for the next start.
+      await following?.catch(() => {});
       await writer.stop();
     },
   };

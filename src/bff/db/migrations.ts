@@ -227,13 +227,16 @@ const leasing: Migration = {
 /**
  * The Activity text filter without reading the trail (issue 26): a trigram index of the two columns it searches,
  * the address asked (`query`) and the property id, so "contains this text" is an index lookup of the text's
- * trigrams, found or not, at any size of trail. Case-insensitive as the filter is. Existing entries are indexed
- * here; entries appended later (whatever writes them: the writer's prepared statement, Kysely, a backfill) by a
- * trigger, and removed with them by retention.
+ * trigrams, found or not, at any size of trail. Case-insensitive as the filter is.
  * - SQLite: a contentless FTS5 table (the text is already in audit_entries; contentless_delete lets retention
  *   remove a row by id) with the `trigram` tokenizer, its rowid the entry's id. Read newest first by rowid, so a
- *   text on every entry stops after the page, and a text on none reads nothing.
- * - PostgreSQL: pg_trgm GIN indexes on the lowered columns, which serve the filter's `lower(x) like '%…%'`.
+ *   text on every entry stops after the page, and a text on none reads nothing. It follows the trail rather than
+ *   being written with each entry: a trigger on insert tripled the cost of the commit every lookup's answer waits
+ *   for (ADR 011), so the trail's follower (SqlAuditStore.follow) indexes new entries in batches, and
+ *   `audit_search_indexed` holds the last id it indexed; the filter reads entries above it without the index.
+ *   Existing entries are indexed here; retention's deletes leave the index by a trigger (rare, and in batches).
+ * - PostgreSQL: pg_trgm GIN indexes on the lowered columns, which serve the filter's `lower(x) like '%…%'`
+ *   (GIN's fastupdate, the default, keeps an append's share small: a pending list merged in bulk).
  * Trigrams cannot serve a text of one or two characters: the store reads the trail newest first for those.
  */
 const activitySearch = (postgres: boolean): Migration => ({
@@ -250,11 +253,9 @@ const activitySearch = (postgres: boolean): Migration => ({
     await sql`insert into audit_search (rowid, query, property_id)
       select id, query, property_id from audit_entries
       where query is not null or property_id is not null`.execute(db);
-    await sql`create trigger audit_search_append after insert on audit_entries
-      when new.query is not null or new.property_id is not null
-      begin
-        insert into audit_search (rowid, query, property_id) values (new.id, new.query, new.property_id);
-      end`.execute(db);
+    await sql`create table audit_search_indexed (last_id integer not null)`.execute(db);
+    await sql`insert into audit_search_indexed (last_id)
+      select coalesce(max(id), 0) from audit_entries`.execute(db);
     await sql`create trigger audit_search_remove after delete on audit_entries
       when old.query is not null or old.property_id is not null
       begin

@@ -5,6 +5,9 @@ import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
+/** Entries the follower indexes in one transaction (see bench 'audit' for how long one holds the connection). */
+export const FOLLOW_BATCH = 1_000;
+
 /** One entry as the BFF records it (the database gives it its id). */
 export type NewAuditEntry = Omit<AuditEntriesTable, 'id'>;
 
@@ -50,18 +53,50 @@ export class SqlAuditStore {
         .execute();
   }
 
-  /** Entries older than `before` (an id), newest first. */
+  /**
+   * Entries older than `before` (an id), newest first. On SQLite a text of three characters or more is read from
+   * the trigram index (migration 0006) for the entries it holds and without it for the few appended since the
+   * follower's last pass, so an entry is found by its text the moment its lookup is answered.
+   */
   async page(
     accountId: string,
     filters: ActivityFilters,
     before: number | null,
     limit: number,
   ): Promise<AuditEntry[]> {
+    if (this.#postgres || [...(filters.text ?? '')].length < 3)
+      return this.#read(accountId, filters, { before, limit, indexed: false });
+    // The tail above the mark first (its ids are all newer), then the index below it. A mark read a moment before
+    // the follower moves it only sends more entries through the tail's scan.
+    const mark = await this.#indexedTo();
+    const tail =
+      before === null || before > mark + 1
+        ? await this.#read(accountId, filters, { before, limit, indexed: false, above: mark })
+        : [];
+    if (tail.length === limit) return tail;
+    const below = before === null ? mark + 1 : Math.min(before, mark + 1);
+    const head = await this.#read(accountId, filters, {
+      before: below,
+      limit: limit - tail.length,
+      indexed: true,
+    });
+    return [...tail, ...head];
+  }
+
+  async #read(
+    accountId: string,
+    filters: ActivityFilters,
+    {
+      before,
+      limit,
+      indexed,
+      above,
+    }: { before: number | null; limit: number; indexed: boolean; above?: number },
+  ): Promise<AuditEntry[]> {
     const text = filters.text ?? '';
-    // SQLite, a text of three characters or more: the trigram index (migration 0006) gives the ids of the entries
-    // holding it, newest first, and each is read by its id until the page is full, so a text on every entry reads
-    // a page and a text on none reads nothing. A phrase of trigrams is a case-insensitive substring.
-    const indexed = !this.#postgres && [...text].length >= 3;
+    // The trigram index gives the ids of the entries holding the text, newest first, and each is read by its id
+    // until the page is full, so a text on every entry reads a page and a text on none reads nothing. A phrase of
+    // trigrams is a case-insensitive substring.
     let q = indexed
       ? this.db
           .selectFrom(sql<{ rowid: number }>`audit_search`.as('s'))
@@ -69,27 +104,54 @@ export class SqlAuditStore {
           .selectAll('audit_entries')
           .where(sql<boolean>`audit_search match ${`"${text.replaceAll('"', '""')}"`}`)
       : this.db.selectFrom('audit_entries').selectAll('audit_entries');
+    const id = indexed ? sql.ref('s.rowid') : sql.ref('id');
     q = q.where('account_id', '=', accountId);
-    if (before !== null) q = q.where(indexed ? sql.ref('s.rowid') : sql.ref('id'), '<', before);
+    if (before !== null) q = q.where(id, '<', before);
+    if (above !== undefined) q = q.where(id, '>', above);
     if (filters.from !== undefined) q = q.where('at', '>=', filters.from);
     if (filters.to !== undefined) q = q.where('at', '<', filters.to);
     if (filters.outcome) q = q.where('outcome', '=', filters.outcome);
     if (filters.keyFingerprint) q = q.where('key_fingerprint', '=', filters.keyFingerprint);
     if (filters.propertyId) q = q.where('property_id', '=', filters.propertyId);
     if (text && !indexed) {
-      // PostgreSQL (its pg_trgm indexes serve this very expression), and SQLite for one or two characters, which
-      // trigrams cannot hold: read newest first until the page is full. `_`, `%` and `\` as typed: escaped, with
-      // the escape named, for SQLite's LIKE has no default one.
+      // PostgreSQL (its pg_trgm indexes serve this very expression); on SQLite one or two characters, which
+      // trigrams cannot hold, and the entries the index does not hold yet: read newest first until the page is
+      // full. `_`, `%` and `\` as typed: escaped, with the escape named, for SQLite's LIKE has no default one.
       const like = `%${text.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
       const matches = (column: 'query' | 'property_id') =>
         sql<boolean>`lower(${sql.ref(column)}) like ${like} escape '\\'`;
       q = q.where(({ or }) => or([matches('query'), matches('property_id')]));
     }
-    const rows = await q
-      .orderBy(indexed ? sql.ref('s.rowid') : sql.ref('id'), 'desc')
-      .limit(limit)
-      .execute();
+    const rows = await q.orderBy(id, 'desc').limit(limit).execute();
     return rows.map(toEntry);
+  }
+
+  /** SQLite: the last id the trigram index holds (every entry at or below it is indexed, or had no text). */
+  async #indexedTo(): Promise<number> {
+    return lastIndexed(this.db);
+  }
+
+  /**
+   * The trigram index's follower (SQLite; PostgreSQL keeps its own indexes): indexes up to `max` entries appended
+   * since the last pass and moves the mark past them, in one short transaction, so the answers' commits never
+   * pay for the index and a pass holds the connection for a bounded time. Returns how many entries it passed
+   * over (fewer than `max`: caught up). A pass interrupted by a stop or a crash is rolled back whole: the next
+   * one, in this process or the next, starts from the same mark.
+   */
+  async follow(max = FOLLOW_BATCH): Promise<number> {
+    if (this.#postgres) return 0;
+    return this.db.transaction().execute(async (trx) => {
+      const from = await lastIndexed(trx);
+      const { rows } = await sql<{ upto: number | null; n: number }>`select max(id) as upto, count(*) as n
+        from (select id from audit_entries where id > ${from} order by id limit ${max})`.execute(trx);
+      const { upto, n } = rows[0] ?? { upto: null, n: 0 };
+      if (upto === null || n === 0) return 0;
+      await sql`insert into audit_search (rowid, query, property_id)
+        select id, query, property_id from audit_entries
+        where id > ${from} and id <= ${upto} and (query is not null or property_id is not null)`.execute(trx);
+      await sql`update audit_search_indexed set last_id = ${upto}`.execute(trx);
+      return Number(n);
+    });
   }
 
   /** Every entry matching the filters, newest first, a batch at a time: never the whole trail in memory. */
@@ -125,6 +187,11 @@ export class SqlAuditStore {
       removed += ids.length;
     }
   }
+}
+
+async function lastIndexed(db: Db): Promise<number> {
+  const { rows } = await sql<{ last_id: number }>`select last_id from audit_search_indexed`.execute(db);
+  return Number(rows[0]?.last_id ?? 0);
 }
 
 function toEntry(r: Selectable<AuditEntriesTable>): AuditEntry {

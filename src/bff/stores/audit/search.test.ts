@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { createAuditTrail } from '../../audit/audit-trail.ts';
+import { createLogger } from '../../logger.ts';
 import { auditEntry } from '../../test-support/audit-entry.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
 import { type NewAuditEntry, SqlAuditStore } from './audit-store.ts';
@@ -9,7 +12,9 @@ import { type NewAuditEntry, SqlAuditStore } from './audit-store.ts';
  * The Activity text filter served by an index (migration 0006: FTS5 trigram on SQLite, pg_trgm on PostgreSQL)
  * answers what the scan it replaces answered: a case-insensitive substring of the address asked or of the
  * property id, newest first, a page at a time, for texts of any length (one or two characters included, which
- * trigrams cannot hold), for entries appended by either path and never for entries retention removed.
+ * trigrams cannot hold), for entries appended by either path and never for entries retention removed. On SQLite
+ * the index follows the trail (SqlAuditStore.follow, run by the trail every second), so every case holds with
+ * none, part or all of the trail indexed: what the index does not hold yet is read without it.
  */
 
 const backends = databaseBackends('audit-search');
@@ -17,6 +22,23 @@ const backends = databaseBackends('audit-search');
 /** What the filter promises, worked out in JS: the oracle every answer is compared with. */
 const holds = (e: NewAuditEntry, text: string) =>
   [e.query, e.property_id].some((v) => v?.toLowerCase().includes(text.toLowerCase()));
+
+/** The follower's passes until it has caught up with the trail; how many entries they passed over. */
+async function caughtUp(store: SqlAuditStore, max?: number): Promise<number> {
+  let passed = 0;
+  for (let pass = 0; pass < 1_000; pass++) {
+    const n = await store.follow(max);
+    if (n === 0) return passed;
+    passed += n;
+  }
+  throw new Error('the follower never caught up');
+}
+
+/** What `read` gives once the event loop has turned a few times (the work a timer started has run). */
+async function settled<T>(read: () => Promise<T>): Promise<T> {
+  for (let i = 0; i < 10; i++) await setImmediate();
+  return read();
+}
 
 /** A deterministic mix of addresses, ids and characters a filter may trip on (quotes, FTS5 syntax, wildcards). */
 function trailOf(accountId: string, n: number): NewAuditEntry[] {
@@ -58,27 +80,44 @@ const TEXTS = [
 ];
 
 describe.each(backends)('the Activity text filter on $name', (backend) => {
+  /** On SQLite, how many entries the trigram index holds for an FTS5 query (PostgreSQL: its indexes are its own). */
+  const indexed = async (match: string): Promise<number | undefined> => {
+    if (backend.name !== 'SQLite') return undefined;
+    const { rows } = await sql<{ n: number }>`select count(*) as n from audit_search
+      where audit_search match ${match}`.execute(backend.database.db);
+    return rows[0]?.n;
+  };
+
   it('answers as the substring it promises, newest first, a page at a time, for every kind of text', async () => {
     const accountId = `acct-${randomUUID()}`;
     const store = new SqlAuditStore(backend.database.db, backend.database.sqlite);
     const entries = trailOf(accountId, 400);
+    await caughtUp(store);
     // Another account's entries hold the same texts: never shown.
     await store.append([...trailOf(`other-${randomUUID()}`, 100), ...entries]);
-    for (const text of TEXTS) {
-      const expected = entries
-        .filter((e) => holds(e, text))
-        .map((e) => e.at)
-        .reverse();
-      const seen: number[] = [];
-      let before: number | null = null;
-      for (;;) {
-        const page = await store.page(accountId, { text }, before, 50);
-        seen.push(...page.map((e) => Date.parse(e.at)));
-        if (page.length < 50) break;
-        before = Number(page.at(-1)?.id);
+    const answers = async () => {
+      for (const text of TEXTS) {
+        const expected = entries
+          .filter((e) => holds(e, text))
+          .map((e) => e.at)
+          .reverse();
+        const seen: number[] = [];
+        let before: number | null = null;
+        for (;;) {
+          const page = await store.page(accountId, { text }, before, 50);
+          seen.push(...page.map((e) => Date.parse(e.at)));
+          if (page.length < 50) break;
+          before = Number(page.at(-1)?.id);
+        }
+        expect(seen, text).toEqual(expected);
       }
-      expect(seen, text).toEqual(expected);
-    }
+    };
+    // None of them indexed yet; then the index's mark among this account's entries (pages read across it); all.
+    await answers();
+    await store.follow(250);
+    await answers();
+    await caughtUp(store);
+    await answers();
     // With the other filters beside it.
     const notFound = await store.page(accountId, { text: 'oak dr', outcome: 'not_found' }, null, 50);
     expect(notFound).toEqual([]);
@@ -96,32 +135,121 @@ describe.each(backends)('the Activity text filter on $name', (backend) => {
     );
   });
 
-  it('finds entries appended by each path, and forgets those retention removed', async () => {
+  it('finds an entry by its text the moment it is committed, by either path, and forgets those retention removed', async () => {
     const accountId = `acct-${randomUUID()}`;
     const db = backend.database.db;
     // The writer's prepared statement on the embedded file, and Kysely's insert (PostgreSQL, or a transaction).
     const prepared = new SqlAuditStore(db, backend.database.sqlite);
     const kysely = new SqlAuditStore(db);
     const at = Date.now();
-    await prepared.append([auditEntry({ at, account_id: accountId, query: '12 Quincy Ln, Dover' })]);
-    await kysely.append([auditEntry({ at, account_id: accountId, query: '14 Quincy Ln, Dover' })]);
-    await kysely.append([auditEntry({ at: 1_000, account_id: accountId, query: '16 Quincy Ln, Dover' })]);
+    await caughtUp(prepared);
     const asked = async (text: string) =>
       (await kysely.page(accountId, { text }, null, 10)).map((e) => e.query);
-    expect(await asked('quincy ln')).toEqual([
-      '16 Quincy Ln, Dover',
-      '14 Quincy Ln, Dover',
-      '12 Quincy Ln, Dover',
-    ]);
-    expect(await kysely.deleteOlderThan(2_000)).toBeGreaterThanOrEqual(1);
+    // The follower has not run: found at once all the same.
+    await prepared.append([auditEntry({ at, account_id: accountId, query: '12 Quincy Ln, Dover' })]);
+    expect(await asked('quincy ln')).toEqual(['12 Quincy Ln, Dover']);
+    await kysely.append([auditEntry({ at, account_id: accountId, query: '14 Quincy Ln, Dover' })]);
+    await kysely.append([auditEntry({ at: 1_000, account_id: accountId, query: '16 Quincy Ln, Dover' })]);
+    const all = ['16 Quincy Ln, Dover', '14 Quincy Ln, Dover', '12 Quincy Ln, Dover'];
+    expect(await asked('quincy ln')).toEqual(all);
+    // Found from the index once the follower ran (and only once: the index and the tail do not overlap).
+    await caughtUp(kysely);
+    if (backend.name === 'SQLite') expect(await indexed('"quincy ln"')).toBe(3);
+    expect(await asked('quincy ln')).toEqual(all);
+    // Retention, of an indexed entry and of one not indexed yet.
+    await kysely.append([auditEntry({ at: 1_000, account_id: accountId, query: '18 Quincy Ln, Dover' })]);
+    expect(await asked('quincy ln')).toEqual(['18 Quincy Ln, Dover', ...all]);
+    expect(await kysely.deleteOlderThan(2_000)).toBe(2);
     expect(await asked('quincy ln')).toEqual(['14 Quincy Ln, Dover', '12 Quincy Ln, Dover']);
+    await caughtUp(kysely);
+    expect(await asked('quincy ln')).toEqual(['14 Quincy Ln, Dover', '12 Quincy Ln, Dover']);
+    // The index holds the removed entries no more (a stale id would be read, and skipped, by every search).
     if (backend.name === 'SQLite') {
-      // The index holds the removed entry no more (a stale id would be read, and skipped, by every search).
-      const { rows } = await sql<{ n: number }>`select count(*) as n from audit_search
-        where audit_search match '"16 quincy"'`.execute(db);
-      expect(rows[0]?.n).toBe(0);
+      expect(await indexed('"16 quincy"')).toBe(0);
+      expect(await indexed('"18 quincy"')).toBe(0);
     }
   });
+
+  it.runIf(backend.name === 'SQLite')(
+    'resumes a backlog where it stopped: across a pass that failed and a new process, every entry once',
+    async () => {
+      const { db, sqlite } = backend.database;
+      const accountId = `acct-${randomUUID()}`;
+      const first = new SqlAuditStore(db, sqlite);
+      await caughtUp(first);
+      // Some with an address, some a property id, some both, some neither (passed over, never indexed).
+      const backlog = Array.from({ length: 1_000 }, (_, i) =>
+        auditEntry({
+          account_id: accountId,
+          query: i % 4 < 2 ? `${i} Backlog Rd` : null,
+          property_id: i % 4 === 1 || i % 4 === 2 ? `pb_${i}` : null,
+        }),
+      );
+      await first.append(backlog);
+      expect(await first.follow(300)).toBe(300);
+      // The process dies in the middle of a pass (here: as it writes the index): nothing of the pass is kept, the
+      // mark included, or those entries would never be indexed.
+      const dying = new SqlAuditStore(
+        db.withPlugin({
+          transformQuery: (args) => {
+            if (
+              db
+                .getExecutor()
+                .compileQuery(args.node, args.queryId)
+                .sql.startsWith('insert into audit_search')
+            )
+              throw new Error('killed mid-pass');
+            return args.node;
+          },
+          transformResult: async (args) => args.result,
+        }),
+      );
+      await expect(dying.follow(300)).rejects.toThrow('killed mid-pass');
+      // The next process, from the mark the first left: the other 700, each passed over once.
+      const next = new SqlAuditStore(db, sqlite);
+      expect(await caughtUp(next, 128)).toBe(700);
+      expect(await indexed('"backlog rd"')).toBe(500);
+      expect(await indexed('"pb_"')).toBe(500);
+      const found = await next.page(accountId, { text: 'backlog rd' }, null, 2_000);
+      expect(found.map((e) => e.query)).toEqual(
+        backlog
+          .map((e) => e.query)
+          .filter((q) => q !== null)
+          .reverse(),
+      );
+      expect(await next.page(accountId, { text: 'pb_' }, null, 2_000)).toHaveLength(500);
+    },
+  );
+
+  it.runIf(backend.name === 'SQLite')(
+    'is brought up to date by the trail every second from its start, and no more after its stop',
+    async () => {
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      try {
+        const trail = createAuditTrail({
+          database: backend.database,
+          logger: createLogger('silent'),
+          retentionDays: 0,
+        });
+        await caughtUp(trail.store);
+        const accountId = `acct-${randomUUID()}`;
+        await trail.writer.record(auditEntry({ account_id: accountId, query: '1 Interval Way' }));
+        trail.start();
+        await vi.advanceTimersByTimeAsync(999);
+        expect(await indexed('"interval way"')).toBe(0);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(await settled(() => indexed('"interval way"'))).toBe(1);
+        await trail.stop();
+        // Stopped (SIGTERM): no pass any more. The entry is found all the same, and indexed at the next start.
+        await trail.store.append([auditEntry({ account_id: accountId, query: '2 Interval Way' })]);
+        await vi.advanceTimersByTimeAsync(5_000);
+        expect(await settled(() => indexed('"interval way"'))).toBe(1);
+        expect(await trail.store.page(accountId, { text: 'interval way' }, null, 10)).toHaveLength(2);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 
   it.runIf(backend.name === 'SQLite')(
     'reads the trigram index, newest first, for a text of three characters or more',
@@ -146,9 +274,12 @@ describe.each(backends)('the Activity text filter on $name', (backend) => {
           transformResult: async (args) => args.result,
         }),
       );
-      await store.page('acct', { text: 'main st' }, 1_000, 100);
+      await store.page('acct', { text: 'main st' }, null, 100);
       await store.page('acct', { text: 'ma' }, null, 100);
-      const [long, short] = plans;
+      const [mark, tail, long, short] = plans;
+      expect(mark).toEqual(['SCAN audit_search_indexed']);
+      // The few entries above the index's mark: the account's, by a range of ids.
+      expect(tail).toEqual(['SEARCH audit_entries USING INDEX audit_by_account (account_id=? AND id>?)']);
       // The index gives the ids newest first (no sort of what it found), each entry read by its id.
       expect(long?.[0]).toMatch(/^SCAN s VIRTUAL TABLE INDEX/);
       expect(long?.slice(1)).toEqual(['SEARCH audit_entries USING INTEGER PRIMARY KEY (rowid=?)']);
