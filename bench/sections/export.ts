@@ -190,7 +190,7 @@ async function download(h: Harness, id: string, ext: 'csv' | 'json', gc?: () => 
  * A hundred answers as the worker keeps them (with how each record matched, worked out once here): most
  * matched, some corrected, not found with candidates, ambiguous, failed.
  */
-function answers(): { input: string; answer: StoredAnswer }[] {
+export function answers(): { input: string; answer: StoredAnswer }[] {
   const streets = ['Main St', 'Congress Ave', 'Oak Dr', 'Elm St', 'Wacker Dr'];
   return Array.from({ length: 100 }, (_, i) => {
     const address = `${100 + i} ${streets[i % streets.length]}, Springfield, IL 62701`;
@@ -236,7 +236,7 @@ function answers(): { input: string; answer: StoredAnswer }[] {
 }
 
 /** A loan tape of `total` rows: the file's own six columns, its address looked up. */
-function tape(accountId: string, total: number, templates: { input: string; answer: StoredAnswer }[]) {
+export function tape(accountId: string, total: number, templates: { input: string; answer: StoredAnswer }[]) {
   return {
     accountId,
     name: `Loan tape ${total}`,

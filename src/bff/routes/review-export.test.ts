@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { ApiErrorBody, type Property, type RowFix } from '../../contract/index.ts';
@@ -290,6 +291,39 @@ describe.each(backends)('the review export on $name', (backend) => {
     expect(doc.rows.map((r: { input: string }) => r.input)).toEqual(
       Array.from({ length: n }, (_, i) => `${i} Main St`),
     );
+  }, 30_000);
+
+  it('exports every row when a stored answer is damaged: that row as not answered, as the table shows it', async () => {
+    const { h, seed, csv, json } = await setUp();
+    const n = EXPORT_PAGE_ROWS + 10;
+    const id = await seed(
+      Array.from({ length: n }, (_, i) => row(`${i} Main St`, matched(property({ id: `P${i}` })))),
+    );
+    // Not JSON; a property without its fields; candidates that are not a list; an attribute the record has not.
+    const damaged = new Map([
+      [3, 'not json {'],
+      [500, '{"outcome":"matched","property":{"id":5}}'],
+      [EXPORT_PAGE_ROWS + 2, '{"outcome":"not_found","candidates":"x"}'],
+      [EXPORT_PAGE_ROWS + 7, JSON.stringify(matched(property({ attributes: { pool: 'yes' } as never })))],
+    ]);
+    for (const [index, text] of damaged)
+      await sql`update review_results set result = ${text}
+        where review_id = ${id} and row_index = ${index}`.execute(backend.database.db);
+    const expected = (i: number) => (damaged.has(i) ? ['pending', ''] : ['matched', `P${i}`]);
+    const parsed = parse(await csv(id));
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.data.map((r) => [r.outcome, r.property_id])).toEqual(
+      Array.from({ length: n }, (_, i) => expected(i)),
+    );
+    const doc = await json(id);
+    expect(
+      doc.rows.map((r: { outcome: string; property_id: string | null }) => [r.outcome, r.property_id ?? '']),
+    ).toEqual(Array.from({ length: n }, (_, i) => expected(i)));
+    // The rows API says the same of those rows.
+    const page = (await (await h.call(`/api/reviews/${id}/rows?limit=10`)).json()) as {
+      rows: { outcome: string }[];
+    };
+    expect(page.rows[3]?.outcome).toBe('pending');
   }, 30_000);
 });
 

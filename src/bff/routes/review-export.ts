@@ -96,16 +96,29 @@ type Pages = ReturnType<ReviewExportRows['rows']>;
  * The text as a body read at the reader's pace: a page is read from the database only when the last one has
  * been taken (a slow client holds one page, not the review). An error cuts the download, so a file never ends
  * looking whole; a client that goes away stops the reads.
+ *
+ * A page comes as its lines, each written into one buffer (UTF-8, as TextEncoder would): joining a page first
+ * and encoding the joined text cost ten times as much (the joined page is one rope to flatten, and a single
+ * character beyond Latin-1 anywhere makes all of it two bytes a character).
  */
-function pulled(text: AsyncGenerator<string>, onError: (err: Error) => void): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
+function pulled(text: AsyncGenerator<string[]>, onError: (err: Error) => void): ReadableStream<Uint8Array> {
+  let scratch = Buffer.alloc(0);
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
           const next = await text.next();
-          if (next.done) controller.close();
-          else controller.enqueue(encoder.encode(next.value));
+          if (next.done) {
+            controller.close();
+            return;
+          }
+          let most = 0;
+          for (const part of next.value) most += part.length * 3;
+          if (scratch.length < most) scratch = Buffer.allocUnsafe(most);
+          let used = 0;
+          for (const part of next.value) used += scratch.write(part, used);
+          // A copy of what was written: the scratch buffer is written again for the next page.
+          controller.enqueue(new Uint8Array(scratch.subarray(0, used)));
         } catch (err) {
           onError(err as Error);
           controller.error(err);
@@ -119,9 +132,14 @@ function pulled(text: AsyncGenerator<string>, onError: (err: Error) => void): Re
   );
 }
 
-async function* csvText(layout: ExportLayout, pages: Pages): AsyncGenerator<string> {
-  yield `${UTF8_BOM}${csvLine(layout.columns)}\r\n`;
-  for await (const page of pages) yield `${page.map((row) => csvLine(layout.values(row))).join('\r\n')}\r\n`;
+/** The header line, then a page of rows at a time, each page as its lines and line breaks. */
+async function* csvText(layout: ExportLayout, pages: Pages): AsyncGenerator<string[]> {
+  yield [UTF8_BOM, csvLine(layout.columns), '\r\n'];
+  for await (const page of pages) {
+    const parts: string[] = [];
+    for (const row of page) parts.push(csvLine(layout.values(row)), '\r\n');
+    yield parts;
+  }
 }
 
 /** The review's facts first (what was exported, when and by whom), then the columns, then one row a line. */
@@ -129,7 +147,7 @@ async function* jsonText(
   layout: ExportLayout,
   pages: Pages,
   about: ExportShape & { accountName: string; exportedAt: Date },
-): AsyncGenerator<string> {
+): AsyncGenerator<string[]> {
   const review = {
     id: about.review.id,
     name: about.review.name,
@@ -139,11 +157,15 @@ async function* jsonText(
     run: about.run,
     rows: about.review.receivedRows,
   };
-  yield `{"review":${JSON.stringify(review)},\n"columns":${JSON.stringify(layout.columns)},\n"rows":[`;
-  let first = true;
+  yield [`{"review":${JSON.stringify(review)},\n"columns":${JSON.stringify(layout.columns)},\n"rows":[`];
+  let separator = '\n';
   for await (const page of pages) {
-    yield `${first ? '\n' : ',\n'}${page.map((row) => jsonRow(layout, layout.values(row))).join(',\n')}`;
-    first = false;
+    const parts: string[] = [];
+    for (const row of page) {
+      parts.push(separator, jsonRow(layout, layout.values(row)));
+      separator = ',\n';
+    }
+    yield parts;
   }
-  yield '\n]}\n';
+  yield ['\n]}\n'];
 }

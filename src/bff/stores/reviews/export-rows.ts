@@ -3,7 +3,7 @@ import type { ReviewRowResult, ReviewSummary } from '../../../contract/index.ts'
 import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import { rowsWithResults } from './row-results.ts';
-import { toRowResult } from './to-api.ts';
+import { readStoredAnswer, toRowResult } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -51,7 +51,7 @@ export class ReviewExportRows {
         .orderBy('w.row_index')
         .limit(pageRows)
         .execute();
-      if (found.length > 0) yield found.map((r) => toRowResult(r, run));
+      if (found.length > 0) yield found.map((r) => toRowResult(r, run, readStoredAnswer));
       if (found.length < pageRows) return;
       after = Number(found.at(-1)?.row_index);
     }

@@ -1,4 +1,9 @@
 import {
+  ApiErrorCode,
+  Confidence,
+  LookupOutcome,
+  MATCH_QUALITIES,
+  MatchPart,
   type ReviewRowResult,
   type ReviewRun,
   type ReviewStatus,
@@ -68,25 +73,165 @@ export interface JoinedRow {
 
 function readFix(text: string | null): RowFix | undefined {
   if (!text) return undefined;
-  const parsed = RowFix.safeParse(JSON.parse(text));
+  const parsed = RowFix.safeParse(parsedJson(text));
   return parsed.success ? parsed.data : undefined;
 }
 
+/**
+ * A row's stored answer as the rows API gives it: checked against the schema (which also drops keys it does not
+ * know). An answer that is not one, or not JSON, reads as no answer: the row shows as not answered, never as a
+ * failed request.
+ */
 export function readResult(text: string | null): StoredAnswer | undefined {
-  if (!text) return undefined;
-  const parsed = StoredAnswer.safeParse(JSON.parse(text));
+  const value = parsedJson(text);
+  if (value === undefined) return undefined;
+  const parsed = StoredAnswer.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }
+
+/**
+ * A row's stored answer as the export reads it (ADR 008): the same acceptance as the schema, written as plain
+ * checks, for 100,000 rows at a time (the schema's parse copies every object and cost the export a quarter of
+ * its CPU). An answer that fails reads as no answer, as in the rows API; keys the schema does not know are
+ * kept, and the export never prints them.
+ */
+export function readStoredAnswer(text: string | null): StoredAnswer | undefined {
+  const value = parsedJson(text);
+  return isStoredAnswer(value) ? value : undefined;
+}
+
+function parsedJson(text: string | null): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const OUTCOMES = new Set<unknown>(LookupOutcome.options);
+const CONFIDENCES = new Set<unknown>(Confidence.options);
+const ERROR_CODES = new Set<unknown>(ApiErrorCode.options);
+const PARTS = new Set<unknown>(MatchPart.options);
+const CHANGE_KINDS = new Set<unknown>(['corrected', 'added', 'ignored']);
+const QUALITIES = new Set<unknown>(MATCH_QUALITIES);
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** PropertyAttributes' fields by type (a strict object: any other key fails it). */
+const ATTRIBUTES = new Map<string, 'text' | 'number' | 'date' | 'other'>([
+  ...(
+    [
+      'streetNumber',
+      'streetName',
+      'unit',
+      'city',
+      'state',
+      'zip',
+      'county',
+      'parcelNumber',
+      'propertyType',
+    ] as const
+  ).map((k) => [k, 'text'] as const),
+  ...(
+    [
+      'yearBuilt',
+      'livingAreaSqft',
+      'lotSizeSqft',
+      'bedrooms',
+      'bathrooms',
+      'assessedValue',
+      'lastSalePrice',
+      'unitCount',
+    ] as const
+  ).map((k) => [k, 'number'] as const),
+  ['lastSaleDate', 'date'],
+  ['other', 'other'],
+]);
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const optional = (v: unknown, check: (v: unknown) => boolean) => v === undefined || check(v);
+const isDate = (v: unknown) => isString(v) && ISO_DATE.test(v);
+
+function isStoredAnswer(v: unknown): v is StoredAnswer {
+  return (
+    isObject(v) &&
+    OUTCOMES.has(v.outcome) &&
+    optional(v.property, isProperty) &&
+    (v.match === undefined || v.match === null || isExplanation(v.match)) &&
+    optional(v.candidates, (c) => Array.isArray(c) && c.every(isCandidate)) &&
+    optional(v.error, isLookupError) &&
+    optional(v.cached, (c) => typeof c === 'boolean') &&
+    optional(v.retrievedAt, isString)
+  );
+}
+
+function isProperty(v: unknown): boolean {
+  return (
+    isObject(v) &&
+    isString(v.id) &&
+    isString(v.address) &&
+    isString(v.source) &&
+    (v.sourceKind === null || isString(v.sourceKind)) &&
+    CONFIDENCES.has(v.confidence) &&
+    isDate(v.lastVerified) &&
+    isAttributes(v.attributes)
+  );
+}
+
+function isAttributes(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  for (const key of Object.keys(v)) {
+    const kind = ATTRIBUTES.get(key);
+    const value = v[key];
+    if (kind === undefined) return false;
+    if (kind === 'other') {
+      if (!isObject(value) || !Object.values(value).every(isString)) return false;
+    } else if (value !== null) {
+      if (kind === 'text' ? !isString(value) : kind === 'number' ? !isNumber(value) : !isDate(value))
+        return false;
+    }
+  }
+  return true;
+}
+
+const isCandidate = (v: unknown) =>
+  isObject(v) && isString(v.id) && isString(v.address) && optional(v.confidence, (c) => CONFIDENCES.has(c));
+
+const isLookupError = (v: unknown) =>
+  isObject(v) &&
+  ERROR_CODES.has(v.code) &&
+  isString(v.message) &&
+  optional(v.resetAt, isString) &&
+  optional(v.total, (t) => Number.isSafeInteger(t) && (t as number) >= 0);
+
+const isExplanation = (v: unknown) =>
+  isObject(v) &&
+  isString(v.typed) &&
+  isString(v.matched) &&
+  Array.isArray(v.changes) &&
+  v.changes.every(
+    (c) =>
+      isObject(c) &&
+      CHANGE_KINDS.has(c.kind) &&
+      PARTS.has(c.part) &&
+      isString(c.typed) &&
+      isString(c.matched),
+  ) &&
+  optional(v.quality, (q) => QUALITIES.has(q)) &&
+  optional(v.reason, isString);
 
 /**
  * A row of run `run` as the API gives it. A row a reviewer fixed in this run says no "previous": its answer
  * changed by the fix, not because the service's record did.
  */
-export function toRowResult(row: JoinedRow, run: number): ReviewRowResult {
-  const result = row.state === 'done' ? readResult(row.result) : undefined;
+export function toRowResult(row: JoinedRow, run: number, read = readResult): ReviewRowResult {
+  const result = row.state === 'done' ? read(row.result) : undefined;
   const fix = readFix(row.fix);
   const previous =
-    result && fix?.run !== run ? previousIfChanged(readResult(row.previous), result) : undefined;
+    result && fix?.run !== run && row.previous ? previousIfChanged(read(row.previous), result) : undefined;
   return {
     index: row.row_index,
     input: row.address,
