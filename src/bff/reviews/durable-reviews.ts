@@ -42,7 +42,7 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
   const now = options.now ?? Date.now;
   const listeners = new Set<(reviewId: string) => void>();
   const worker = new ReviewWorker({
-    queue: new SqlReviewQueue(database.db, database.dialect, now),
+    queue: new SqlReviewQueue(database.db, database.dialect, now, database.sqlite),
     sessions: {
       liveAccounts: () => sessions.liveAccounts(),
       sessionFor: async (accountId) => (await sessions.sessionFor(accountId))?.session,

@@ -88,6 +88,15 @@ export class ReviewWorker {
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
   #heartbeat: ReturnType<typeof setInterval> | null = null;
+  /**
+   * Rows to work at once: `concurrency` while rows go to the service; doubled (up to CACHED_WINDOW) each time
+   * a whole window's worth was answered from the cache, since such rows wait on nothing but this process and
+   * the database: leases and completions then come in batches of hundreds, not of a few. Back to `concurrency`
+   * at the first row that was not.
+   */
+  #window: number;
+  /** Rows answered from the cache in a row (since the last that was not). */
+  #cachedRun = 0;
 
   constructor(deps: ReviewWorkerDeps) {
     this.#deps = {
@@ -98,6 +107,7 @@ export class ReviewWorker {
       now: Date.now,
       ...deps,
     };
+    this.#window = this.#deps.concurrency;
   }
 
   start(): void {
@@ -147,7 +157,16 @@ export class ReviewWorker {
           'review worker could not lease rows',
         );
       }
-      for (const row of leased) this.#work(row);
+      // One session of each account for the whole lease, not a look-up (and a copy of the session) per row.
+      const sessions = new Map<string, Promise<Session | undefined>>();
+      for (const row of leased) {
+        let session = sessions.get(row.accountId);
+        if (!session) {
+          session = this.#deps.sessions.sessionFor(row.accountId);
+          sessions.set(row.accountId, session);
+        }
+        this.#work(row, session);
+      }
       if (leased.length === 0 || leased.length >= free) await this.#sleep();
     }
   }
@@ -167,10 +186,24 @@ export class ReviewWorker {
     return holding(this.#active.values(), this.#deps.slotWaiters);
   }
 
-  /** Slots free: working rows count, parked ones not; never more than twice the slots in hand in all. */
+  /** Slots free: working rows count, parked ones not; never more than the window and `concurrency` in hand. */
   #free(held: Holding): number {
-    const inHand = [...this.#active.values()].filter((r) => !r.released).length;
-    return Math.min(this.#deps.concurrency - held.working, 2 * this.#deps.concurrency - inHand);
+    let inHand = 0;
+    for (const r of this.#active.values()) if (!r.released) inHand++;
+    return Math.min(this.#window - held.working, this.#window + this.#deps.concurrency - inHand);
+  }
+
+  /** A row answered (or not) from the cache: the window grows with rows the service was not asked for. */
+  #answered(cached: boolean): void {
+    if (!cached) {
+      this.#cachedRun = 0;
+      this.#window = this.#deps.concurrency;
+      return;
+    }
+    if (++this.#cachedRun >= this.#window) {
+      this.#cachedRun = 0;
+      this.#window = Math.min(CACHED_WINDOW, this.#window * 2);
+    }
   }
 
   #sleep(): Promise<void> {
@@ -187,11 +220,11 @@ export class ReviewWorker {
     });
   }
 
-  #work(row: LeasedRow): void {
+  #work(row: LeasedRow, session: Promise<Session | undefined>): void {
     const key = `${row.reviewId}:${row.run}:${row.index}`;
     const held: HeldRow = { row, cancel: new Cancellation(), seq: this.#seq++, released: false };
     this.#active.set(key, held);
-    void this.#process(held)
+    void this.#process(held, session)
       .catch(async (err) => {
         if (held.released) return this.#deps.queue.release(this.#deps.owner, [row]);
         // Stopping: the row's lease runs out and a replica asks it again; nothing to warn of.
@@ -210,14 +243,16 @@ export class ReviewWorker {
       })
       .finally(() => {
         this.#active.delete(key);
-        this.#wake?.();
+        // Rows answered from the cache finish in batches (their completions commit together): the next lease
+        // waits for half the window, to take hundreds of rows rather than the first one's slot.
+        if (this.#window === this.#deps.concurrency || this.#active.size <= this.#window / 2) this.#wake?.();
       });
   }
 
-  async #process(held: HeldRow): Promise<void> {
-    const { queue, sessions, owner, now } = this.#deps;
+  async #process(held: HeldRow, session: Promise<Session | undefined>): Promise<void> {
+    const { queue, owner, now } = this.#deps;
     const { row, cancel } = held;
-    const holder = await sessions.sessionFor(row.accountId);
+    const holder = await session;
     if (!holder) {
       // Signed out since the lease: the row waits for the account's next sign-in.
       await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
@@ -226,6 +261,7 @@ export class ReviewWorker {
     held.keyHash = holder.keyHash;
     if (held.released) throw cancel.reason;
     const result = await this.#deps.lookUp(holder, row, { signal: cancel });
+    this.#answered(result.cached === true);
     if (held.released) throw cancel.reason;
     if (cancel.aborted) return;
     if (result.error?.code === 'unauthenticated' || result.error?.code === 'audit_unavailable') {
@@ -251,6 +287,9 @@ export class ReviewWorker {
     }
   }
 }
+
+/** Rows worked at once at most while they are answered from the cache (a completion batch is 500). */
+const CACHED_WINDOW = 512;
 
 /** When to ask a retryable row again: at the rate limit's reset when it says, else backing off 2^n seconds. */
 export function retryAt(result: RowResult, attempts: number, now: number): number {

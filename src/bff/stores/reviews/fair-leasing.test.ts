@@ -20,8 +20,14 @@ describe.each(databaseBackends('fair-leasing'))('leasing on $name', (backend) =>
   let made = 0;
   const now = () => clock;
   const store = () => new SqlReviewStore(backend.database.db, now);
-  const queue = (db: Database['db'] = backend.database.db) =>
-    new SqlReviewQueue(db, backend.database.dialect, now);
+  // On SQLite through its prepared statements (as the server runs it), unless given a Kysely of its own to spy on.
+  const queue = (db?: Database['db']) =>
+    new SqlReviewQueue(
+      db ?? backend.database.db,
+      backend.database.dialect,
+      now,
+      db ? undefined : backend.database.sqlite,
+    );
   const account = (name: string) => `${name}-${++made}`;
 
   /** A review of `total` rows, every row in (run 1 running), made a second after the previous one. */
@@ -184,6 +190,43 @@ describe.each(databaseBackends('fair-leasing'))('leasing on $name', (backend) =>
     // The expired leases' query and the backlog's next rows, at least.
     expect(checked).toBeGreaterThanOrEqual(2);
   });
+
+  it.runIf(backend.name === 'SQLite')(
+    'asks the embedded file nothing that sorts or scans the backlog (its prepared statements)',
+    async () => {
+      const [a, b] = [account('a'), account('b')];
+      await review(a, 20_000, 'backlog');
+      await review(a, 5, 'colleague');
+      await review(b, 5, 'other');
+      const file = backend.database.sqlite as NonNullable<Database['sqlite']>;
+      const prepared: string[] = [];
+      const spy = new Proxy(file, {
+        get(target, property) {
+          if (property === 'prepare')
+            return (text: string) => {
+              prepared.push(text);
+              return target.prepare(text);
+            };
+          const value = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      clock += MINUTE;
+      const q = new SqlReviewQueue(backend.database.db, backend.database.dialect, now, spy);
+      expect(await q.lease('w', [a, b], 8, MINUTE)).toHaveLength(8);
+      const selects = prepared.filter((text) => /^\s*select[\s\S]*review_results/.test(text));
+      // The runs' next rows and the expired leases, at least.
+      expect(selects.length).toBeGreaterThanOrEqual(2);
+      for (const text of selects) {
+        const plan = file
+          .prepare(`explain query plan ${text}`)
+          .all(...new Array((text.match(/\?/g) ?? []).length).fill(0))
+          .map((r) => Object.values(r as object).join(' '))
+          .join('\n');
+        expect(plan, text).not.toMatch(/TEMP B-TREE|\bSCAN (r|review_results)\b/);
+      }
+    },
+  );
 
   async function explain(text: string, parameters: readonly unknown[]): Promise<string> {
     const prefix = backend.name === 'SQLite' ? 'explain query plan ' : 'explain ';

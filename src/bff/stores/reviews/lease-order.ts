@@ -27,6 +27,15 @@ export interface LeaseFetch<Row> {
   many?(asks: readonly { open: OpenRun; n: number }[]): Promise<Row[][]>;
 }
 
+/** The same, answered at once (SQLite's prepared statements, inside one synchronous transaction). */
+export interface LeaseFetchNow<Row> {
+  one(run: OpenRun, n: number): Row[];
+  many?(asks: readonly { open: OpenRun; n: number }[]): Row[][];
+}
+
+/** What the round-robin asks for next: one run's rows, or several runs' at once. */
+type Ask = { one: OpenRun; n: number } | { many: { open: OpenRun; n: number }[] };
+
 interface Turn {
   key: string;
   held: number;
@@ -61,13 +70,47 @@ export class LeaseOrder {
    * planned sends another round.
    */
   async pick<Row>(runs: readonly OpenRun[], limit: number, shares: LeaseShares, fetch: LeaseFetch<Row>) {
-    const buffers = new Map<string, { rows: Row[]; planned: number; exhausted: boolean }>();
-    if (fetch.many) {
-      const plan = await this.#walk(this.#turns<null>(runs, shares), limit, false, async (_open, n) =>
-        new Array<null>(n).fill(null),
+    const picking = this.#picking<Row>(runs, limit, shares, fetch.many !== undefined);
+    let step = picking.next();
+    while (!step.done)
+      step = picking.next(
+        'many' in step.value
+          ? await (fetch.many as NonNullable<LeaseFetch<Row>['many']>)(step.value.many)
+          : await fetch.one(step.value.one, step.value.n),
       );
-      const asks = [...plan.taken.values()];
-      const got = asks.length > 0 ? await fetch.many(asks) : [];
+    return step.value;
+  }
+
+  /** `pick`, with rows read at once: the whole lease runs in one synchronous transaction. */
+  pickNow<Row>(
+    runs: readonly OpenRun[],
+    limit: number,
+    shares: LeaseShares,
+    fetch: LeaseFetchNow<Row>,
+  ): Row[] {
+    const picking = this.#picking<Row>(runs, limit, shares, fetch.many !== undefined);
+    let step = picking.next();
+    while (!step.done)
+      step = picking.next(
+        'many' in step.value
+          ? (fetch.many as NonNullable<LeaseFetchNow<Row>['many']>)(step.value.many)
+          : fetch.one(step.value.one, step.value.n),
+      );
+    return step.value;
+  }
+
+  /** The picking itself, asking for rows by yielding (so that it runs the same whether rows come at once or not). */
+  *#picking<Row>(
+    runs: readonly OpenRun[],
+    limit: number,
+    shares: LeaseShares,
+    many: boolean,
+  ): Generator<Ask, Row[], Row[] | Row[][]> {
+    const buffers = new Map<string, { rows: Row[]; planned: number; exhausted: boolean }>();
+    if (many) {
+      const plan = this.#plan(this.#turns<null>(runs, shares), limit);
+      const asks = [...plan.values()];
+      const got = (asks.length > 0 ? yield { many: asks } : []) as Row[][];
       for (const [i, ask] of asks.entries()) {
         const rows = got[i] ?? [];
         const planned = { rows, planned: rows.length, exhausted: rows.length < ask.n };
@@ -80,34 +123,19 @@ export class LeaseOrder {
         const planned = buffers.get(review.key);
         if (planned) Object.assign(review, { buffer: planned.rows, exhausted: planned.exhausted });
       }
-    // A planned run asked again (a run before it had fewer rows than planned): its planned rows, still pending
-    // in this transaction, come first in line, so they are skipped.
-    const again = async (open: OpenRun, n: number) => {
-      const skip = buffers.get(`r:${open.reviewId}:${open.run}`)?.planned ?? 0;
-      return (await fetch.one(open, n + skip)).slice(skip);
-    };
-    const { picked } = await this.#walk(accounts, limit, true, again);
-    this.#forget(runs);
-    return picked;
-  }
-
-  /** The round-robin itself, and what each run gave; not `remember`ed, a plan (no turn is marked served). */
-  async #walk<Row>(
-    accounts: AccountTurn<Row>[],
-    limit: number,
-    remember: boolean,
-    next: (run: OpenRun, n: number) => Promise<Row[]>,
-  ): Promise<{ picked: Row[]; taken: Map<string, { open: OpenRun; n: number }> }> {
     const picked: Row[] = [];
     let tick = this.#tick;
-    const taken = new Map<string, { open: OpenRun; n: number }>();
     while (picked.length < limit) {
       const account = fewest(accounts.filter((a) => a.left > 0 && a.reviews.length > 0));
       if (!account) break;
       const review = fewest(account.reviews) as ReviewTurn<Row>;
       if (review.buffer.length === 0 && !review.exhausted) {
         const want = Math.min(limit - picked.length, account.left);
-        review.buffer = await next(review.open, want);
+        // A planned run asked again (a run before it had fewer rows than planned): its planned rows, still
+        // pending in this transaction, come first in line, so they are skipped.
+        const skip = buffers.get(review.key)?.planned ?? 0;
+        const rows = (yield { one: review.open, n: want + skip }) as Row[];
+        review.buffer = rows.slice(skip);
         review.exhausted = review.buffer.length < want;
       }
       const row = review.buffer.shift();
@@ -116,17 +144,33 @@ export class LeaseOrder {
         continue;
       }
       picked.push(row);
+      account.held++;
+      account.left--;
+      review.held++;
+      account.served = review.served = ++tick;
+      this.#tick = tick;
+      this.#served.set(account.key, account.served);
+      this.#served.set(review.key, review.served);
+    }
+    this.#forget(runs);
+    return picked;
+  }
+
+  /** How many rows each run would give if every run had enough: the round-robin walked without rows. */
+  #plan(accounts: AccountTurn<null>[], limit: number): Map<string, { open: OpenRun; n: number }> {
+    const taken = new Map<string, { open: OpenRun; n: number }>();
+    let tick = this.#tick;
+    for (let picked = 0; picked < limit; picked++) {
+      const account = fewest(accounts.filter((a) => a.left > 0 && a.reviews.length > 0));
+      if (!account) break;
+      const review = fewest(account.reviews) as ReviewTurn<null>;
       taken.set(review.key, { open: review.open, n: (taken.get(review.key)?.n ?? 0) + 1 });
       account.held++;
       account.left--;
       review.held++;
       account.served = review.served = ++tick;
-      if (!remember) continue;
-      this.#tick = tick;
-      this.#served.set(account.key, account.served);
-      this.#served.set(review.key, review.served);
     }
-    return { picked, taken };
+    return taken;
   }
 
   #turns<Row>(runs: readonly OpenRun[], shares: LeaseShares): AccountTurn<Row>[] {

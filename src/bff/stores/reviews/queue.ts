@@ -1,4 +1,5 @@
 import { setImmediate } from 'node:timers';
+import type BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { RowFix } from '../../../contract/index.ts';
 import type { Dialect } from '../../db/database.ts';
@@ -29,12 +30,27 @@ export class SqlReviewQueue implements ReviewQueue {
   #reclaimedAt = Number.NEGATIVE_INFINITY;
   #completions: Completion[] = [];
   #completing: Promise<void> | null = null;
+  readonly #prepared: Prepared | undefined;
 
+  /**
+   * `sqlite`: the embedded file's own handle. Leases and completions then run through statements prepared once,
+   * each in one synchronous transaction of its own, whenever no transaction of Kysely's is open on the file's one
+   * connection (else through Kysely, which waits its turn): Kysely compiles and prepares every statement anew,
+   * and that was most of a cached row's CPU.
+   */
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly sqlite?: BetterSqlite3.Database,
+  ) {
+    this.#prepared = sqlite ? prepare(sqlite) : undefined;
+  }
+
+  /** The prepared statements, when they may run now (nothing of Kysely's half done on the connection). */
+  #now(): Prepared | undefined {
+    return this.sqlite?.inTransaction === false ? this.#prepared : undefined;
+  }
 
   /**
    * Up to `limit` due rows of these accounts, leased to `owner`: round-robin over the accounts (fewest held by
@@ -51,6 +67,18 @@ export class SqlReviewQueue implements ReviewQueue {
   ): Promise<LeasedRow[]> {
     if (accountIds.length === 0 || limit <= 0) return [];
     const now = this.now();
+    const prepared = this.#now();
+    if (prepared)
+      return prepared.lease(
+        this.#order,
+        owner,
+        accountIds,
+        limit,
+        now,
+        leaseMs,
+        shares,
+        this.#reclaimDue(now),
+      );
     return this.db.transaction().execute(async (trx) => {
       await this.#reclaim(trx, now);
       const runs = await openRuns(trx, accountIds);
@@ -134,9 +162,7 @@ export class SqlReviewQueue implements ReviewQueue {
    * (not_before is untouched). Few rows are leased at any time, and review_results_leased holds only those.
    */
   async #reclaim(trx: Db, now: number): Promise<void> {
-    // A lease runs out after tens of seconds: looking once a second is soon enough, and saves a query a lease.
-    if (now - this.#reclaimedAt < RECLAIM_EVERY_MS && now >= this.#reclaimedAt) return;
-    this.#reclaimedAt = now;
+    if (!this.#reclaimDue(now)) return;
     const expired = await trx
       .selectFrom('review_results')
       .select(['review_id', 'run', 'row_index'])
@@ -155,6 +181,13 @@ export class SqlReviewQueue implements ReviewQueue {
         eb.or(expired.map((e) => whereKey(eb, { reviewId: e.review_id, run: e.run, index: e.row_index }))),
       )
       .execute();
+  }
+
+  /** A lease runs out after tens of seconds: looking once a second is soon enough, and saves a query a lease. */
+  #reclaimDue(now: number): boolean {
+    if (now - this.#reclaimedAt < RECLAIM_EVERY_MS && now >= this.#reclaimedAt) return false;
+    this.#reclaimedAt = now;
+    return true;
   }
 
   /** Gives rows back untouched (no attempt counted, same place in line): this replica let go of them. */
@@ -217,6 +250,8 @@ export class SqlReviewQueue implements ReviewQueue {
    */
   async #completeMany(batch: readonly Completion[]): Promise<boolean[]> {
     const now = this.now();
+    const prepared = this.#now();
+    if (prepared) return prepared.complete(batch, now);
     const byReview = new Map<string, number[]>();
     for (const [i, c] of batch.entries()) {
       const list = byReview.get(c.row.reviewId) ?? [];
@@ -382,4 +417,135 @@ function whereKey(eb: any, key: Key) {
     eb('run', '=', key.run),
     eb('row_index', '=', key.index),
   ]);
+}
+
+type Prepared = ReturnType<typeof prepare>;
+
+/**
+ * The lease and the completions on the embedded SQLite, as the Kysely versions above do them, through statements
+ * prepared once; each runs whole in one synchronous transaction (nothing else runs on the connection meanwhile).
+ */
+function prepare(sqlite: BetterSqlite3.Database) {
+  const openRunsOf = sqlite.prepare<
+    [string],
+    { review_id: string; run: number; fresh: number; account_id: string }
+  >(
+    `select u.review_id, u.run, u.fresh, v.account_id from review_runs u join reviews v on v.id = u.review_id
+     where u.finished_at is null and v.account_id in (select value from json_each(?))
+     order by v.created_at, u.review_id, u.run`,
+  );
+  // The state as a literal, so that SQLite serves it from the partial index review_results_next.
+  const dueOf = sqlite.prepare<
+    [string, number, number, number],
+    { row_index: number; attempts: number; address: string; fix: string | null }
+  >(
+    `select r.row_index, r.attempts, w.address, w.fix from review_results r
+     join review_rows w on w.review_id = r.review_id and w.row_index = r.row_index
+     where r.review_id = ? and r.run = ? and r.state = 'pending' and r.not_before <= ?
+     order by r.not_before, r.row_index limit ?`,
+  );
+  const expiredOf = sqlite.prepare<[number, number], { review_id: string; run: number; row_index: number }>(
+    `select review_id, run, row_index from review_results where state = 'leased' and lease_until < ? limit ?`,
+  );
+  const putBack = sqlite.prepare(
+    `update review_results set state = 'pending', lease_owner = null
+     where review_id = ? and run = ? and row_index = ? and state = 'leased' and lease_until < ?`,
+  );
+  const take = sqlite.prepare(
+    `update review_results set state = 'leased', lease_owner = ?, lease_until = ?
+     where review_id = ? and run = ? and row_index = ? and state = 'pending'`,
+  );
+  const lastSeqOf = sqlite.prepare<[string], number>('select last_seq from reviews where id = ?').pluck();
+  // Written only while `owner` holds the lease: a row whose lease ran out (another has it, or it is done) is not.
+  const write = sqlite.prepare(
+    `update review_results set state = 'done', lease_owner = null, outcome = ?, result = ?, seq = ?
+     where review_id = ? and run = ? and row_index = ? and state = 'leased' and lease_owner = ?`,
+  );
+  const count = sqlite.prepare(
+    `update review_runs set done = done + @n, matched = matched + @matched, not_found = not_found + @not_found,
+       ambiguous = ambiguous + @ambiguous, failed = failed + @failed,
+       finished_at = case when done >= total - @n then @now else finished_at end
+     where review_id = @reviewId and run = @run`,
+  );
+  const setLastSeq = sqlite.prepare('update reviews set last_seq = ? where id = ?');
+
+  const dueRows = (open: OpenRun, n: number, now: number): Omit<LeasedRow, 'fresh'>[] =>
+    dueOf.all(open.reviewId, open.run, now, n).map((d) => ({
+      reviewId: open.reviewId,
+      accountId: open.accountId,
+      run: open.run,
+      index: d.row_index,
+      address: lookupAddress(d.address, d.fix),
+      attempts: d.attempts,
+    }));
+
+  const lease = sqlite.transaction(
+    (
+      order: LeaseOrder,
+      owner: string,
+      accountIds: readonly string[],
+      limit: number,
+      now: number,
+      leaseMs: number,
+      shares: LeaseShares,
+      reclaim: boolean,
+    ): LeasedRow[] => {
+      if (reclaim)
+        for (const e of expiredOf.all(now, RECLAIM_BATCH)) putBack.run(e.review_id, e.run, e.row_index, now);
+      const runs = openRunsOf.all(JSON.stringify(accountIds));
+      const fresh = new Set(runs.filter((r) => r.fresh === 1).map((r) => `${r.review_id}:${r.run}`));
+      const open = runs.map((r) => ({ reviewId: r.review_id, run: r.run, accountId: r.account_id }));
+      const picked = order.pickNow(open, limit, shares, {
+        one: (run, n) => dueRows(run, n, now),
+        many: (asks) => asks.map((a) => dueRows(a.open, a.n, now)),
+      });
+      for (const d of picked) take.run(owner, now + leaseMs, d.reviewId, d.run, d.index);
+      return picked.map((d) => ({ ...d, fresh: fresh.has(`${d.reviewId}:${d.run}`) }));
+    },
+  );
+
+  const complete = sqlite.transaction((batch: readonly Completion[], now: number): boolean[] => {
+    const taken = batch.map(() => false);
+    const byReview = new Map<string, number[]>();
+    for (const [i, c] of batch.entries()) {
+      const list = byReview.get(c.row.reviewId);
+      if (list) list.push(i);
+      else byReview.set(c.row.reviewId, [i]);
+    }
+    for (const reviewId of [...byReview.keys()].sort()) {
+      const last = lastSeqOf.get(reviewId);
+      // The review is gone (deleted meanwhile): nothing of it to write.
+      if (last === undefined) continue;
+      let seq = Number(last);
+      const byRun = new Map<number, Record<'n' | keyof typeof OUTCOME_COLUMN, number>>();
+      for (const i of byReview.get(reviewId) as number[]) {
+        const { owner, row, result } = batch[i] as Completion;
+        const written = write.run(
+          result.outcome,
+          JSON.stringify(result),
+          seq + 1,
+          reviewId,
+          row.run,
+          row.index,
+          owner,
+        );
+        if (written.changes !== 1) continue;
+        seq++;
+        taken[i] = true;
+        let counts = byRun.get(row.run);
+        if (!counts) {
+          counts = { n: 0, matched: 0, not_found: 0, ambiguous: 0, failed: 0 };
+          byRun.set(row.run, counts);
+        }
+        counts.n++;
+        counts[result.outcome]++;
+      }
+      if (byRun.size === 0) continue;
+      for (const [run, counts] of byRun) count.run({ ...counts, now, reviewId, run });
+      setLastSeq.run(seq, reviewId);
+    }
+    return taken;
+  });
+
+  return { lease, complete };
 }

@@ -18,7 +18,8 @@ describe.each(databaseBackends('review-controls'))('review controls on $name', (
   let now = Date.parse('2026-11-24T10:00:00Z');
   const clock = () => now;
   const store = () => new SqlReviewStore(backend.database.db, clock);
-  const queue = () => new SqlReviewQueue(backend.database.db, backend.database.dialect, clock);
+  const queue = () =>
+    new SqlReviewQueue(backend.database.db, backend.database.dialect, clock, backend.database.sqlite);
   let n = 0;
 
   /** A review of `total` rows of a new account, every row in: run 1 running. */

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewInputRow, ReviewSummary } from '../../../contract/index.ts';
@@ -138,69 +141,18 @@ describe.skipIf(!postgresAvailable())('review store races on PostgreSQL', () => 
     }
   }, 60_000);
 
-  it('batched completions racing leases taken over: each row is completed once, by its lease holder only', async () => {
-    const workers = 10;
-    const later = () => replicas.map((d) => new SqlReviewQueue(d.db, d.dialect, () => Date.now() + 120_000));
-    const tagged = (owner: string): RowResult => ({ ...answered, retrievedAt: owner });
-    const key = (row: LeasedRow) => `${row.reviewId}:${row.index}`;
-    for (let r = 0; r < ROUNDS; r++) {
-      // Two reviews of one account, 15 rows each: batches span both, on both replicas, as the worker's do.
-      const accountId = account();
-      const reviews = [await running(accountId, 15, 'x'), await running(accountId, 15, 'y')];
-      const [q0] = queues();
-      const stale = await q0!.lease('stale', [accountId], 30, 30_000);
-      expect(stale).toHaveLength(30);
-      // The stale holder's leases run out; ten workers on both replicas take back two rows each (20 of 30), and
-      // a live holder on the stale one's replica the other 10.
-      const qs = later();
-      const retaken = await Promise.all(
-        Array.from({ length: workers }, (_, w) => pick(qs, w).lease(`w${w}`, [accountId], 2, 30_000)),
-      );
-      const live = await q0!.lease('live', [accountId], 30, 30_000);
-      const owner = new Map<string, string>(live.map((row) => [key(row), 'live']));
-      for (const [w, batch] of retaken.entries()) for (const row of batch) owner.set(key(row), `w${w}`);
-      expect(owner.size).toBe(30);
-      // All at once: the stale holder's 30 and the live holder's 10 in one batch of q0, each worker its own.
-      const [staleTaken, liveTaken, ...newTaken] = await Promise.all([
-        Promise.all(stale.map((row) => q0!.complete('stale', row, tagged('stale')))),
-        Promise.all(live.map((row) => q0!.complete('live', row, tagged('live')))),
-        ...retaken.map((batch, w) =>
-          Promise.all(batch.map((row) => pick(qs, w).complete(`w${w}`, row, tagged(`w${w}`)))),
-        ),
-      ]);
-      expect.soft(staleTaken?.filter(Boolean), `round ${r}: the stale holder completed rows`).toEqual([]);
-      expect.soft([...(liveTaken ?? []), ...newTaken.flat()].every(Boolean), `round ${r}`).toBe(true);
-      const written = await replicas[0]!.db
-        .selectFrom('review_results')
-        .select(['review_id', 'row_index', 'state', 'result', 'seq'])
-        .where('review_id', 'in', reviews)
-        .execute();
-      expect
-        .soft(
-          written.map((w) => `${w.state} ${JSON.parse(w.result ?? '{}').retrievedAt}`).sort(),
-          `round ${r}: whose answer`,
-        )
-        .toEqual(written.map((w) => `done ${owner.get(`${w.review_id}:${w.row_index}`)}`).sort());
-      // Each review's rows numbered 1..15 once, and its run counted 15 done, no more.
-      for (const reviewId of reviews) {
-        const seqs = written.filter((w) => w.review_id === reviewId).map((w) => Number(w.seq));
-        expect
-          .soft(
-            seqs.sort((a, b) => a - b),
-            `round ${r}`,
-          )
-          .toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
-        const run = await replicas[0]!.db
-          .selectFrom('review_runs')
-          .select(['done', 'not_found', 'finished_at'])
-          .where('review_id', '=', reviewId)
-          .executeTakeFirstOrThrow();
-        expect
-          .soft([run.done, run.not_found, run.finished_at !== null], `round ${r}`)
-          .toEqual([15, 15, true]);
-      }
-    }
-  }, 60_000);
+  it(
+    'batched completions racing leases taken over: each row is completed once, by its lease holder only',
+    () =>
+      completionsUnderLease({
+        replicas,
+        running,
+        account,
+        queues,
+        later: () => replicas.map((d) => new SqlReviewQueue(d.db, d.dialect, () => Date.now() + 120_000)),
+      }),
+    60_000,
+  );
 
   it('a worker leasing while another replica holds a row skips that row rather than wait for it', async () => {
     const accountId = account();
@@ -344,3 +296,126 @@ describe.skipIf(!postgresAvailable())('review store races on PostgreSQL', () => 
     }
   });
 });
+
+/*
+ * The embedded SQLite has one writer and one replica, but its completions and leases run through statements of
+ * their own (prepared once, a synchronous transaction each): the same batch, on one file, through that path.
+ */
+describe('review store completions on SQLite (prepared statements)', () => {
+  let database: Database;
+  let dir: string;
+  let round = 0;
+  const account = () => `acct-sqlite-race-${++round}`;
+  const queueAt = (now: () => number) =>
+    new SqlReviewQueue(database.db, database.dialect, now, database.sqlite);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'proplens-review-races-'));
+    database = await openDatabase({ dir });
+  });
+  afterAll(async () => {
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function running(accountId: string, total: number, label = ''): Promise<string> {
+    const store = new SqlReviewStore(database.db);
+    const review = await store.create(accountId, 'fp', {
+      clientToken: `tok-${accountId}${label}`,
+      name: 'Race',
+      kind: 'paste',
+      columns: [],
+      totalRows: total,
+    });
+    await store.addChunk(accountId, review.id, { index: 0, firstRow: 0, rows: rows(total), last: true });
+    return review.id;
+  }
+
+  it(
+    'batched completions beside leases taken over: each row is completed once, by its lease holder only',
+    () =>
+      completionsUnderLease({
+        replicas: [database],
+        running,
+        account,
+        queues: () => [queueAt(Date.now)],
+        later: () => [queueAt(() => Date.now() + 120_000), queueAt(() => Date.now() + 120_000)],
+      }),
+    60_000,
+  );
+});
+
+interface RaceContext {
+  replicas: Database[];
+  running(accountId: string, total: number, label?: string): Promise<string>;
+  account(): string;
+  queues(): SqlReviewQueue[];
+  /** Queues whose clock is two minutes on: every lease of the first ones has run out. */
+  later(): SqlReviewQueue[];
+}
+
+/**
+ * A stale holder's completions batched with a live holder's, while other workers complete the rows they took
+ * back: each row is written once, by its lease holder only, numbered once, counted once.
+ */
+async function completionsUnderLease({ replicas, running, account, queues, later }: RaceContext) {
+  const pick = <T>(list: T[], i: number) => list[i % list.length] as T;
+  const workers = 10;
+  const tagged = (owner: string): RowResult => ({ ...answered, retrievedAt: owner });
+  const key = (row: LeasedRow) => `${row.reviewId}:${row.index}`;
+  for (let r = 0; r < ROUNDS; r++) {
+    // Two reviews of one account, 15 rows each: batches span both, on both replicas, as the worker's do.
+    const accountId = account();
+    const reviews = [await running(accountId, 15, 'x'), await running(accountId, 15, 'y')];
+    const [q0] = queues();
+    const stale = await q0!.lease('stale', [accountId], 30, 30_000);
+    expect(stale).toHaveLength(30);
+    // The stale holder's leases run out; ten workers on both replicas take back two rows each (20 of 30), and
+    // a live holder on the stale one's replica the other 10.
+    const qs = later();
+    const retaken = await Promise.all(
+      Array.from({ length: workers }, (_, w) => pick(qs, w).lease(`w${w}`, [accountId], 2, 30_000)),
+    );
+    const live = await q0!.lease('live', [accountId], 30, 30_000);
+    const owner = new Map<string, string>(live.map((row) => [key(row), 'live']));
+    for (const [w, batch] of retaken.entries()) for (const row of batch) owner.set(key(row), `w${w}`);
+    expect(owner.size).toBe(30);
+    // All at once: the stale holder's 30 and the live holder's 10 in one batch of q0, each worker its own.
+    const [staleTaken, liveTaken, ...newTaken] = await Promise.all([
+      Promise.all(stale.map((row) => q0!.complete('stale', row, tagged('stale')))),
+      Promise.all(live.map((row) => q0!.complete('live', row, tagged('live')))),
+      ...retaken.map((batch, w) =>
+        Promise.all(batch.map((row) => pick(qs, w).complete(`w${w}`, row, tagged(`w${w}`)))),
+      ),
+    ]);
+    expect.soft(staleTaken?.filter(Boolean), `round ${r}: the stale holder completed rows`).toEqual([]);
+    expect.soft([...(liveTaken ?? []), ...newTaken.flat()].every(Boolean), `round ${r}`).toBe(true);
+    const written = await replicas[0]!.db
+      .selectFrom('review_results')
+      .select(['review_id', 'row_index', 'state', 'result', 'seq'])
+      .where('review_id', 'in', reviews)
+      .execute();
+    expect
+      .soft(
+        written.map((w) => `${w.state} ${JSON.parse(w.result ?? '{}').retrievedAt}`).sort(),
+        `round ${r}: whose answer`,
+      )
+      .toEqual(written.map((w) => `done ${owner.get(`${w.review_id}:${w.row_index}`)}`).sort());
+    // Each review's rows numbered 1..15 once, and its run counted 15 done, no more.
+    for (const reviewId of reviews) {
+      const seqs = written.filter((w) => w.review_id === reviewId).map((w) => Number(w.seq));
+      expect
+        .soft(
+          seqs.sort((a, b) => a - b),
+          `round ${r}`,
+        )
+        .toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+      const run = await replicas[0]!.db
+        .selectFrom('review_runs')
+        .select(['done', 'not_found', 'finished_at'])
+        .where('review_id', '=', reviewId)
+        .executeTakeFirstOrThrow();
+      expect.soft([run.done, run.not_found, run.finished_at !== null], `round ${r}`).toEqual([15, 15, true]);
+    }
+  }
+}

@@ -94,7 +94,7 @@ describe.each(backends)('review store on $name', (backend) => {
   let store: SqlReviewStore;
   let now = Date.parse('2026-11-24T10:00:00Z');
   const clock = () => now;
-  const queue = () => new SqlReviewQueue(database.db, database.dialect, clock);
+  const queue = () => new SqlReviewQueue(database.db, database.dialect, clock, database.sqlite);
 
   beforeAll(async () => {
     database = await backend.open();
