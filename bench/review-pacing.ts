@@ -7,7 +7,10 @@
 export interface PacingResult {
   rows: number;
   matched: number;
+  /** From creating the review to seeing it done (upload and polling included). */
   seconds: number;
+  /** From the review's first answer from the upstream to its last: the time it ran there. */
+  upstreamSeconds: number;
   allowedPerSecond: number;
   usedShare: number;
   upstream429: number;
@@ -83,6 +86,7 @@ export async function measurePacing(
   others: { review: string[]; agent: string[]; agentEveryMs: number },
 ): Promise<PacingResult> {
   const first = await runReview(bffUrl, cookie, addresses);
+  const span = await answeredSpan(bffUrl, cookie, first.summary.id);
   const allowedPerSecond = limit / windowS;
   const again = await runReview(bffUrl, cookie, addresses, 20);
   const agent = await searchingBeside(bffUrl, cookie, others);
@@ -92,14 +96,40 @@ export async function measurePacing(
     matched: counts?.matched ?? 0,
     seconds: first.seconds,
     allowedPerSecond,
-    // The first request of a review waits for nothing, so N rows need (N - 1) intervals of the allowed rate.
-    usedShare: (addresses.length - 1) / allowedPerSecond / first.seconds,
+    upstreamSeconds: span.seconds,
+    // Requests made over requests allowed in the time the review ran on the upstream: between its first answer
+    // and its last there are (N - 1) intervals, each at least one allowed request's. Creating the review,
+    // uploading it and polling for its end are not time the upstream was asked.
+    usedShare: (span.answers - 1) / allowedPerSecond / span.seconds,
     upstream429: countUpstream429(),
     cachedSeconds: again.seconds,
     cachedRows: again.summary.runs[0]?.counts.done ?? 0,
     agentWaits: agent.waits,
     agentFailed: agent.failed,
   };
+}
+
+/** A review's answers (rows with a retrievedAt), and the seconds from its first to its last (rows API, paged). */
+async function answeredSpan(bffUrl: string, cookie: string, id: string) {
+  let [answers, firstAt, lastAt] = [0, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+  let cursor: string | null = '';
+  while (cursor !== null) {
+    const res = await fetch(
+      `${bffUrl}/api/reviews/${id}/rows?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { headers: headers(cookie) },
+    );
+    if (!res.ok) throw new Error(`rows of ${id}: ${res.status}`);
+    const page = (await res.json()) as { rows: { retrievedAt?: string }[]; nextCursor: string | null };
+    for (const r of page.rows) {
+      const at = r.retrievedAt ? Date.parse(r.retrievedAt) : Number.NaN;
+      if (!Number.isFinite(at)) continue;
+      answers++;
+      firstAt = Math.min(firstAt, at);
+      lastAt = Math.max(lastAt, at);
+    }
+    cursor = page.nextCursor;
+  }
+  return { answers, seconds: (lastAt - firstAt) / 1000 };
 }
 
 /**

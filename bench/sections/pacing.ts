@@ -67,19 +67,24 @@ export async function benchPacing(ctx: BenchContext) {
       `${rows.length}`,
       verdict(p.rows === rows.length),
     );
-    row('time for the review', `${fmt(p.seconds, 1)} s`, `~${fmt(ideal, 1)} s`, 'at the allowed rate');
+    row(
+      'time for the review on the upstream',
+      `${fmt(p.upstreamSeconds, 1)} s`,
+      `~${fmt(ideal, 1)} s`,
+      `first answer to last; ${fmt(p.seconds, 1)} s from creating it to seeing it done`,
+    );
     row(
       'share of the allowed rate used',
       `${fmt(p.usedShare * 100, 1)} %`,
       '>= 98 %',
-      verdict(p.usedShare >= 0.98),
+      `${fmt((ideal / p.seconds) * 100, 1)} % counting upload and polling; ${verdict(p.usedShare >= 0.98)}`,
     );
     row('upstream 429s', String(p.upstream429), '0', verdict(p.upstream429 === 0));
     row(
       'same rows again (cached)',
       `${fmt(p.cachedSeconds, 2)} s`,
       '',
-      `${fmt(p.cachedRows / p.cachedSeconds, 0)} rows/s (target >= 5,000/s)`,
+      `${fmt(p.cachedRows / p.cachedSeconds, 0)} rows/s, creating and polling included (the throughput section measures it)`,
     );
     const p95 = p.agentWaits[Math.floor(p.agentWaits.length * 0.95)] ?? Number.NaN;
     row(

@@ -109,6 +109,14 @@ export async function benchThroughput(ctx: BenchContext) {
       '>= 5,000/s',
       `${again.done} rows in ${fmt(again.workS, 1)} s, ${again.cached === again.done ? 'all' : again.cached} from the cache, BFF CPU ${fmt(again.cpuMsPerRow, 3)} ms a row (${fmt(1000 / again.cpuMsPerRow, 0)}/s on a core of its own); ${verdict(cachedRate >= 5_000)}`,
     );
+    // 5,000 rows/s needs 0.2 ms of one core a row: on this shared machine the wall rate measures the neighbours
+    // too, the CPU a row does not.
+    row(
+      "  BFF's CPU per cached row",
+      `${fmt(again.cpuMsPerRow, 3)} ms`,
+      '<= 0.200 ms',
+      `${fmt(1000 / again.cpuMsPerRow / 5_000)}x of 5,000/s on one core; ${verdict(again.cpuMsPerRow <= 0.2)}`,
+    );
     row(
       '  GET /api/reviews/:id while it runs (p95 / max)',
       `${fmt(again.statusP95, 0)} / ${fmt(again.statusMax, 0)} ms`,
