@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type Database, openDatabase } from '../../src/bff/db/database.ts';
-import { csvLine, exportLayout } from '../../src/bff/reviews/export-columns.ts';
+import { csvLine, exportLayout, jsonRow } from '../../src/bff/reviews/export-columns.ts';
 import type { StoredAnswer } from '../../src/bff/reviews/look-up-row.ts';
 import { EXPORT_PAGE_ROWS, ReviewExportRows } from '../../src/bff/stores/reviews/export-rows.ts';
 import { SqlReviewStore } from '../../src/bff/stores/reviews/review-store.ts';
 import { rowsWithResults } from '../../src/bff/stores/reviews/row-results.ts';
-import { type JoinedRow, toRowResult } from '../../src/bff/stores/reviews/to-api.ts';
+import { type JoinedRow, storedAnswerReader, toRowResult } from '../../src/bff/stores/reviews/to-api.ts';
 import { createHarness } from '../../src/bff/test-support/harness.ts';
 import { type SeedRow, seedReview } from '../../src/bff/test-support/seed-review.ts';
 import { explainRecordMatch, type Property } from '../../src/contract/index.ts';
@@ -55,8 +55,29 @@ export async function benchExport(rows = Number(process.env.BENCH_EXPORT_ROWS ??
         '<= 5 s',
         `${verdict(s <= 5 && run.rows === rows)}; ${Math.round(rows / s)} rows/s, ${Math.round(run.bytes / 1e6)} MB`,
       );
-      // On a shared machine the wall clock waits for other work too: the CPU this process spent is the cost.
-      row('  CPU time of that export', `${((used.user + used.system) / 1e6).toFixed(2)} s`, '<= 5 s');
+      // On a shared machine the wall clock waits for other work too. The export is one thread's work (SQLite
+      // reads in-thread, nothing waited on but the reader), so on a quiet machine its wall time is its CPU time.
+      const cpu_s = (used.user + used.system) / 1e6;
+      row(
+        '  CPU time of that export',
+        `${cpu_s.toFixed(2)} s`,
+        '<= 5 s',
+        `${verdict(cpu_s <= 5)} (a quiet machine's wall time); ${(cpu_s / 5).toFixed(2)}x the target`,
+      );
+    }
+    // Every row its own record: no answer's work is shared with another row's (the memo misses every time).
+    const distinct = await seedReview(database, tape(accountId, rows, templates, true));
+    for (const ext of ['csv', 'json'] as const) {
+      const cpu = process.cpuUsage();
+      const run = await download(h, distinct, ext);
+      const used = process.cpuUsage(cpu);
+      const cpu_s = (used.user + used.system) / 1e6;
+      row(
+        `  CPU time, ${ext.toUpperCase()}, every row its own record`,
+        `${cpu_s.toFixed(2)} s`,
+        '<= 5 s',
+        `${verdict(cpu_s <= 5 && run.rows === rows)}; ${(cpu_s / 5).toFixed(2)}x the target`,
+      );
     }
     await breakdown(database, big);
     await memory(h, { id: few, rows: small }, { id: big, rows });
@@ -71,8 +92,8 @@ type Harness = ReturnType<typeof createHarness>;
 /**
  * Where a CSV export's CPU goes, the route's steps taken one more at a time over the same rows (the best of two
  * interleaved rounds, CPU ms): the header's query (the service's extra fields over every answer), the pages of
- * rows read, each row's stored answer decoded and validated as the API gives it, its columns worked out and
- * written as CSV lines. What the whole export spent beyond the last is the HTTP stream and the encoding.
+ * rows read, each row's stored answer decoded and checked as the export reads it, its columns worked out and
+ * written as CSV or JSON lines. What the whole export spent beyond those is the HTTP stream and the encoding.
  */
 async function breakdown(database: Database, id: string) {
   const exportRows = new ReviewExportRows(database.db, database.dialect);
@@ -93,6 +114,11 @@ async function breakdown(database: Database, id: string) {
     { header: summary.columns, otherKeys: shape.otherKeys, checkedAgain: false, anyFixed: shape.anyFixed },
     { accountName: 'Bench', today: '2026-11-25' },
   );
+  // As the export reads them: one reader a pass, so rows of a record already read share its answer.
+  const decoding = () => {
+    const read = storedAnswerReader();
+    return (r: JoinedRow) => toRowResult(r, 1, read);
+  };
   const pages = async (each: (page: JoinedRow[]) => void) => {
     for (let after = -1; ; ) {
       const found = await rowsWithResults(database.db, id, 1)
@@ -108,11 +134,29 @@ async function breakdown(database: Database, id: string) {
   const steps: [string, () => Promise<unknown>][] = [
     ['  header query (extra fields)', () => exportRows.shape(summary)],
     ['  pages of rows read', () => pages(() => {})],
-    ['  + answers decoded, validated', () => pages((p) => p.map((r) => toRowResult(r, 1)))],
+    [
+      '  + answers decoded, checked',
+      () => {
+        const decoded = decoding();
+        return pages((p) => p.map(decoded));
+      },
+    ],
     [
       '  + columns, CSV lines',
-      () => pages((p) => p.map((r) => csvLine(layout.values(toRowResult(r, 1)))).join('\r\n')),
+      () => {
+        const decoded = decoding();
+        return pages((p) => p.map((r) => csvLine(layout.values(decoded(r)))));
+      },
     ],
+    [
+      '  + columns, JSON lines',
+      () => {
+        const decoded = decoding();
+        return pages((p) => p.map((r) => jsonRow(layout, layout.values(decoded(r)))));
+      },
+    ],
+    // What the schema's parse of each answer cost (the export reads answers with plain checks instead, ADR 008).
+    ['  (answers decoded with the schema)', () => pages((p) => p.map((r) => toRowResult(r, 1)))],
   ];
   const best = new Map<string, number>();
   for (let round = 0; round < 2; round++)
@@ -235,21 +279,38 @@ export function answers(): { input: string; answer: StoredAnswer }[] {
   });
 }
 
-/** A loan tape of `total` rows: the file's own six columns, its address looked up. */
-export function tape(accountId: string, total: number, templates: { input: string; answer: StoredAnswer }[]) {
+/**
+ * A loan tape of `total` rows: the file's own six columns, its address looked up, each row's answer retrieved at
+ * its own moment (as the worker keeps them). Its rows resolve to the hundred records of `templates` over and
+ * over; with `distinct`, every row's record is its own (another id), so nothing of one row's answer repeats.
+ */
+export function tape(
+  accountId: string,
+  total: number,
+  templates: { input: string; answer: StoredAnswer }[],
+  distinct = false,
+) {
+  const start = Date.parse('2026-11-01T10:00:00.000Z');
   return {
     accountId,
-    name: `Loan tape ${total}`,
+    name: `Loan tape ${total}${distinct ? ', distinct records' : ''}`,
     columns: ['loan_id', 'borrower', 'street', 'city', 'state', 'zip'],
     runs: 1,
     total,
     row: (i: number): SeedRow => {
       const { input, answer } = templates[i % templates.length] as (typeof templates)[number];
       const [street = '', city = '', rest = ''] = input.split(', ');
+      const property = answer.property && distinct ? { ...answer.property, id: `pi_${i}` } : answer.property;
       return {
         address: input,
         cells: [`L-${String(i).padStart(7, '0')}`, `Borrower ${i}`, street, city, ...rest.split(' ')],
-        answers: [answer],
+        answers: [
+          {
+            ...answer,
+            ...(property ? { property } : {}),
+            retrievedAt: new Date(start + i * 37).toISOString(),
+          },
+        ],
       };
     },
   };

@@ -3,7 +3,7 @@ import type { ReviewRowResult, ReviewSummary } from '../../../contract/index.ts'
 import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import { rowsWithResults } from './row-results.ts';
-import { readStoredAnswer, toRowResult } from './to-api.ts';
+import { storedAnswerReader, toRowResult } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -44,6 +44,7 @@ export class ReviewExportRows {
 
   /** Every row of the run in input order, a page at a time (keyset on row_index). */
   async *rows(reviewId: string, run: number, pageRows = EXPORT_PAGE_ROWS): AsyncGenerator<ReviewRowResult[]> {
+    const read = storedAnswerReader();
     let after = -1;
     for (;;) {
       const found = await rowsWithResults(this.db, reviewId, run)
@@ -51,7 +52,7 @@ export class ReviewExportRows {
         .orderBy('w.row_index')
         .limit(pageRows)
         .execute();
-      if (found.length > 0) yield found.map((r) => toRowResult(r, run, readStoredAnswer));
+      if (found.length > 0) yield found.map((r) => toRowResult(r, run, read));
       if (found.length < pageRows) return;
       after = Number(found.at(-1)?.row_index);
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { explainRecordMatch, type Property } from '../../../contract/index.ts';
 import { StoredAnswer } from '../../reviews/look-up-row.ts';
-import { readResult, readStoredAnswer } from './to-api.ts';
+import { readResult, readStoredAnswer, storedAnswerReader } from './to-api.ts';
 
 /*
  * The export reads stored answers with plain checks instead of the schema's parse (ADR 008): it must accept
@@ -103,5 +103,34 @@ describe('reading a stored answer for the export', () => {
       expect(readStoredAnswer(text)).toBeUndefined();
       expect(readResult(text)).toBeUndefined();
     }
+  });
+});
+
+describe('reading a whole export’s stored answers', () => {
+  it('reads each row as it would alone, rows of one record sharing the work', () => {
+    const read = storedAnswerReader();
+    const texts: string[] = [];
+    for (let i = 0; i < 3_000; i++) {
+      const answer = answers[i % answers.length] as StoredAnswer;
+      // Each row retrieved at its own moment, from the cache or not; some without the two, some damaged.
+      const own = {
+        ...answer,
+        cached: i % 3 === 0,
+        retrievedAt: new Date(Date.UTC(2026, 10, 1) + i).toISOString(),
+      };
+      texts.push(
+        i % 97 === 0
+          ? JSON.stringify({ ...answer, cached: undefined, retrievedAt: undefined })
+          : i % 89 === 0
+            ? JSON.stringify({ ...own, retrievedAt: 'a "quoted" \\ time' })
+            : i % 83 === 0
+              ? `${JSON.stringify({ ...own, outcome: 'weird' })}`
+              : i % 79 === 0
+                ? JSON.stringify(own).replace(/}$/, ',"cached":5}')
+                : JSON.stringify(own),
+      );
+    }
+    for (const text of texts) expect(read(text)).toEqual(readStoredAnswer(text));
+    expect(read(null)).toBeUndefined();
   });
 });

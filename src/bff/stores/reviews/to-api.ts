@@ -100,6 +100,38 @@ export function readStoredAnswer(text: string | null): StoredAnswer | undefined 
   return isStoredAnswer(value) ? value : undefined;
 }
 
+/** How the worker's answers end (`lookUpRow` writes these two last): what differs between rows of one record. */
+const TAIL = /,"cached":(true|false),"retrievedAt":"([^"\\]*)"}$/y;
+/** Distinct records an export remembers (a few MB), then forgets all and starts again. */
+const REMEMBERED = 2_000;
+
+/**
+ * `readStoredAnswer` for a whole export: the rows of a tape that resolve to the same record (the same answer
+ * but for when it was retrieved and whether from the cache) share one parse and check. The text before the
+ * answer's last two fields is the key; those two are read from the text itself. A valid answer's text ends the
+ * top-level object there (a quote inside a string is escaped), so another row's text with the same key and a
+ * tail of the same form reads as the remembered answer with that row's two fields.
+ */
+export function storedAnswerReader(): (text: string | null) => StoredAnswer | undefined {
+  const known = new Map<string, StoredAnswer>();
+  return (text) => {
+    if (!text) return undefined;
+    const at = text.lastIndexOf(',"cached":');
+    TAIL.lastIndex = at;
+    const tail = at === -1 ? null : TAIL.exec(text);
+    if (!tail) return readStoredAnswer(text);
+    const key = text.slice(0, at);
+    const same = known.get(key);
+    if (same) return { ...same, cached: tail[1] === 'true', retrievedAt: tail[2] as string };
+    const answer = readStoredAnswer(text);
+    if (answer) {
+      if (known.size >= REMEMBERED) known.clear();
+      known.set(key, answer);
+    }
+    return answer;
+  };
+}
+
 function parsedJson(text: string | null): unknown {
   if (!text) return undefined;
   try {
