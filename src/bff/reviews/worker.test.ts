@@ -151,6 +151,36 @@ describe('ReviewWorker', () => {
     expect(progress).toHaveLength(10);
   });
 
+  it('works rows answered from the cache hundreds at once, and goes back to its concurrency at one that was not', async () => {
+    let served = 0;
+    const inFlight: number[] = [];
+    let flying = 0;
+    const { queue, worker } = setup({
+      // The first 1,000 rows from the cache, the next 1,000 from the service; each answer takes 10 ms.
+      lookUp: () => {
+        const cached = ++served <= 1_000;
+        inFlight.push(++flying);
+        return new Promise((r) =>
+          setTimeout(() => {
+            flying--;
+            r({ ...matched(), cached });
+          }, 10),
+        );
+      },
+    });
+    queue.add('a', 2_000);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(20_000);
+    await worker.stop();
+    expect(queue.done.size).toBe(2_000);
+    // Cached rows: the window doubles from 3 up to 512 (and 3 more in hand) at once.
+    expect(Math.max(...inFlight.slice(0, 1_000))).toBeGreaterThan(256);
+    expect(Math.max(...inFlight)).toBeLessThanOrEqual(512 + 3);
+    // Once a row went to the service, the rows already in hand go (one window at most, once), then the rest
+    // 3 at a time again.
+    expect(Math.max(...inFlight.slice(-500))).toBeLessThanOrEqual(3);
+  });
+
   it('leaves the rows of an account nobody is signed in to, and takes them at its next sign-in', async () => {
     const { queue, worker, live } = setup({ live: [] });
     queue.add('b', 4);
