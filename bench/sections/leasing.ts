@@ -117,7 +117,8 @@ async function review(database: Database, id: string, accountId: string, rows: n
 
 /** Lease 32 rows and give them back, for about 2 s (at most 2,000 calls), yielding to the loop between calls. */
 async function leaseCost(database: Database, accounts: string[]) {
-  const queue = new SqlReviewQueue(database.db, 'sqlite');
+  // As the server leases: through the file's prepared statements.
+  const queue = new SqlReviewQueue(database.db, 'sqlite', Date.now, database.sqlite);
   for (let i = 0; i < 20; i++) await queue.release('bench', await queue.lease('bench', accounts, 32, 30_000));
   const lag = monitorEventLoopDelay({ resolution: 1 });
   lag.enable();
