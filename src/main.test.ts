@@ -24,6 +24,8 @@ beforeAll(async () => {
       ...process.env,
       PORT: '0',
       DIST_DIR: dist,
+      // A database of its own: the default (data/db) is the working tree's, with whatever another run left there.
+      DATABASE_DIR: join(dist, 'db'),
       SKIP_WEB_BUILD: '1',
       REFERENCE_RECORDS: '3000',
       REFERENCE_SEED: '7',
