@@ -99,7 +99,8 @@ export async function measurePacing(
     upstreamSeconds: span.seconds,
     // Requests made over requests allowed in the time the review ran on the upstream: between its first answer
     // and its last there are (N - 1) intervals, each at least one allowed request's. Creating the review,
-    // uploading it and polling for its end are not time the upstream was asked.
+    // uploading it and polling for its end are not time the upstream was asked. The upstream's windows are fixed
+    // and the first began before the review (the sign-in's request): a share a little over 100 % is that.
     usedShare: (span.answers - 1) / allowedPerSecond / span.seconds,
     upstream429: countUpstream429(),
     cachedSeconds: again.seconds,
