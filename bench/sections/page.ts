@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
 import { openDatabase } from '../../src/bff/db/database.ts';
-import type { StoredAnswer } from '../../src/bff/reviews/look-up-row.ts';
 import { seedReview } from '../../src/bff/test-support/seed-review.ts';
-import { explainRecordMatch, type Property } from '../../src/contract/index.ts';
 import { type BenchContext, fmt, KEY, referenceEnv, row, startServer, stopAll, verdict } from '../support.ts';
+import { answers, tape } from './export.ts';
 
 /**
  * The review page in headless Chromium, against the app as `npm start` runs it (embedded reference, embedded
@@ -42,7 +41,7 @@ export async function benchPage(ctx: BenchContext) {
     const database = await openDatabase({ dir });
     let id: string;
     try {
-      id = await seedReview(database, finishedTape(session.accountId, rows));
+      id = await seedReview(database, tape(session.accountId, rows, answers()));
     } finally {
       await database.close();
     }
@@ -254,53 +253,4 @@ async function timedClick(page: Page): Promise<number> {
 /** Addresses spread over the reference's streets: some found, many not, each looked up (no two alike). */
 function liveAddress(i: number): string {
   return `${100 + (i % 9_000)} ${['Main St', 'Oak Ave', 'Elm St', 'Park Rd'][i % 4]} Unit ${i}, Springfield, IL 62701`;
-}
-
-/** A finished loan tape: a hundred answers over and over (mostly matched; some not found, ambiguous, failed). */
-function finishedTape(accountId: string, total: number) {
-  const streets = ['Main St', 'Congress Ave', 'Oak Dr', 'Elm St', 'Wacker Dr'];
-  const answers = Array.from({ length: 100 }, (_, i): { input: string; answer: StoredAnswer } => {
-    const input = `${100 + i} ${streets[i % streets.length]}, Springfield, IL 62701`;
-    const retrievedAt = '2026-11-01T10:00:00.000Z';
-    if (i % 10 === 9)
-      return {
-        input,
-        answer: {
-          outcome: i % 20 === 9 ? 'ambiguous' : 'not_found',
-          candidates: [{ id: `c${i}`, address: `${input} (north)` }],
-          error: { code: i % 20 === 9 ? 'ambiguous' : 'not_found', message: 'See the candidates.' },
-          cached: false,
-          retrievedAt,
-        },
-      };
-    const property: Property = {
-      id: `pi_${String(i).padStart(8, '0')}`,
-      address: input,
-      source: 'Sangamon County Assessor',
-      sourceKind: 'assessor',
-      confidence: i % 3 === 0 ? 'medium' : 'high',
-      lastVerified: '2026-03-02',
-      attributes: {
-        city: 'Springfield',
-        state: 'IL',
-        zip: '62701',
-        propertyType: 'single_family',
-        yearBuilt: 1950 + i,
-        assessedValue: 240_000 + i * 1_000,
-      },
-    };
-    const match = explainRecordMatch(input, property);
-    return { input, answer: { outcome: 'matched', property, match, cached: false, retrievedAt } };
-  });
-  return {
-    accountId,
-    name: `Loan tape ${total}`,
-    columns: ['loan_id', 'address'],
-    runs: 1,
-    total,
-    row: (i: number) => {
-      const { input, answer } = answers[i % answers.length] as (typeof answers)[number];
-      return { address: input, cells: [`L-${String(i).padStart(7, '0')}`, input], answers: [answer] };
-    },
-  };
 }
