@@ -79,8 +79,9 @@ export class SqlReviewQueue implements ReviewQueue {
         shares,
         this.#reclaimDue(now),
       );
-    return this.db.transaction().execute(async (trx) => {
-      await this.#reclaim(trx, now);
+    let reclaimed: Key[] = [];
+    const leased = await this.db.transaction().execute(async (trx) => {
+      reclaimed = await this.#reclaim(trx, now);
       const runs = await openRuns(trx, accountIds);
       const fresh = new Map(runs.map((r) => [`${r.reviewId}:${r.run}`, r.fresh]));
       const picked = await this.#order.pick(runs, limit, shares, {
@@ -97,6 +98,8 @@ export class SqlReviewQueue implements ReviewQueue {
         .execute();
       return picked.map((d) => ({ ...d, fresh: fresh.get(`${d.reviewId}:${d.run}`) === true }));
     });
+    await this.#announceCancelled(reclaimed);
+    return leased;
   }
 
   /** Several runs' next due rows in one query (SQLite): each run's part is the same seek as #next's. */
@@ -161,8 +164,8 @@ export class SqlReviewQueue implements ReviewQueue {
    * Leases that ran out (a replica died or stalled) go back to pending, keeping their place in the run's order
    * (not_before is untouched). Few rows are leased at any time, and review_results_leased holds only those.
    */
-  async #reclaim(trx: Db, now: number): Promise<void> {
-    if (!this.#reclaimDue(now)) return;
+  async #reclaim(trx: Db, now: number): Promise<Key[]> {
+    if (!this.#reclaimDue(now)) return [];
     const expired = await trx
       .selectFrom('review_results')
       .select(['review_id', 'run', 'row_index'])
@@ -171,16 +174,57 @@ export class SqlReviewQueue implements ReviewQueue {
       .limit(RECLAIM_BATCH)
       .$if(this.dialect === 'postgres', (q) => q.forUpdate().skipLocked())
       .execute();
-    if (expired.length === 0) return;
+    if (expired.length === 0) return [];
+    const keys = expired.map((e) => ({ reviewId: e.review_id, run: e.run, index: e.row_index }));
     await trx
       .updateTable('review_results')
       .set({ state: 'pending', lease_owner: null })
       .where('state', '=', 'leased')
       .where('lease_until', '<', now)
-      .where((eb) =>
-        eb.or(expired.map((e) => whereKey(eb, { reviewId: e.review_id, run: e.run, index: e.row_index }))),
-      )
+      .where((eb) => eb.or(keys.map((k) => whereKey(eb, k))))
       .execute();
+    return keys;
+  }
+
+  /**
+   * Rows put back to wait (given back, to be asked again later, or a dead replica's) are held by the trigger of
+   * migration 0005 when their run is paused or cancelled. A cancelled one is final: it takes a sequence number
+   * past the review's last, as cancel() numbers the rows it cancels, or live views (which page "rows since N")
+   * would show it pending for good. Numbered after the put-back commits, the review's row locked first (the
+   * order cancel, Check again and completions lock in), so this never waits on them the other way round.
+   */
+  async #announceCancelled(keys: readonly Key[]): Promise<void> {
+    if (keys.length === 0) return;
+    const reviewIds = [...new Set(keys.map((k) => k.reviewId))].sort();
+    await this.db.transaction().execute(async (trx) => {
+      for (const reviewId of reviewIds) {
+        const review = await trx
+          .selectFrom('reviews')
+          .select('last_seq')
+          .where('id', '=', reviewId)
+          .$if(this.dialect === 'postgres', (q) => q.forUpdate())
+          .executeTakeFirst();
+        if (!review) continue;
+        const cancelled = await trx
+          .selectFrom('review_results')
+          .select(['run', 'row_index'])
+          .where('state', '=', sql.lit('cancelled'))
+          .where((eb) => eb.or(keys.filter((k) => k.reviewId === reviewId).map((k) => whereKey(eb, k))))
+          .execute();
+        if (cancelled.length === 0) continue;
+        let seq = Number(review.last_seq);
+        // In row order, sorted here: a few rows, and the database is asked for no sort (fair-leasing.test.ts).
+        cancelled.sort((a, b) => a.run - b.run || a.row_index - b.row_index);
+        for (const c of cancelled) {
+          await trx
+            .updateTable('review_results')
+            .set({ seq: ++seq })
+            .where((eb) => whereKey(eb, { reviewId, run: c.run, index: c.row_index }))
+            .execute();
+        }
+        await trx.updateTable('reviews').set({ last_seq: seq }).where('id', '=', reviewId).execute();
+      }
+    });
   }
 
   /** A lease runs out after tens of seconds: looking once a second is soon enough, and saves a query a lease. */
@@ -200,6 +244,7 @@ export class SqlReviewQueue implements ReviewQueue {
       .where('lease_owner', '=', owner)
       .where((eb) => eb.or(rows.map((r) => whereKey(eb, r))))
       .execute();
+    await this.#announceCancelled(rows);
   }
 
   async extend(owner: string, rows: readonly LeasedRow[], leaseMs: number): Promise<void> {
@@ -362,6 +407,7 @@ export class SqlReviewQueue implements ReviewQueue {
       .where('state', '=', 'leased')
       .where('lease_owner', '=', owner)
       .execute();
+    await this.#announceCancelled([row]);
   }
 }
 
@@ -456,6 +502,19 @@ function prepare(sqlite: BetterSqlite3.Database) {
      where review_id = ? and run = ? and row_index = ? and state = 'pending'`,
   );
   const lastSeqOf = sqlite.prepare<[string], number>('select last_seq from reviews where id = ?').pluck();
+  // A row put back into a cancelled run is cancelled by migration 0005's trigger: numbered, so live views hear of
+  // it (SqlReviewQueue.#announceCancelled says why; one connection, so no lock order to keep here).
+  const stateOf = sqlite
+    .prepare<[string, number, number], string>(
+      'select state from review_results where review_id = ? and run = ? and row_index = ?',
+    )
+    .pluck();
+  const nextSeq = sqlite
+    .prepare<[string], number>('update reviews set last_seq = last_seq + 1 where id = ? returning last_seq')
+    .pluck();
+  const numberRow = sqlite.prepare(
+    'update review_results set seq = ? where review_id = ? and run = ? and row_index = ?',
+  );
   // Written only while `owner` holds the lease: a row whose lease ran out (another has it, or it is done) is not.
   const write = sqlite.prepare(
     `update review_results set state = 'done', lease_owner = null, outcome = ?, result = ?, seq = ?
@@ -491,7 +550,11 @@ function prepare(sqlite: BetterSqlite3.Database) {
       reclaim: boolean,
     ): LeasedRow[] => {
       if (reclaim)
-        for (const e of expiredOf.all(now, RECLAIM_BATCH)) putBack.run(e.review_id, e.run, e.row_index, now);
+        for (const e of expiredOf.all(now, RECLAIM_BATCH)) {
+          putBack.run(e.review_id, e.run, e.row_index, now);
+          if (stateOf.get(e.review_id, e.run, e.row_index) === 'cancelled')
+            numberRow.run(nextSeq.get(e.review_id), e.review_id, e.run, e.row_index);
+        }
       const runs = openRunsOf.all(JSON.stringify(accountIds));
       const fresh = new Set(runs.filter((r) => r.fresh === 1).map((r) => `${r.review_id}:${r.run}`));
       const open = runs.map((r) => ({ reviewId: r.review_id, run: r.run, accountId: r.account_id }));

@@ -107,6 +107,37 @@ describe.each(databaseBackends('review-controls'))('review controls on $name', (
     expect(await states(plain.id)).toEqual(['pending']);
   });
 
+  it('a row put back after the cancel is cancelled where live views hear of it (rows since the cancel)', async () => {
+    const q = queue();
+    // Given back (its account waits on its rate limit), asked again later (a retryable failure), and a dead
+    // replica's lease that ran out: each put back after the cancel, each told to a view that read the cancel.
+    for (const putBack of ['release', 'retryLater', 'expired'] as const) {
+      const { accountId, id } = await running(3);
+      const [row] = await q.lease(putBack === 'expired' ? 'dead' : 'w', [accountId], 1, 30_000);
+      await store().control(accountId, id, 'cancel');
+      const seen = (await store().rows(accountId, id, { limit: 10, sinceSeq: 0 }))?.rows ?? [];
+      // The view hears of the two rows the cancel numbered; the one being asked is not news yet.
+      expect(
+        seen.map((r) => [r.index, r.outcome]),
+        putBack,
+      ).toEqual([0, 1, 2].filter((i) => i !== row!.index).map((i) => [i, 'not_asked']));
+      const cursor = Math.max(...seen.map((r) => r.seq));
+      if (putBack === 'release') await q.release('w', [row!]);
+      if (putBack === 'retryLater') await q.retryLater('w', row!, now);
+      if (putBack === 'expired') {
+        now += 31_000;
+        // Another account's lease takes back the leases that ran out, whoever held them.
+        await q.lease('w', [`acct-nobody-${putBack}`], 1, 30_000);
+      }
+      expect(await states(id), putBack).toEqual(['cancelled', 'cancelled', 'cancelled']);
+      const told = (await store().rows(accountId, id, { limit: 10, sinceSeq: cursor }))?.rows ?? [];
+      expect(
+        told.map((r) => [r.index, r.outcome]),
+        putBack,
+      ).toEqual([[row!.index, 'not_asked']]);
+    }
+  });
+
   it('a row whose lease ran out (its replica died) is paused with the rest, not handed out again', async () => {
     const { accountId, id } = await running(2);
     const q = queue();
