@@ -87,7 +87,9 @@ export default defineConfig({
       testMatch: /review/,
       grep: /@paced/,
       workers: 1,
-      timeout: 120_000,
+      // A paced review takes a minute on a quiet machine; beside three other workers on two cores (and the axe
+      // checks on a running review) one took over 120 s in a CI run.
+      timeout: 180_000,
       use: { baseURL: `http://127.0.0.1:${PACED_PORT}` },
     },
     { name: 'journeys', testIgnore: /rate-limit|review|sign-in/, workers: 1 },
