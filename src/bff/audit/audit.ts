@@ -1,5 +1,6 @@
 import type { AuditKind, AuditOutcome, Property } from '../../contract/index.ts';
 import { ApiError } from '../errors.ts';
+import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import { keyFingerprint, type Session } from '../stores/sessions/types.ts';
 import type { AuditWriter } from './writer.ts';
 
@@ -8,6 +9,22 @@ export interface AuditContext {
   kind: AuditKind;
   reviewId?: string;
   row?: number;
+  /**
+   * Takes the lookup's entry instead of committing it (a review row's): the lookup answers at once, and the
+   * holder commits the entry in the transaction that keeps the answer, or alone when it keeps none (HeldEntry).
+   */
+  hold?: (held: HeldEntry) => void;
+}
+
+/**
+ * A lookup's entry not committed yet (ADR 010, addendum): written in the transaction that keeps the answer it
+ * records (a review row's completion), so a process killed between the two has kept neither; or, when no
+ * answer of the lookup is kept (it is asked again later), committed alone, for the lookup was made.
+ */
+export interface HeldEntry {
+  entry: NewAuditEntry;
+  /** Commits the entry alone (group commit); rejects with audit_unavailable when it could not be. */
+  commit(): Promise<void>;
 }
 
 /** The outcome of a lookup that failed, in the trail's words. */
@@ -39,7 +56,8 @@ function fingerprintOf(keyHash: string): string {
 /**
  * The audit trail's recorder: one entry per lookup answered for a signed-in account, and per sign-in, sign-out
  * and refused sign-in. Never the key (its fingerprint), never the cookie (the session's own random id). Each
- * call resolves once its entry is committed: await it before answering what it records.
+ * call resolves once its entry is committed (or, a review row's, held: AuditContext.hold): await it before
+ * answering what it records.
  */
 export class Audit {
   constructor(
@@ -59,7 +77,7 @@ export class Audit {
     answer: { outcome: AuditOutcome; property?: Property; cached?: boolean; cachedAt?: number | null },
   ): Promise<void> {
     const p = answer.property;
-    return this.writer.record({
+    const entry: NewAuditEntry = {
       at: this.now(),
       account_id: session.accountId,
       key_fingerprint: fingerprintOf(session.keyHash),
@@ -76,7 +94,10 @@ export class Audit {
       upstream_request_id: null,
       review_id: context.reviewId ?? null,
       row_index: context.row ?? null,
-    });
+    };
+    if (!context.hold) return this.writer.record(entry);
+    context.hold({ entry, commit: () => this.writer.record(entry) });
+    return Promise.resolve();
   }
 
   /** A reviewer paused, resumed or cancelled a review: who, which review (`query`: its name, as they saw it). */

@@ -47,12 +47,13 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
       liveAccounts: () => sessions.liveAccounts(),
       sessionFor: async (accountId) => (await sessions.sessionFor(accountId))?.session,
     },
-    lookUp: async (session, row, { signal }) => {
+    lookUp: async (session, row, { signal, hold }) => {
       const result = await lookUpRow(lookups, session, row.address, {
         fresh: row.fresh,
         signal,
         now,
-        audit: { kind: 'review_row', reviewId: row.reviewId, row: row.index },
+        // The entry is held, to be written with the row's answer (ReviewWorker #process).
+        audit: { kind: 'review_row', reviewId: row.reviewId, row: row.index, hold },
       });
       // A refused key (401) has ended its sessions already (Lookups, sessions.refuseKey): the row waits for
       // another of the account's sessions, and is no answer to count.

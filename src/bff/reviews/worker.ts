@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import type { HeldEntry } from '../audit/audit.ts';
 import { Cancellation } from '../cancel.ts';
+import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import type { LeaseShares } from '../stores/reviews/lease-order.ts';
 import type { Session } from '../stores/sessions/types.ts';
 import { isRetryable, type RowResult } from './look-up-row.ts';
@@ -33,8 +35,11 @@ export interface ReviewQueue {
   ): Promise<LeasedRow[]>;
   /** Keeps the leases alive while their rows wait for the rate limit. */
   extend(owner: string, rows: readonly LeasedRow[], leaseMs: number): Promise<void>;
-  /** The row's one outcome for its run; false when the lease was lost (another replica has the row now). */
-  complete(owner: string, row: LeasedRow, result: RowResult): Promise<boolean>;
+  /**
+   * The row's one outcome for its run, and the audit entry of the lookup that gave it, in one transaction:
+   * false when the lease was lost (another replica has the row now), and then neither is written.
+   */
+  complete(owner: string, row: LeasedRow, result: RowResult, entry?: NewAuditEntry): Promise<boolean>;
   /** Gives the row back, to be leased again no sooner than `notBefore` (epoch ms), counting an attempt. */
   retryLater(owner: string, row: LeasedRow, notBefore: number): Promise<void>;
   /** Gives rows back as they were (same place in line, no attempt counted): this replica let go of them. */
@@ -52,7 +57,12 @@ export interface AccountSessions {
 export interface ReviewWorkerDeps {
   queue: ReviewQueue;
   sessions: AccountSessions;
-  lookUp: (session: Session, row: LeasedRow, options: { signal: Cancellation }) => Promise<RowResult>;
+  /** `hold` takes the lookup's audit entry, uncommitted: the worker keeps it with the row's answer. */
+  lookUp: (
+    session: Session,
+    row: LeasedRow,
+    options: { signal: Cancellation; hold: (held: HeldEntry) => void },
+  ) => Promise<RowResult>;
   logger: Logger;
   /** This replica's name in leases. */
   owner: string;
@@ -260,21 +270,52 @@ export class ReviewWorker {
     }
     held.keyHash = holder.keyHash;
     if (held.released) throw cancel.reason;
-    const result = await this.#deps.lookUp(holder, row, { signal: cancel });
+    let audit: HeldEntry | undefined;
+    const result = await this.#deps.lookUp(holder, row, {
+      signal: cancel,
+      hold: (entry) => {
+        audit = entry;
+      },
+    });
     this.#answered(result.cached === true);
+    if (!held.released && !cancel.aborted && this.#keeps(row, result)) {
+      // The answer and its entry in one transaction (ADR 010, addendum): a process killed before it commits has
+      // kept neither, so the row asked again is audited once; a lost lease drops both.
+      let written: boolean;
+      try {
+        written = await queue.complete(owner, row, result, audit?.entry);
+      } catch (err) {
+        // Neither was written (the database, or the trail's table, refused the transaction): the row waits,
+        // spending no attempt, as when its lookup could not be put on record; it is audited when asked again.
+        await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
+        throw err;
+      }
+      if (written) this.#deps.onProgress?.(row.reviewId);
+      return;
+    }
+    // No answer of this lookup is kept, but it was made: its entry is committed alone, as any lookup's is.
+    const recorded = await committed(audit);
     if (held.released) throw cancel.reason;
     if (cancel.aborted) return;
-    if (result.error?.code === 'unauthenticated' || result.error?.code === 'audit_unavailable') {
+    if (!recorded || !this.#countsAnAttempt(result)) {
       // That key stopped working (its session is ended), or the lookup could not be put on record (so it was
       // not made, or its answer not kept): no answer of the service's, so the row waits, spending no attempt.
       await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
       return;
     }
-    if (isRetryable(result) && row.attempts + 1 < this.#deps.maxAttempts) {
-      await queue.retryLater(owner, row, retryAt(result, row.attempts, now()));
-      return;
-    }
-    if (await queue.complete(owner, row, result)) this.#deps.onProgress?.(row.reviewId);
+    await queue.retryLater(owner, row, retryAt(result, row.attempts, now()));
+  }
+
+  /** The service answered the lookup (not a refused key, nor a lookup refused for want of its record). */
+  #countsAnAttempt(result: RowResult): boolean {
+    return result.error?.code !== 'unauthenticated' && result.error?.code !== 'audit_unavailable';
+  }
+
+  /** The row's answer is its last: kept, unless it is asked again (a retryable failure with attempts left). */
+  #keeps(row: LeasedRow, result: RowResult): boolean {
+    return (
+      this.#countsAnAttempt(result) && !(isRetryable(result) && row.attempts + 1 < this.#deps.maxAttempts)
+    );
   }
 
   async #extend(): Promise<void> {
@@ -290,6 +331,16 @@ export class ReviewWorker {
 
 /** Rows worked at once at most while they are answered from the cache (a completion batch is 500). */
 const CACHED_WINDOW = 512;
+
+/** Commits a lookup's held entry alone (none held: nothing to commit); false when it could not be. */
+async function committed(audit: HeldEntry | undefined): Promise<boolean> {
+  try {
+    await audit?.commit();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** When to ask a retryable row again: at the rate limit's reset when it says, else backing off 2^n seconds. */
 export function retryAt(result: RowResult, attempts: number, now: number): number {

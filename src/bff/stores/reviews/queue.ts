@@ -6,6 +6,7 @@ import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import type { LeasedRow, ReviewQueue } from '../../reviews/worker.ts';
+import type { NewAuditEntry } from '../audit/audit-store.ts';
 import { LeaseOrder, type LeaseShares, type OpenRun } from './lease-order.ts';
 
 type Db = Kysely<DatabaseSchema>;
@@ -259,13 +260,13 @@ export class SqlReviewQueue implements ReviewQueue {
   }
 
   /**
-   * The row's outcome, written only while `owner` holds its lease (false: the lease was lost, and the row is
-   * another's or done). Completions asked in the same turn of the event loop, or while a batch commits, share
+   * The row's outcome and the audit entry of its lookup, written only while `owner` holds its lease (false: the
+   * lease was lost, the row is another's or done, and neither is written). Completions asked in the same turn of the event loop, or while a batch commits, share
    * the next transaction (group commit): a review answered from the cache writes thousands of rows a second.
    */
-  complete(owner: string, row: LeasedRow, result: RowResult): Promise<boolean> {
+  complete(owner: string, row: LeasedRow, result: RowResult, entry?: NewAuditEntry): Promise<boolean> {
     return new Promise((taken, failed) => {
-      this.#completions.push({ owner, row, result, taken, failed });
+      this.#completions.push({ owner, row, result, entry, taken, failed });
       // From node:timers, so a test's fake timers (which replace the global) do not hold completions back.
       if (!this.#completing)
         this.#completing = new Promise((go) => setImmediate(go)).then(() => this.#drainCompletions());
@@ -395,6 +396,10 @@ export class SqlReviewQueue implements ReviewQueue {
         }
         await trx.updateTable('reviews').set({ last_seq: seq }).where('id', '=', reviewId).execute();
       }
+      // The entries of the answers kept, beside them (ADR 010, addendum): a plain insert, as the audit store's,
+      // so whatever keeps the trail's search index sees these too.
+      const entries = keptEntries(batch, taken);
+      if (entries.length > 0) await trx.insertInto('audit_entries').values(entries).execute();
     });
     return taken;
   }
@@ -416,9 +421,38 @@ interface Completion {
   owner: string;
   row: LeasedRow;
   result: RowResult;
+  /** The audit entry of the lookup that gave the result: written with it, or not at all. */
+  entry: NewAuditEntry | undefined;
   taken: (written: boolean) => void;
   failed: (err: unknown) => void;
 }
+
+/** The audit entries of the completions written, in the order asked. */
+function keptEntries(batch: readonly Completion[], taken: readonly boolean[]): NewAuditEntry[] {
+  const entries: NewAuditEntry[] = [];
+  for (const [i, c] of batch.entries()) if (taken[i] && c.entry) entries.push(c.entry);
+  return entries;
+}
+
+/** audit_entries' columns: every field of an entry (the compiler says when one is missing or unknown). */
+const AUDIT_COLUMNS = Object.keys({
+  at: 1,
+  account_id: 1,
+  key_fingerprint: 1,
+  session_ref: 1,
+  kind: 1,
+  query: 1,
+  outcome: 1,
+  property_id: 1,
+  source: 1,
+  confidence: 1,
+  last_verified: 1,
+  cached: 1,
+  cached_at: 1,
+  upstream_request_id: 1,
+  review_id: 1,
+  row_index: 1,
+} satisfies Record<keyof NewAuditEntry, 1>);
 
 /** Rows written in one transaction at most (more wait for the next). */
 const COMPLETE_BATCH = 500;
@@ -527,6 +561,10 @@ function prepare(sqlite: BetterSqlite3.Database) {
      where review_id = @reviewId and run = @run`,
   );
   const setLastSeq = sqlite.prepare('update reviews set last_seq = ? where id = ?');
+  // The entries of the answers kept, beside them (ADR 010, addendum): a plain insert, as the audit store's.
+  const audit = sqlite.prepare(
+    `insert into audit_entries (${AUDIT_COLUMNS.join(', ')}) values (${AUDIT_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+  );
 
   const dueRows = (open: OpenRun, n: number, now: number): Omit<LeasedRow, 'fresh'>[] =>
     dueOf.all(open.reviewId, open.run, now, n).map((d) => ({
@@ -607,6 +645,7 @@ function prepare(sqlite: BetterSqlite3.Database) {
       for (const [run, counts] of byRun) count.run({ ...counts, now, reviewId, run });
       setLastSeq.run(seq, reviewId);
     }
+    for (const entry of keptEntries(batch, taken)) audit.run(entry);
     return taken;
   });
 
