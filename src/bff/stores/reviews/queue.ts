@@ -261,8 +261,9 @@ export class SqlReviewQueue implements ReviewQueue {
 
   /**
    * The row's outcome and the audit entry of its lookup, written only while `owner` holds its lease (false: the
-   * lease was lost, the row is another's or done, and neither is written). Completions asked in the same turn of the event loop, or while a batch commits, share
-   * the next transaction (group commit): a review answered from the cache writes thousands of rows a second.
+   * lease was lost, the row is another's or done, and neither is written). Completions asked in the same turn of
+   * the event loop, or while a batch commits, share the next transaction (group commit): a review answered from
+   * the cache writes thousands of rows a second.
    */
   complete(owner: string, row: LeasedRow, result: RowResult, entry?: NewAuditEntry): Promise<boolean> {
     return new Promise((taken, failed) => {
@@ -396,8 +397,8 @@ export class SqlReviewQueue implements ReviewQueue {
         }
         await trx.updateTable('reviews').set({ last_seq: seq }).where('id', '=', reviewId).execute();
       }
-      // The entries of the answers kept, beside them (ADR 010, addendum): a plain insert, as the audit store's,
-      // so whatever keeps the trail's search index sees these too.
+      // The entries of the answers kept, beside them (ADR 010, addendum): a plain insert, as the audit store's
+      // (the Activity search index follows the table, whoever wrote to it).
       const entries = keptEntries(batch, taken);
       if (entries.length > 0) await trx.insertInto('audit_entries').values(entries).execute();
     });
