@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Lane } from '../../../contract/index.ts';
-import { RedisServer, redisServerAvailable } from '../../test-support/test-redis.ts';
+import { redisServerAvailable, useTestRedis } from '../../test-support/test-redis.ts';
 import {
   type AttemptResult,
   type BudgetState,
@@ -213,27 +213,13 @@ describe('the rate budget rules, in memory', () => {
 });
 
 describe.skipIf(!redisServerAvailable())('the rate budget rules, in Redis (the same cases)', () => {
-  let server: RedisServer;
-  let redis: RedisConnection;
+  const local = useTestRedis();
   const stores: RedisBudgetStore[] = [];
   const newStore = (inflightTtlMs = 3_600_000) => {
-    const store = new RedisBudgetStore(redis, keys, { inflightTtlMs, releasePollMs: POLL_MS });
+    const store = new RedisBudgetStore(local.redis, keys, { inflightTtlMs, releasePollMs: POLL_MS });
     stores.push(store);
     return store;
   };
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    redis = new RedisConnection({ url: server.url });
-    await redis.waitUntilReady();
-  });
-  afterAll(async () => {
-    await redis?.close();
-    await server?.stop();
-  });
-  beforeEach(async () => {
-    await redis.client.flushall();
-  });
 
   it.each(CASES)('%s', async (_name, steps) => {
     // A wait for an answer in flight comes back as a short poll: that answer may reach another replica.
@@ -248,7 +234,7 @@ describe.skipIf(!redisServerAvailable())('the rate budget rules, in Redis (the s
     };
     const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)] as T;
     for (let run = 0; run < 40; run++) {
-      await redis.client.flushall();
+      await local.redis.client.flushall();
       const store = newStore();
       const state: BudgetState = initialBudget();
       const limit = pick([1, 3, 10, 60]);
@@ -287,7 +273,7 @@ describe.skipIf(!redisServerAvailable())('the rate budget rules, in Redis (the s
             !expected.ok && expected.retryAt === null ? wait(now + POLL_MS, expected.resetAt) : expected;
           expect(got, `run ${run} step ${step}`).toEqual(normal);
         }
-        const raw = await redis.client.hgetall(keys.budget(ACCOUNT));
+        const raw = await local.redis.client.hgetall(keys.budget(ACCOUNT));
         if (raw.known !== undefined) {
           const { inflight: expectedInflight, ...fields } = state;
           const stored = Object.fromEntries(Object.keys(fields).map((k) => [k, Number(raw[k])]));
@@ -298,7 +284,7 @@ describe.skipIf(!redisServerAvailable())('the rate budget rules, in Redis (the s
             ]),
           );
           expect(stored, `state after run ${run} step ${step}`).toEqual(asNumbers);
-          expect(await redis.client.zcard(keys.budgetInflight(ACCOUNT))).toBe(expectedInflight);
+          expect(await local.redis.client.zcard(keys.budgetInflight(ACCOUNT))).toBe(expectedInflight);
         }
       }
     }
@@ -349,7 +335,7 @@ describe.skipIf(!redisServerAvailable())('the rate budget rules, in Redis (the s
     await store.reserve('hash-one', 'interactive', 0);
     await store.observe('hash-one', answer(200, 10, 0, 60_000), 1);
     expect(await store.reserve('hash-two', 'interactive', 2)).toEqual(ok());
-    const names = await redis.client.keys('*');
+    const names = await local.redis.client.keys('*');
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) {
       expect(name).toMatch(/^proplens:v1:budget(-inflight)?:[A-Za-z0-9_-]{32}$/);

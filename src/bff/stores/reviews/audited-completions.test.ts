@@ -4,6 +4,7 @@ import type { ReviewInputRow } from '../../../contract/index.ts';
 import type { Database } from '../../db/database.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import type { LeasedRow } from '../../reviews/worker.ts';
+import { auditEntry } from '../../test-support/audit-entry.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
 import { SqlReviewQueue } from './queue.ts';
@@ -27,24 +28,18 @@ const answer = (owner: string): RowResult => ({
 });
 
 /** The entry the worker's lookup holds for a row: `session_ref` names who asked. */
-const entryOf = (owner: string, row: LeasedRow, at: number): NewAuditEntry => ({
-  at,
-  account_id: row.accountId,
-  key_fingerprint: 'fp',
-  session_ref: owner,
-  kind: 'review_row',
-  query: row.address,
-  outcome: 'not_found',
-  property_id: null,
-  source: null,
-  confidence: null,
-  last_verified: null,
-  cached: 0,
-  cached_at: null,
-  upstream_request_id: null,
-  review_id: row.reviewId,
-  row_index: row.index,
-});
+const entryOf = (owner: string, row: LeasedRow, at: number): NewAuditEntry =>
+  auditEntry({
+    at,
+    account_id: row.accountId,
+    key_fingerprint: 'fp',
+    session_ref: owner,
+    kind: 'review_row',
+    query: row.address,
+    outcome: 'not_found',
+    review_id: row.reviewId,
+    row_index: row.index,
+  });
 
 const rows = (n: number): ReviewInputRow[] =>
   Array.from({ length: n }, (_, i) => ({ address: `${i} Elm St` }));
