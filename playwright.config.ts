@@ -38,22 +38,20 @@ const server = (port: number, env: Record<string, string>) => ({
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
-  // Four at a time, never two of one project (each project says `workers: 1`): the journeys, the paced reviews
-  // (waiting on review pacing), the rate-limit journeys (waiting out rate windows) and the review/sign-in journeys
-  // each on a worker of their own, so the waiting overlaps the work instead of following it. The waiting projects
-  // use little CPU; the journeys and the review project share the two cores. Tests that run side by side use
-  // different servers, or (review and sign-in) check nothing the other leaves on an account: a search's History,
-  // the audit trail, a spent rate window stay with their server. On two workers the waiting projects ran one after
-  // another behind the review journeys (rate-limit 81 s + paced 185 s + review 162 s + sign-in 63 s on one worker:
-  // the run's critical path, 351 s of CI's 778 s). Two workers once made the rate-limit journey fail in two of
-  // three CI runs (it raced a 4 s hold and a 20 s window, then spent its window by typing); it now spends the
-  // window through the API and aims at moments seconds wide.
-  workers: 4,
+  // Two at a time, never two of one project (each project says `workers: 1`), the paced reviews first so their
+  // waiting starts at once. Tests that run side by side use different servers, or (review and sign-in) check
+  // nothing the other leaves on an account: a search's History, the audit trail, a spent rate window stay with
+  // their server. Four workers were tried: the work is the CPU's, not waiting, so on two cores every journey
+  // took longer (the journeys' worker alone 388 s, where on two workers it took 220) and the run 409 s, not
+  // 351. Two workers once made the rate-limit journey fail in two of three CI runs (it raced a 4 s hold and a
+  // 20 s window, then spent its window by typing); it now spends the window through the API and aims at moments
+  // seconds wide.
+  workers: 2,
   retries: 0,
   forbidOnly: Boolean(process.env.CI),
   reporter: process.env.CI ? [['list']] : [['list'], ['html', { open: 'never' }]],
-  // Four workers share two cores: a test takes longer than alone, and 90 s leaves a loaded machine room (the
-  // slowest journeys take 20-40 s).
+  // Two workers share two cores: a test takes up to a third longer than alone, and 90 s leaves a loaded
+  // machine room (the slowest journeys take 20-40 s).
   timeout: 90_000,
   // A whole run takes four to six minutes on two shared cores; under CI a hang fails in 15 with a report, not at
   // CI's own limit.
@@ -87,8 +85,8 @@ export default defineConfig({
       testMatch: /review/,
       grep: /@paced/,
       workers: 1,
-      // A paced review takes a minute on a quiet machine; beside three other workers on two cores (and the axe
-      // checks on a running review) one took over 120 s in a CI run.
+      // A paced review takes a minute on a quiet machine; on a loaded one (and the axe checks on a running
+      // review) one took over 120 s in a CI run.
       timeout: 180_000,
       use: { baseURL: `http://127.0.0.1:${PACED_PORT}` },
     },
