@@ -7,23 +7,36 @@
  */
 import { parseAuthPlacement, readBffConfig } from './bff/env.ts';
 import { startBff } from './bff/server.ts';
-import { DEMO_KEYS, readReferenceConfig, SALES_CONTACT, startReference } from './reference/index.ts';
+import {
+  type Clock,
+  DEMO_KEYS,
+  readReferenceConfig,
+  SALES_CONTACT,
+  startReference,
+} from './reference/index.ts';
 
 async function main() {
   const config = readBffConfig(process.env);
   let upstreamUrl = config.upstreamUrl;
   let auth = config.auth;
   let closeReference = async () => {};
+  let clock: Clock | undefined;
   const embedded = upstreamUrl === undefined;
   if (upstreamUrl === undefined) {
     const refConfig = readReferenceConfig({
       ...process.env,
-      REFERENCE_PORT: '0',
+      // Any free port, unless a test that moves the reference's clock needs to know it.
+      REFERENCE_PORT: process.env.EMBEDDED_REFERENCE_PORT ?? '0',
       REFERENCE_HOST: '127.0.0.1',
     });
     const ref = await startReference(refConfig);
     upstreamUrl = ref.url;
     closeReference = ref.close;
+    // One time for both sides of the upstream: a test that moves the reference's clock moves the BFF's pacing too.
+    if (refConfig.clock === 'controllable') {
+      clock = ref.clock;
+      console.log(`Embedded reference clock: controllable, for tests (POST ${ref.url}/_test/clock)`);
+    }
     // Speak the embedded service's dialect unless told otherwise.
     if (!config.authExplicit) auth = parseAuthPlacement(ref.auth);
     console.log(
@@ -35,6 +48,7 @@ async function main() {
     auth,
     demoKeys: embedded ? [...DEMO_KEYS] : null,
     salesContact: config.salesContact ?? (embedded ? SALES_CONTACT : null),
+    ...(clock ? { clock } : {}),
   });
   console.log(`\nPropLens is running at ${bff.url}\n`);
   if (embedded) {

@@ -4,6 +4,7 @@ import type { DemoKey } from '../contract/index.ts';
 import { createBffApp } from './app.ts';
 import { type AuditTrail, createAuditTrail } from './audit/audit-trail.ts';
 import type { CancelSignal } from './cancel.ts';
+import type { Clock } from './clock.ts';
 import type { AppEnv } from './context.ts';
 import type { Database } from './db/database.ts';
 import type { BffConfig } from './env.ts';
@@ -30,6 +31,8 @@ export interface BffGraphOptions {
   /** Default: an undici pool to `upstream.url`. Tests pass the same transport over an in-process dispatcher. */
   transport?: PoolTransport;
   metrics?: BffMetrics;
+  /** The upstream's time (src/bff/clock.ts): the system's unless a test moves the embedded reference's clock. */
+  clock?: Clock;
   /** Timing knobs tests turn; production leaves them alone. */
   tuning?: {
     sleep?: (ms: number, signal?: CancelSignal) => Promise<void>;
@@ -63,8 +66,11 @@ export interface BffGraph {
  */
 export function buildBffGraph(options: BffGraphOptions): BffGraph {
   const { config, logger, stores, metrics, database, tuning = {} } = options;
+  const clock = options.clock;
   const scheduler = new UpstreamScheduler(stores.budget, {
     ...(metrics ? { onGrant: metrics.slotGranted.bind(metrics) } : {}),
+    ...(clock ? { now: clock.now } : {}),
+    ...(clock?.onAdvance ? { onAdvance: clock.onAdvance.bind(clock) } : {}),
   });
   // Kept-alive sockets to the upstream, no fetch machinery per request (docs/decisions/005-lean-hot-path.md).
   const transport = options.transport ?? createPoolTransport(options.upstream.url);
@@ -87,6 +93,8 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
         concurrency: config.reviewConcurrency,
         slotWaiters: (keyHash) => scheduler.waiting(keyHash).review,
         ...(metrics ? { metrics } : {}),
+        ...(clock ? { now: clock.now } : {}),
+        ...(clock?.onAdvance ? { onClockAdvance: clock.onAdvance.bind(clock) } : {}),
         ...(tuning.reviewPollMs ? { pollMs: tuning.reviewPollMs } : {}),
         ...(tuning.reviewLeaseMs ? { leaseMs: tuning.reviewLeaseMs } : {}),
       })
@@ -154,6 +162,7 @@ function upstreamClient(options: BffGraphOptions, scheduler: UpstreamScheduler, 
       budget: stores.budget,
       scheduler,
       logger,
+      ...(options.clock ? { now: options.clock.now } : {}),
       ...(tuning.sleep ? { sleep: tuning.sleep } : {}),
       ...(tuning.random ? { random: tuning.random } : {}),
       ...(metrics ? { onAttempt: metrics.upstreamAttempt.bind(metrics) } : {}),

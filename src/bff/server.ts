@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { DemoKey } from '../contract/index.ts';
+import type { Clock } from './clock.ts';
 import { openDatabase } from './db/database.ts';
 import type { BffConfig } from './env.ts';
 import { buildBffGraph } from './graph.ts';
@@ -20,6 +21,8 @@ export interface BffOptions {
   auth: AuthPlacement;
   demoKeys: DemoKey[] | null;
   salesContact: string | null;
+  /** The embedded reference's clock when a test moves it (REFERENCE_CLOCK=controllable); the system's otherwise. */
+  clock?: Clock;
 }
 
 export interface RunningBff {
@@ -52,6 +55,7 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
     stores,
     database,
     metrics,
+    ...(options.clock ? { clock: options.clock } : {}),
     tuning: { reviewLeaseMs: config.reviewLeaseMs },
   });
   const shutDown = async () => {

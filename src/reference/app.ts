@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import { AccountDirectory } from './accounts.ts';
+import type { ControllableClock } from './clock.ts';
 import type { ReferenceDeps, ReferenceEnv } from './context.ts';
 import { DEFAULT_DIALECT, type Dialect } from './dialect.ts';
 import { createDrift } from './drift.ts';
@@ -13,6 +14,7 @@ import { DEFAULT_PLAN_RULES, RateLimiter, type RateRule } from './rate-limiter.t
 import { authRoutes } from './routes/auth.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { propertyRoutes } from './routes/properties.ts';
+import { testClockRoutes } from './routes/test-clock.ts';
 import type { PropertyStore } from './store.ts';
 
 export { DROP_HEADER } from './middleware/faults.ts';
@@ -26,6 +28,8 @@ export interface ReferenceOptions {
   faults?: Faults;
   accounts?: AccountDirectory;
   now?: () => number;
+  /** REFERENCE_CLOCK=controllable: its time (instead of `now`), and `/_test/clock` to move it forward. */
+  clock?: ControllableClock;
   /** Sleep used for injected latency; tests pass a fake. */
   sleep?: (ms: number) => Promise<void>;
   /** Signs cursors. Random per process unless given, so a cursor from another run is refused. */
@@ -40,7 +44,7 @@ export interface ReferenceOptions {
  * resources sit behind all of them.
  */
 export function createReferenceApp(options: ReferenceOptions) {
-  const now = options.now ?? Date.now;
+  const now = options.clock?.now ?? options.now ?? Date.now;
   const deps: ReferenceDeps = {
     store: options.store,
     dialect: options.dialect ?? DEFAULT_DIALECT,
@@ -54,7 +58,18 @@ export function createReferenceApp(options: ReferenceOptions) {
     drift: createDrift({ percent: 0, seed: 0, ...options.drift, startedAt: now(), now }),
   };
 
-  return new Hono<ReferenceEnv>()
+  const app = new Hono<ReferenceEnv>();
+  if (options.clock) {
+    // A moved clock is the service's time in every answer: its Date header too, which clients read resets
+    // against (the server's own Date header is the system's time).
+    app.use(async (c, next) => {
+      await next();
+      c.header('Date', new Date(now()).toUTCString());
+    });
+    // Before the key check and the rate limiter: moving a test's clock is nobody's lookup.
+    app.route('/_test/clock', testClockRoutes(deps, options.clock));
+  }
+  return app
     .route('/', openApiRoutes(deps))
     .use(injectFaults(deps), identifyCaller(deps), rateLimit(deps), requireAccount(deps))
     .route('/auth', authRoutes(deps))

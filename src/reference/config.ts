@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseClockSetting } from './clock.ts';
 import { type Dialect, parseDialect } from './dialect.ts';
 import { type Faults, parseFaults } from './faults.ts';
 import { parseRateRule, type RateRule } from './rate-limiter.ts';
@@ -15,6 +16,8 @@ export interface ReferenceConfig {
   faults: Faults;
   /** Share of records re-verified every minute of uptime (0-100), for demos of "Check again". */
   driftPercent: number;
+  /** `controllable`: tests move the service's time forward (`POST /_test/clock`) instead of waiting. */
+  clock: 'system' | 'controllable';
 }
 
 const intIn = (min: number, max: number, fallback: number) =>
@@ -54,6 +57,7 @@ const ReferenceEnv = z.object({
   REFERENCE_DIALECT: parsedBy(parseDialect),
   REFERENCE_FAULTS: parsedBy(parseFaults),
   REFERENCE_DRIFT_PERCENT: intIn(0, 100, 0),
+  REFERENCE_CLOCK: parsedBy(parseClockSetting),
 });
 
 /** Reads and validates the environment; throws one error listing every bad variable. */
@@ -74,5 +78,6 @@ export function readReferenceConfig(env: Record<string, string | undefined>): Re
     dialect: e.REFERENCE_DIALECT,
     faults: e.REFERENCE_FAULTS,
     driftPercent: e.REFERENCE_DRIFT_PERCENT,
+    clock: e.REFERENCE_CLOCK,
   };
 }

@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
 import { AccountDirectory } from './accounts.ts';
 import { createReferenceApp } from './app.ts';
+import { type Clock, ControllableClock, SYSTEM_CLOCK } from './clock.ts';
 import type { ReferenceConfig } from './config.ts';
 import { openDatabase } from './dataset/database.ts';
 import { authSettingFor } from './dialect.ts';
@@ -9,6 +10,7 @@ import { SqlitePropertyStore } from './resolver/sqlite-store.ts';
 
 export { DEMO_KEYS, SALES_CONTACT } from './accounts.ts';
 export { createReferenceApp } from './app.ts';
+export { type Clock, ControllableClock } from './clock.ts';
 export { type ReferenceConfig, readReferenceConfig } from './config.ts';
 export {
   authSettingFor,
@@ -23,6 +25,8 @@ export interface RunningReference {
   /** Where its clients put the key, as a PROPERTY_API_AUTH setting (its dialect's). */
   auth: ReturnType<typeof authSettingFor>;
   records: number;
+  /** Its time: the system's, or one tests move forward (REFERENCE_CLOCK=controllable). */
+  clock: Clock;
   close(): Promise<void>;
 }
 
@@ -38,8 +42,10 @@ export async function startReference(config: ReferenceConfig): Promise<RunningRe
     onIndexing: () => console.error('Indexing addresses for search and typo correction...'),
   });
   const store = new SqlitePropertyStore(db);
+  const clock = config.clock === 'controllable' ? new ControllableClock() : undefined;
   const app = createReferenceApp({
     store,
+    ...(clock ? { clock } : {}),
     dialect: config.dialect,
     rateLimit: config.rateLimit,
     faults: config.faults,
@@ -55,6 +61,7 @@ export async function startReference(config: ReferenceConfig): Promise<RunningRe
     url: `http://${config.host}:${port}`,
     auth: authSettingFor(config.dialect),
     records: store.count(),
+    clock: clock ?? SYSTEM_CLOCK,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {

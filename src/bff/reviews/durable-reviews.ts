@@ -34,7 +34,10 @@ export interface DurableReviewOptions {
   leaseMs?: number;
   /** Counts each answered row by outcome and cache (proplens_review_rows_total). */
   metrics?: Pick<BffMetrics, 'reviewRows'>;
+  /** The time rows wait by (due, leased, answered): the upstream's clock (src/bff/clock.ts), the system's if absent. */
   now?: () => number;
+  /** That clock's moves, when a test moves it: leases are extended and due rows looked for at once. */
+  onClockAdvance?: (listener: () => void) => () => void;
 }
 
 export function createDurableReviews(options: DurableReviewOptions): DurableReviews {
@@ -68,6 +71,7 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     now,
+    ...(options.onClockAdvance ? { onClockAdvance: options.onClockAdvance } : {}),
     onProgress: announce,
   });
   function announce(reviewId: string) {

@@ -93,6 +93,7 @@ describe('ReviewWorker', () => {
       lookUp?: (address: string) => Promise<RowResult>;
       concurrency?: number;
       maxAttempts?: number;
+      onClockAdvance?: (listener: () => void) => () => void;
     } = {},
   ) => {
     const queue = new QueueDouble(() => now);
@@ -123,6 +124,7 @@ describe('ReviewWorker', () => {
       leaseMs: 30_000,
       ...(opts.maxAttempts ? { maxAttempts: opts.maxAttempts } : {}),
       now: () => now,
+      ...(opts.onClockAdvance ? { onClockAdvance: opts.onClockAdvance } : {}),
       onProgress: (id) => progress.push(id),
     });
     return { queue, worker, live, progress, peak: () => peak };
@@ -252,6 +254,48 @@ describe('ReviewWorker', () => {
     expect(again.map((a) => a.address).sort()).toEqual(['0 Main St', '1 Main St', '2 Main St']);
     expect(again.every((a) => a.at >= resetAt)).toBe(true);
     expect([...queue.done.values()].map((r) => r.outcome)).toEqual(['matched', 'matched', 'matched']);
+  });
+
+  it('when a test moves the clock past a reset, asks the refused rows again at once, its leases extended first', async () => {
+    // The embedded reference's controllable clock, as src/bff/graph.ts passes it (REFERENCE_CLOCK=controllable).
+    const listeners = new Set<() => void>();
+    const move = (ms: number) => {
+      now += ms;
+      for (const listener of listeners) listener();
+    };
+    const resetAt = now + 30_000;
+    const asked: number[] = [];
+    // One row still in hand at the move (its answer not back yet): a move past its lease must not end it.
+    let answerSlowRow: (result: RowResult) => void = () => {};
+    const { queue, worker } = setup({
+      lookUp: async (address) => {
+        if (address === '2 Main St') return new Promise<RowResult>((resolve) => (answerSlowRow = resolve));
+        asked.push(now);
+        return now < resetAt ? rateLimited(resetAt) : matched();
+      },
+      concurrency: 3,
+      onClockAdvance: (listener) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    });
+    queue.add('a', 3);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked).toHaveLength(2);
+    const extendedBefore = queue.extended;
+
+    move(31_000);
+    // No poll interval passes: the move itself extends the lease in hand and wakes the worker.
+    await vi.advanceTimersByTimeAsync(0);
+    expect(queue.extended).toBe(extendedBefore + 1);
+    expect(asked).toHaveLength(4);
+    answerSlowRow(matched());
+    await vi.advanceTimersByTimeAsync(0);
+    expect([...queue.done.values()].map((r) => r.outcome)).toEqual(['matched', 'matched', 'matched']);
+    await worker.stop();
+    // Stopped: a later move reaches no worker.
+    expect(listeners.size).toBe(0);
   });
 
   it('does not count a refused key (401) as an attempt: the row waits for a working session', async () => {

@@ -79,6 +79,11 @@ export interface ReviewWorkerDeps {
   /** Retryable failures before a row keeps its failed outcome. */
   maxAttempts?: number;
   now?: () => number;
+  /**
+   * Moves of `now`'s clock, when a test moves it (src/bff/clock.ts): leases are extended at once, so a move never
+   * ends a lease still worked, and due rows are looked for at once, as if that time had passed.
+   */
+  onClockAdvance?: (listener: () => void) => () => void;
   /** Tells the SSE streams of this replica that a review moved. */
   onProgress?: (reviewId: string) => void;
 }
@@ -90,8 +95,9 @@ export interface ReviewWorkerDeps {
  * wait. A replica that dies leaves leases that run out, and another replica takes the rows.
  */
 export class ReviewWorker {
-  readonly #deps: Required<Omit<ReviewWorkerDeps, 'onProgress' | 'slotWaiters'>> &
-    Pick<ReviewWorkerDeps, 'onProgress' | 'slotWaiters'>;
+  readonly #deps: Required<Omit<ReviewWorkerDeps, 'onProgress' | 'slotWaiters' | 'onClockAdvance'>> &
+    Pick<ReviewWorkerDeps, 'onProgress' | 'slotWaiters' | 'onClockAdvance'>;
+  #stopListening: (() => void) | null = null;
   readonly #active = new Map<string, HeldRow>();
   #seq = 0;
   #running = false;
@@ -125,6 +131,11 @@ export class ReviewWorker {
     this.#running = true;
     this.#heartbeat = setInterval(() => void this.#extend(), this.#deps.leaseMs / 3);
     this.#heartbeat.unref?.();
+    this.#stopListening =
+      this.#deps.onClockAdvance?.(() => {
+        void this.#extend();
+        this.notify();
+      }) ?? null;
     this.#loop = this.#run();
   }
 
@@ -137,6 +148,7 @@ export class ReviewWorker {
   async stop(): Promise<void> {
     this.#running = false;
     if (this.#heartbeat) clearInterval(this.#heartbeat);
+    this.#stopListening?.();
     for (const { cancel } of this.#active.values()) cancel.abort(new Error('worker stopping'));
     this.#wake?.();
     await this.#loop;

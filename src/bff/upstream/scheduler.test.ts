@@ -252,6 +252,37 @@ describe.each([
     expect(slots).toHaveLength(NO_HEADERS_CONCURRENCY + 1);
   });
 
+  it('lets a request held for the reset go as soon as a test moves the clock past it, not when the old wait ends', async () => {
+    // The embedded reference's controllable clock (REFERENCE_CLOCK=controllable), as src/main.ts shares it.
+    let offset = 0;
+    const listeners = new Set<() => void>();
+    const now = () => Date.now() + offset;
+    const onAdvance = (listener: () => void) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    };
+    const scheduler = new UpstreamScheduler(newStore(), { now, onAdvance });
+    const first = await scheduler.acquire('acct', 'interactive', now() + 120_000);
+    await first.release({
+      kind: 'answer',
+      status: 200,
+      rate: { limit: 1, remaining: 0, resetAt: now() + 60_000 },
+    });
+    let granted = false;
+    const second = scheduler.acquire('acct', 'interactive', now() + 120_000).then((slot) => {
+      granted = true;
+      return slot;
+    });
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(granted).toBe(false);
+
+    offset += 60_000;
+    for (const listener of listeners) listener();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(granted).toBe(true);
+    await (await second).release({ kind: 'none' });
+  });
+
   it('gives a freed slot to the request already waiting, not to one that arrives in the same tick', async () => {
     const scheduler = new UpstreamScheduler(newStore());
     const probe = await scheduler.acquire('acct', 'review', Date.now() + 60_000);

@@ -27,6 +27,8 @@ interface Waiter {
 
 export interface SchedulerDeps {
   now?: () => number;
+  /** A clock tests move forward (src/bff/clock.ts): each wait re-arms against the new time. */
+  onAdvance?: (listener: () => void) => () => void;
   /** Scheduler events for metrics (waits, grants); optional. `held`: it waited for the budget. */
   onGrant?: (lane: Lane, waitedMs: number, held: boolean) => void;
 }
@@ -49,6 +51,13 @@ export class UpstreamScheduler {
     private readonly deps: SchedulerDeps = {},
   ) {
     this.#now = deps.now ?? Date.now;
+    deps.onAdvance?.(() => {
+      for (const [key, { at }] of [...this.#timers]) {
+        clearTimeout(this.#timers.get(key)?.timer);
+        this.#timers.delete(key);
+        this.#wakeAt(key, at);
+      }
+    });
   }
 
   /** Waits for a slot; rejects with SlotUnavailable past `deadline`, or ClientGone when `signal` aborts. */
