@@ -12,6 +12,9 @@ const MAIN_PORT = Number(process.env.E2E_PORT ?? 4310);
 const LIMITED_PORT = MAIN_PORT + 1;
 const PACED_PORT = MAIN_PORT + 2;
 const SECOND_PORT = MAIN_PORT + 3;
+// The paced server's embedded reference, on a port the journeys know, so they can move its clock.
+const PACED_REFERENCE_PORT = MAIN_PORT + 12;
+process.env.PROPLENS_E2E_CLOCK_URL = `http://127.0.0.1:${PACED_REFERENCE_PORT}/_test/clock`;
 // Each run starts with empty databases (reviews, the audit trail): one folder per run, one database per server.
 process.env.PROPLENS_E2E_DB ??= mkdtempSync(join(tmpdir(), 'proplens-e2e-'));
 const databaseDir = (port: number) => join(process.env.PROPLENS_E2E_DB as string, String(port));
@@ -125,8 +128,13 @@ export default defineConfig({
     // wide: a search sent with over 10 s left is refused, one sent with 4 to 7 s left is held for seconds.
     server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/30', MAX_RATE_LIMIT_WAIT_S: '10' }),
     // 15 per 10 s: a 42-row review takes over 20 s, so a slow page still sees it running (at 15 per 5 s it
-    // could finish before a loaded CI machine had drawn the page).
-    server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/10' }),
+    // could finish before a loaded CI machine had drawn the page). Its clock is the journeys' to move
+    // (e2e/support.ts fastForwardUntil): once a journey has seen what it looks at, the windows left end at once.
+    server(PACED_PORT, {
+      REFERENCE_RATE_LIMIT: '15/10',
+      REFERENCE_CLOCK: 'controllable',
+      EMBEDDED_REFERENCE_PORT: String(PACED_REFERENCE_PORT),
+    }),
     // As generous as the journeys' server: the review and sign-in projects.
     server(SECOND_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
   ],

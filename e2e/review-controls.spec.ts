@@ -1,7 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { expect, type Page, test } from '@playwright/test';
 import Papa from 'papaparse';
-import { referenceRecords, signInWithDemoKey } from './support.ts';
+import {
+  answeredOnServer,
+  fastForward,
+  fastForwardUntil,
+  referenceRecords,
+  signInWithDemoKey,
+} from './support.ts';
 
 /*
  * Pause, Resume and Cancel of a running review, on the paced server (`review-paced` in playwright.config: 15
@@ -21,8 +27,8 @@ test(
     tag: '@paced',
   },
   async ({ page }, testInfo) => {
-    // Two waits of a whole rate window, and one after the cancel, on top of a paced review.
-    test.setTimeout(240_000);
+    // The windows it waits through are moved through (the paced server's clock): seconds, not minutes.
+    test.setTimeout(120_000);
     // Its own records, away from the other journeys' (and the BFF's cache of them), and from its own earlier
     // runs on the same server (--repeat-each): a cached review could end before it is paused.
     const run = testInfo.repeatEachIndex;
@@ -39,18 +45,22 @@ test(
     const status = page.getByTestId('review-status');
     await expect(status).toHaveText(/^Paused: \d+ addresses wait/);
     await expect(page.getByRole('button', { name: 'Resume' })).toBeVisible();
-    // Rows being asked at the pause finish (a rate window at most); after that, a whole window passes and no row
-    // moves: nothing of a paused review is asked.
-    await page.waitForTimeout(11_000);
-    const settled = await answered(page);
+    // Rows being asked at the pause finish (within two rate windows: the paced server's clock is moved through
+    // them); after that, two more whole windows pass and no row moves: nothing of a paused review is asked.
+    const url = page.url();
+    await fastForward(25_000);
+    const settled = await answeredOnServer(page, url);
     expect(settled).toBeLessThan(TOTAL);
-    await page.waitForTimeout(11_000);
-    expect(await answered(page)).toBe(settled);
+    await expect(progress(page)).toHaveAttribute('aria-valuenow', String(settled));
+    await fastForward(20_000);
+    expect(await answeredOnServer(page, url)).toBe(settled);
+    await expect(progress(page)).toHaveAttribute('aria-valuenow', String(settled));
     await expect(status).toHaveText(/^Paused:/);
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await expect(status).toHaveText(/Looking up addresses on the server/);
-    await expect.poll(() => answered(page), { timeout: 30_000 }).toBeGreaterThan(settled);
+    await fastForwardUntil(async () => (await answeredOnServer(page, url)) > settled);
+    await expect.poll(() => answered(page)).toBeGreaterThan(settled);
 
     await page.getByRole('button', { name: 'Cancel review' }).click();
     const confirm = page.getByRole('region', { name: 'Cancel this review?' });
@@ -60,10 +70,12 @@ test(
     await expect(page.getByRole('button', { name: 'Check again' })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Pause' })).toHaveCount(0);
 
-    // Rows being asked at the cancel may still finish: the export is read once the figure stops moving.
-    await page.waitForTimeout(11_000);
-    const asked = await answered(page);
+    // Rows being asked at the cancel may still finish (within two windows, moved through): the export is read
+    // once the server's figure has stopped moving and the page shows it.
+    await fastForward(25_000);
+    const asked = await answeredOnServer(page, url);
     expect(asked).toBeLessThan(TOTAL);
+    await expect(progress(page)).toHaveAttribute('aria-valuenow', String(asked));
     await expect(
       page.getByRole('region', { name: 'Reliability summary' }).getByRole('list', { name: 'Outcomes' }),
     ).toContainText(`Not asked: ${TOTAL - asked}`);

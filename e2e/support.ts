@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page } from '@playwright/test';
+import { CSRF_HEADER, ReviewSummary } from '../src/contract/index.ts';
 
 /**
  * Fails with the list of violations, so a report says what to fix.
@@ -54,4 +55,68 @@ export async function referenceRecords(count: number, from: number) {
     if (out.length === count) break;
   }
   return out;
+}
+
+/**
+ * The paced server's time (playwright.config: its embedded reference runs on a known port with
+ * REFERENCE_CLOCK=controllable, and the BFF paces by the same clock). Moving it forward ends rate windows at
+ * once instead of waiting them out; between moves it runs at the system's pace.
+ */
+export async function moveClock(ms: number) {
+  const url = process.env.PROPLENS_E2E_CLOCK_URL;
+  if (!url) throw new Error('PROPLENS_E2E_CLOCK_URL is not set: run the journey in its playwright project');
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advance_ms: ms }),
+  });
+  expect(answer.status, 'the reference clock moved').toBe(200);
+}
+
+/**
+ * Until `done` says so, moves the paced server's clock forward by `stepMs` every tenth of a second: about
+ * twenty times the real pace, so a review runs through its rate windows in seconds. The rules still hold by
+ * that clock: nothing is asked faster than its windows allow.
+ */
+export async function fastForwardUntil(
+  done: () => Promise<boolean>,
+  { stepMs = 2_000, timeout = 60_000, message = 'fast-forwarded until done' } = {},
+) {
+  await expect
+    .poll(
+      async () => {
+        if (await done()) return true;
+        await moveClock(stepMs);
+        return false;
+      },
+      { message, intervals: [100], timeout },
+    )
+    .toBe(true);
+}
+
+/**
+ * Moves the paced server's clock `ms` forward in steps of 2 s, a tenth of a second apart, so that what waits
+ * for a slot in those windows is asked as it would be over `ms` of real time, at about twenty times the pace.
+ */
+export async function fastForward(ms: number, stepMs = 2_000) {
+  for (let moved = 0; moved < ms; moved += stepMs) {
+    await moveClock(Math.min(stepMs, ms - moved));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A review as the server tells it, read with the page's session (what every key of the account would see). */
+export async function reviewOnServer(page: Page, url: string) {
+  const id = new URL(url).pathname.split('/').pop() as string;
+  const answer = await page.request.get(`/api/reviews/${encodeURIComponent(id)}`, {
+    headers: { [CSRF_HEADER.name]: CSRF_HEADER.value },
+  });
+  expect(answer.status()).toBe(200);
+  return ReviewSummary.parse(await answer.json());
+}
+
+/** How many rows of the review's current run have an answer, by the server's count. */
+export async function answeredOnServer(page: Page, url: string) {
+  const review = await reviewOnServer(page, url);
+  return review.runs.at(-1)?.counts.done ?? 0;
 }
