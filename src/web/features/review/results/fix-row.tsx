@@ -1,7 +1,13 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import type { FixRowRequest, FixRowResponse, ReviewRowResult } from '../../../../contract/index.ts';
+import type {
+  Candidate,
+  FixRowRequest,
+  FixRowResponse,
+  ReviewRowResult,
+  RowFix,
+} from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { inputClass, labelClass } from '../../../components/ui/field.ts';
@@ -9,7 +15,6 @@ import { ApiRequestError } from '../../../lib/api-client.ts';
 import { ConfidenceMark } from '../../property/components/badges.tsx';
 import { searchLink } from '../../property/components/candidate-list.tsx';
 import { fixRow } from '../api/server-reviews.ts';
-import type { Candidate, ReviewRow, RowFix } from '../model.ts';
 
 type Attempt = NonNullable<FixRowResponse['attempt']> & { address: string };
 
@@ -41,7 +46,7 @@ export function FixRow({
   children,
 }: {
   reviewId: string;
-  row: ReviewRow;
+  row: ReviewRowResult;
   onFixed: (row: ReviewRowResult) => void;
   /** Under the candidates: Compare, when there are enough. */
   children?: ReactNode;
