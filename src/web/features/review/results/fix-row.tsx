@@ -31,9 +31,6 @@ function attemptTitle(attempt: Attempt): string {
   return `Still no match for “${attempt.address}”.`;
 }
 
-/** The row's fix, as the request the server takes: from a candidate, or typed. */
-type FixInput = FixRowRequest;
-
 /**
  * Fix an ambiguous, unmatched or failed row without leaving the review: choose one of the candidates ("Use
  * this one"), or edit the address and "Look up again". The row takes the answer only when the address finds
@@ -53,7 +50,7 @@ export function FixRow({
 }) {
   const [attempt, setAttempt] = useState<Attempt | null>(null);
   const fix = useMutation({
-    mutationFn: (input: FixInput) => fixRow(reviewId, row.index, input),
+    mutationFn: (input: FixRowRequest) => fixRow(reviewId, row.index, input),
     onSuccess: (answer, input) => {
       if (answer.fixed) {
         setAttempt(null);
@@ -196,7 +193,7 @@ function AttemptNotice({ title, children }: { title: string; children: ReactNode
 }
 
 /** "Looking up …" while the lookup runs; why it could not be made when it failed. */
-function FixStatus({ pending, error }: { pending: FixInput | undefined; error: Error | null }) {
+function FixStatus({ pending, error }: { pending: FixRowRequest | undefined; error: Error | null }) {
   return (
     <>
       <p role="status" className="text-sm text-slate-600 dark:text-slate-400">

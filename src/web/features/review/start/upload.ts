@@ -4,21 +4,16 @@ import {
   MAX_CHUNK_ROWS,
   type ReviewChunkRequest,
   type ReviewInputRow,
-  type ReviewKind,
   type ReviewSummary,
 } from '../../../../contract/index.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import type { Draft } from './draft.ts';
 
-/** What a review is started with: its rows as the server keeps them. */
-export interface ReviewUpload {
-  name: string;
-  kind: ReviewKind;
-  origin?: string;
-  columns: string[];
+/** What a review is started with: the review as it is created, and its rows as the server keeps them. */
+export type ReviewUpload = Pick<CreateReviewRequest, 'name' | 'kind' | 'origin' | 'columns'> & {
   rows: ReviewInputRow[];
   skippedBlank: number;
-}
+};
 
 export interface UploadDeps {
   create: (request: CreateReviewRequest) => Promise<ReviewSummary>;
