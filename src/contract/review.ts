@@ -223,18 +223,28 @@ export const ReviewRowOutcome = z.enum([
 ]);
 export type ReviewRowOutcome = z.infer<typeof ReviewRowOutcome>;
 
+/** A row of a review as every view of it reads it (the rows API, its events, a fix's answer). */
 export const ReviewRowResult = z.object({
+  /** Position in the input, 0-based: rows keep their input order whatever order they finish in. */
   index: z.int().check(z.nonnegative()),
+  /** The address as given (joined from columns for a CSV with street / city / state / ZIP). */
   input: z.string(),
-  /** Present once a reviewer fixed the row in place. */
+  /** Present once a reviewer fixed the row in place: the address looked up instead of `input`. */
   fix: z.optional(RowFix),
+  /** An uploaded CSV row's own cells, in the order of the review's columns. */
   cells: z.optional(z.array(z.string())),
   outcome: ReviewRowOutcome,
   property: z.optional(Property),
+  /**
+   * How the record's address relates to the address looked up (null: as given). Present with every property:
+   * the BFF works it out with the answer, so the browser never runs the match algorithm.
+   */
   match: z.optional(z.nullable(MatchExplanation)),
   candidates: z.optional(z.array(Candidate)),
   error: z.optional(LookupError),
+  /** Answered from the cache. */
   cached: z.optional(z.boolean()),
+  /** ISO date-time the BFF answered. */
   retrievedAt: z.optional(z.string()),
   /** Run 2 and later: the previous run's answer, present only when the record changed. */
   previous: z.optional(PreviousResult),

@@ -23,6 +23,7 @@ import type { Session } from '../stores/sessions/types.ts';
 export const StoredAnswer = z.object({
   outcome: LookupOutcome,
   property: z.optional(Property),
+  /** With every property (matchRow explains each record it answers with): the browser only reads it. */
   match: z.optional(z.nullable(MatchExplanation)),
   candidates: z.optional(z.array(Candidate)),
   error: z.optional(LookupError),

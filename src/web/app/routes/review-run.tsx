@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo } from 'react';
+import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
 import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
@@ -9,7 +9,6 @@ import { ReviewResults } from '../../features/review/results/review-results.tsx'
 import { ReviewChanges } from '../../features/review/run/review-changes.tsx';
 import { originLabel } from '../../features/review/run/review-list.tsx';
 import { ReviewProgress } from '../../features/review/run/review-progress.tsx';
-import { toReview } from '../../features/review/run/server-model.ts';
 import { ApiRequestError } from '../../lib/api-client.ts';
 
 const backLink = (
@@ -37,10 +36,6 @@ function ReviewRun({ session }: { session: SessionResponse }) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: reviewKeys.list(session.accountId) }),
   });
   const { summary } = snapshot;
-  const review = useMemo(
-    () => (summary ? toReview(summary, session.accountId, session.account.name) : null),
-    [summary, session.accountId, session.account.name],
-  );
 
   useEffect(() => {
     document.title = summary ? `${summary.name} · Reviews · PropLens` : 'Review · PropLens';
@@ -49,7 +44,7 @@ function ReviewRun({ session }: { session: SessionResponse }) {
   if (snapshot.state === 'not_found' || snapshot.state === 'error') {
     return <ReviewNotFound error={snapshot.state === 'error'} />;
   }
-  if (!summary || !review) {
+  if (!summary) {
     return (
       <div className="space-y-4">
         {backLink}
@@ -84,7 +79,12 @@ function ReviewRun({ session }: { session: SessionResponse }) {
           {summary.totalRows.toLocaleString('en-US')} rows…
         </p>
       ) : null}
-      <ReviewResults review={review} rows={snapshot.rows} onRowFixed={(row) => applyRows([row])} />
+      <ReviewResults
+        review={summary}
+        accountName={session.account.name}
+        rows={snapshot.rows}
+        onRowFixed={(row) => applyRows([row])}
+      />
     </div>
   );
 }

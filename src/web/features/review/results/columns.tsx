@@ -1,21 +1,20 @@
 import type { ColumnDef, Table } from '@tanstack/react-table';
-import { describeMatch } from '../../../../contract/index.ts';
+import { describeMatch, type ReviewRowOutcome } from '../../../../contract/index.ts';
 import { StrokePath } from '../../../components/ui/stroke-path.tsx';
 import { relativeAge } from '../../property/lib/verification.ts';
 import { agencyOf, CONFIDENCE_RANK, CONFIDENCE_WORD, sourceKindText } from '../../property/lib/vocabulary.ts';
-import type { RowOutcome } from '../model.ts';
 import { MAX_COMPARE } from './compare.ts';
 import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from './stats.ts';
 
 /* The results table's columns: what each shows, how it sorts, and its cell. */
 
-const OUTCOME_ORDER: Record<RowOutcome, number> = Object.fromEntries(
+const OUTCOME_ORDER: Record<ReviewRowOutcome, number> = Object.fromEntries(
   OUTCOMES.map((o, i) => [o, i]),
-) as Record<RowOutcome, number>;
+) as Record<ReviewRowOutcome, number>;
 
 const MATCH_ORDER = Object.fromEntries(MATCHES.map((m, i) => [m, i])) as Record<string, number>;
 
-const OUTCOME_ICON: Record<RowOutcome, string> = {
+const OUTCOME_ICON: Record<ReviewRowOutcome, string> = {
   matched: 'M5 10.5l3 3 7-7',
   not_found: 'M6.5 6.5l7 7M13.5 6.5l-7 7',
   ambiguous: 'M7.5 7.5a2.5 2.5 0 1 1 3.5 2.3c-.6.3-1 .8-1 1.5V12M10 14.5v.5',
@@ -24,7 +23,7 @@ const OUTCOME_ICON: Record<RowOutcome, string> = {
   not_asked: 'M6 10h8',
 };
 
-function OutcomeCell({ outcome }: { outcome: RowOutcome }) {
+function OutcomeCell({ outcome }: { outcome: ReviewRowOutcome }) {
   return (
     <span className="inline-flex items-center gap-1.5" data-outcome={outcome}>
       <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4 shrink-0">

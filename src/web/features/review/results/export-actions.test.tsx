@@ -2,15 +2,15 @@ import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiError, fakeApi } from '../../../test/utils.tsx';
-import { makeReview } from '../testing/stats.fixtures.ts';
+import { makeSummary } from '../testing/stats.fixtures.ts';
 import { ExportActions } from './export-actions.tsx';
 
 // Half past midnight on 2 November, the reader's time: their day, whatever the UTC date.
 const NOW = new Date(2026, 10, 2, 0, 30);
 const counts = { total: 3, done: 3, matched: 3, notFound: 0, ambiguous: 0, failed: 0 };
-const review = makeReview({
+const review = makeSummary({
   id: 'rv_abc',
-  total: 3,
+  totalRows: 3,
   runs: [
     { number: 1, startedAt: '2026-11-01T00:00:00Z', finishedAt: '2026-11-01T00:10:00Z', counts },
     { number: 2, startedAt: '2026-11-01T01:00:00Z', finishedAt: '2026-11-01T01:10:00Z', counts },

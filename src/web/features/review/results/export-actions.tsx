@@ -1,9 +1,8 @@
 import { useState } from 'react';
-import type { ReviewExportFormat } from '../../../../contract/index.ts';
+import type { ReviewExportFormat, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { StrokePath } from '../../../components/ui/stroke-path.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
-import type { Review } from '../model.ts';
 import { downloadReviewExport } from './export.ts';
 
 const DOWNLOAD_ICON = (
@@ -28,7 +27,7 @@ export function ExportActions({
   onPrint,
   now,
 }: {
-  review: Review;
+  review: ReviewSummary;
   /** Rows on screen: none yet, nothing to export. */
   rowCount: number;
   onPrint: () => void;
@@ -37,13 +36,13 @@ export function ExportActions({
   const [state, setState] = useState<ExportState>({ kind: 'idle' });
   const save = async (format: ReviewExportFormat) => {
     setState({ kind: 'busy', format });
-    const run = review.runs?.at(-1)?.number;
+    const run = review.runs.at(-1)?.number;
     try {
       const name = await downloadReviewExport(review.id, format, {
         ...(run !== undefined ? { run } : {}),
         now: now(),
       });
-      setState({ kind: 'saved', text: `Saved ${name} (${review.total.toLocaleString('en-US')} rows).` });
+      setState({ kind: 'saved', text: `Saved ${name} (${review.totalRows.toLocaleString('en-US')} rows).` });
     } catch (err) {
       const why = err instanceof ApiRequestError ? ` ${err.message}` : '';
       setState({ kind: 'failed', text: `The export could not be made.${why} Try again.` });

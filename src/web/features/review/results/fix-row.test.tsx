@@ -4,9 +4,7 @@ import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FixRowResponse, ReviewRowResult } from '../../../../contract/index.ts';
 import { apiError, fakeApi, json, layOutElements, Route, renderRoutes } from '../../../test/utils.tsx';
-import type { ReviewRow } from '../model.ts';
-import { toReviewRow } from '../run/server-model.ts';
-import { makeProperty, makeReview, makeRow } from '../testing/stats.fixtures.ts';
+import { makeProperty, makeRow, makeSummary } from '../testing/stats.fixtures.ts';
 import { candidateCount } from './fix-row.tsx';
 import { ReviewResults } from './review-results.tsx';
 
@@ -15,7 +13,7 @@ const SPRINGFIELD_IL = '100 Main St, Springfield, IL 62701';
 const SPRINGFIELD_OR = '100 Main St, Springfield, OR 97477';
 const FIX_PATH = 'POST /api/reviews/rev-1/rows/1/fix';
 
-const ROWS: ReviewRow[] = [
+const ROWS: ReviewRowResult[] = [
   makeRow(0, {
     input: '9 Elm St, Austin, TX',
     property: makeProperty({ id: 'P-A', address: '9 ELM ST, AUSTIN, TX 78701' }),
@@ -37,6 +35,8 @@ const fixedRow = (address: string, id: string, how: 'candidate' | 'edited'): Rev
   input: '100 Main St',
   outcome: 'matched',
   property: makeProperty({ id, address: address.toUpperCase() }),
+  // The record has the address looked up, as given.
+  match: null,
   fix: { address, how, by: 'ab12cd34', at: '2026-11-01T11:00:00.000Z' },
   retrievedAt: '2026-11-01T11:00:00.000Z',
   seq: 9,
@@ -47,12 +47,11 @@ function Page() {
   const [rows, setRows] = useState(ROWS);
   return (
     <ReviewResults
-      review={makeReview({ total: 2 })}
+      review={makeSummary({ totalRows: 2 })}
+      accountName="Acme Appraisals"
       rows={rows}
       now={NOW}
-      onRowFixed={(r) =>
-        setRows((old) => old.map((o) => (o.index === r.index ? toReviewRow('rev-1', r) : o)))
-      }
+      onRowFixed={(r) => setRows((old) => old.map((o) => (o.index === r.index ? r : o)))}
     />
   );
 }

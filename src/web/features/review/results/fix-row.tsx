@@ -1,7 +1,13 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import type { FixRowRequest, FixRowResponse, ReviewRowResult } from '../../../../contract/index.ts';
+import type {
+  Candidate,
+  FixRowRequest,
+  FixRowResponse,
+  ReviewRowResult,
+  RowFix,
+} from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { inputClass, labelClass } from '../../../components/ui/field.ts';
@@ -9,7 +15,6 @@ import { ApiRequestError } from '../../../lib/api-client.ts';
 import { ConfidenceMark } from '../../property/components/badges.tsx';
 import { searchLink } from '../../property/components/candidate-list.tsx';
 import { fixRow } from '../api/server-reviews.ts';
-import type { Candidate, ReviewRow, RowFix } from '../model.ts';
 
 type Attempt = NonNullable<FixRowResponse['attempt']> & { address: string };
 
@@ -26,9 +31,6 @@ function attemptTitle(attempt: Attempt): string {
   return `Still no match for “${attempt.address}”.`;
 }
 
-/** The row's fix, as the request the server takes: from a candidate, or typed. */
-type FixInput = FixRowRequest;
-
 /**
  * Fix an ambiguous, unmatched or failed row without leaving the review: choose one of the candidates ("Use
  * this one"), or edit the address and "Look up again". The row takes the answer only when the address finds
@@ -41,14 +43,14 @@ export function FixRow({
   children,
 }: {
   reviewId: string;
-  row: ReviewRow;
+  row: ReviewRowResult;
   onFixed: (row: ReviewRowResult) => void;
   /** Under the candidates: Compare, when there are enough. */
   children?: ReactNode;
 }) {
   const [attempt, setAttempt] = useState<Attempt | null>(null);
   const fix = useMutation({
-    mutationFn: (input: FixInput) => fixRow(reviewId, row.index, input),
+    mutationFn: (input: FixRowRequest) => fixRow(reviewId, row.index, input),
     onSuccess: (answer, input) => {
       if (answer.fixed) {
         setAttempt(null);
@@ -191,7 +193,7 @@ function AttemptNotice({ title, children }: { title: string; children: ReactNode
 }
 
 /** "Looking up …" while the lookup runs; why it could not be made when it failed. */
-function FixStatus({ pending, error }: { pending: FixInput | undefined; error: Error | null }) {
+function FixStatus({ pending, error }: { pending: FixRowRequest | undefined; error: Error | null }) {
   return (
     <>
       <p role="status" className="text-sm text-slate-600 dark:text-slate-400">

@@ -2,16 +2,16 @@ import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ReviewRowResult } from '../../../../contract/index.ts';
 import { fakeApi, layOutElements, Route, renderRoutes } from '../../../test/utils.tsx';
-import type { ReviewRow } from '../model.ts';
-import { generateRows, makeProperty, makeReview, makeRow } from '../testing/stats.fixtures.ts';
+import { generateRows, makeProperty, makeRow, makeSummary } from '../testing/stats.fixtures.ts';
 import { ReviewResults } from './review-results.tsx';
 
 // Noon local time on 1 November 2026: every age below counts from this calendar day.
 const NOW = new Date(2026, 10, 1, 12);
 const daysAgo = (n: number) => new Date(Date.UTC(2026, 10, 1) - n * 86_400_000).toISOString().slice(0, 10);
 
-const ROWS: ReviewRow[] = [
+const ROWS: ReviewRowResult[] = [
   makeRow(0, {
     input: '1100 Congress Ave',
     property: makeProperty({
@@ -72,11 +72,15 @@ const ROWS: ReviewRow[] = [
   }),
   makeRow(7, { input: 'Later 1', outcome: 'pending', retrievedAt: undefined }),
 ];
-const review = makeReview({ total: ROWS.length, name: 'Portfolio Q3', accountName: 'Harbor & Vale Realty' });
+const review = makeSummary({ totalRows: ROWS.length, name: 'Portfolio Q3' });
+const ACCOUNT = 'Harbor & Vale Realty';
 
 function renderResults(rows = ROWS) {
   return renderRoutes(
-    <Route path="/review/:id" element={<ReviewResults review={review} rows={rows} now={NOW} />} />,
+    <Route
+      path="/review/:id"
+      element={<ReviewResults review={review} accountName={ACCOUNT} rows={rows} now={NOW} />}
+    />,
     '/review/rev-1',
   );
 }
@@ -186,11 +190,11 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
 
   it('switches the source chart to kinds once a running review has many sources, until the reviewer picks', () => {
     const all = generateRows(120, 5);
-    let grow: (rows: ReviewRow[]) => void = () => {};
+    let grow: (rows: ReviewRowResult[]) => void = () => {};
     function Growing() {
       const [rows, setRows] = useState(all.slice(0, 3));
       grow = setRows;
-      return <ReviewResults review={review} rows={rows} now={NOW} />;
+      return <ReviewResults review={review} accountName={ACCOUNT} rows={rows} now={NOW} />;
     }
     renderRoutes(<Route path="/review/:id" element={<Growing />} />, '/review/rev-1');
     const sources = () => screen.getByRole('figure', { name: 'Records by source' });
@@ -427,7 +431,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
 
 describe('matches that need a look', { timeout: 30_000 }, () => {
   it('are counted in the summary and filter the table, apart from plain corrections', async () => {
-    const rows: ReviewRow[] = [
+    const rows: ReviewRowResult[] = [
       makeRow(0, {
         input: '270 W State St, Boise, ID',
         property: makeProperty({ id: 'P-E', address: '270 E STATE ST, BOISE, ID 83702' }),

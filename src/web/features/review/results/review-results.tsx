@@ -1,8 +1,7 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
-import { needsLook, type ReviewRowResult } from '../../../../contract/index.ts';
+import { needsLook, type ReviewRowResult, type ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { agencyOf, sourceKindText } from '../../property/lib/vocabulary.ts';
-import type { Review, ReviewRow } from '../model.ts';
 import { AgeChart } from './charts/age-chart.tsx';
 import { ConfidenceChart } from './charts/confidence-chart.tsx';
 import { SourceChart } from './charts/source-chart.tsx';
@@ -40,7 +39,7 @@ const DATE_TIME: Intl.DateTimeFormatOptions = {
 };
 
 /** "Retrieved 1 November 2026, 10:00 GMT – 10:45 GMT by Acme Appraisals": when the rows were answered. */
-export function retrievedLine(review: Review, rows: readonly ReviewRow[]): string {
+export function retrievedLine(accountName: string, rows: readonly ReviewRowResult[]): string {
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
   for (const r of rows) {
@@ -49,7 +48,7 @@ export function retrievedLine(review: Review, rows: readonly ReviewRow[]): strin
     first = Math.min(first, t);
     last = Math.max(last, t);
   }
-  if (!Number.isFinite(first)) return `Nothing retrieved yet for ${review.accountName}.`;
+  if (!Number.isFinite(first)) return `Nothing retrieved yet for ${accountName}.`;
   const day = (t: number) =>
     new Date(t).toLocaleDateString('en-US', { day: 'numeric', month: 'long', year: 'numeric' });
   const time = (t: number) =>
@@ -61,11 +60,11 @@ export function retrievedLine(review: Review, rows: readonly ReviewRow[]): strin
       : time(first) === time(last)
         ? `${day(first)}, ${time(first)}`
         : `${day(first)}, ${time(first).replace(/\s\S+$/, '')} – ${time(last)}`;
-  return `Retrieved at ${when} by ${review.accountName}.`;
+  return `Retrieved at ${when} by ${accountName}.`;
 }
 
 /** The figures the results view shows, worked out once per set of rows (and "today"). */
-function useResultStats(rows: ReviewRow[], now: Date) {
+function useResultStats(rows: ReviewRowResult[], now: Date) {
   const results = useMemo(() => toResultRows(rows, now), [rows, now]);
   const looks = useMemo(() => results.filter((r) => r.quality && needsLook(r.quality)).length, [results]);
   const summary = useMemo(() => summarize(results), [results]);
@@ -126,14 +125,14 @@ function printScope(filters: ResultFilters, shown: number, total: number): strin
 }
 
 /** The printed page's header: the review, when its rows were retrieved and when it was printed. */
-function PrintHeader({ review, retrieved, now }: { review: Review; retrieved: string; now: Date }) {
+function PrintHeader({ review, retrieved, now }: { review: ReviewSummary; retrieved: string; now: Date }) {
   return (
     <header className="hidden print:block">
       <h1 className="text-xl font-bold">PropLens review: {review.name}</h1>
       <p className="text-sm">{retrieved}</p>
       <p className="text-xs">
-        Printed {now.toLocaleString('en-US', DATE_TIME)}. {review.total.toLocaleString('en-US')} rows in the
-        review.
+        Printed {now.toLocaleString('en-US', DATE_TIME)}. {review.totalRows.toLocaleString('en-US')} rows in
+        the review.
       </p>
     </header>
   );
@@ -223,8 +222,8 @@ function ResultsSection({
   onPrint,
 }: {
   headingId: string;
-  review: Review;
-  rows: ReviewRow[];
+  review: ReviewSummary;
+  rows: ReviewRowResult[];
   stats: ReturnType<typeof useResultStats>;
   filtering: ReturnType<typeof useResultFilters>;
   selection: ReturnType<typeof useCompareSelection>;
@@ -284,7 +283,10 @@ function ResultsSection({
 }
 
 /** The records of the rows chosen for comparison, in the order chosen. */
-function propertiesOf(indexes: readonly number[] | null, byIndex: ReadonlyMap<number, { row: ReviewRow }>) {
+function propertiesOf(
+  indexes: readonly number[] | null,
+  byIndex: ReadonlyMap<number, { row: ReviewRowResult }>,
+) {
   return (indexes ?? []).flatMap((i) => {
     const p = byIndex.get(i)?.row.property;
     return p ? [p] : [];
@@ -297,12 +299,15 @@ const ignoreFix = () => {};
 /** Everything below the progress bar on /review/:id (issue 8 §3-5). */
 export function ReviewResults({
   review,
+  accountName,
   rows,
   now: fixedNow,
   onRowFixed,
 }: {
-  review: Review;
-  rows: ReviewRow[];
+  review: ReviewSummary;
+  /** The signed-in account's name, for "retrieved ... by ...". */
+  accountName: string;
+  rows: ReviewRowResult[];
   now?: Date;
   /** A row fixed in place from its details (the server's answer): shown at once. */
   onRowFixed?: (row: ReviewRowResult) => void;
@@ -315,7 +320,7 @@ export function ReviewResults({
   const filtering = useResultFilters(stats.results);
   const selection = useCompareSelection();
   const [openIndex, setOpenIndex] = useState<number | null>(null);
-  const open = useCallback((r: { row: ReviewRow }) => setOpenIndex(r.row.index), []);
+  const open = useCallback((r: { row: ReviewRowResult }) => setOpenIndex(r.row.index), []);
   const table = useResultsTable({
     rows: filtering.filtered,
     selected: selection.selected,
@@ -328,7 +333,7 @@ export function ReviewResults({
   const comparedProperties = propertiesOf(selection.compared, byIndex);
   const openRow = openIndex === null ? undefined : byIndex.get(openIndex);
   // Worked out over every row: not again at a redraw that changed neither.
-  const retrieved = useMemo(() => retrievedLine(review, rows), [review, rows]);
+  const retrieved = useMemo(() => retrievedLine(accountName, rows), [accountName, rows]);
 
   return (
     <div className="space-y-8">
@@ -367,6 +372,7 @@ export function ReviewResults({
 
       {openRow ? (
         <RowDetails
+          reviewId={review.id}
           result={openRow}
           now={now}
           onClose={() => setOpenIndex(null)}

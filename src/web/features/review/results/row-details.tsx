@@ -1,9 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { ReviewRowResult } from '../../../../contract/index.ts';
+import type { LookupError, ReviewRowResult } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { MatchNotice } from '../../property/components/match-notice.tsx';
 import { PropertyRecord } from '../../property/components/property-record.tsx';
-import type { LookupError, ReviewRow } from '../model.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 import { MIN_COMPARE } from './compare.ts';
 import { FixNotice, FixRow } from './fix-row.tsx';
@@ -24,11 +23,13 @@ function retrievedText(r: ResultRow): string | null {
  * closes, and focus goes back to the row that opened it.
  */
 export function RowDetails({
+  reviewId,
   result,
   onClose,
   now,
   onFixed,
 }: {
+  reviewId: string;
   result: ResultRow;
   onClose: () => void;
   now: Date;
@@ -45,6 +46,7 @@ export function RowDetails({
     setComparing(false);
     onFixed(answer);
   };
+  const compare = () => setComparing(true);
 
   useEffect(() => {
     const dialog = ref.current;
@@ -82,7 +84,7 @@ export function RowDetails({
                 Wrong record? Look up another address
               </summary>
               <div className="mt-3">
-                <FixRow reviewId={row.reviewId} row={row} onFixed={fixed} />
+                <FixRow reviewId={reviewId} row={row} onFixed={fixed} />
               </div>
             </details>
           </>
@@ -96,10 +98,10 @@ export function RowDetails({
         ) : row.outcome === 'failed' ? (
           <>
             <LookupFailed error={row.error} />
-            <FixRow reviewId={row.reviewId} row={row} onFixed={fixed} />
+            <FixRow reviewId={reviewId} row={row} onFixed={fixed} />
           </>
         ) : (
-          <NoMatch row={row} comparing={comparing} onCompare={() => setComparing(true)} onFixed={fixed} />
+          <NoMatch reviewId={reviewId} row={row} comparing={comparing} onCompare={compare} onFixed={fixed} />
         )}
         {comparing ? (
           <CandidateComparison candidates={candidates} onClose={() => setComparing(false)} />
@@ -153,12 +155,14 @@ function LookupFailed({ error }: { error: LookupError | undefined }) {
 
 /** An ambiguous or unmatched address: why, then the candidates to choose from, Compare, and Look up again. */
 function NoMatch({
+  reviewId,
   row,
   comparing,
   onCompare,
   onFixed,
 }: {
-  row: ReviewRow;
+  reviewId: string;
+  row: ReviewRowResult;
   comparing: boolean;
   onCompare: () => void;
   onFixed: (row: ReviewRowResult) => void;
@@ -173,7 +177,7 @@ function NoMatch({
             ? 'The building is known, but not that unit.'
             : 'No property matches this address.'}
       </p>
-      <FixRow reviewId={row.reviewId} row={row} onFixed={onFixed}>
+      <FixRow reviewId={reviewId} row={row} onFixed={onFixed}>
         {candidates.length >= MIN_COMPARE && !comparing ? (
           <Button variant="secondary" onClick={onCompare} className="mt-2">
             Compare

@@ -1,7 +1,11 @@
-import { type Confidence, type MatchKind, needsLook } from '../../../../contract/index.ts';
+import {
+  type Confidence,
+  type MatchKind,
+  needsLook,
+  type ReviewRowOutcome,
+} from '../../../../contract/index.ts';
 import type { FreshnessTier } from '../../property/lib/verification.ts';
 import { agencyOf, CONFIDENCE_WORD } from '../../property/lib/vocabulary.ts';
-import type { RowOutcome } from '../model.ts';
 import {
   AGE_BINS,
   type AgeBin,
@@ -17,7 +21,7 @@ import {
  * filters, so a bar clicked in a chart shows up as a filter the reviewer can see and clear.
  */
 export interface ResultFilters {
-  outcome: RowOutcome | null;
+  outcome: ReviewRowOutcome | null;
   confidence: Confidence | null;
   /** How the record's address relates to what was given. */
   match: MatchKind | null;

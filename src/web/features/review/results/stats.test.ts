@@ -235,7 +235,7 @@ describe('filterRows', () => {
 });
 
 describe('how each record matched what was given', () => {
-  it('is worked out once per row and can be filtered on, with a chip that says so', () => {
+  it('is read from each row and can be filtered on, with a chip that says so', () => {
     const property = makeProperty();
     const rows = toResultRows(
       [
@@ -263,7 +263,7 @@ describe('how each record matched what was given', () => {
 });
 
 describe('explanations from the BFF', () => {
-  it("takes the BFF's word when the row has one, with the row's own input, and works it out only for older rows", () => {
+  it("takes the BFF's word, said of the row's own input, and never works one out again", () => {
     const property = makeProperty();
     const sent = {
       typed: '1100 CONGRES AVE, AUSTN TX',
@@ -276,16 +276,16 @@ describe('explanations from the BFF', () => {
       [
         makeRow(0, { input: '1100 congres ave, austn tx', property, match: sent }),
         makeRow(1, { input: '1100 Congress Ave, Austin, TX 78701', property, match: null }),
-        // Kept before the BFF sent explanations: worked out here, per input, both kept.
-        makeRow(2, { input: '1100 Congres Ave, Austn TX', property }),
-        makeRow(3, { input: '1100 Congress Ave, Austin, TX', property }),
+        // Misspelt, but the BFF said "as given": its word stands (the browser has no match algorithm).
+        makeRow(2, { input: '1100 Congres Ave, Austn TX', property, match: null }),
       ],
       NOW,
     );
     expect(rows[0]?.explanation).toEqual({ ...sent, typed: '1100 congres ave, austn tx' });
-    expect(rows.map((r) => r.match)).toEqual(['corrected', 'as_typed', 'corrected', 'completed']);
-    const again = toResultRows([rows[2]?.row, rows[3]?.row] as never, NOW);
-    expect(again[0]?.explanation).toBe(rows[2]?.explanation);
-    expect(again[1]?.explanation).toBe(rows[3]?.explanation);
+    expect(rows.map((r) => r.match)).toEqual(['corrected', 'as_typed', 'as_typed']);
+    expect(rows[2]?.explanation).toBeNull();
+    // An explanation whose input is the row's own is the BFF's object itself, not a copy.
+    const own = makeRow(3, { input: sent.typed, property, match: sent });
+    expect(toResultRows([own], NOW)[0]?.explanation).toBe(sent);
   });
 });

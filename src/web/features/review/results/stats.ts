@@ -1,12 +1,12 @@
 import {
   type Confidence,
-  explainRecordMatch,
   type MatchExplanation,
   type MatchKind,
   type MatchQuality,
   matchKind,
-  type Property,
   qualityOf,
+  type ReviewRowOutcome,
+  type ReviewRowResult,
 } from '../../../../contract/index.ts';
 // The record view's tier rules are the product's shared vocabulary: reused, never copied (brief: the review
 // feature may import features/property's verification lib and badges).
@@ -18,14 +18,13 @@ import {
   tierFor,
 } from '../../property/lib/verification.ts';
 import { agencyOf } from '../../property/lib/vocabulary.ts';
-import type { ReviewRow, RowOutcome } from '../model.ts';
 
 /**
  * A review row with what every view derives from it once: the verification's age and tier, and how the
  * record's address relates to what was given (as the search page explains it).
  */
 export interface ResultRow {
-  row: ReviewRow;
+  row: ReviewRowResult;
   /** Whole days since the record was last verified; null without a record. */
   ageDays: number | null;
   tier: FreshnessTier | null;
@@ -37,7 +36,7 @@ export interface ResultRow {
   quality: MatchQuality | null;
 }
 
-export const OUTCOMES: readonly RowOutcome[] = [
+export const OUTCOMES: readonly ReviewRowOutcome[] = [
   'matched',
   'not_found',
   'ambiguous',
@@ -47,7 +46,7 @@ export const OUTCOMES: readonly RowOutcome[] = [
 ];
 export const TIERS: readonly FreshnessTier[] = ['fresh', 'ageing', 'stale'];
 
-export const OUTCOME_TEXT: Record<RowOutcome, string> = {
+export const OUTCOME_TEXT: Record<ReviewRowOutcome, string> = {
   matched: 'Matched',
   not_found: 'Not found',
   ambiguous: 'Ambiguous',
@@ -64,40 +63,22 @@ export const MATCH_TEXT: Record<MatchKind, string> = {
 };
 
 /**
- * Explanations worked out here, for rows kept before the BFF sent them: by record, then by input (rows whose
- * inputs differ only in case share one record), so a running review's re-derivations compute each once.
+ * How a row's record relates to its input: the BFF's word, worked out with the answer (it explains every record
+ * it answers with). Said of the row's input as given: the BFF's `typed` is the address it looked up, which for a
+ * fixed row is the fix and otherwise the input as the BFF checked it (trimmed, a ZIP's leading zero restored).
  */
-const explained = new WeakMap<Property, Map<string, MatchExplanation | null>>();
-
-/** How a row's record relates to its input: the BFF's word when it gave one, else worked out once here. */
-function explanationOf(row: ReviewRow): MatchExplanation | null {
-  const p = row.property;
-  if (!p) return null;
-  // Rows that differ only in case share one lookup: the explanation is the same, the input each row's own.
-  if (row.match !== undefined)
-    return row.match === null || row.match.typed === row.input
-      ? row.match
-      : { ...row.match, typed: row.input };
-  let byInput = explained.get(p);
-  if (!byInput) {
-    byInput = new Map();
-    explained.set(p, byInput);
-  }
-  let explanation = byInput.get(row.input);
-  if (explanation === undefined) {
-    explanation = explainRecordMatch(row.input, p);
-    byInput.set(row.input, explanation);
-  }
-  return explanation;
+function explanationOf(row: ReviewRowResult): MatchExplanation | null {
+  if (!row.property || !row.match) return null;
+  return row.match.typed === row.input ? row.match : { ...row.match, typed: row.input };
 }
 
 /**
  * Each row's derivation as of a moment, kept while the row object lives: a row is replaced, never changed, when
  * its answer changes, so a running review's redraw derives only the rows answered since the last one.
  */
-const derived = new WeakMap<ReviewRow, { at: number; result: ResultRow }>();
+const derived = new WeakMap<ReviewRowResult, { at: number; result: ResultRow }>();
 
-function toResultRow(row: ReviewRow, now: Date): ResultRow {
+function toResultRow(row: ReviewRowResult, now: Date): ResultRow {
   const kept = derived.get(row);
   if (kept?.at === now.getTime()) return kept.result;
   const p = row.property;
@@ -116,9 +97,9 @@ function toResultRow(row: ReviewRow, now: Date): ResultRow {
 }
 
 /** Rows in input order, each with its age and tier as of `now` (the reader's calendar day). */
-export function toResultRows(rows: readonly ReviewRow[], now: Date): ResultRow[] {
+export function toResultRows(rows: readonly ReviewRowResult[], now: Date): ResultRow[] {
   // A live review's rows come in input order already: sorted only when they are not.
-  const inOrder = rows.every((r, i) => i === 0 || (rows[i - 1] as ReviewRow).index < r.index);
+  const inOrder = rows.every((r, i) => i === 0 || (rows[i - 1] as ReviewRowResult).index < r.index);
   return (inOrder ? rows : [...rows].sort((a, b) => a.index - b.index)).map((row) => toResultRow(row, now));
 }
 
@@ -129,7 +110,7 @@ export interface ReliabilitySummary {
   records: number;
   /** Distinct properties among the records: several rows (spellings of one address) can find the same one. */
   properties: number;
-  outcomes: Record<RowOutcome, number>;
+  outcomes: Record<ReviewRowOutcome, number>;
   confidence: Record<Confidence, number>;
   tiers: Record<FreshnessTier, number>;
   /** Median days since last verification over the records; null when there are none. */

@@ -222,4 +222,36 @@ describe('LiveReview', () => {
     expect(live.getSnapshot().state).toBe('error');
     live.stop();
   });
+
+  it('keeps the server’s rows as they are, but for a CSV row’s own cells (only the export shows them)', async () => {
+    vi.useFakeTimers();
+    const csvRow: ReviewRowResult = { ...row(0, 'matched', 1), cells: ['L1', '1 Main St'], match: null };
+    const plain = row(1, 'pending', 0);
+    const live = new LiveReview('rv_1', {
+      getReview: async () => summary(1),
+      getRowsPage: async () => ({ rows: [csvRow, plain], nextCursor: null }),
+      events: async function* () {
+        yield {
+          event: 'rows',
+          data: JSON.stringify({ rows: [{ ...plain, cells: ['L2'], seq: 2 }] }),
+          id: '2',
+        };
+        await new Promise(() => {}); // the stream stays open
+      },
+      notifyMs: 250,
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(0);
+    const [first, second] = live.getSnapshot().rows;
+    const { cells: _cells, ...withoutCells } = csvRow;
+    expect(first).toEqual(withoutCells);
+    // A row without cells is kept as it came, not copied.
+    expect(second).toBe(plain);
+    await vi.advanceTimersByTimeAsync(250);
+    expect(live.getSnapshot().rows.map((r) => [r.seq, 'cells' in r])).toEqual([
+      [1, false],
+      [2, false],
+    ]);
+    live.stop();
+  });
 });

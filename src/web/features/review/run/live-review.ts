@@ -6,8 +6,6 @@ import {
 } from '../../../../contract/index.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import type { StreamEvent } from '../../../lib/event-stream.ts';
-import type { ReviewRow } from '../model.ts';
-import { toReviewRow } from './server-model.ts';
 
 export type LiveState = 'loading' | 'ready' | 'not_found' | 'error';
 
@@ -15,7 +13,7 @@ export interface LiveReviewSnapshot {
   state: LiveState;
   summary: ReviewSummary | null;
   /** The latest run's rows in input order; a row object is replaced (never mutated) when it changes. */
-  rows: ReviewRow[];
+  rows: ReviewRowResult[];
   /** Rows of the latest run read so far (below the total while a big review loads). */
   loaded: number;
   /** Following the server's events (false while reconnecting). */
@@ -43,6 +41,16 @@ export interface LiveReviewDeps {
 const FIRST_PAGE = 100;
 const PAGE = 5_000;
 
+/**
+ * A row as the page keeps it. A CSV row's own cells are left out: only the server's export shows them, and a
+ * 100,000-row review's page holds every row.
+ */
+function withoutCells(row: ReviewRowResult): ReviewRowResult {
+  if (row.cells === undefined) return row;
+  const { cells: _cells, ...kept } = row;
+  return kept;
+}
+
 const statusOf = (err: unknown) => (err instanceof ApiRequestError ? err.status : undefined);
 
 const abortableSleep = (ms: number, signal: AbortSignal) =>
@@ -64,7 +72,7 @@ export class LiveReview {
   readonly #abort = new AbortController();
   readonly #listeners = new Set<() => void>();
   #snapshot: LiveReviewSnapshot = { state: 'loading', summary: null, rows: [], loaded: 0, live: false };
-  #rows: ReviewRow[] = [];
+  #rows: ReviewRowResult[] = [];
   /** Each shown row's sequence number: an older answer of a row never replaces a newer one. */
   #seqs: number[] = [];
   /** A summary heard and not shown yet: it goes with the next redraw. */
@@ -207,7 +215,7 @@ export class LiveReview {
     for (const r of rows) {
       if ((this.#seqs[r.index] ?? -1) > r.seq) continue;
       this.#seqs[r.index] = r.seq;
-      this.#rows[r.index] = toReviewRow(this.id, r);
+      this.#rows[r.index] = withoutCells(r);
     }
   }
 
@@ -238,7 +246,7 @@ export class LiveReview {
     const patch: Partial<LiveReviewSnapshot> = {};
     if (this.#dirty) {
       // Rows come in input order, so the list is whole but for rows still loading: copied only when it has gaps.
-      const rows = this.#rows.includes(undefined as unknown as ReviewRow)
+      const rows = this.#rows.includes(undefined as unknown as ReviewRowResult)
         ? this.#rows.filter((r) => r !== undefined)
         : this.#rows.slice();
       patch.rows = rows;

@@ -1,5 +1,4 @@
-import type { ReviewRun } from '../../../../contract/index.ts';
-import type { ReviewRow } from '../model.ts';
+import type { ReviewRowResult, ReviewRun } from '../../../../contract/index.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const RANK = { low: 1, medium: 2, high: 3 } as const;
@@ -15,7 +14,7 @@ export interface ChangeCounts {
 }
 
 /** How many rows changed since the previous run, and how (a row may change in several ways). */
-export function countChanges(rows: readonly ReviewRow[]): ChangeCounts {
+export function countChanges(rows: readonly ReviewRowResult[]): ChangeCounts {
   const c: ChangeCounts = {
     changed: 0,
     property: 0,
@@ -43,7 +42,7 @@ export function countChanges(rows: readonly ReviewRow[]): ChangeCounts {
 }
 
 /** What changed in one row, in words. */
-export function describeChange(r: ReviewRow): string {
+export function describeChange(r: ReviewRowResult): string {
   const before = r.previous;
   const p = r.property;
   if (!before) return '';
@@ -66,7 +65,7 @@ const SHOWN = 50;
  * After "Check again": which records changed since the previous run, counted by kind of change, the first
  * of them listed. Says plainly when none did.
  */
-export function ReviewChanges({ previous, rows }: { previous: ReviewRun; rows: readonly ReviewRow[] }) {
+export function ReviewChanges({ previous, rows }: { previous: ReviewRun; rows: readonly ReviewRowResult[] }) {
   const since = new Date(previous.finishedAt ?? previous.startedAt).toLocaleString('en-US', {
     dateStyle: 'medium',
     timeStyle: 'short',

@@ -4,22 +4,8 @@ import { Link } from 'react-router';
 import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { deleteReview, reviewKeys } from '../api/server-reviews.ts';
-import type { Review } from '../model.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
-
-export function sourceLabel(review: Pick<Review, 'source'>): string {
-  switch (review.source.kind) {
-    case 'paste':
-      return 'Pasted addresses';
-    case 'file':
-      return `File ${review.source.fileName}`;
-    case 'area':
-      return `Area ${review.source.query}`;
-    case 'sample':
-      return 'Sample addresses';
-  }
-}
 
 /** Where a server review's rows came from, in words. */
 export function originLabel(review: Pick<ReviewSummary, 'kind' | 'origin'>): string {

@@ -11,7 +11,7 @@ import type { Draft } from './draft.ts';
 type WalkState =
   | { kind: 'idle' }
   | { kind: 'walking'; found: number; page: number; waitUntil: number | null }
-  | { kind: 'done'; records: Property[]; capped: boolean; retrievedAt: string; area: Area }
+  | { kind: 'done'; records: Property[]; capped: boolean; area: Area }
   | { kind: 'error'; message: string };
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -78,10 +78,9 @@ function useAreaWalk(onDraft: (d: Draft | null) => void) {
     onDraft(
       walk.kind === 'done' && walk.records.length > 0
         ? {
-            kind: 'records',
+            kind: 'area',
+            origin: areaQuery(walk.area),
             records: walk.records,
-            retrievedAt: walk.retrievedAt,
-            source: { kind: 'area', query: areaQuery(walk.area), cap: AREA_CAP },
             defaultName: areaName(walk.area),
           }
         : null,
@@ -104,7 +103,7 @@ function useAreaWalk(onDraft: (d: Draft | null) => void) {
         onPage: (found, page) => setWalk({ kind: 'walking', found, page, waitUntil: null }),
         onWait: (until) => setWalk((w) => (w.kind === 'walking' ? { ...w, waitUntil: until } : w)),
       });
-      setWalk({ kind: 'done', records, capped, retrievedAt: new Date().toISOString(), area: a });
+      setWalk({ kind: 'done', records, capped, area: a });
     } catch (err) {
       if (c.signal.aborted) return;
       // An ended session sends the person to sign in (query-client.ts): nothing to say here.

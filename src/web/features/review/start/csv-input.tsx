@@ -92,9 +92,9 @@ function useCsvFile(onDraft: (d: Draft | null) => void) {
         skippedBlank: result.prepared.skippedBlank + state.table.blankLines,
       };
       onDraft({
-        kind: 'rows',
+        kind: 'csv',
+        origin: state.fileName,
         prepared,
-        source: { kind: 'file', fileName: state.fileName },
         defaultName: baseName(state.fileName),
       });
     } else onDraft(null);

@@ -1,11 +1,13 @@
-import type { Property } from '../../../../contract/index.ts';
-import type { ReviewSource } from '../model.ts';
+import type { Property, ReviewKind } from '../../../../contract/index.ts';
 import type { PreparedRows } from './rows.ts';
 
-/** What an input panel (paste, file, area) offers to start a review with. */
+/**
+ * What an input panel (paste, file, area) or the sample offers to start a review with, as the review's kind
+ * and origin (the file's name, the area searched) will say it: its rows, or an area's records.
+ */
 export type Draft =
-  | { kind: 'rows'; prepared: PreparedRows; source: ReviewSource; defaultName: string }
-  | { kind: 'records'; records: Property[]; retrievedAt: string; source: ReviewSource; defaultName: string };
+  | { kind: Exclude<ReviewKind, 'area'>; origin?: string; prepared: PreparedRows; defaultName: string }
+  | { kind: 'area'; origin: string; records: Property[]; defaultName: string };
 
 const n = (x: number) => x.toLocaleString('en-US');
 const plural = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;

@@ -27,7 +27,7 @@ export function PasteInput({
   useEffect(() => {
     onDraft(
       result?.prepared && result.prepared.rows.length > 0
-        ? { kind: 'rows', prepared: result.prepared, source: { kind: 'paste' }, defaultName }
+        ? { kind: 'paste', prepared: result.prepared, defaultName }
         : null,
     );
   }, [result, onDraft, defaultName]);

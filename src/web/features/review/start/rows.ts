@@ -5,8 +5,8 @@ import {
   MAX_ADDRESS_LENGTH,
   MAX_REVIEW_BYTES,
   MAX_REVIEW_ROWS,
+  type ReviewRowResult,
 } from '../../../../contract/index.ts';
-import type { ReviewRow } from '../model.ts';
 
 /** Most rows in one review, and the largest input (pasted text or file) we read: the server's limits. */
 export { MAX_REVIEW_ROWS };
@@ -14,9 +14,17 @@ export const MAX_INPUT_BYTES = MAX_REVIEW_BYTES;
 
 export { MAX_ADDRESS_LENGTH };
 
+/**
+ * A row before it is sent: pending, or failed with why when refused here (it is sent all the same, and the BFF
+ * refuses it the same way, without a lookup).
+ */
+export type DraftRow = Pick<ReviewRowResult, 'index' | 'input' | 'cells' | 'error'> & {
+  outcome: 'pending' | 'failed';
+};
+
 /** The rows of a review before it is saved: input order, blanks already dropped. */
 export interface PreparedRows {
-  rows: Omit<ReviewRow, 'reviewId'>[];
+  rows: DraftRow[];
   /** Blank inputs skipped (not rows). */
   skippedBlank: number;
   /** Rows refused before any lookup (too long, control characters, a web link, no letter or digit). */

@@ -16,9 +16,8 @@ export async function startSampleReview(): Promise<ReviewSummary> {
   const { table, hasHeader, choice } = await loadCsv(await res.blob());
   const prepared = prepareRows(csvAddresses(table, hasHeader, choice));
   const draft = {
-    kind: 'rows' as const,
+    kind: 'sample' as const,
     prepared: { ...prepared, skippedBlank: prepared.skippedBlank + table.blankLines },
-    source: { kind: 'sample' as const },
     defaultName: 'Sample review',
   };
   return uploadReview(toUpload(draft, 'Sample review'), { create: createReview, put: putChunk });

@@ -1,5 +1,5 @@
 import { useCallback, useId, useState } from 'react';
-import type { ReviewSummary } from '../../../../contract/index.ts';
+import type { ReviewKind, ReviewSummary } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
@@ -11,10 +11,11 @@ import type { Draft } from './draft.ts';
 import { PasteInput } from './paste-input.tsx';
 import { toUpload, uploadReview } from './upload.ts';
 
-type Mode = 'paste' | 'file' | 'area';
+/** The input panels, by the kind of review each starts. */
+type Mode = Exclude<ReviewKind, 'sample'>;
 const MODES: { mode: Mode; label: string; missing: string }[] = [
   { mode: 'paste', label: 'Paste', missing: 'Paste at least one address, one per line.' },
-  { mode: 'file', label: 'Upload a file', missing: 'Choose a CSV file with addresses first.' },
+  { mode: 'csv', label: 'Upload a file', missing: 'Choose a CSV file with addresses first.' },
   { mode: 'area', label: 'An area', missing: 'Find the records of an area first.' },
 ];
 
@@ -163,12 +164,12 @@ export function StartReview({
 }) {
   const id = useId();
   const [mode, setMode] = useState<Mode>(initialArea ? 'area' : 'paste');
-  const [drafts, setDrafts] = useState<Record<Mode, Draft | null>>({ paste: null, file: null, area: null });
+  const [drafts, setDrafts] = useState<Record<Mode, Draft | null>>({ paste: null, csv: null, area: null });
   const [name, setName] = useState('');
   const [pasteName] = useState(() => dateName());
 
   const onPaste = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, paste: d })), []);
-  const onFile = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, file: d })), []);
+  const onFile = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, csv: d })), []);
   const onArea = useCallback((d: Draft | null) => setDrafts((s) => ({ ...s, area: d })), []);
 
   const draft = drafts[mode];
@@ -203,7 +204,7 @@ export function StartReview({
       <div hidden={mode !== 'paste'}>
         <PasteInput onDraft={onPaste} defaultName={pasteName} />
       </div>
-      <div hidden={mode !== 'file'}>
+      <div hidden={mode !== 'csv'}>
         <CsvInput onDraft={onFile} />
       </div>
       <div hidden={mode !== 'area'}>

@@ -117,8 +117,8 @@ describe('toUpload', () => {
   it('keeps a CSV row’s cells and header, and sends a refused row as it is, with no answer of its own', () => {
     const upload = toUpload(
       {
-        kind: 'rows',
-        source: { kind: 'file', fileName: 'loans.csv' },
+        kind: 'csv',
+        origin: 'loans.csv',
         defaultName: 'loans',
         prepared: {
           columns: ['loan_id', 'address'],

@@ -4,21 +4,16 @@ import {
   MAX_CHUNK_ROWS,
   type ReviewChunkRequest,
   type ReviewInputRow,
-  type ReviewKind,
   type ReviewSummary,
 } from '../../../../contract/index.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import type { Draft } from './draft.ts';
 
-/** What a review is started with: its rows as the server keeps them. */
-export interface ReviewUpload {
-  name: string;
-  kind: ReviewKind;
-  origin?: string;
-  columns: string[];
+/** What a review is started with: the review as it is created, and its rows as the server keeps them. */
+export type ReviewUpload = Pick<CreateReviewRequest, 'name' | 'kind' | 'origin' | 'columns'> & {
   rows: ReviewInputRow[];
   skippedBlank: number;
-}
+};
 
 export interface UploadDeps {
   create: (request: CreateReviewRequest) => Promise<ReviewSummary>;
@@ -38,22 +33,23 @@ const cut = (text: string) => (text.length > MAX_CELL_LENGTH ? text.slice(0, MAX
 
 /** The rows of a draft (paste, file, area) as the server takes them. */
 export function toUpload(draft: Draft, name: string): ReviewUpload {
-  if (draft.kind === 'records') {
+  const origin = draft.origin !== undefined ? { origin: draft.origin } : {};
+  if (draft.kind === 'area') {
     return {
       name,
       kind: 'area',
-      ...(draft.source.kind === 'area' ? { origin: draft.source.query } : {}),
+      ...origin,
       columns: [],
       skippedBlank: 0,
       // Each record's address, looked up on the server like any row: only the BFF's own lookups answer a row.
       rows: draft.records.map((property) => ({ address: cut(property.address) })),
     };
   }
-  const { prepared, source } = draft;
+  const { prepared } = draft;
   return {
     name,
-    kind: source.kind === 'file' ? 'csv' : source.kind === 'sample' ? 'sample' : 'paste',
-    ...(source.kind === 'file' ? { origin: source.fileName } : {}),
+    kind: draft.kind,
+    ...origin,
     columns: (prepared.columns ?? []).map(cut),
     skippedBlank: prepared.skippedBlank,
     // A row refused here (not an address, too long) goes as it is: the BFF refuses it the same way, with no

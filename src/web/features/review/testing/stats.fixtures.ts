@@ -1,5 +1,11 @@
-import type { Confidence, Property } from '../../../../contract/index.ts';
-import type { Review, ReviewRow, RowOutcome } from '../model.ts';
+import {
+  type Confidence,
+  explainRecordMatch,
+  type Property,
+  type ReviewRowOutcome,
+  type ReviewRowResult,
+  type ReviewSummary,
+} from '../../../../contract/index.ts';
 
 /** Test and screenshot data for the results views: records and rows built in a line, or many at once. */
 
@@ -28,28 +34,34 @@ export function makeProperty(
   };
 }
 
-export function makeRow(index: number, over: Partial<ReviewRow> = {}): ReviewRow {
-  return {
-    reviewId: 'rev-1',
+/** A row as the BFF sends it: a row with a record carries how it matched the input, unless `over` says. */
+export function makeRow(index: number, over: Partial<ReviewRowResult> = {}): ReviewRowResult {
+  const row: ReviewRowResult = {
     index,
     input: `${index + 1} Main St`,
     outcome: 'matched',
     retrievedAt: '2026-11-01T10:00:00.000Z',
+    seq: index + 1,
     ...over,
   };
+  if (row.property && !('match' in over)) row.match = explainRecordMatch(row.input, row.property);
+  return row;
 }
 
-export function makeReview(over: Partial<Review> = {}): Review {
+export function makeSummary(over: Partial<ReviewSummary> = {}): ReviewSummary {
   return {
     id: 'rev-1',
-    accountId: 'acct-1',
     name: 'Portfolio Q3',
-    source: { kind: 'paste' },
-    createdAt: Date.UTC(2026, 10, 1, 9, 0),
-    updatedAt: Date.UTC(2026, 10, 1, 10, 0),
-    total: 0,
+    kind: 'paste',
+    origin: null,
+    createdBy: 'a1b2c3d4',
+    createdAt: '2026-11-01T09:00:00.000Z',
+    status: 'done',
+    columns: [],
+    totalRows: 0,
+    receivedRows: 0,
     skippedBlank: 0,
-    accountName: 'Acme Appraisals',
+    runs: [],
     ...over,
   };
 }
@@ -79,15 +91,15 @@ const CITIES = ['Austin, TX', 'Chicago, IL', 'Seattle, WA', 'Phoenix, AZ', 'Euge
 const KINDS = ['assessor', 'recorder', 'revenue', 'mls', 'permits', 'survey'] as const;
 
 /** `n` rows mixing outcomes, sources, confidence levels and verification ages, as of 2026-11-01. */
-export function generateRows(n: number, seed = 1): ReviewRow[] {
+export function generateRows(n: number, seed = 1): ReviewRowResult[] {
   const rnd = prng(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)] as T;
-  const rows: ReviewRow[] = [];
+  const rows: ReviewRowResult[] = [];
   for (let i = 0; i < n; i++) {
     const city = pick(CITIES);
     const input = `${100 + Math.floor(rnd() * 9900)} ${pick(STREETS)}, ${city}`;
     const roll = rnd();
-    const outcome: RowOutcome =
+    const outcome: ReviewRowOutcome =
       roll < 0.78
         ? 'matched'
         : roll < 0.87
