@@ -4,8 +4,18 @@ import { DIRECTIONALS, USPS_SUFFIXES } from './usps.ts';
 
 /* Working out a match's quality from its explanation (run by the BFF: the USPS tables stay out of the browser). */
 
-const DIRECTIONAL_WORDS = new Set([...Object.keys(DIRECTIONALS), ...Object.values(DIRECTIONALS)]);
-const SUFFIX_WORDS = new Set(USPS_SUFFIXES.split(/[;\s]+/).filter(Boolean));
+// Built on first use, not at load: a set built at load keeps the USPS tables in every bundle that imports this
+// module, the browser's included, even where nothing calls it.
+let directionalWords: Set<string> | null = null;
+let suffixWords: Set<string> | null = null;
+function isDirectional(w: string): boolean {
+  directionalWords ??= new Set([...Object.keys(DIRECTIONALS), ...Object.values(DIRECTIONALS)]);
+  return directionalWords.has(w);
+}
+function isSuffix(w: string): boolean {
+  suffixWords ??= new Set(USPS_SUFFIXES.split(/[;\s]+/).filter(Boolean));
+  return suffixWords.has(w);
+}
 const upper = (s: string) => s.toUpperCase().replace(/[.,]/g, '');
 
 /** Edit distance with a swap of neighbouring letters as one edit. Words are short: no early exit needed. */
@@ -45,11 +55,10 @@ const words = (s: string) => upper(s).split(/\s+/).filter(Boolean);
  */
 function changesMeaning(c: MatchChange): boolean {
   // Only a directional put to or taken from a typed city: a city added whole was not typed at all.
-  if (c.kind !== 'corrected')
-    return c.part === 'city' && words(c.typed || c.matched).every((w) => DIRECTIONAL_WORDS.has(w));
+  if (c.kind !== 'corrected') return c.part === 'city' && words(c.typed || c.matched).every(isDirectional);
   const [typed, matched] = [upper(c.typed), upper(c.matched)];
-  if (DIRECTIONAL_WORDS.has(typed) && DIRECTIONAL_WORDS.has(matched)) return true;
-  if (SUFFIX_WORDS.has(typed) && SUFFIX_WORDS.has(matched)) return true;
+  if (isDirectional(typed) && isDirectional(matched)) return true;
+  if (isSuffix(typed) && isSuffix(matched)) return true;
   const [a, b] = [letters(typed), letters(matched)];
   const initial = (a.length === 1 && b.startsWith(a)) || (b.length === 1 && a.startsWith(b));
   return !initial && !isTypo(a, b);
