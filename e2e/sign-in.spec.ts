@@ -1,5 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
-import { expectNoAxeViolations, signInWithDemoKey } from './support.ts';
+import { expectNoAxeViolations, signInThroughKeyScreen } from './support.ts';
 
 test('the key screen explains itself and has no accessibility violations', async ({ page }) => {
   await page.goto('/');
@@ -13,7 +13,7 @@ test('the key screen explains itself and has no accessibility violations', async
 test('the demo key signs in; reload keeps the session; sign out returns to the key screen', async ({
   page,
 }) => {
-  await signInWithDemoKey(page);
+  await signInThroughKeyScreen(page);
   await expect(page.getByText('Harbor & Vale Realty')).toBeVisible();
   await expect(page.getByText('Professional plan')).toBeVisible();
   await expectNoAxeViolations(page, 'the signed-in home');
@@ -87,7 +87,7 @@ test('a page that does not exist has the header and a way back, signed in or not
   await expect(page.getByRole('banner').getByRole('link', { name: 'PropLens home' })).toBeVisible();
   await expectNoAxeViolations(page, 'the 404 page, signed out');
 
-  await signInWithDemoKey(page);
+  await signInThroughKeyScreen(page);
   await page.getByRole('link', { name: 'PropLens home' }).click();
   // An in-app move to a missing page (as a stale link in the app would make), so there is a page to go back to.
   await page.evaluate(() => {
