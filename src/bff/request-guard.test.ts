@@ -154,6 +154,35 @@ describe('query parameters sent twice', () => {
   });
 });
 
+describe('an absolute-form request target', () => {
+  it('is read as its path and query: a parameter sent twice is refused as in origin form', async () => {
+    const port = await start();
+    const answer = await ask(port, `http://127.0.0.1:${port}/api/activity?q=zzqq&q=Main`);
+    expect(answer.status).toBe(400);
+    expect(await refusal(answer)).toEqual({ code: 'bad_request', message: 'Send the q parameter once.' });
+    const once = await ask(port, `http://127.0.0.1:${port}/api/activity?q=Main`);
+    expect(once.status).toBe(200);
+    // The routes see the origin form.
+    expect(once.body).toBe('/api/activity');
+    expect(reached).toBe(1);
+  });
+
+  it('is refused when it names another host than the Host header, or is not http', async () => {
+    const port = await start();
+    for (const target of [
+      `http://evil.example/api/activity?q=a`,
+      `http://localhost:${port}/api/activity`,
+      `ftp://127.0.0.1/api/activity`,
+      `http://[::1/api/activity`,
+    ]) {
+      const answer = await ask(port, target);
+      expect(answer.status, target).toBe(400);
+      expect((await refusal(answer)).message).toBe('Send the request target as a path, for this host.');
+    }
+    expect(reached).toBe(0);
+  });
+});
+
 describe('the connections reserved for sessions', () => {
   // 20 connections, the last 5 kept for requests of a live session.
   const limits = { ...SERVER_LIMITS, maxConnections: 20, sessionReservePercent: 25, firstRequestMs: 300 };

@@ -51,7 +51,18 @@ export function guardRequests(
         'PropLens does not answer for this host name (its operator lists the names it serves in ALLOWED_HOSTS).',
       );
     }
-    const url = req.url ?? '/';
+    let url = req.url ?? '/';
+    if (ABSOLUTE_FORM.test(url)) {
+      // An absolute-form target (RFC 9112 §3.2.2, which a server must accept): read as the origin-form it
+      // stands for, so every rule below and every route sees the one path and query. It must name the host
+      // the Host header names: a request is for one host, and the checks above judged that one.
+      const target = originForm(url);
+      if (target === null || host === undefined || target.host !== hostName(host)) {
+        return refuse(res, 400, 'bad_request', 'Send the request target as a path, for this host.');
+      }
+      url = target.path;
+      req.url = url;
+    }
     if (url.startsWith('/api/')) {
       const repeated = repeatedParameter(url);
       if (repeated !== null) {
@@ -89,6 +100,19 @@ export function hostRule(allowed: readonly string[] | '*'): (host: string) => bo
     if (isIP(name) === 4) return true;
     return suffixes.some((s) => name.endsWith(s));
   };
+}
+
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** An absolute-form target's host name (as hostName gives it) and its path and query; null if unreadable. */
+function originForm(target: string): { host: string | null; path: string } | null {
+  try {
+    const u = new URL(target);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    return { host: hostName(u.host), path: `${u.pathname}${u.search}` };
+  } catch {
+    return null;
+  }
 }
 
 /** The Host header's name, lower case, without its port or a final dot; null when it is not one. */
