@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiErrorCode } from '../../contract/index.ts';
+import type { HeldEntry } from '../audit/audit.ts';
 import type { Session } from '../stores/sessions/types.ts';
 import type { RowResult } from './look-up-row.ts';
 import { type LeasedRow, type ReviewQueue, ReviewWorker, retryAt } from './worker.ts';
@@ -90,7 +91,7 @@ describe('ReviewWorker', () => {
   const setup = (
     opts: {
       live?: string[];
-      lookUp?: (address: string) => Promise<RowResult>;
+      lookUp?: (address: string, options: { hold: (held: HeldEntry) => void }) => Promise<RowResult>;
       concurrency?: number;
       maxAttempts?: number;
       onClockAdvance?: (listener: () => void) => () => void;
@@ -107,12 +108,12 @@ describe('ReviewWorker', () => {
         liveAccounts: async () => [...live],
         sessionFor: async (id) => (live.has(id) ? session(id) : undefined),
       },
-      lookUp: async (s, { address }) => {
+      lookUp: async (s, { address }, options) => {
         inFlight++;
         peak = Math.max(peak, inFlight);
         try {
           expect(s.apiKey).toMatch(/^key-/);
-          return await (opts.lookUp ?? (async () => matched()))(address);
+          return await (opts.lookUp ?? (async () => matched()))(address, options);
         } finally {
           inFlight--;
         }
@@ -296,6 +297,36 @@ describe('ReviewWorker', () => {
     await worker.stop();
     // Stopped: a later move reaches no worker.
     expect(listeners.size).toBe(0);
+  });
+
+  it('commits the entry of a lookup whose answer is not kept (its lease lost, or its completion refused)', async () => {
+    const commits: string[] = [];
+    const { queue, worker } = setup({
+      lookUp: async (address, { hold }) => {
+        hold({
+          entry: { kind: 'review_row' } as HeldEntry['entry'],
+          commit: async () => {
+            commits.push(address);
+          },
+        });
+        return matched();
+      },
+      concurrency: 2,
+    });
+    queue.add('a', 2);
+    // Row 0's lease is lost before it completes (another holder has it); row 1's completion is refused.
+    queue.lost.add('r-a:0');
+    const complete = queue.complete.bind(queue);
+    queue.complete = async (owner, row, result) => {
+      if (row.index === 1 && row.attempts === 0) throw new Error('the database refused the transaction');
+      return complete(owner, row, result);
+    };
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    await worker.stop();
+    // Both lookups were made with the account's key: both are on record, though neither answer was kept.
+    expect(commits.sort()).toEqual(['0 Main St', '1 Main St']);
+    expect(queue.done.size).toBe(0);
   });
 
   it('does not count a refused key (401) as an attempt: the row waits for a working session', async () => {

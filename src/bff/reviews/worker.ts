@@ -298,11 +298,16 @@ export class ReviewWorker {
         written = await queue.complete(owner, row, result, audit?.entry);
       } catch (err) {
         // Neither was written (the database, or the trail's table, refused the transaction): the row waits,
-        // spending no attempt, as when its lookup could not be put on record; it is audited when asked again.
+        // spending no attempt. The lookup was made all the same: its entry is committed alone if the trail
+        // takes it, and the row asked again has an entry of its own.
+        await committed(audit);
         await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
         throw err;
       }
       if (written) this.#deps.onProgress?.(row.reviewId);
+      // The lease was lost meanwhile (another holder answers the row): this lookup was made with the account's
+      // key all the same, so its entry is committed alone, as any lookup's is.
+      else await committed(audit);
       return;
     }
     // No answer of this lookup is kept, but it was made: its entry is committed alone, as any lookup's is.
