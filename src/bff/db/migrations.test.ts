@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Property } from '../../contract/index.ts';
 import type { RowResult } from '../reviews/look-up-row.ts';
-import { SqlAuditStore } from '../stores/audit/audit-store.ts';
+import { auditRow, SqlAuditStore } from '../stores/audit/audit-store.ts';
 import { SqlReviewQueue } from '../stores/reviews/queue.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
@@ -32,6 +32,7 @@ const RELEASED = [
   '0004-fair-leasing',
   '0005-review-controls',
   '0006-activity-search',
+  '0007-activity-search-text',
 ];
 
 describe('released migrations', () => {
@@ -211,13 +212,18 @@ describe.each(backends)('a database of an earlier release on $name', (backend) =
         const { error } = await migrator.migrateToLatest();
         expect(error).toBeUndefined();
         await putReview(old.db, 'rv_old');
-        // The trail that release kept: an upgrade over 0006 indexes it for the text filter.
+        // The trail that release kept, as it wrote it (with its folded search text from 0007 on): an upgrade
+        // over 0006 indexes it for the text filter, one over 0007 folds it.
+        const kept = auditEntry({
+          at: CREATED,
+          account_id: ACCOUNT,
+          query: '7 Kept Ave',
+          property_id: 'pi_kept',
+        });
         if (ran.includes('0002-audit-trail'))
           await old.db
             .insertInto('audit_entries')
-            .values(
-              auditEntry({ at: CREATED, account_id: ACCOUNT, query: '7 Kept Ave', property_id: 'pi_kept' }),
-            )
+            .values(ran.includes('0007-activity-search-text') ? auditRow(kept) : kept)
             .execute();
       } finally {
         await old.db.destroy();

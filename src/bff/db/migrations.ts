@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely';
+import { searchTextOf } from '../stores/audit/search-text.ts';
 
 /*
  * Versioned migrations, run at start by Kysely's Migrator (database.ts), never by hand. Append only: a
@@ -264,6 +265,78 @@ const activitySearch = (postgres: boolean): Migration => ({
   },
 });
 
+/**
+ * One folding rule for the Activity text filter (issue 26, review finding F2): each entry's address asked and
+ * property id, folded in JS as it is written (stores/audit/search-text.ts), in a column of their own,
+ * `search_text`, which the filter and its indexes read instead of lower(): SQLite's lower() folded ASCII only and
+ * the FTS5 index all of Unicode, so ÉTÉ was found a second after it was written and never by two characters, and
+ * PostgreSQL in the C locale never found it. Existing entries are folded here, a batch of ids at a time.
+ * - SQLite: the trigram index is made again over `search_text`, folding nothing itself (case_sensitive 1), the
+ *   entries up to now indexed here and the follower's mark moved past them; the trigger that removes an entry
+ *   from it keyed on the new column.
+ * - PostgreSQL: one pg_trgm GIN index on `search_text` in place of the two on lower(query), lower(property_id).
+ * On SQLite in one transaction (Kysely's migrator opens none there): an upgrade that dies half-way leaves 0006's
+ * schema, and the next start runs this again.
+ */
+const searchText = (postgres: boolean): Migration => ({
+  async up(db: Db) {
+    if (postgres) return foldTrail(db, postgres);
+    await db.transaction().execute((trx) => foldTrail(trx, postgres));
+  },
+});
+
+async function foldTrail(db: Db, postgres: boolean) {
+  await db.schema.alterTable('audit_entries').addColumn('search_text', 'text').execute();
+  for (let after = 0; ; ) {
+    const rows: { id: number | string; query: string | null; property_id: string | null }[] = await db
+      .selectFrom('audit_entries')
+      .select(['id', 'query', 'property_id'])
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(FOLD_BATCH)
+      .execute();
+    const last = rows.at(-1);
+    if (last === undefined) break;
+    after = Number(last.id);
+    const folded = rows.flatMap((r) => {
+      const text = searchTextOf(r);
+      return text === null ? [] : [sql`(${Number(r.id)}, ${text})`];
+    });
+    if (folded.length === 0) continue;
+    await (postgres
+      ? sql`update audit_entries as a set search_text = v.t
+          from (values ${sql.join(folded)}) as v(id, t) where a.id = v.id::bigint`
+      : sql`update audit_entries set search_text = v.column2
+          from (values ${sql.join(folded)}) as v where audit_entries.id = v.column1`
+    ).execute(db);
+  }
+  if (postgres) {
+    await sql`drop index audit_query_trgm`.execute(db);
+    await sql`drop index audit_property_id_trgm`.execute(db);
+    await sql`create index audit_search_trgm on audit_entries using gin (search_text gin_trgm_ops)`.execute(
+      db,
+    );
+    return;
+  }
+  await sql`drop trigger audit_search_remove`.execute(db);
+  await sql`drop table audit_search`.execute(db);
+  await sql`create virtual table audit_search using fts5(
+    search_text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1')`.execute(db);
+  await sql`insert into audit_search (rowid, search_text)
+    select id, search_text from audit_entries where search_text is not null`.execute(db);
+  await sql`update audit_search_indexed set last_id = (select coalesce(max(id), 0) from audit_entries)`.execute(
+    db,
+  );
+  await sql`create trigger audit_search_remove after delete on audit_entries
+    when old.search_text is not null
+    begin
+      delete from audit_search where rowid = old.id;
+    end`.execute(db);
+}
+
+/** Entries folded per update by migration 0007 (two parameters each: well within either database's limit). */
+const FOLD_BATCH = 1_000;
+
 export type Dialect = 'sqlite' | 'postgres';
 
 /** Every migration, by name; names sort in the order they run. */
@@ -275,5 +348,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0004-fair-leasing': leasing,
     '0005-review-controls': reviewControls(dialect === 'postgres'),
     '0006-activity-search': activitySearch(dialect === 'postgres'),
+    '0007-activity-search-text': searchText(dialect === 'postgres'),
   };
 }

@@ -104,6 +104,11 @@ export interface AuditEntriesTable {
   upstream_request_id: string | null;
   review_id: string | null;
   row_index: number | null;
+  /**
+   * What the Activity text filter searches: the address asked and the property id, folded by
+   * stores/audit/search-text.ts as the entry is written (migration 0007); null when it has neither.
+   */
+  search_text: string | null;
 }
 
 export interface DatabaseSchema {

@@ -2,14 +2,21 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
 import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
+import { fold, searchTextOf } from './search-text.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
 /** Entries the follower indexes in one transaction (see bench 'audit' for how long one holds the connection). */
 export const FOLLOW_BATCH = 1_000;
 
-/** One entry as the BFF records it (the database gives it its id). */
-export type NewAuditEntry = Omit<AuditEntriesTable, 'id'>;
+/** One entry as the BFF records it (the database gives it its id; its search text is worked out from it). */
+export type NewAuditEntry = Omit<AuditEntriesTable, 'id' | 'search_text'>;
+
+/** An entry as it is inserted: with its folded search text. Whoever inserts entries inserts these. */
+export const auditRow = (e: NewAuditEntry): Omit<AuditEntriesTable, 'id'> => ({
+  ...e,
+  search_text: searchTextOf(e),
+});
 
 export interface ActivityFilters {
   /** Epoch ms, inclusive. */
@@ -49,14 +56,15 @@ export class SqlAuditStore {
     for (let i = 0; i < entries.length; i += 500)
       await this.db
         .insertInto('audit_entries')
-        .values(entries.slice(i, i + 500))
+        .values(entries.slice(i, i + 500).map(auditRow))
         .execute();
   }
 
   /**
-   * Entries older than `before` (an id), newest first. On SQLite a text of three characters or more is read from
-   * the trigram index (migration 0006) for the entries it holds and without it for the few appended since the
-   * follower's last pass, so an entry is found by its text the moment its lookup is answered.
+   * Entries older than `before` (an id), newest first. The text is folded as the entries' search text was
+   * (search-text.ts). On SQLite a folded text of three characters or more is read from the trigram index
+   * (migrations 0006, 0007) for the entries it holds and without it for the few appended since the follower's last
+   * pass, so an entry is found by its text the moment its lookup is answered.
    */
   async page(
     accountId: string,
@@ -64,18 +72,20 @@ export class SqlAuditStore {
     before: number | null,
     limit: number,
   ): Promise<AuditEntry[]> {
-    if (this.#postgres || [...(filters.text ?? '')].length < 3)
-      return this.#read(accountId, filters, { before, limit, indexed: false });
+    const text = filters.text === undefined ? undefined : fold(filters.text);
+    const folded = text === undefined ? filters : { ...filters, text };
+    if (this.#postgres || [...(text ?? '')].length < 3)
+      return this.#read(accountId, folded, { before, limit, indexed: false });
     // The tail above the mark first (its ids are all newer), then the index below it. A mark read a moment before
     // the follower moves it only sends more entries through the tail's scan.
     const mark = await this.#indexedTo();
     const tail =
       before === null || before > mark + 1
-        ? await this.#read(accountId, filters, { before, limit, indexed: false, above: mark })
+        ? await this.#read(accountId, folded, { before, limit, indexed: false, above: mark })
         : [];
     if (tail.length === limit) return tail;
     const below = before === null ? mark + 1 : Math.min(before, mark + 1);
-    const head = await this.#read(accountId, filters, {
+    const head = await this.#read(accountId, folded, {
       before: below,
       limit: limit - tail.length,
       indexed: true,
@@ -93,10 +103,10 @@ export class SqlAuditStore {
       above,
     }: { before: number | null; limit: number; indexed: boolean; above?: number },
   ): Promise<AuditEntry[]> {
-    const text = filters.text ?? '';
+    const text = filters.text ?? ''; // folded (page)
     // The trigram index gives the ids of the entries holding the text, newest first, and each is read by its id
     // until the page is full, so a text on every entry reads a page and a text on none reads nothing. A phrase of
-    // trigrams is a case-insensitive substring.
+    // trigrams is a substring (of the folded text: the index folds nothing itself).
     let q = indexed
       ? this.db
           .selectFrom(sql<{ rowid: number }>`audit_search`.as('s'))
@@ -114,13 +124,12 @@ export class SqlAuditStore {
     if (filters.keyFingerprint) q = q.where('key_fingerprint', '=', filters.keyFingerprint);
     if (filters.propertyId) q = q.where('property_id', '=', filters.propertyId);
     if (text && !indexed) {
-      // PostgreSQL (its pg_trgm indexes serve this very expression); on SQLite one or two characters, which
+      // PostgreSQL (its pg_trgm index serves this very expression); on SQLite one or two characters, which
       // trigrams cannot hold, and the entries the index does not hold yet: read newest first until the page is
       // full. `_`, `%` and `\` as typed: escaped, with the escape named, for SQLite's LIKE has no default one.
-      const like = `%${text.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-      const matches = (column: 'query' | 'property_id') =>
-        sql<boolean>`lower(${sql.ref(column)}) like ${like} escape '\\'`;
-      q = q.where(({ or }) => or([matches('query'), matches('property_id')]));
+      // Both sides folded: SQLite's LIKE ignoring ASCII case changes nothing.
+      const like = `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+      q = q.where(sql<boolean>`search_text like ${like} escape '\\'`);
     }
     const rows = await q.orderBy(id, 'desc').limit(limit).execute();
     return rows.map(toEntry);
@@ -146,9 +155,9 @@ export class SqlAuditStore {
         from (select id from audit_entries where id > ${from} order by id limit ${max})`.execute(trx);
       const { upto, n } = rows[0] ?? { upto: null, n: 0 };
       if (upto === null || n === 0) return 0;
-      await sql`insert into audit_search (rowid, query, property_id)
-        select id, query, property_id from audit_entries
-        where id > ${from} and id <= ${upto} and (query is not null or property_id is not null)`.execute(trx);
+      await sql`insert into audit_search (rowid, search_text)
+        select id, search_text from audit_entries
+        where id > ${from} and id <= ${upto} and search_text is not null`.execute(trx);
       await sql`update audit_search_indexed set last_id = ${upto}`.execute(trx);
       return Number(n);
     });
@@ -232,14 +241,24 @@ const COLUMNS = [
   'upstream_request_id',
   'review_id',
   'row_index',
-] as const satisfies readonly (keyof NewAuditEntry)[];
+  'search_text',
+] as const satisfies readonly (keyof AuditEntriesTable)[];
 
-/** Entries appended in one SQLite transaction through a statement prepared once. */
-function preparedAppend(sqlite: BetterSqlite3.Database) {
+/**
+ * An entry inserted through a statement prepared once, in the caller's transaction (SQLite): the writer's, and
+ * the review queue's beside the answers it keeps.
+ */
+export function preparedAuditInsert(sqlite: BetterSqlite3.Database): (entry: NewAuditEntry) => void {
   const insert = sqlite.prepare(
     `insert into audit_entries (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
   );
+  return (e) => insert.run(auditRow(e));
+}
+
+/** Entries appended in one SQLite transaction through a statement prepared once. */
+function preparedAppend(sqlite: BetterSqlite3.Database) {
+  const insert = preparedAuditInsert(sqlite);
   return sqlite.transaction((entries: readonly NewAuditEntry[]) => {
-    for (const e of entries) insert.run(e);
+    for (const e of entries) insert(e);
   });
 }
