@@ -12,9 +12,12 @@ const MAIN_PORT = Number(process.env.E2E_PORT ?? 4310);
 const LIMITED_PORT = MAIN_PORT + 1;
 const PACED_PORT = MAIN_PORT + 2;
 const SECOND_PORT = MAIN_PORT + 3;
-// The paced server's embedded reference, on a port the journeys know, so they can move its clock.
-const PACED_REFERENCE_PORT = MAIN_PORT + 12;
-process.env.PROPLENS_E2E_CLOCK_URL = `http://127.0.0.1:${PACED_REFERENCE_PORT}/_test/clock`;
+// A server whose clock the journeys move (e2e/support.ts moveClock) runs its embedded reference on its own port
+// plus 10, where they find it.
+const movableClock = (port: number) => ({
+  REFERENCE_CLOCK: 'controllable',
+  EMBEDDED_REFERENCE_PORT: String(port + 10),
+});
 // Each run starts with empty databases (reviews, the audit trail): one folder per run, one database per server.
 process.env.PROPLENS_E2E_DB ??= mkdtempSync(join(tmpdir(), 'proplens-e2e-'));
 const databaseDir = (port: number) => join(process.env.PROPLENS_E2E_DB as string, String(port));
@@ -126,15 +129,15 @@ export default defineConfig({
     // 4 requests per 30 s, and the BFF holds a request at most 10 s: the UI's countdown is what recovers. The
     // window is long enough for a slow run to spend it with time left, and the journeys aim at moments seconds
     // wide: a search sent with over 10 s left is refused, one sent with 4 to 7 s left is held for seconds.
-    server(LIMITED_PORT, { REFERENCE_RATE_LIMIT: '4/30', MAX_RATE_LIMIT_WAIT_S: '10' }),
+    server(LIMITED_PORT, {
+      REFERENCE_RATE_LIMIT: '4/30',
+      MAX_RATE_LIMIT_WAIT_S: '10',
+      ...movableClock(LIMITED_PORT),
+    }),
     // 15 per 10 s: a 42-row review takes over 20 s, so a slow page still sees it running (at 15 per 5 s it
     // could finish before a loaded CI machine had drawn the page). Its clock is the journeys' to move
     // (e2e/support.ts fastForwardUntil): once a journey has seen what it looks at, the windows left end at once.
-    server(PACED_PORT, {
-      REFERENCE_RATE_LIMIT: '15/10',
-      REFERENCE_CLOCK: 'controllable',
-      EMBEDDED_REFERENCE_PORT: String(PACED_REFERENCE_PORT),
-    }),
+    server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/10', ...movableClock(PACED_PORT) }),
     // As generous as the journeys' server: the review and sign-in projects.
     server(SECOND_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
   ],

@@ -1,10 +1,12 @@
 import { expect, type Page, test } from '@playwright/test';
 import { CSRF_HEADER, ResolveMiss } from '../src/contract/index.ts';
-import { expectNoAxeViolations, signInWithDemoKey } from './support.ts';
+import { expectNoAxeViolations, installServerClock, moveClocks, signInWithDemoKey } from './support.ts';
 
 /*
  * Runs against its own server: 4 upstream requests per 30 s, and the BFF holds a request at most 10 s
  * (playwright.config). Each demo sign-in has a window of its own (ADR 009), which its first request opens.
+ * The server's clock and the page's are one (installServerClock) and move together (moveClocks): where a journey
+ * would wait for a window to end, it moves both clocks to its end instead.
  *
  * Whether a lookup is held or refused depends on how close to the reset it reaches the BFF. Neither test
  * counts on how fast the machine is: each reads the meter (the whole seconds left, as the page shows them),
@@ -51,15 +53,16 @@ async function spendWindow(page: Page, atLeast: number) {
     );
     if (secondsLeft >= atLeast) return;
     expect(window, `a window spent with ${atLeast} s of it left`).toBeLessThan(4);
-    // Spent too late: the window ends, and the meter says so without a request.
-    await expect(meter(page)).toHaveText(/^4 of 4 lookups left$/, { timeout: 35_000 });
+    // Spent too late: the window is moved to its end, and the meter says so without a request.
+    await moveClocks(page, (secondsLeft + 1) * 1000);
+    await expect(meter(page)).toHaveText(/^4 of 4 lookups left$/);
   }
 }
 
 test('hitting the rate limit shows a live countdown, never "not found", then recovers by itself', async ({
   page,
 }) => {
-  test.setTimeout(150_000);
+  await installServerClock(page);
   await signInWithDemoKey(page);
   // Out of lookups with 20 s or more to go: the search below reaches the BFF (a page load later, 1 s of the
   // meter's rounding aside) with more than its 10 s hold left, so it is refused, not held.
@@ -76,31 +79,36 @@ test('hitting the rate limit shows a live countdown, never "not found", then rec
   await expect(page.getByText(/^0 of 4 lookups left · resets in \d+ s$/)).toBeVisible();
   await expectNoAxeViolations(page, 'the rate-limited state');
 
-  await expect(page.getByRole('heading', { name: '1313 Mockingbird Ln, Saint Louis, MO 63101' })).toBeVisible(
-    { timeout: 45_000 },
-  );
+  // The window ends (both clocks moved past its reset): the page's countdown runs out and it searches again.
+  await moveClocks(page, 31_000);
+  await expect(
+    page.getByRole('heading', { name: '1313 Mockingbird Ln, Saint Louis, MO 63101' }),
+  ).toBeVisible();
   await expect(alert).toHaveCount(0);
 });
 
 test('a lookup the BFF holds for the rate limit says it is waiting, with a countdown, then runs', async ({
   page,
 }) => {
-  test.setTimeout(150_000);
+  await installServerClock(page);
   await signInWithDemoKey(page);
   const field = page.getByRole('combobox', { name: 'Address' });
   const notFound = (address: string) => page.getByText(`No property matches “${address}”`);
   await spendWindow(page, 10);
 
   // Close to the reset (well within the BFF's 10 s hold), search again: the BFF holds the lookup until the
-  // reset. Typed first, sent when the meter shows 4 to 7 s left: the hold lasts seconds, not a moment.
+  // reset. Both clocks are moved to 6 s before it: the hold lasts seconds, not a moment.
+  const left = Number(/resets in (\d+) s$/.exec((await meter(page).textContent()) ?? '')?.[1]);
+  expect(left).toBeGreaterThanOrEqual(10);
+  await moveClocks(page, (left - 6) * 1000);
   const held = nowhere();
   await field.fill(held);
-  await expect(meter(page)).toHaveText(/^0 of 4 lookups left · resets in [4-7] s$/, { timeout: 35_000 });
+  await expect(meter(page)).toHaveText(/^0 of 4 lookups left · resets in [4-7] s$/);
   await field.press('Enter');
   await expect(page.getByText(/^Waiting for the rate limit to reset, [1-7]\ss$/)).toBeVisible();
   await expectNoAxeViolations(page, 'a lookup held for the rate limit');
   // The answer, and the new window it opened (30 s long, so a slow check above cannot outlast it).
-  await expect(notFound(held)).toBeVisible({ timeout: 30_000 });
+  await expect(notFound(held)).toBeVisible({ timeout: 15_000 });
   await expect(page.getByText(/Waiting for the rate limit/)).toHaveCount(0);
   await expect(meter(page)).toHaveText(/^3 of 4 lookups left/);
 });

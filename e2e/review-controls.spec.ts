@@ -48,18 +48,18 @@ test(
     // Rows being asked at the pause finish (within two rate windows: the paced server's clock is moved through
     // them); after that, two more whole windows pass and no row moves: nothing of a paused review is asked.
     const url = page.url();
-    await fastForward(25_000);
+    await fastForward(page, 25_000);
     const settled = await answeredOnServer(page, url);
     expect(settled).toBeLessThan(TOTAL);
     await expect(progress(page)).toHaveAttribute('aria-valuenow', String(settled));
-    await fastForward(20_000);
+    await fastForward(page, 20_000);
     expect(await answeredOnServer(page, url)).toBe(settled);
     await expect(progress(page)).toHaveAttribute('aria-valuenow', String(settled));
     await expect(status).toHaveText(/^Paused:/);
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await expect(status).toHaveText(/Looking up addresses on the server/);
-    await fastForwardUntil(async () => (await answeredOnServer(page, url)) > settled);
+    await fastForwardUntil(page, async () => (await answeredOnServer(page, url)) > settled);
     await expect.poll(() => answered(page)).toBeGreaterThan(settled);
 
     await page.getByRole('button', { name: 'Cancel review' }).click();
@@ -72,7 +72,7 @@ test(
 
     // Rows being asked at the cancel may still finish (within two windows, moved through): the export is read
     // once the server's figure has stopped moving and the page shows it.
-    await fastForward(25_000);
+    await fastForward(page, 25_000);
     const asked = await answeredOnServer(page, url);
     expect(asked).toBeLessThan(TOTAL);
     await expect(progress(page)).toHaveAttribute('aria-valuenow', String(asked));

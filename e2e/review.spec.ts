@@ -81,7 +81,7 @@ test('a pasted review goes at the pace the rate limit allows and ends with every
 
   // The rest of its rate windows end as soon as they start (the paced server's clock is moved forward).
   const url = page.url();
-  await fastForwardUntil(async () => (await answeredOnServer(page, url)) === 44);
+  await fastForwardUntil(page, async () => (await answeredOnServer(page, url)) === 44);
   await expectFinished(page, 44);
   await expect(count(page, 'Matched')).toHaveText('41');
   await expect(count(page, 'Ambiguous')).toHaveText('1');
@@ -202,7 +202,7 @@ test('a review goes on with the browser closed, a colleague of the account watch
   await expect(progress(other)).toBeVisible();
   expect(Number((await progress(other).getAttribute('aria-valuenow')) ?? 0)).toBeGreaterThanOrEqual(before);
   // With nobody's browser on it, the rest of its windows end at once (the paced server's clock moves forward).
-  await fastForwardUntil(async () => (await answeredOnServer(other, url)) === 60);
+  await fastForwardUntil(other, async () => (await answeredOnServer(other, url)) === 60);
   await expectFinished(other, 60);
   await expect(count(other, 'Matched')).toHaveText('60');
   await colleague.close();

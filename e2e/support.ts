@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { CSRF_HEADER, ReviewSummary } from '../src/contract/index.ts';
 
 /**
@@ -76,14 +76,18 @@ export async function referenceRecords(count: number, from: number) {
 }
 
 /**
- * The paced server's time (playwright.config: its embedded reference runs on a known port with
- * REFERENCE_CLOCK=controllable, and the BFF paces by the same clock). Moving it forward ends rate windows at
- * once instead of waiting them out; between moves it runs at the system's pace.
+ * The clock of the server a page talks to, where it is controllable (playwright.config: the paced and the
+ * rate-limited servers run their embedded reference with REFERENCE_CLOCK=controllable on their own port plus 10,
+ * and the BFF paces by the same clock). Moving it forward ends rate windows at once instead of waiting them out;
+ * between moves it runs at the system's pace.
  */
-export async function moveClock(ms: number) {
-  const url = process.env.PROPLENS_E2E_CLOCK_URL;
-  if (!url) throw new Error('PROPLENS_E2E_CLOCK_URL is not set: run the journey in its playwright project');
-  const answer = await fetch(url, {
+function clockUrl(page: Page): string {
+  const base = new URL(page.url().startsWith('http') ? page.url() : (test.info().project.use.baseURL ?? ''));
+  return `http://127.0.0.1:${Number(base.port) + 10}/_test/clock`;
+}
+
+export async function moveClock(page: Page, ms: number) {
+  const answer = await fetch(clockUrl(page), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ advance_ms: ms }),
@@ -92,11 +96,27 @@ export async function moveClock(ms: number) {
 }
 
 /**
- * Until `done` says so, moves the paced server's clock forward by `stepMs` every tenth of a second: about
- * twenty times the real pace, so a review runs through its rate windows in seconds. The rules still hold by
- * that clock: nothing is asked faster than its windows allow.
+ * Sets the page's clock to its server's (which tests may have moved), before the page loads: countdowns the page
+ * shows then agree with the server's resets. Move both with moveClocks.
+ */
+export async function installServerClock(page: Page) {
+  const { now } = (await (await fetch(clockUrl(page))).json()) as { now: string };
+  await page.clock.install({ time: new Date(now) });
+}
+
+/** Moves the server's clock and the page's (installServerClock) forward together, firing the page's timers. */
+export async function moveClocks(page: Page, ms: number) {
+  await moveClock(page, ms);
+  await page.clock.fastForward(ms);
+}
+
+/**
+ * Until `done` says so, moves the server's clock forward by `stepMs` every tenth of a second: about twenty times
+ * the real pace, so a review runs through its rate windows in seconds. The rules still hold by that clock:
+ * nothing is asked faster than its windows allow.
  */
 export async function fastForwardUntil(
+  page: Page,
   done: () => Promise<boolean>,
   { stepMs = 2_000, timeout = 60_000, message = 'fast-forwarded until done' } = {},
 ) {
@@ -104,7 +124,7 @@ export async function fastForwardUntil(
     .poll(
       async () => {
         if (await done()) return true;
-        await moveClock(stepMs);
+        await moveClock(page, stepMs);
         return false;
       },
       { message, intervals: [100], timeout },
@@ -113,12 +133,12 @@ export async function fastForwardUntil(
 }
 
 /**
- * Moves the paced server's clock `ms` forward in steps of 2 s, a tenth of a second apart, so that what waits
- * for a slot in those windows is asked as it would be over `ms` of real time, at about twenty times the pace.
+ * Moves the server's clock `ms` forward in steps of 2 s, a tenth of a second apart, so that what waits for a
+ * slot in those windows is asked as it would be over `ms` of real time, at about twenty times the pace.
  */
-export async function fastForward(ms: number, stepMs = 2_000) {
+export async function fastForward(page: Page, ms: number, stepMs = 2_000) {
   for (let moved = 0; moved < ms; moved += stepMs) {
-    await moveClock(Math.min(stepMs, ms - moved));
+    await moveClock(page, Math.min(stepMs, ms - moved));
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
