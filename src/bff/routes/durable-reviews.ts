@@ -20,7 +20,6 @@ import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import { fixReviewRow } from '../reviews/fix-row.ts';
 import { StreamSlots } from '../reviews/stream-slots.ts';
-import { pendingRows } from '../stores/reviews/pending-rows.ts';
 import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface DurableReviewRouteDeps {
@@ -54,25 +53,8 @@ async function withWaiting(
   const live = (await sessions.liveAccounts()).includes(accountId);
   return live ? reviews : reviews.map((r) => (r.status === 'running' ? { ...r, status: 'waiting' } : r));
 }
+const maxPending = (deps: DurableReviewRouteDeps) => deps.maxPendingRows ?? 500_000;
 const notFound = () => new ApiError(404, 'not_found', 'There is no such review in this account.');
-
-/**
- * Refuses a review that would take the account past its pending rows (409 quota_exceeded, saying how many
- * wait): one account's backlog is bounded. Checked before the review is made; two made at the same moment may
- * both pass, so the bound can be passed by one review at most per replica.
- */
-async function withinQuota(deps: DurableReviewRouteDeps, accountId: string, rows: number) {
-  const max = deps.maxPendingRows ?? 500_000;
-  const waiting = await inDatabase(() => pendingRows(deps.reviews.database.db, accountId));
-  if (waiting + rows <= max) return;
-  const n = (x: number) => x.toLocaleString('en-US');
-  throw new ApiError(
-    409,
-    'quota_exceeded',
-    `This account has ${n(waiting)} rows waiting to be looked up, and keeps at most ${n(max)}: ` +
-      `this review of ${n(rows)} rows would pass that. Let a review finish, or cancel one, then start this one.`,
-  );
-}
 
 async function parsed<T>(schema: z.ZodMiniType<T>, body: unknown): Promise<T> {
   const result = schema.safeParse(body);
@@ -109,9 +91,10 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
     async (c) => {
       const request = c.req.valid('json');
       const session = c.get('session');
-      await withinQuota(deps, session.accountId, request.totalRows);
+      // Refused (409 quota_exceeded) when its rows would take the account past its bound: one account's
+      // backlog is bounded, counted and written in one step per account (pending-rows.ts).
       const summary = await inDatabase(() =>
-        store.create(session.accountId, keyFingerprint(session.keyHash), request),
+        store.create(session.accountId, keyFingerprint(session.keyHash), request, maxPending(deps)),
       );
       return c.json(summary satisfies ReviewSummary, 201);
     },
@@ -146,7 +129,10 @@ export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
   );
 
   app.post('/:id/runs', async (c) => {
-    const answer = await inDatabase(() => store.checkAgain(c.get('session').accountId, c.req.param('id')));
+    // Its rows count against the bound as a new review's do.
+    const answer = await inDatabase(() =>
+      store.checkAgain(c.get('session').accountId, c.req.param('id'), maxPending(deps)),
+    );
     if (!answer) throw notFound();
     if (answer === 'busy')
       throw new ApiError(
@@ -179,6 +165,12 @@ function chunkTaken(answer: ChunkAnswer, worker: DurableReviews['worker']): Revi
   if (answer === 'not_found') throw notFound();
   if (answer === 'not_uploading')
     throw new ApiError(409, 'conflict', 'Every row of this review is in already.');
+  if (answer === 'cancelled')
+    throw new ApiError(
+      409,
+      'conflict',
+      'This upload was cancelled: it takes no more rows. Start a new review.',
+    );
   if (answer === 'out_of_range')
     throw new ApiError(400, 'bad_request', 'That chunk goes past the review’s row count.');
   if (answer.status === 'running') worker.notify();

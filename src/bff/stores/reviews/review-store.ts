@@ -7,18 +7,22 @@ import type {
   ReviewSummary,
   RowFix,
 } from '../../../contract/index.ts';
+import { auditUnavailable } from '../../audit/writer.ts';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
+import type { NewAuditEntry } from '../audit/audit-store.ts';
+import { assertWithinQuota, lockQuota } from './pending-rows.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
 import { rowsWithResults } from './row-results.ts';
+import { startRun } from './start-run.ts';
 import { toRowResult, toSummary } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
 type Trx = Transaction<DatabaseSchema>;
 
 /** Why a chunk was not taken: the API answers each with its own error. */
-export type ChunkRefusal = 'not_found' | 'not_uploading' | 'out_of_range';
+export type ChunkRefusal = 'not_found' | 'not_uploading' | 'cancelled' | 'out_of_range';
 
 /**
  * Durable reviews of an account: what was uploaded (every row with its own cells), the runs over it, and each
@@ -30,37 +34,47 @@ export class SqlReviewStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A new review, or the one this start click already made (same clientToken). */
-  async create(accountId: string, createdBy: string, request: CreateReviewRequest): Promise<ReviewSummary> {
-    const existing = await this.#byToken(accountId, request.clientToken);
-    if (existing) return (await this.summary(accountId, existing)) as ReviewSummary;
-    const id = `rv_${randomBytes(16).toString('base64url')}`;
-    await this.db
-      .insertInto('reviews')
-      .values({
-        id,
-        account_id: accountId,
-        created_by: createdBy,
-        created_at: this.now(),
-        client_token: request.clientToken,
-        name: request.name,
-        kind: request.kind,
-        origin: request.origin ?? null,
-        columns: JSON.stringify(request.columns),
-        total_rows: request.totalRows,
-        received_rows: 0,
-        skipped_blank: request.skippedBlank ?? 0,
-        last_seq: 0,
-      })
-      .onConflict((oc) => oc.columns(['account_id', 'client_token']).doNothing())
-      .execute();
-    // Two requests with one token at once: the loser reads the winner's review.
-    const made = await this.#byToken(accountId, request.clientToken);
-    return (await this.summary(accountId, made as string)) as ReviewSummary;
+  /**
+   * A new review, or the one this start click already made (same clientToken); refused (quota_exceeded) when its
+   * rows would take the account past `maxPending` rows waiting, counted and written under the account's lock.
+   */
+  async create(
+    accountId: string,
+    createdBy: string,
+    request: CreateReviewRequest,
+    maxPending = Number.POSITIVE_INFINITY,
+  ): Promise<ReviewSummary> {
+    return this.db.transaction().execute(async (trx) => {
+      await lockQuota(trx, accountId);
+      // Under the lock, so a start click sent twice at once makes one review.
+      const existing = await this.#byToken(trx, accountId, request.clientToken);
+      if (existing) return (await summaryOf(trx, accountId, existing)) as ReviewSummary;
+      await assertWithinQuota(trx, accountId, request.totalRows, maxPending);
+      const id = `rv_${randomBytes(16).toString('base64url')}`;
+      await trx
+        .insertInto('reviews')
+        .values({
+          id,
+          account_id: accountId,
+          created_by: createdBy,
+          created_at: this.now(),
+          client_token: request.clientToken,
+          name: request.name,
+          kind: request.kind,
+          origin: request.origin ?? null,
+          columns: JSON.stringify(request.columns),
+          total_rows: request.totalRows,
+          received_rows: 0,
+          skipped_blank: request.skippedBlank ?? 0,
+          last_seq: 0,
+        })
+        .execute();
+      return (await summaryOf(trx, accountId, id)) as ReviewSummary;
+    });
   }
 
-  async #byToken(accountId: string, clientToken: string): Promise<string | undefined> {
-    const row = await this.db
+  async #byToken(trx: Trx, accountId: string, clientToken: string): Promise<string | undefined> {
+    const row = await trx
       .selectFrom('reviews')
       .select('id')
       .where('account_id', '=', accountId)
@@ -90,6 +104,11 @@ export class SqlReviewStore {
         .executeTakeFirst();
       if (!review) return 'not_found';
       if (review.received_rows >= review.total_rows) return 'not_uploading';
+      // A run before every row is in: the upload was cancelled (review-controls.ts), and takes no more rows.
+      if (
+        await trx.selectFrom('review_runs').select('run').where('review_id', '=', reviewId).executeTakeFirst()
+      )
+        return 'cancelled';
       if (chunk.firstRow + chunk.rows.length > review.total_rows) return 'out_of_range';
       const fresh = await trx
         .insertInto('review_chunks')
@@ -120,12 +139,21 @@ export class SqlReviewStore {
       .executeTakeFirst();
     const received = review.received_rows + Number(inserted.numInsertedOrUpdatedRows ?? 0);
     await trx.updateTable('reviews').set({ received_rows: received }).where('id', '=', reviewId).execute();
-    if (received >= review.total_rows) await this.#startRun(trx, review, 1, false);
+    if (received >= review.total_rows)
+      await startRun(trx, { review, run: 1, fresh: false, rows: review.total_rows, now: this.now() });
   }
 
-  /** "Check again": a new run over every row, asking the service itself. Undefined: no such review. */
-  async checkAgain(accountId: string, reviewId: string): Promise<ReviewSummary | 'busy' | undefined> {
+  /**
+   * "Check again": a new run over every row, asking the service itself; refused (quota_exceeded), as a new
+   * review is, when its rows would take the account past `maxPending` waiting. Undefined: no such review.
+   */
+  async checkAgain(
+    accountId: string,
+    reviewId: string,
+    maxPending = Number.POSITIVE_INFINITY,
+  ): Promise<ReviewSummary | 'busy' | undefined> {
     return this.db.transaction().execute(async (trx) => {
+      await lockQuota(trx, accountId);
       // The review's row is written first: on PostgreSQL its lock makes a fix of a row (row-fixes.ts) and
       // another Check again wait for this one, so a fix never lands in the run this one just ended.
       const review = await trx
@@ -143,79 +171,44 @@ export class SqlReviewStore {
         .orderBy('run', 'desc')
         .executeTakeFirst();
       if (!latest || latest.finished_at === null) return 'busy' as const;
-      await this.#startRun(trx, review, latest.run + 1, true);
+      // Over the rows received: all of them, or those of an upload cancelled before the rest came.
+      await assertWithinQuota(trx, accountId, review.received_rows, maxPending);
+      await startRun(trx, {
+        review,
+        run: latest.run + 1,
+        fresh: true,
+        rows: review.received_rows,
+        now: this.now(),
+      });
       return summaryOf(trx, accountId, reviewId);
     });
   }
 
-  /** A new run: every row pending, for the worker to look up (only the BFF's own lookups answer a row). */
-  async #startRun(trx: Trx, review: ReviewsTable, run: number, fresh: boolean): Promise<void> {
-    await trx
-      .insertInto('review_runs')
-      .values({
-        review_id: review.id,
-        run,
-        started_at: this.now(),
-        finished_at: null,
-        fresh: fresh ? 1 : 0,
-        total: review.total_rows,
-        done: 0,
-        matched: 0,
-        not_found: 0,
-        ambiguous: 0,
-        failed: 0,
-        paused_at: null,
-        cancelled_at: null,
-      })
-      .execute();
-    await trx
-      .insertInto('review_results')
-      .columns([
-        'review_id',
-        'run',
-        'row_index',
-        'account_id',
-        'state',
-        'lease_until',
-        'not_before',
-        'attempts',
-        'outcome',
-        'result',
-        'seq',
-      ])
-      .expression((eb) =>
-        eb
-          .selectFrom('review_rows')
-          .select((s) => [
-            'review_id',
-            s.val(run).as('run'),
-            'row_index',
-            s.val(review.account_id).as('account_id'),
-            s.val('pending').as('state'),
-            s.val(0).as('lease_until'),
-            s.val(0).as('not_before'),
-            s.val(0).as('attempts'),
-            s.val(null).as('outcome'),
-            s.val(null).as('result'),
-            s.val(0).as('seq'),
-          ])
-          .where('review_id', '=', review.id),
-      )
-      .execute();
-  }
-
   /**
    * Pause, Resume or Cancel of the review's latest run (review-controls.ts): the review as it left it, or why
-   * it was refused.
+   * it was refused. `entry` (the audit trail's, for the review's name) is inserted in the same transaction, so
+   * the action stands only with its entry (ADR 010, addendum); when the insert fails nothing is applied and
+   * this rejects with audit_unavailable.
    */
   async control(
     accountId: string,
     reviewId: string,
     action: ReviewAction,
+    entry?: (review: { id: string; name: string }, at: number) => NewAuditEntry,
   ): Promise<ReviewSummary | ActionRefusal> {
     return this.db.transaction().execute(async (trx) => {
       const refusal = await controlRun(trx, accountId, reviewId, action, this.now());
-      return refusal ?? ((await summaryOf(trx, accountId, reviewId)) as ReviewSummary);
+      if (refusal) return refusal;
+      const summary = (await summaryOf(trx, accountId, reviewId)) as ReviewSummary;
+      if (entry)
+        await trx
+          .insertInto('audit_entries')
+          .values(entry(summary, this.now()))
+          .execute()
+          .catch(() => {
+            throw auditUnavailable();
+          });
+      return summary;
     });
   }
 
