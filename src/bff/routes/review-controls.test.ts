@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import {
   ApiErrorBody,
@@ -11,7 +12,7 @@ import { type Harness, reviewDatabase } from '../test-support/review-database.ts
 
 /*
  * POST /api/reviews/:id/pause, /resume and /cancel as the browser sends them: any key of the account, nobody
- * else; 409 with what to do in a state that does not allow it; an audit entry committed before the answer.
+ * else; 409 with what to do in a state that does not allow it; an audit entry committed with the action.
  */
 
 const db = reviewDatabase('review-controls');
@@ -127,7 +128,7 @@ describe('pause, resume and cancel a review', () => {
     const uploading = ReviewSummary.parse(await made.json()).id;
     expect(await refusal(await act(h, uploading, 'pause'))).toMatchObject({
       status: 409,
-      message: 'This review is still uploading: it can be paused or cancelled once every row is in.',
+      message: 'This review is still uploading: it can be paused once every row is in, or cancelled now.',
     });
     // Check again after a cancel starts a new run over every row.
     const again = await h.call(`/api/reviews/${id}/runs`, { method: 'POST' });
@@ -162,31 +163,60 @@ describe('pause, resume and cancel a review', () => {
     );
   }, 20_000);
 
-  it('answers only once its audit entry is committed', async () => {
+  it('an action stands only with its audit entry, committed in its own transaction: a failed entry, 503 and nothing done', async () => {
     const h = db.make();
     await h.signIn();
-    const id = await review(h, 1);
-    const store = h.auditTrail?.store;
-    if (!store) throw new Error('no audit trail');
-    const append = store.append.bind(store);
-    let release = () => {};
-    const held = new Promise<void>((go) => {
-      release = go;
-    });
-    const appending = vi.spyOn(store, 'append').mockImplementation(async (batch) => {
-      await held;
-      await append(batch);
-    });
-    let answered = false;
-    const answer = act(h, id, 'pause').then((res) => {
-      answered = true;
-      return res;
-    });
-    await vi.waitFor(() => expect(appending).toHaveBeenCalled(), { timeout: 5_000, interval: 5 });
-    expect(answered).toBe(false);
-    release();
-    expect((await summaryOf(await answer)).status).toBe('paused');
+    const id = await review(h, 2, 'Unrecorded');
+    // The entry's insert fails (as a full disk or a lost connection would), inside the action's transaction.
+    await sql`create trigger refuse_review_entries before insert on audit_entries
+      when new.kind like 'review_%' begin select raise(abort, 'no room'); end`.execute(db.database.db);
+    try {
+      for (const action of ['pause', 'cancel'] as const)
+        expect(await refusal(await act(h, id, action))).toMatchObject({
+          status: 503,
+          code: 'audit_unavailable',
+        });
+      expect((await summaryOf(await h.call(`/api/reviews/${id}`))).status).toBe('running');
+      expect(await entries(id)).toEqual([]);
+    } finally {
+      await sql`drop trigger refuse_review_entries`.execute(db.database.db);
+    }
+    // The same click again, once the trail takes entries: done, and on record once.
+    expect((await summaryOf(await act(h, id, 'pause'))).status).toBe('paused');
     expect((await entries(id)).map((e) => e.kind)).toEqual(['review_paused']);
-    appending.mockRestore();
+  });
+
+  it('cancel ends an upload not finished (a tab closed mid-way): its rows received not asked, no more taken', async () => {
+    const h = db.make();
+    await h.signIn();
+    const made = await h.call('/api/reviews', {
+      method: 'POST',
+      body: {
+        clientToken: `controls-abandoned-${Date.now()}`,
+        name: 'Tab closed',
+        kind: 'paste',
+        columns: [],
+        totalRows: 40,
+      },
+    });
+    const { id } = ReviewSummary.parse(await made.json());
+    const chunk = (index: number, firstRow: number) =>
+      h.call(`/api/reviews/${id}/chunks`, {
+        method: 'PUT',
+        body: { index, firstRow, rows: [{ address: `${firstRow} Gone Ln, ZZ` }], last: false },
+      });
+    expect((await chunk(0, 0)).status).toBe(200);
+    expect(await summaryOf(await act(h, id, 'cancel'))).toMatchObject({
+      status: 'cancelled',
+      totalRows: 40,
+      receivedRows: 1,
+    });
+    expect(await refusal(await chunk(1, 1))).toMatchObject({
+      status: 409,
+      message: 'This upload was cancelled: it takes no more rows. Start a new review.',
+    });
+    const page = ReviewRowsResponse.parse(await (await h.call(`/api/reviews/${id}/rows`)).json());
+    expect(page.rows.map((r) => r.outcome)).toEqual(['not_asked']);
+    expect((await entries(id)).map((e) => e.kind)).toEqual(['review_cancelled']);
   });
 });

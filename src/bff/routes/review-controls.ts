@@ -6,8 +6,9 @@ import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
+import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import type { ActionRefusal, ReviewAction } from '../stores/reviews/review-controls.ts';
-import type { SessionStore } from '../stores/sessions/types.ts';
+import { keyFingerprint, type Session, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface ReviewControlDeps {
   reviews: DurableReviews;
@@ -25,7 +26,7 @@ const KIND = {
 /** Why an action cannot be done now, in the reviewer's words (409), or that there is no such review (404). */
 function refused(action: ReviewAction, why: Exclude<ActionRefusal, 'not_found'>): ApiError {
   const message = {
-    uploading: 'This review is still uploading: it can be paused or cancelled once every row is in.',
+    uploading: 'This review is still uploading: it can be paused once every row is in, or cancelled now.',
     finished: `This review has finished: there is nothing to ${action}.`,
     cancelled: `This review was cancelled: there is nothing to ${action}. Check it again to start a new run.`,
     paused: 'This review is paused already.',
@@ -37,8 +38,9 @@ function refused(action: ReviewAction, why: Exclude<ActionRefusal, 'not_found'>)
 /**
  * POST /api/reviews/:id/pause, /resume and /cancel: any key of the review's account may stop or restart its
  * latest run. A paused run's rows wait (the worker takes none); a cancelled run keeps every answer so far and
- * marks the rest never asked. Each is an entry of the audit trail, committed before the answer; live views
- * on this replica hear of it at once.
+ * marks the rest never asked (an upload not finished can be cancelled too: its rows received are not asked).
+ * Each is an entry of the audit trail, committed with the action in one transaction; live views on this
+ * replica hear of it at once.
  */
 export function reviewControlRoutes(deps: ReviewControlDeps) {
   const app = new Hono<AppEnv>();
@@ -54,12 +56,35 @@ async function control(c: AppContext, deps: ReviewControlDeps, action: ReviewAct
   const id = c.req.param('id') as string;
   // No action the trail could not keep: refused before the review changes.
   deps.audit?.assertWritable();
-  const answer = await inDatabase(() => deps.reviews.store.control(session.accountId, id, action));
+  // The entry is inserted in the action's own transaction: the action stands only with it (503 otherwise).
+  const entry = deps.audit ? actionEntry(session, KIND[action]) : undefined;
+  const answer = await inDatabase(() => deps.reviews.store.control(session.accountId, id, action, entry));
   if (answer === 'not_found')
     throw new ApiError(404, 'not_found', 'There is no such review in this account.');
   if (typeof answer === 'string') throw refused(action, answer);
-  await deps.audit?.reviewAction(session, KIND[action], { id, name: answer.name });
   deps.reviews.announce(id);
   if (action === 'resume') deps.reviews.worker.notify();
   return c.json(answer satisfies ReviewSummary);
+}
+
+/** A reviewer paused, resumed or cancelled a review: who, which review (`query`: its name, as they saw it). */
+function actionEntry(session: Session, kind: (typeof KIND)[ReviewAction]) {
+  return (review: { id: string; name: string }, at: number): NewAuditEntry => ({
+    at,
+    account_id: session.accountId,
+    key_fingerprint: keyFingerprint(session.keyHash),
+    session_ref: session.auditRef ?? null,
+    kind,
+    query: review.name.slice(0, 1_000),
+    outcome: 'ok',
+    property_id: null,
+    source: null,
+    confidence: null,
+    last_verified: null,
+    cached: 0,
+    cached_at: null,
+    upstream_request_id: null,
+    review_id: review.id,
+    row_index: null,
+  });
 }

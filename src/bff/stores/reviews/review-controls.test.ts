@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReviewInputRow } from '../../../contract/index.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
+import { pendingRows } from './pending-rows.ts';
 import { SqlReviewQueue } from './queue.ts';
 import { SqlReviewStore } from './review-store.ts';
 
@@ -187,7 +188,7 @@ describe.each(databaseBackends('review-controls'))('review controls on $name', (
       totalRows: 3,
     });
     await s.addChunk('acct-controls-up', uploading.id, { index: 0, firstRow: 0, rows: rows(1), last: false });
-    for (const action of ['pause', 'resume', 'cancel'] as const)
+    for (const action of ['pause', 'resume'] as const)
       expect(await s.control('acct-controls-up', uploading.id, action)).toBe('uploading');
 
     const { accountId, id } = await running(1);
@@ -205,5 +206,56 @@ describe.each(databaseBackends('review-controls'))('review controls on $name', (
     for (const row of await q.lease('w', [done.accountId], 1, 30_000)) await q.complete('w', row, answered);
     for (const action of ['pause', 'resume', 'cancel'] as const)
       expect(await s.control(done.accountId, done.id, action)).toBe('finished');
+  });
+
+  it('cancel ends an upload not finished: its rows received not asked, no more rows taken, none waiting', async () => {
+    const s = store();
+    const accountId = 'acct-controls-abandoned';
+    const upload = await s.create(accountId, 'fp', {
+      clientToken: 'tok-controls-abandoned',
+      name: 'Tab closed',
+      kind: 'paste',
+      columns: [],
+      totalRows: 40,
+    });
+    await s.addChunk(accountId, upload.id, { index: 0, firstRow: 0, rows: rows(3), last: false });
+    expect(await pendingRows(backend.database.db, accountId)).toBe(40);
+    const cancelled = await s.control(accountId, upload.id, 'cancel');
+    expect(cancelled).toMatchObject({
+      status: 'cancelled',
+      totalRows: 40,
+      receivedRows: 3,
+      runs: [{ number: 1, counts: { total: 3, done: 0 } }],
+    });
+    expect(await states(upload.id)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(await pendingRows(backend.database.db, accountId)).toBe(0);
+    // Live views hear of each row: every one numbered.
+    const page = await s.rows(accountId, upload.id, { run: 1, limit: 10, sinceSeq: 0 });
+    expect(page?.rows.map((r) => r.outcome)).toEqual(['not_asked', 'not_asked', 'not_asked']);
+    expect(
+      await s.addChunk(accountId, upload.id, { index: 1, firstRow: 3, rows: rows(2), last: false }),
+    ).toBe('cancelled');
+    expect(await s.control(accountId, upload.id, 'cancel')).toBe('cancelled');
+    // Check again asks the rows received: a run of 3 that finishes.
+    expect(await s.checkAgain(accountId, upload.id)).toMatchObject({
+      status: 'running',
+      runs: [{}, { number: 2, counts: { total: 3 } }],
+    });
+    expect(await pendingRows(backend.database.db, accountId)).toBe(3);
+
+    // Cancelled before its first chunk: nothing to ask, and Check again finishes at once.
+    const empty = await s.create(accountId, 'fp', {
+      clientToken: 'tok-controls-empty',
+      name: 'Nothing in',
+      kind: 'paste',
+      columns: [],
+      totalRows: 5,
+    });
+    expect(await s.control(accountId, empty.id, 'cancel')).toMatchObject({
+      status: 'cancelled',
+      receivedRows: 0,
+      runs: [{ counts: { total: 0 } }],
+    });
+    expect(await s.checkAgain(accountId, empty.id)).toMatchObject({ status: 'done', runs: [{}, {}] });
   });
 });

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DatabaseSchema, ReviewRunsTable } from '../../db/schema.ts';
+import { startRun } from './start-run.ts';
 
 type Trx = Transaction<DatabaseSchema>;
 
@@ -13,7 +14,8 @@ export type ReviewAction = 'pause' | 'resume' | 'cancel';
 export type ActionRefusal = 'not_found' | 'uploading' | 'finished' | 'cancelled' | 'paused' | 'not_paused';
 
 /**
- * Pauses, resumes or cancels the review's latest run, in the caller's transaction; null once done. The review's
+ * Pauses, resumes or cancels the review's latest run, in the caller's transaction; null once done. An upload not
+ * finished has no run yet: pause and resume are refused, cancel ends it (its rows received not asked). The review's
  * row is locked first, as Check again and a fix do: on PostgreSQL two actions on one review take turns, so each
  * decides on the run as the one before left it, and a cancel's sequence numbers are the review's alone (the
  * worker's completion takes the next one under the same lock).
@@ -35,16 +37,25 @@ export async function controlRun(
     .set((eb) => ({ last_seq: eb.ref('last_seq') }))
     .where('id', '=', reviewId)
     .where('account_id', '=', accountId)
-    .returning(['last_seq', 'total_rows', 'received_rows'])
+    .returning(['id', 'account_id', 'last_seq', 'total_rows', 'received_rows'])
     .executeTakeFirst();
   if (!review) return 'not_found';
-  const run = await trx
-    .selectFrom('review_runs')
-    .selectAll()
-    .where('review_id', '=', reviewId)
-    .orderBy('run', 'desc')
-    .executeTakeFirst();
-  if (!run || review.received_rows < review.total_rows) return 'uploading';
+  const latest = () =>
+    trx
+      .selectFrom('review_runs')
+      .selectAll()
+      .where('review_id', '=', reviewId)
+      .orderBy('run', 'desc')
+      .executeTakeFirst();
+  const run = await latest();
+  if (!run) {
+    // An upload not finished (a tab closed mid-way): it can only be cancelled. Its rows received get a run,
+    // cancelled at once (each 'not asked'), so it holds no rows against the quota and takes no more.
+    if (action !== 'cancel') return 'uploading';
+    await startRun(trx, { review, run: 1, fresh: false, rows: review.received_rows, now });
+    await cancel(trx, (await latest()) as ReviewRunsTable, Number(review.last_seq), review.total_rows, now);
+    return null;
+  }
   const refusal = refusalFor(run, action);
   if (refusal) return refusal;
   if (action === 'pause') await pause(trx, run, now);

@@ -18,16 +18,16 @@ import { previousIfChanged } from './changes.ts';
 
 export function toSummary(review: ReviewsTable, runs: ReviewRunsTable[]): ReviewSummary {
   const latest = runs.at(-1);
-  const status: ReviewStatus =
-    review.received_rows < review.total_rows || !latest
-      ? 'uploading'
-      : latest.finished_at === null
-        ? latest.paused_at === null
-          ? 'running'
-          : 'paused'
-        : latest.cancelled_at === null
-          ? 'done'
-          : 'cancelled';
+  // No run until every row is in, or an upload is cancelled part-way (its rows received then have a run).
+  const status: ReviewStatus = !latest
+    ? 'uploading'
+    : latest.finished_at === null
+      ? latest.paused_at === null
+        ? 'running'
+        : 'paused'
+      : latest.cancelled_at === null
+        ? 'done'
+        : 'cancelled';
   return {
     id: review.id,
     name: review.name,
