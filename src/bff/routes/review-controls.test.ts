@@ -184,6 +184,9 @@ describe('pause, resume and cancel a review', () => {
     // The same click again, once the trail takes entries: done, and on record once.
     expect((await summaryOf(await act(h, id, 'pause'))).status).toBe('paused');
     expect((await entries(id)).map((e) => e.kind)).toEqual(['review_paused']);
+    // Found on the Activity page by the review's name, as the writer's entries are by their text.
+    const found = await h.call('/api/activity?q=unrecorded');
+    expect(await found.text()).toContain('"review_paused"');
   });
 
   it('cancel ends an upload not finished (a tab closed mid-way): its rows received not asked, no more taken', async () => {

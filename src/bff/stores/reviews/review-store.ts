@@ -10,7 +10,7 @@ import type {
 import { auditUnavailable } from '../../audit/writer.ts';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
-import type { NewAuditEntry } from '../audit/audit-store.ts';
+import { auditRow, type NewAuditEntry } from '../audit/audit-store.ts';
 import { assertWithinQuota, lockQuota } from './pending-rows.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
@@ -203,7 +203,7 @@ export class SqlReviewStore {
       if (entry)
         await trx
           .insertInto('audit_entries')
-          .values(entry(summary, this.now()))
+          .values(auditRow(entry(summary, this.now())))
           .execute()
           .catch(() => {
             throw auditUnavailable();
