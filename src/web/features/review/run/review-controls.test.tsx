@@ -67,7 +67,10 @@ describe('Pause, Resume and Cancel on the review page', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Cancel review' }));
     const confirm = screen.getByRole('region', { name: 'Cancel this review?' });
     expect(confirm).toHaveTextContent('Every answer so far is kept.');
-    expect(confirm).toHaveTextContent('The 7 addresses not looked up yet will not be asked');
+    // Rows being asked at the click still finish: the figure is a bound, not a promise.
+    expect(confirm).toHaveTextContent(
+      'Up to 7 addresses not looked up yet will not be asked (those being looked up right now still finish)',
+    );
     expect(api.calls).toEqual([]);
     await userEvent.click(within(confirm).getByRole('button', { name: 'Don’t cancel' }));
     expect(screen.queryByRole('region', { name: 'Cancel this review?' })).toBeNull();
@@ -102,13 +105,85 @@ describe('Pause, Resume and Cancel on the review page', () => {
       expect(screen.queryByRole('button', { name })).toBeNull();
   });
 
-  it('a finished review has no controls; an uploading one neither', () => {
+  it('a finished review has no controls', () => {
     fakeApi({});
-    const { unmount } = show(summary('done', 10));
+    show(summary('done', 10));
+    for (const name of ['Pause', 'Resume', 'Cancel review', 'Delete'])
+      expect(screen.queryByRole('button', { name })).toBeNull();
+  });
+
+  it('an upload not finished says so, and is cancelled (its rows received kept) or deleted from its page', async () => {
+    const uploading: ReviewSummary = { ...summary('uploading'), receivedRows: 4, runs: [] };
+    const api = fakeApi({
+      'POST /api/reviews/rv-1/cancel': () => json({ ...uploading, status: 'cancelled' }),
+      'DELETE /api/reviews/rv-1': () => new Response(null, { status: 204 }),
+    });
+    renderRoutes(
+      <>
+        <Route
+          path="/review/:id"
+          element={
+            <ReviewProgress
+              summary={uploading}
+              live
+              onCheckAgain={() => {}}
+              checking={false}
+              checkError={null}
+            />
+          }
+        />
+        <Route path="/review" element={<p>All reviews</p>} />
+      </>,
+      '/review/rv-1',
+    );
+    expect(screen.getByTestId('review-status')).toHaveTextContent(
+      'Upload not finished: 4 of 10 rows received. The rest come only from the page that started it; if that ' +
+        'page was closed, cancel the upload (the rows received are kept) or delete it.',
+    );
+    expect(screen.getByRole('progressbar', { name: 'Review progress' })).toHaveAccessibleName(
+      'Review progress',
+    );
+    expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuetext', '4 of 10');
     expect(screen.queryByRole('button', { name: 'Pause' })).toBeNull();
-    unmount();
-    show({ ...summary('uploading', 0), receivedRows: 4 });
-    expect(screen.queryByRole('button', { name: 'Pause' })).toBeNull();
-    expect(screen.queryByRole('button', { name: 'Cancel review' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Cancel upload' }));
+    const confirm = screen.getByRole('region', { name: 'Cancel this review?' });
+    expect(confirm).toHaveTextContent(
+      'Cancel this upload? The 4 rows received are kept and not asked (the export marks them “not asked”); ' +
+        'the 6 rows not received will not be taken any more.',
+    );
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Yes, cancel the upload' }));
+    expect(api.calls.map((c) => `${c.method} ${c.url.pathname}`)).toEqual(['POST /api/reviews/rv-1/cancel']);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    expect(api.calls).toHaveLength(1);
+    await userEvent.click(screen.getByRole('button', { name: 'Delete Loans' }));
+    expect(await screen.findByText('All reviews')).toBeInTheDocument();
+    expect(api.calls.map((c) => `${c.method} ${c.url.pathname}`).at(-1)).toBe('DELETE /api/reviews/rv-1');
+  });
+
+  it('an upload cancelled part-way says how much arrived, and offers Check again', () => {
+    fakeApi({});
+    show({
+      ...summary('cancelled', 0),
+      receivedRows: 1,
+      runs: [
+        {
+          number: 1,
+          startedAt: '2026-11-01T10:00:00.000Z',
+          finishedAt: '2026-11-01T10:00:00.000Z',
+          counts: { total: 1, done: 0, matched: 0, notFound: 0, ambiguous: 0, failed: 0 },
+        },
+      ],
+    });
+    expect(screen.getByTestId('review-status')).toHaveTextContent(
+      'Upload cancelled: 1 of 10 rows were received, and none was asked. Check again looks up the rows received.',
+    );
+    expect(screen.getByRole('button', { name: 'Check again' })).toBeInTheDocument();
+  });
+
+  it('one address waiting is said in the singular', () => {
+    fakeApi({});
+    show(summary('paused', 9));
+    expect(screen.getByTestId('review-status')).toHaveTextContent('Paused: 1 address waits;');
   });
 });

@@ -32,29 +32,44 @@ function useObservedRate(done: number): number | null {
   return rate;
 }
 
+const addresses = (x: number) => `${n(x)} ${x === 1 ? 'address' : 'addresses'}`;
+
 /** What the review is doing now, in one sentence. */
 export function statusSentence(summary: ReviewSummary, perMinute: number | null = null): string {
   const run = summary.runs.at(-1);
+  // A run covers the rows received: every row, but for an upload cancelled before the end.
+  const total = run?.counts.total ?? summary.totalRows;
   switch (summary.status) {
     case 'uploading':
-      return `Waiting for the upload to finish: ${n(summary.receivedRows)} of ${n(summary.totalRows)} rows are in.`;
+      return (
+        `Upload not finished: ${n(summary.receivedRows)} of ${n(summary.totalRows)} rows received. The rest ` +
+        'come only from the page that started it; if that page was closed, cancel the upload (the rows received ' +
+        'are kept) or delete it.'
+      );
     case 'waiting':
       return 'Waiting for a sign-in: it goes on as soon as someone of this account signs in.';
     case 'running': {
-      const left = (run?.counts.total ?? summary.totalRows) - (run?.counts.done ?? 0);
+      const left = total - (run?.counts.done ?? 0);
       if (perMinute && left > 0)
         return `Looking up addresses on the server: ${describeEta(left, perMinute)}. You can close this page.`;
       return (run?.number ?? 1) > 1
         ? 'Checking every address again with the service, on the server: you can close this page.'
         : 'Looking up addresses on the server, as fast as the rate limit allows: you can close this page and come back.';
     }
-    case 'paused':
-      return `Paused: ${n((run?.counts.total ?? summary.totalRows) - (run?.counts.done ?? 0))} addresses wait; none is looked up until someone resumes it.`;
+    case 'paused': {
+      const left = total - (run?.counts.done ?? 0);
+      return `Paused: ${addresses(left)} ${left === 1 ? 'waits' : 'wait'}; none is looked up until someone resumes it.`;
+    }
     case 'done':
-      return `Done: all ${n(summary.totalRows)} addresses have an outcome.`;
+      return `Done: all ${n(total)} addresses have an outcome.`;
     case 'cancelled': {
+      if (summary.receivedRows < summary.totalRows && summary.runs.length === 1)
+        return (
+          `Upload cancelled: ${n(summary.receivedRows)} of ${n(summary.totalRows)} rows were received, ` +
+          'and none was asked. Check again looks up the rows received.'
+        );
       const asked = run?.counts.done ?? 0;
-      return `Cancelled: ${n(asked)} of ${n(summary.totalRows)} addresses were looked up and keep their answers; the rest were not asked.`;
+      return `Cancelled: ${n(asked)} of ${addresses(total)} were looked up and keep their answers; the rest were not asked.`;
     }
   }
 }
@@ -77,7 +92,7 @@ function ProgressBar({
     <>
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h2 id="progress-heading" className="text-base font-semibold">
-          Progress{run && run.number > 1 ? ` (check ${run.number})` : ''}
+          {run ? `Progress${run.number > 1 ? ` (check ${run.number})` : ''}` : 'Upload (rows received)'}
         </h2>
         <p className="text-sm tabular-nums text-slate-700 dark:text-slate-300">
           <span className="font-semibold text-slate-900 dark:text-slate-100">{n(finished)}</span> of{' '}
@@ -153,7 +168,7 @@ function CheckAgain({
 
 /** Said to screen readers when the review's state changes, not at every row. */
 const ANNOUNCED: Record<ReviewSummary['status'], string> = {
-  uploading: 'Review running.',
+  uploading: 'Review uploading.',
   running: 'Review running.',
   waiting: 'Review waiting for a sign-in.',
   paused: 'Review paused.',
@@ -188,12 +203,13 @@ export function ReviewProgress({
     ambiguous: 0,
     failed: 0,
   };
-  const total = summary.totalRows;
-  const finished = counts.done;
+  // Before its run, the bar is the upload's: rows received of the rows announced.
+  const total = run ? counts.total : summary.totalRows;
+  const finished = run ? counts.done : summary.receivedRows;
   const done = summary.status === 'done';
   // Finished either way: every row answered, or cancelled with the rest not asked.
   const ended = done || summary.status === 'cancelled';
-  const perMinute = useObservedRate(finished);
+  const perMinute = useObservedRate(counts.done);
 
   return (
     <section
