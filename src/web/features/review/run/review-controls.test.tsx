@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ReviewStatus, ReviewSummary } from '../../../../contract/index.ts';
 import { apiError, fakeApi, json, Route, renderRoutes } from '../../../test/utils.tsx';
+import { statusLabel } from './review-list.tsx';
 import { ReviewProgress } from './review-progress.tsx';
 
 const summary = (status: ReviewStatus, done = 3): ReviewSummary => ({
@@ -163,7 +164,7 @@ describe('Pause, Resume and Cancel on the review page', () => {
 
   it('an upload cancelled part-way says how much arrived, and offers Check again', () => {
     fakeApi({});
-    show({
+    const cancelledUpload: ReviewSummary = {
       ...summary('cancelled', 0),
       receivedRows: 1,
       runs: [
@@ -174,11 +175,15 @@ describe('Pause, Resume and Cancel on the review page', () => {
           counts: { total: 1, done: 0, matched: 0, notFound: 0, ambiguous: 0, failed: 0 },
         },
       ],
-    });
+    };
+    show(cancelledUpload);
     expect(screen.getByTestId('review-status')).toHaveTextContent(
       'Upload cancelled: 1 of 10 rows were received, and none was asked. Check again looks up the rows received.',
     );
     expect(screen.getByRole('button', { name: 'Check again' })).toBeInTheDocument();
+    // The list of reviews says the same.
+    expect(statusLabel(cancelledUpload)).toBe('Upload cancelled: 1 of 10 rows in');
+    expect(statusLabel(summary('cancelled'))).toBe('Cancelled');
   });
 
   it('one address waiting is said in the singular', () => {

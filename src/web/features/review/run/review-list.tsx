@@ -45,7 +45,10 @@ export function statusLabel(review: ReviewSummary): string {
     case 'done':
       return runs > 1 ? `Done (checked ${runs} times)` : 'Done';
     case 'cancelled':
-      return 'Cancelled';
+      // Cancelled before every row came (its page closed mid-upload): what arrived, of what was announced.
+      return review.receivedRows < review.totalRows && runs === 1
+        ? `Upload cancelled: ${n(review.receivedRows)} of ${n(review.totalRows)} rows in`
+        : 'Cancelled';
   }
 }
 
