@@ -153,4 +153,42 @@ describe.skipIf(!postgresAvailable())('review controls raced on PostgreSQL', { t
         .toMatchObject({ status: 'cancelled', runs: [{ counts: { done: taken.length } }] });
     }
   });
+
+  it('the last chunk of an upload and its cancel at once: one run, whichever came first, nothing thrown', async () => {
+    for (let r = 0; r < ROUNDS * 2; r++) {
+      const accountId = `acct-controls-race-${++round}`;
+      const [store] = stores();
+      const review = await store!.create(accountId, 'fp', {
+        clientToken: `tok-${accountId}`,
+        name: 'Race',
+        kind: 'paste',
+        columns: [],
+        totalRows: 4,
+      });
+      await store!.addChunk(accountId, review.id, { index: 0, firstRow: 0, rows: rows(3), last: false });
+      const [chunk, cancel] = await Promise.allSettled([
+        pick(stores(), r).addChunk(accountId, review.id, {
+          index: 1,
+          firstRow: 3,
+          rows: [{ address: 'Last St' }],
+          last: true,
+        }),
+        pick(stores(), r + 1).control(accountId, review.id, 'cancel'),
+      ]);
+      const outcome = `${kindOf(chunk)} / ${kindOf(cancel)}`;
+      // The chunk first: all 4 in, run 1 cancelled over them. The cancel first: the chunk is refused, 3 rows.
+      const rowsInRun = outcome === 'summary / summary' ? 4 : 3;
+      expect.soft(['summary / summary', 'cancelled / summary'], `round ${r}`).toContain(outcome);
+      expect.soft(await stores()[0]!.summary(accountId, review.id), `round ${r}`).toMatchObject({
+        status: 'cancelled',
+        runs: [{ counts: { total: rowsInRun, done: 0 } }],
+      });
+      expect
+        .soft(
+          (await results(review.id)).map((x) => x.state),
+          `round ${r}`,
+        )
+        .toEqual(Array(rowsInRun).fill('cancelled'));
+    }
+  });
 });
