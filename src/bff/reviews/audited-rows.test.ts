@@ -149,19 +149,21 @@ describe('a review row audit entry', () => {
     expect(committed).toEqual([]);
   });
 
-  it('is dropped with an answer the queue does not keep (a lease lost)', async () => {
+  it('is committed alone when the queue does not keep the answer (a lease lost): the lookup was made', async () => {
     const queue = new OneRowQueue(0, async () => false);
     const committed = await work(queue, answers.matched as RowResult);
     expect(queue.completed).toHaveLength(1);
-    expect(committed).toEqual([]);
+    expect(committed).toHaveLength(1);
+    expect(committed[0]).toMatchObject(entry('matched'));
   });
 
-  it('is dropped with a completion that failed, and the row waits without spending an attempt', async () => {
+  it('is committed alone when the completion failed, and the row waits without spending an attempt', async () => {
     const queue = new OneRowQueue(2, async () => {
       throw new Error('the database went away');
     });
     const committed = await work(queue, answers.matched as RowResult);
-    expect(committed).toEqual([]);
+    expect(committed).toHaveLength(1);
+    expect(committed[0]).toMatchObject(entry('matched'));
     expect(queue.retried).toEqual([{ attempts: 2 }]);
   });
 });

@@ -7,6 +7,7 @@ import type { LeasedRow } from '../../reviews/worker.ts';
 import { auditEntry } from '../../test-support/audit-entry.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
+import { searchTextOf } from '../audit/search-text.ts';
 import { SqlReviewQueue } from './queue.ts';
 import { SqlReviewStore } from './review-store.ts';
 
@@ -136,6 +137,24 @@ describe.each(databaseBackends('audited-completions'))(
             auditedBy: by ? [by] : [],
           });
         }
+      }
+    });
+
+    it('keeps the entry with its folded search text, so Activity finds the row by its address at once', async () => {
+      // Both completion paths: the statements prepared on SQLite's handle (round 0) and Kysely's (round 1).
+      for (const round of [0, 1]) {
+        const { accountId, reviewId } = await running(1);
+        const [queue] = queues(1, round);
+        const [row] = await queue!.lease('live', [accountId], 1, 30_000);
+        const entry = { ...entryOf('live', row!, now), query: 'ÉTÉ Straße 7, İzmir' };
+        expect(await queue!.complete('live', row!, answer('live'), entry)).toBe(true);
+        const kept = await backend.database.db
+          .selectFrom('audit_entries')
+          .select('search_text')
+          .where('review_id', '=', reviewId)
+          .executeTakeFirstOrThrow();
+        expect(kept.search_text, `round ${round}`).toBe(searchTextOf(entry));
+        expect(kept.search_text).toContain('été strasse 7');
       }
     });
 

@@ -6,7 +6,7 @@ import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import type { LeasedRow, ReviewQueue } from '../../reviews/worker.ts';
-import type { NewAuditEntry } from '../audit/audit-store.ts';
+import { auditRow, type NewAuditEntry, preparedAuditInsert } from '../audit/audit-store.ts';
 import { LeaseOrder, type LeaseShares, type OpenRun } from './lease-order.ts';
 
 type Db = Kysely<DatabaseSchema>;
@@ -397,10 +397,10 @@ export class SqlReviewQueue implements ReviewQueue {
         }
         await trx.updateTable('reviews').set({ last_seq: seq }).where('id', '=', reviewId).execute();
       }
-      // The entries of the answers kept, beside them (ADR 010, addendum): a plain insert, as the audit store's
-      // (the Activity search index follows the table, whoever wrote to it).
+      // The entries of the answers kept, beside them (ADR 010, addendum), as the audit store inserts them (with
+      // their folded search text; the Activity search index follows the table, whoever wrote to it).
       const entries = keptEntries(batch, taken);
-      if (entries.length > 0) await trx.insertInto('audit_entries').values(entries).execute();
+      if (entries.length > 0) await trx.insertInto('audit_entries').values(entries.map(auditRow)).execute();
     });
     return taken;
   }
@@ -434,26 +434,6 @@ function keptEntries(batch: readonly Completion[], taken: readonly boolean[]): N
   for (const [i, c] of batch.entries()) if (taken[i] && c.entry) entries.push(c.entry);
   return entries;
 }
-
-/** audit_entries' columns: every field of an entry (the compiler says when one is missing or unknown). */
-const AUDIT_COLUMNS = Object.keys({
-  at: 1,
-  account_id: 1,
-  key_fingerprint: 1,
-  session_ref: 1,
-  kind: 1,
-  query: 1,
-  outcome: 1,
-  property_id: 1,
-  source: 1,
-  confidence: 1,
-  last_verified: 1,
-  cached: 1,
-  cached_at: 1,
-  upstream_request_id: 1,
-  review_id: 1,
-  row_index: 1,
-} satisfies Record<keyof NewAuditEntry, 1>);
 
 /** Rows written in one transaction at most (more wait for the next). */
 const COMPLETE_BATCH = 500;
@@ -562,10 +542,9 @@ function prepare(sqlite: BetterSqlite3.Database) {
      where review_id = @reviewId and run = @run`,
   );
   const setLastSeq = sqlite.prepare('update reviews set last_seq = ? where id = ?');
-  // The entries of the answers kept, beside them (ADR 010, addendum): a plain insert, as the audit store's.
-  const audit = sqlite.prepare(
-    `insert into audit_entries (${AUDIT_COLUMNS.join(', ')}) values (${AUDIT_COLUMNS.map((c) => `@${c}`).join(', ')})`,
-  );
+  // The entries of the answers kept, beside them (ADR 010, addendum): inserted as the audit store inserts them
+  // (with their folded search text).
+  const audit = preparedAuditInsert(sqlite);
 
   const dueRows = (open: OpenRun, n: number, now: number): Omit<LeasedRow, 'fresh'>[] =>
     dueOf.all(open.reviewId, open.run, now, n).map((d) => ({
@@ -646,7 +625,7 @@ function prepare(sqlite: BetterSqlite3.Database) {
       for (const [run, counts] of byRun) count.run({ ...counts, now, reviewId, run });
       setLastSeq.run(seq, reviewId);
     }
-    for (const entry of keptEntries(batch, taken)) audit.run(entry);
+    for (const entry of keptEntries(batch, taken)) audit(entry);
     return taken;
   });
 
