@@ -100,32 +100,6 @@ export class Audit {
     return Promise.resolve();
   }
 
-  /** A reviewer paused, resumed or cancelled a review: who, which review (`query`: its name, as they saw it). */
-  reviewAction(
-    session: Session,
-    kind: 'review_paused' | 'review_resumed' | 'review_cancelled',
-    review: { id: string; name: string },
-  ): Promise<void> {
-    return this.writer.record({
-      at: this.now(),
-      account_id: session.accountId,
-      key_fingerprint: fingerprintOf(session.keyHash),
-      session_ref: session.auditRef ?? null,
-      kind,
-      query: review.name.slice(0, 1_000),
-      outcome: 'ok',
-      property_id: null,
-      source: null,
-      confidence: null,
-      last_verified: null,
-      cached: 0,
-      cached_at: null,
-      upstream_request_id: null,
-      review_id: review.id,
-      row_index: null,
-    });
-  }
-
   /** A sign-in, sign-out or refused sign-in (for a refused key, the account is the key's own). */
   session(
     kind: 'sign_in' | 'sign_out' | 'sign_in_refused',
@@ -150,4 +124,34 @@ export class Audit {
       row_index: null,
     });
   }
+}
+
+/**
+ * A reviewer paused, resumed or cancelled a review: who, which review (`query`: its name, as they saw it). Written
+ * in the action's own transaction (routes/review-controls.ts), so the action and its entry are kept together.
+ */
+export function reviewActionEntry(
+  session: Session,
+  kind: 'review_paused' | 'review_resumed' | 'review_cancelled',
+  review: { id: string; name: string },
+  at: number,
+): NewAuditEntry {
+  return {
+    at,
+    account_id: session.accountId,
+    key_fingerprint: fingerprintOf(session.keyHash),
+    session_ref: session.auditRef ?? null,
+    kind,
+    query: review.name.slice(0, 1_000),
+    outcome: 'ok',
+    property_id: null,
+    source: null,
+    confidence: null,
+    last_verified: null,
+    cached: 0,
+    cached_at: null,
+    upstream_request_id: null,
+    review_id: review.id,
+    row_index: null,
+  };
 }

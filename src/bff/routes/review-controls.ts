@@ -1,14 +1,13 @@
 import { Hono } from 'hono';
 import type { ReviewSummary } from '../../contract/index.ts';
-import type { Audit } from '../audit/audit.ts';
+import { type Audit, reviewActionEntry } from '../audit/audit.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
-import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import type { ActionRefusal, ReviewAction } from '../stores/reviews/review-controls.ts';
-import { keyFingerprint, type Session, type SessionStore } from '../stores/sessions/types.ts';
+import type { Session, SessionStore } from '../stores/sessions/types.ts';
 
 export interface ReviewControlDeps {
   reviews: DurableReviews;
@@ -67,24 +66,7 @@ async function control(c: AppContext, deps: ReviewControlDeps, action: ReviewAct
   return c.json(answer satisfies ReviewSummary);
 }
 
-/** A reviewer paused, resumed or cancelled a review: who, which review (`query`: its name, as they saw it). */
+/** The action's entry, for its own transaction to insert (audit.ts reviewActionEntry). */
 function actionEntry(session: Session, kind: (typeof KIND)[ReviewAction]) {
-  return (review: { id: string; name: string }, at: number): NewAuditEntry => ({
-    at,
-    account_id: session.accountId,
-    key_fingerprint: keyFingerprint(session.keyHash),
-    session_ref: session.auditRef ?? null,
-    kind,
-    query: review.name.slice(0, 1_000),
-    outcome: 'ok',
-    property_id: null,
-    source: null,
-    confidence: null,
-    last_verified: null,
-    cached: 0,
-    cached_at: null,
-    upstream_request_id: null,
-    review_id: review.id,
-    row_index: null,
-  });
+  return (review: { id: string; name: string }, at: number) => reviewActionEntry(session, kind, review, at);
 }
