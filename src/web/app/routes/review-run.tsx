@@ -79,12 +79,15 @@ function ReviewRun({ session }: { session: SessionResponse }) {
           {summary.totalRows.toLocaleString('en-US')} rows…
         </p>
       ) : null}
-      <ReviewResults
-        review={summary}
-        accountName={session.account.name}
-        rows={snapshot.rows}
-        onRowFixed={(row) => applyRows([row])}
-      />
+      {/* An upload not finished has no results yet: its progress says what arrived and what to do. */}
+      {summary.status === 'uploading' ? null : (
+        <ReviewResults
+          review={summary}
+          accountName={session.account.name}
+          rows={snapshot.rows}
+          onRowFixed={(row) => applyRows([row])}
+        />
+      )}
     </div>
   );
 }

@@ -340,6 +340,25 @@ describe('/review/:id', () => {
     expect(screen.getByRole('checkbox', { name: 'Changed (1)' })).toBeInTheDocument();
   });
 
+  it('shows an upload not finished by its progress alone: no results, no summary of rows not there', async () => {
+    const { server } = backend(() => 'acct-a');
+    const create = server.routes['POST /api/reviews'] as Handler;
+    const created = await create({
+      method: 'POST',
+      url: new URL('http://localhost/api/reviews'),
+      body: { clientToken: 'token-half', name: 'Half sent', kind: 'paste', columns: [], totalRows: 3 },
+    });
+    const { id } = (await created.json()) as { id: string };
+    // One chunk of two rows, not the last: the page that sent it went away.
+    const url = new URL(`http://localhost/api/reviews/${id}/chunks`);
+    const rows = [{ address: '1100 Congress Ave, Austin TX' }, { address: '1 Main St' }];
+    await server.handle({ method: 'PUT', url, body: { index: 0, firstRow: 0, rows, last: false } });
+    renderRoutes(routes, `/review/${id}`);
+    expect(await screen.findByRole('heading', { name: 'Half sent' })).toBeInTheDocument();
+    expect(await screen.findByText(/^Upload not finished: 2 of 3 rows received/)).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Reliability summary' })).not.toBeInTheDocument();
+  });
+
   it('says "Review not found" for a review of another account, and opens the account’s own', async () => {
     let account = 'acct-a';
     const { server } = backend(() => account);
