@@ -3,6 +3,7 @@ import { setImmediate } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import { createAuditTrail } from '../../audit/audit-trail.ts';
+import { migrationsFor } from '../../db/migrations.ts';
 import { createLogger } from '../../logger.ts';
 import { auditEntry } from '../../test-support/audit-entry.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
@@ -370,4 +371,43 @@ describe.each(backends)('the Activity text filter on $name', (backend) => {
       expect(short).toEqual(['SEARCH audit_entries USING INDEX audit_by_account (account_id=?)']);
     },
   );
+
+  it('folds the entries written before migration 0007, batch after batch, as it folds those written after', async () => {
+    const { db, dialect } = backend.database;
+    const accountId = `acct-${randomUUID()}`;
+    const store = new SqlAuditStore(db, backend.database.sqlite);
+    // More than a batch of the migration's (1,000), one in seven upper case beyond ASCII, some decomposed.
+    const entries = Array.from({ length: 2_100 }, (_, i) =>
+      auditEntry({
+        account_id: accountId,
+        query: i % 7 === 0 ? `${i} ÉTÉ STRAẞE` : i % 7 === 1 ? `${i} E\u0301te\u0301 Rd` : `${i} Main St`,
+        property_id: i % 5 === 0 ? `ПИ_${i}` : null,
+      }),
+    );
+    await store.append(entries);
+    await caughtUp(store);
+    // The trail as 0006 left it: no folded column, 0006's indexes.
+    if (dialect === 'sqlite') {
+      await sql`drop trigger audit_search_remove`.execute(db);
+      await sql`alter table audit_entries drop column search_text`.execute(db);
+      await sql`create trigger audit_search_remove after delete on audit_entries
+        when old.query is not null or old.property_id is not null
+        begin delete from audit_search where rowid = old.id; end`.execute(db);
+    } else {
+      await sql`alter table audit_entries drop column search_text`.execute(db);
+      for (const column of ['query', 'property_id'])
+        await sql`create index ${sql.id(`audit_${column}_trgm`)} on audit_entries
+          using gin (lower(${sql.ref(column)}) gin_trgm_ops)`.execute(db);
+    }
+    await migrationsFor(dialect)['0007-activity-search-text']?.up(db);
+    for (const text of ['été', 'ÉT', 'STRASSE', 'пи_2', 'main st']) {
+      const expected = entries.filter((e) => holds(e, text)).map((e) => e.query);
+      expect(expected.length, text).toBeGreaterThan(0);
+      const found = await store.page(accountId, { text }, null, 5_000);
+      expect(
+        found.map((e) => e.query),
+        text,
+      ).toEqual(expected.reverse());
+    }
+  });
 });
