@@ -431,7 +431,7 @@ describe('signing out', () => {
     );
     renderRoutes(routes, '/review');
     await startPasted('1100 Congress Ave, Austin TX', 'Demo data');
-    await screen.findByText('Done: all 1 addresses have an outcome.');
+    await screen.findByText('Done: the address has an outcome.');
     await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
     const dialog = await screen.findByRole('alertdialog', { name: 'Sign out and remove the demo reviews?' });
     expect(dialog).toHaveTextContent('Signing out removes the review you started in this demo');

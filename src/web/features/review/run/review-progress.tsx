@@ -61,7 +61,9 @@ export function statusSentence(summary: ReviewSummary, perMinute: number | null 
       return `Paused: ${addresses(left)} ${left === 1 ? 'waits' : 'wait'}; none is looked up until someone resumes it.`;
     }
     case 'done':
-      return `Done: all ${n(total)} addresses have an outcome.`;
+      return total === 1
+        ? 'Done: the address has an outcome.'
+        : `Done: all ${n(total)} addresses have an outcome.`;
     case 'cancelled': {
       if (summary.receivedRows < summary.totalRows && summary.runs.length === 1)
         return (
