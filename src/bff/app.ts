@@ -101,6 +101,7 @@ export function createBffApp(deps: BffDeps) {
         lookups,
         ...(deps.eventPollMs ? { eventPollMs: deps.eventPollMs } : {}),
         ...(deps.reviewMaxPendingRows ? { maxPendingRows: deps.reviewMaxPendingRows } : {}),
+        ...(deps.trustProxy ? { trustProxy: deps.trustProxy } : {}),
       }),
     );
   if (deps.reviews) api.route('/reviews', reviewExportRoutes({ ...deps, reviews: deps.reviews }));

@@ -17,6 +17,7 @@ import { ApiError } from '../errors.ts';
 import type { Lookups } from '../lookups.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
+import { clientGroup } from '../middleware/sign-in-limit.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import { fixReviewRow } from '../reviews/fix-row.ts';
 import { StreamSlots } from '../reviews/stream-slots.ts';
@@ -33,6 +34,8 @@ export interface DurableReviewRouteDeps {
   streams?: StreamSlots;
   /** REVIEW_MAX_PENDING_ROWS: rows an account may have waiting to be looked up (default 500,000). */
   maxPendingRows?: number;
+  /** TRUST_PROXY: whose address a live view counts against when the account's views are all taken. */
+  trustProxy?: boolean;
 }
 
 const TOO_LARGE = 'Send at most 2,000 rows (about 1 MB) in one chunk.';
@@ -228,7 +231,11 @@ async function followReview(c: AppContext, deps: DurableReviewRouteDeps, streams
   const first = await inDatabase(() => store.summary(accountId, id));
   if (!first) throw notFound();
   const resumeFrom = Number(c.req.header('last-event-id') ?? Number.NaN);
-  const release = streams.take(c.get('sessionId'), accountId);
+  // When the account's views are all taken, the client holding the most gives its oldest up (StreamSlots).
+  let end = () => {};
+  const release = streams.take(c.get('sessionId'), accountId, clientGroup(c, deps.trustProxy ?? false), () =>
+    end(),
+  );
   return streamSSE(c, async (out) => {
     const state: StreamState = {
       seq: Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : 0,
@@ -240,6 +247,10 @@ async function followReview(c: AppContext, deps: DurableReviewRouteDeps, streams
       if (reviewId === id) wake?.();
     });
     out.onAbort(() => wake?.());
+    end = () => {
+      out.abort();
+      wake?.();
+    };
     try {
       while (!out.aborted && !out.closed) {
         const more = await sendNews(out, store, accountId, id, state, deps.sessions);
