@@ -113,18 +113,23 @@ export class Audit {
       kind,
       query: null,
       outcome: kind === 'sign_in_refused' ? 'refused' : 'ok',
-      property_id: null,
-      source: null,
-      confidence: null,
-      last_verified: null,
-      cached: 0,
-      cached_at: null,
-      upstream_request_id: null,
+      ...NOT_A_LOOKUP,
       review_id: null,
       row_index: null,
     });
   }
 }
+
+/** What an entry that records no lookup (a sign-in, a review action) says of the lookup fields: nothing. */
+const NOT_A_LOOKUP = {
+  property_id: null,
+  source: null,
+  confidence: null,
+  last_verified: null,
+  cached: 0,
+  cached_at: null,
+  upstream_request_id: null,
+} as const;
 
 /**
  * A reviewer paused, resumed or cancelled a review: who, which review (`query`: its name, as they saw it). Written
@@ -144,13 +149,7 @@ export function reviewActionEntry(
     kind,
     query: review.name.slice(0, 1_000),
     outcome: 'ok',
-    property_id: null,
-    source: null,
-    confidence: null,
-    last_verified: null,
-    cached: 0,
-    cached_at: null,
-    upstream_request_id: null,
+    ...NOT_A_LOOKUP,
     review_id: review.id,
     row_index: null,
   };
