@@ -39,6 +39,8 @@ export const ApiErrorCode = z.enum([
   'too_many_streams',
   /** A review that would take the account past REVIEW_MAX_PENDING_ROWS rows waiting: 409. */
   'quota_exceeded',
+  /** A review row with no address (and no parcel number to look up instead): never sent to the service. */
+  'no_address',
 ]);
 export type ApiErrorCode = z.infer<typeof ApiErrorCode>;
 

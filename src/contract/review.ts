@@ -9,6 +9,7 @@ import {
   wholeNumberParam,
 } from './common.ts';
 import { MatchExplanation } from './match.ts';
+import { NotFoundReason } from './upstream.ts';
 
 /**
  * The review workspace's BFF API: many addresses looked up at once, on the server, paced by the BFF to the
@@ -26,6 +27,8 @@ export const LookupError = z.object({
   resetAt: z.optional(z.string()),
   /** With ambiguous: how many candidates there are in all, when the service says (more than are listed). */
   total: z.optional(z.int().check(z.nonnegative())),
+  /** With not_found: why, when the service can tell (the search screen says it in the same words). */
+  reason: z.optional(NotFoundReason),
 });
 export type LookupError = z.infer<typeof LookupError>;
 
@@ -60,6 +63,8 @@ export const MAX_CHUNK_ROWS = 2_000;
 /** Most columns kept of an uploaded CSV, and the longest cell. */
 export const MAX_REVIEW_COLUMNS = 200;
 export const MAX_CELL_LENGTH = 2_000;
+/** The longest parcel number (APN) kept with a row. */
+export const MAX_PARCEL_LENGTH = 100;
 
 export const ReviewKind = z.enum(['paste', 'csv', 'area', 'sample']);
 export type ReviewKind = z.infer<typeof ReviewKind>;
@@ -106,12 +111,22 @@ export type CreateReviewRequest = z.infer<typeof CreateReviewRequest>;
  * (`imported`, say) is refused, for only the BFF's own lookups answer a row.
  */
 export const ReviewInputRow = z.strictObject({
-  /** What is looked up. */
+  /**
+   * What is looked up. Empty when the row has no address: it stays a row of the review (answered `no_address`, or
+   * looked up by its parcel number), so the export joins back to the file 1:1.
+   */
   address: text('address').check(z.maxLength(MAX_CELL_LENGTH)),
   /** The CSV row's own cells, in the order of the review's columns. */
   cells: z.optional(
     z.array(text('cells').check(z.maxLength(MAX_CELL_LENGTH))).check(z.maxLength(MAX_REVIEW_COLUMNS)),
   ),
+  /**
+   * Where the row is in what was brought, 1-based as a spreadsheet numbers it: a file's line (the header is 1,
+   * blank lines counted) or a pasted line. The export carries it, so every row joins back to its input.
+   */
+  sourceRow: z.optional(z.int().check(z.positive(), z.maximum(10_000_000))),
+  /** The row's parcel number (APN), from a mapped parcel column: looked up when the row has no usable address. */
+  parcel: z.optional(text('parcel').check(z.maxLength(MAX_PARCEL_LENGTH))),
 });
 export type ReviewInputRow = z.infer<typeof ReviewInputRow>;
 
@@ -233,6 +248,10 @@ export const ReviewRowResult = z.object({
   fix: z.optional(RowFix),
   /** An uploaded CSV row's own cells, in the order of the review's columns. */
   cells: z.optional(z.array(z.string())),
+  /** Where the row is in what was brought (1-based line; see ReviewInputRow). */
+  sourceRow: z.optional(z.int().check(z.positive())),
+  /** The parcel number uploaded with the row, looked up when it has no address. */
+  parcel: z.optional(z.string()),
   outcome: ReviewRowOutcome,
   property: z.optional(Property),
   /**
