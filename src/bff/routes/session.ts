@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Logger } from 'pino';
 import {
@@ -47,95 +47,138 @@ export interface SessionRouteDeps {
 /** More reviews than any demo visitor starts: the list read at a demo sign-out is bounded by it. */
 const DEMO_REVIEWS_READ = 5_000;
 
-/** /api/config and /api/session: sign in with an API key (held here, never sent back), who am I, sign out. */
-export function sessionRoutes(deps: SessionRouteDeps) {
-  const isDemoKey = (key: string | null) => deps.demoKeys?.some((d) => d.key === key) ?? false;
-  /** A demo key, typed or as a visitor uses it. */
-  const isDemo = (apiKey: string) => isDemoKey(apiKey) || isDemoKey(demoKeyOf(apiKey));
-  // Each demo sign-in gets a budget of its own (the reference counts a visitor key apart): one prospect
-  // spending the window never makes the next one wait.
-  const upstreamKey = (typed: string) =>
-    isDemoKey(typed) ? demoVisitorKey(typed, randomBytes(12).toString('base64url')) : typed;
-  const answer = async (
-    session: Pick<Session, 'apiKey' | 'keyHash' | 'account' | 'accountId'>,
-  ): Promise<SessionResponse> => ({
+/** What the configured demo keys mean for a sign-in. */
+function demoRules(demoKeys: DemoKey[] | null) {
+  const isDemoKey = (key: string | null) => demoKeys?.some((d) => d.key === key) ?? false;
+  return {
+    /** A demo key, typed or as a visitor uses it. */
+    isDemo: (apiKey: string) => isDemoKey(apiKey) || isDemoKey(demoKeyOf(apiKey)),
+    // Each demo sign-in gets a budget of its own (the reference counts a visitor key apart): one prospect
+    // spending the window never makes the next one wait.
+    upstreamKey: (typed: string) =>
+      isDemoKey(typed) ? demoVisitorKey(typed, randomBytes(12).toString('base64url')) : typed,
+  };
+}
+type DemoRules = ReturnType<typeof demoRules>;
+
+async function sessionAnswer(
+  deps: SessionRouteDeps,
+  demo: DemoRules,
+  session: Pick<Session, 'apiKey' | 'keyHash' | 'account' | 'accountId'>,
+): Promise<SessionResponse> {
+  return {
     account: session.account,
     accountId: session.accountId,
-    demo: isDemo(session.apiKey),
+    demo: demo.isDemo(session.apiKey),
     keyFingerprint: keyFingerprint(session.keyHash),
     rateLimit: await deps.upstream.rateLimit(session.keyHash),
-  });
-
-  /**
-   * A demo visitor signs out: the reviews this visitor's key started are removed (demo data, not kept), and no
-   * other visitor's, though all of them are one account. Decided here, where the session's key is known, not
-   * by a list the browser sends. A database away does not keep anyone signed in: it is logged, and the
-   * reviews stay.
-   */
-  const removeVisitorReviews = async (session: Session, requestId: string) => {
-    const store = deps.reviews?.store;
-    if (!store || !isDemo(session.apiKey)) return;
-    const mine = keyFingerprint(session.keyHash);
-    try {
-      const reviews = await inDatabase(() => store.list(session.accountId, DEMO_REVIEWS_READ));
-      for (const review of reviews)
-        if (review.createdBy === mine) await inDatabase(() => store.delete(session.accountId, review.id));
-    } catch (err) {
-      deps.logger.warn({ requestId, err: (err as Error).message }, 'demo reviews not removed at sign-out');
-    }
   };
+}
 
+/** POST /session: the key is asked of the upstream, then a new session holds it and the sign-in is on record. */
+async function signIn(c: Context<AppEnv>, deps: SessionRouteDeps, demo: DemoRules, typedKey: string) {
+  const apiKey = demo.upstreamKey(typedKey);
+  const keyHash = hashKey(apiKey);
+  deps.audit?.assertWritable();
+  const me = await deps.upstream.me(apiKey, keyHash).catch(async (err: unknown) => {
+    const code = toApiError(err).code;
+    if (code === 'invalid_key' || code === 'plan_not_eligible')
+      await deps.audit?.session('sign_in_refused', { accountId: accountIdFor(keyHash), keyHash });
+    throw err;
+  });
+  const { id: upstreamAccountId, ...account } = me;
+  const accountId = accountIdFor(keyHash, upstreamAccountId);
+  // A new sign-in never reuses a session id (no fixation).
+  const name = sessionCookieName(c);
+  const previous = getCookie(c, name);
+  if (previous) await deps.sessions.delete(previous);
+  const auditRef = newAuditRef();
+  // Where it came from: a flood of sign-ins from one address evicts that address's sessions first.
+  const client = clientGroup(c, deps.trustProxy ?? false);
+  const id = await deps.sessions.create({
+    apiKey,
+    keyHash,
+    account,
+    accountId,
+    auditRef,
+    ...(client ? { client } : {}),
+  });
+  // No session is handed out whose sign-in is not on record.
+  await deps.audit?.session('sign_in', { accountId, keyHash, auditRef }).catch(async (err: unknown) => {
+    await deps.sessions.delete(id);
+    throw err;
+  });
+  setCookie(c, name, id, {
+    httpOnly: true,
+    sameSite: 'Strict',
+    path: '/',
+    secure: c.get('https'),
+    maxAge: Math.floor(deps.sessionAbsoluteMs / 1000),
+  });
+  deps.logger.info({ requestId: c.get('requestId'), plan: account.plan }, 'signed in');
+  return c.json(await sessionAnswer(deps, demo, { apiKey, keyHash, account, accountId }));
+}
+
+/** DELETE /session: the session ends, a demo visitor's reviews go, and the sign-out is on record. */
+async function signOut(c: Context<AppEnv>, deps: SessionRouteDeps, demo: DemoRules) {
+  const name = sessionCookieName(c);
+  const id = getCookie(c, name);
+  if (id) {
+    const session = await deps.sessions.get(id);
+    // Ended first: a sign-out never fails open, whatever happens after.
+    await deps.sessions.delete(id);
+    if (session) {
+      await removeVisitorReviews(deps, demo, session, c.get('requestId'));
+      // Evidence of a sign-out is kept when it can be; when the trail cannot take it, the session is over
+      // all the same (nothing is answered that the trail should hold: a sign-out shows no record).
+      await deps.audit?.session('sign_out', session).catch((err: unknown) => {
+        deps.logger.error(
+          { requestId: c.get('requestId'), err: { message: (err as Error).message } },
+          'sign-out not recorded in the audit trail',
+        );
+      });
+    }
+  }
+  deleteCookie(c, name, { path: '/', secure: c.get('https') });
+  return c.body(null, 204);
+}
+
+/**
+ * A demo visitor signs out: the reviews this visitor's key started are removed (demo data, not kept), and no
+ * other visitor's, though all of them are one account. Decided here, where the session's key is known, not
+ * by a list the browser sends. A database away does not keep anyone signed in: it is logged, and the
+ * reviews stay.
+ */
+async function removeVisitorReviews(
+  deps: SessionRouteDeps,
+  demo: DemoRules,
+  session: Session,
+  requestId: string,
+) {
+  const store = deps.reviews?.store;
+  if (!store || !demo.isDemo(session.apiKey)) return;
+  const mine = keyFingerprint(session.keyHash);
+  try {
+    const reviews = await inDatabase(() => store.list(session.accountId, DEMO_REVIEWS_READ));
+    for (const review of reviews)
+      if (review.createdBy === mine) await inDatabase(() => store.delete(session.accountId, review.id));
+  } catch (err) {
+    deps.logger.warn({ requestId, err: (err as Error).message }, 'demo reviews not removed at sign-out');
+  }
+}
+
+/** /api/config and /api/session: sign in with an API key (held here, never sent back), who am I, sign out. */
+export function sessionRoutes(deps: SessionRouteDeps) {
+  const demo = demoRules(deps.demoKeys);
   const app = new Hono<AppEnv>();
   app.get('/config', (c) =>
     c.json({ demoKeys: deps.demoKeys, salesContact: deps.salesContact } satisfies AppConfig),
   );
-
   app.post(
     '/session',
     signInLimit({ perMinute: deps.signInsPerMinute ?? 0, trustProxy: deps.trustProxy ?? false }),
     jsonBody(CreateSessionRequest, { maxBytes: 4096, tooLarge: 'The request body is too large.' }),
-    async (c) => {
-      const apiKey = upstreamKey(c.req.valid('json').apiKey);
-      const keyHash = hashKey(apiKey);
-      deps.audit?.assertWritable();
-      const me = await deps.upstream.me(apiKey, keyHash).catch(async (err: unknown) => {
-        const code = toApiError(err).code;
-        if (code === 'invalid_key' || code === 'plan_not_eligible')
-          await deps.audit?.session('sign_in_refused', { accountId: accountIdFor(keyHash), keyHash });
-        throw err;
-      });
-      const { id: upstreamAccountId, ...account } = me;
-      const accountId = accountIdFor(keyHash, upstreamAccountId);
-      // A new sign-in never reuses a session id (no fixation).
-      const name = sessionCookieName(c);
-      const previous = getCookie(c, name);
-      if (previous) await deps.sessions.delete(previous);
-      const auditRef = newAuditRef();
-      // Where it came from: a flood of sign-ins from one address evicts that address's sessions first.
-      const client = clientGroup(c, deps.trustProxy ?? false);
-      const id = await deps.sessions.create({
-        apiKey,
-        keyHash,
-        account,
-        accountId,
-        auditRef,
-        ...(client ? { client } : {}),
-      });
-      // No session is handed out whose sign-in is not on record.
-      await deps.audit?.session('sign_in', { accountId, keyHash, auditRef }).catch(async (err: unknown) => {
-        await deps.sessions.delete(id);
-        throw err;
-      });
-      setCookie(c, name, id, {
-        httpOnly: true,
-        sameSite: 'Strict',
-        path: '/',
-        secure: c.get('https'),
-        maxAge: Math.floor(deps.sessionAbsoluteMs / 1000),
-      });
-      deps.logger.info({ requestId: c.get('requestId'), plan: account.plan }, 'signed in');
-      return c.json(await answer({ apiKey, keyHash, account, accountId }));
-    },
+    (c) => signIn(c, deps, demo, c.req.valid('json').apiKey),
   );
   // No cookie at all (a first visit): nobody is signed in, which is no error, so 204 rather than a 401 the
   // browser would log. A cookie whose session has ended still answers 401 (requireSession).
@@ -143,29 +186,8 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     '/session',
     async (c, next) => (getCookie(c, sessionCookieName(c)) ? next() : c.body(null, 204)),
     requireSession(deps.sessions),
-    async (c) => c.json(await answer(c.get('session'))),
+    async (c) => c.json(await sessionAnswer(deps, demo, c.get('session'))),
   );
-  app.delete('/session', async (c) => {
-    const name = sessionCookieName(c);
-    const id = getCookie(c, name);
-    if (id) {
-      const session = await deps.sessions.get(id);
-      // Ended first: a sign-out never fails open, whatever happens after.
-      await deps.sessions.delete(id);
-      if (session) {
-        await removeVisitorReviews(session, c.get('requestId'));
-        // Evidence of a sign-out is kept when it can be; when the trail cannot take it, the session is over
-        // all the same (nothing is answered that the trail should hold: a sign-out shows no record).
-        await deps.audit?.session('sign_out', session).catch((err: unknown) => {
-          deps.logger.error(
-            { requestId: c.get('requestId'), err: { message: (err as Error).message } },
-            'sign-out not recorded in the audit trail',
-          );
-        });
-      }
-    }
-    deleteCookie(c, name, { path: '/', secure: c.get('https') });
-    return c.body(null, 204);
-  });
+  app.delete('/session', (c) => signOut(c, deps, demo));
   return app;
 }
