@@ -135,7 +135,7 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
   const navigate = useNavigate();
   const signOut = useDeleteSession();
   const session = useQuery(sessionQueryOptions()).data;
-  const [confirm, setConfirm] = useState<{ running: number; mine: number } | null>(null);
+  const [confirm, setConfirm] = useState<ReviewsAtSignOut | null>(null);
   const demo = session?.demo ?? false;
   const leave = () => {
     setConfirm(null);
@@ -153,17 +153,7 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
   };
   return (
     <SiteHeader>
-      <nav aria-label="Main" className="flex gap-1 text-sm font-semibold">
-        <NavLink to="/search" className={NAV_LINK}>
-          Search
-        </NavLink>
-        <NavLink to="/review" className={NAV_LINK}>
-          Review
-        </NavLink>
-        <NavLink to="/activity" className={NAV_LINK}>
-          Activity
-        </NavLink>
-      </nav>
+      <MainNav />
       {/* Left-aligned after the logo: the meter's text changes every second and must move nothing. */}
       <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto">
         <span className="font-semibold">{account.name}</span>
@@ -184,37 +174,85 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
         Sign out
       </Button>
       {confirm ? (
-        <div
-          role="alertdialog"
-          aria-labelledby="sign-out-title"
-          className="order-4 w-full rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-100"
-        >
-          <p id="sign-out-title" className="font-semibold">
-            {demo ? 'Sign out and remove the demo reviews?' : 'Sign out and pause running reviews?'}
-          </p>
-          <p className="mt-1">
-            {demo
-              ? `Signing out removes the ${confirm.mine === 1 ? 'review' : `${confirm.mine} reviews`} you started in this demo (started by key ${session?.keyFingerprint}): demo data is not kept. Other visitors’ reviews stay. Export any you want first: each review’s page has Export CSV and Export JSON.`
-              : `${confirm.running} ${confirm.running === 1 ? 'review of this account is' : 'reviews of this account are'} still running. ${confirm.running === 1 ? 'It pauses' : 'They pause'} when nobody of the account is signed in, and ${confirm.running === 1 ? 'goes' : 'go'} on at the next sign-in.`}
-          </p>
-          <div className="mt-2 flex flex-wrap items-center gap-2">
-            {demo ? (
-              // Stays signed in: the list of reviews, where each opens to its Export.
-              <Link
-                to="/review"
-                className="rounded-md px-2 py-2 font-semibold text-teal-800 underline underline-offset-4 dark:text-teal-300"
-                onClick={() => setConfirm(null)}
-              >
-                Export reviews first
-              </Link>
-            ) : null}
-            <Button onClick={leave}>Sign out now</Button>
-            <Button variant="secondary" onClick={() => setConfirm(null)}>
-              Stay signed in
-            </Button>
-          </div>
-        </div>
+        <SignOutConfirmation
+          reviews={confirm}
+          demo={demo}
+          keyFingerprint={session?.keyFingerprint}
+          onLeave={leave}
+          onStay={() => setConfirm(null)}
+        />
       ) : null}
     </SiteHeader>
+  );
+}
+
+function MainNav() {
+  return (
+    <nav aria-label="Main" className="flex gap-1 text-sm font-semibold">
+      <NavLink to="/search" className={NAV_LINK}>
+        Search
+      </NavLink>
+      <NavLink to="/review" className={NAV_LINK}>
+        Review
+      </NavLink>
+      <NavLink to="/activity" className={NAV_LINK}>
+        Activity
+      </NavLink>
+    </nav>
+  );
+}
+
+/** Reviews a sign-out would touch: the account's running ones, and those this demo visitor started. */
+interface ReviewsAtSignOut {
+  running: number;
+  mine: number;
+}
+
+/** Asked before a sign-out that pauses running reviews, or that removes a demo visitor's reviews. */
+function SignOutConfirmation({
+  reviews,
+  demo,
+  keyFingerprint,
+  onLeave,
+  onStay,
+}: {
+  reviews: ReviewsAtSignOut;
+  demo: boolean;
+  keyFingerprint: string | undefined;
+  onLeave: () => void;
+  onStay: () => void;
+}) {
+  const { running, mine } = reviews;
+  return (
+    <div
+      role="alertdialog"
+      aria-labelledby="sign-out-title"
+      className="order-4 w-full rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950/60 dark:text-amber-100"
+    >
+      <p id="sign-out-title" className="font-semibold">
+        {demo ? 'Sign out and remove the demo reviews?' : 'Sign out and pause running reviews?'}
+      </p>
+      <p className="mt-1">
+        {demo
+          ? `Signing out removes the ${mine === 1 ? 'review' : `${mine} reviews`} you started in this demo (started by key ${keyFingerprint}): demo data is not kept. Other visitors’ reviews stay. Export any you want first: each review’s page has Export CSV and Export JSON.`
+          : `${running} ${running === 1 ? 'review of this account is' : 'reviews of this account are'} still running. ${running === 1 ? 'It pauses' : 'They pause'} when nobody of the account is signed in, and ${running === 1 ? 'goes' : 'go'} on at the next sign-in.`}
+      </p>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        {demo ? (
+          // Stays signed in: the list of reviews, where each opens to its Export.
+          <Link
+            to="/review"
+            className="rounded-md px-2 py-2 font-semibold text-teal-800 underline underline-offset-4 dark:text-teal-300"
+            onClick={onStay}
+          >
+            Export reviews first
+          </Link>
+        ) : null}
+        <Button onClick={onLeave}>Sign out now</Button>
+        <Button variant="secondary" onClick={onStay}>
+          Stay signed in
+        </Button>
+      </div>
+    </div>
   );
 }
