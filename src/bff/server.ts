@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { DemoKey } from '../contract/index.ts';
 import type { Clock } from './clock.ts';
-import { openDatabase } from './db/database.ts';
+import { type Database, openDatabase } from './db/database.ts';
 import type { BffConfig } from './env.ts';
-import { buildBffGraph } from './graph.ts';
+import { type BffGraph, buildBffGraph } from './graph.ts';
 import { createLogger } from './logger.ts';
 import { BffMetrics } from './metrics.ts';
 import { guardRequests, type RequestGuardOptions } from './middleware/request-guard.ts';
@@ -88,35 +88,42 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
           await shutDown();
           throw err;
         });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    url: urlOf(server, config.host),
     ...(metricsServer ? { metricsUrl: urlOf(metricsServer, config.metricsHost) } : {}),
-    close: () =>
-      new Promise<void>((resolve) => {
-        metricsServer?.close();
-        metricsServer?.closeAllConnections();
-        // Stop accepting and leasing review rows; once every connection has closed (their answers' audit
-        // entries committed), stop the rest of the background work, the audit trail last.
-        const stopping = graph.reviews?.worker.stop() ?? Promise.resolve();
-        server.close(() => {
-          clearInterval(sweep);
-          void stopping
-            .then(() => graph.stop())
-            .then(() => Promise.all([graph.close(), database.close()]))
-            .then(() => resolve());
-        });
-        // A kept-alive socket holds close() open until it times out. Close each one as soon as it is idle:
-        // now, and as in-flight requests finish.
-        server.closeIdleConnections();
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        // A review's event stream never goes idle: after a grace period for answers in flight, cut what is
-        // left (a page reconnects, to this replica's successor or another).
-        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
-      }),
+    close: () => closeGracefully(server, metricsServer, graph, database),
   };
+}
+
+/**
+ * Stops accepting and leasing review rows; once every connection has closed (their answers' audit entries
+ * committed), stops the rest of the background work, the audit trail last.
+ */
+function closeGracefully(
+  server: Server,
+  metricsServer: Server | null,
+  graph: BffGraph,
+  database: Database,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
+    const stopping = graph.reviews?.worker.stop() ?? Promise.resolve();
+    server.close(() => {
+      clearInterval(sweep);
+      void stopping
+        .then(() => graph.stop())
+        .then(() => Promise.all([graph.close(), database.close()]))
+        .then(() => resolve());
+    });
+    // A kept-alive socket holds close() open until it times out. Close each one as soon as it is idle:
+    // now, and as in-flight requests finish.
+    server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    // A review's event stream never goes idle: after a grace period for answers in flight, cut what is
+    // left (a page reconnects, to this replica's successor or another).
+    setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+  });
 }
 
 /**
@@ -184,6 +191,7 @@ export function listen(
   });
 }
 
+/** The URL a listening server is reached at (a wildcard host is reached on the loopback). */
 function urlOf(server: Server, hostname: string): string {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
