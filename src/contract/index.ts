@@ -11,3 +11,4 @@ export * from './review.ts';
 export * from './review-export.ts';
 export * from './upstream.ts';
 export * from './usps.ts';
+export * from './wording.ts';

@@ -33,6 +33,7 @@ const RELEASED = [
   '0005-review-controls',
   '0006-activity-search',
   '0007-activity-search-text',
+  '0008-review-row-sources',
 ];
 
 describe('released migrations', () => {

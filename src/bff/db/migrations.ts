@@ -334,6 +334,24 @@ async function foldTrail(db: Db, postgres: boolean) {
     end`.execute(db);
 }
 
+/**
+ * Migration 0008: every row of a file is kept, so a row carries where it was in the file (the export joins back by
+ * it), the parcel number looked up when it has no address, and the key its address normalises to, by which a
+ * review's repeats share one lookup however long ago it was made (the cache's TTL does not decide).
+ */
+const rowSources: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('review_rows').addColumn('source_row', 'integer').execute();
+    await db.schema.alterTable('review_rows').addColumn('parcel', 'text').execute();
+    await db.schema.alterTable('review_rows').addColumn('address_key', 'text').execute();
+    await db.schema
+      .createIndex('review_rows_by_key')
+      .on('review_rows')
+      .columns(['review_id', 'address_key'])
+      .execute();
+  },
+};
+
 /** Entries folded per update by migration 0007 (two parameters each: well within either database's limit). */
 const FOLD_BATCH = 1_000;
 
@@ -349,5 +367,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0005-review-controls': reviewControls(dialect === 'postgres'),
     '0006-activity-search': activitySearch(dialect === 'postgres'),
     '0007-activity-search-text': searchText(dialect === 'postgres'),
+    '0008-review-row-sources': rowSources,
   };
 }

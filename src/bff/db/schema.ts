@@ -42,6 +42,12 @@ export interface ReviewRowsTable {
   // It is dropped a release later, not now: replicas of the previous release, still up during an upgrade, write it.
   /** JSON RowFix: the address a reviewer looked up instead of `address` (which stays as given). */
   fix: string | null;
+  /** The row's 1-based place in the file or paste it came from (migration 0008); null for rows uploaded before. */
+  source_row: number | null;
+  /** The parcel number uploaded with the row: looked up when `address` is blank. */
+  parcel: string | null;
+  /** What the row asks, normalised (addressKey; `parcel:` + the parcel number): its review's repeats share one lookup. */
+  address_key: string | null;
 }
 
 export interface ReviewRunsTable {

@@ -4,9 +4,10 @@ import type { Database } from '../db/database.ts';
 import type { Lookups } from '../lookups.ts';
 import type { BffMetrics } from '../metrics.ts';
 import { SqlReviewQueue } from '../stores/reviews/queue.ts';
+import { repeatAnswer } from '../stores/reviews/repeats.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
 import type { SessionStore } from '../stores/sessions/types.ts';
-import { lookUpRow } from './look-up-row.ts';
+import { lookUpRow, noAddressAnswer } from './look-up-row.ts';
 import { ReviewWorker } from './worker.ts';
 
 /** Reviews kept on the server: the store the routes read and write, and the worker that answers the rows. */
@@ -51,6 +52,13 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
       sessionFor: async (accountId) => (await sessions.sessionFor(accountId))?.session,
     },
     lookUp: async (session, row, { signal, hold }) => {
+      // Nothing to ask (a file's row without an address or parcel number), or asked already in this run.
+      if (row.address.trim() === '') return noAddressAnswer(new Date(now()).toISOString());
+      const repeat = await repeatAnswer(database.db, row);
+      if (repeat) {
+        options.metrics?.reviewRows.inc({ outcome: repeat.outcome, cached: 'true' });
+        return repeat;
+      }
       const result = await lookUpRow(lookups, session, row.address, {
         fresh: row.fresh,
         signal,

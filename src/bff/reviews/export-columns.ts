@@ -5,6 +5,7 @@ import {
   explainRecordMatch,
   type MatchExplanation,
   matchKind,
+  NOT_FOUND_REASON_TEXT,
   type Property,
   qualityOf,
   type ReviewRowResult,
@@ -44,6 +45,8 @@ export interface ExportContext {
 type Column = readonly [name: string, value: (r: ExportRow, ctx: ExportContext) => ExportValue];
 
 const CORE: readonly Column[] = [
+  // Where the row was in the file or paste (1-based, as a spreadsheet numbers it): the export joins back by it.
+  ['source_row', (r) => r.row.sourceRow ?? null],
   ['input', (r) => r.row.input],
   ['outcome', (r) => r.row.outcome],
   ['matched_address', (r) => r.property?.address ?? null],
@@ -76,7 +79,22 @@ const ATTRIBUTES: readonly Column[] = EXPORT_ATTRIBUTE_COLUMNS.map(({ field, col
 /** Why a row has no record (a matched row says nothing here). */
 const TRAILING: readonly Column[] = [
   ['error_code', (r) => (r.row.outcome === 'matched' ? null : (r.row.error?.code ?? null))],
-  ['error_message', (r) => (r.row.outcome === 'matched' ? null : (r.row.error?.message ?? null))],
+  [
+    'error_message',
+    (r) => {
+      if (r.row.outcome === 'matched') return null;
+      const reason = r.row.error?.reason;
+      return reason ? NOT_FOUND_REASON_TEXT[reason] : (r.row.error?.message ?? null);
+    },
+  ],
+  /** no_such_house, no_such_street, place_not_covered (the service's, when it could tell), or no_address. */
+  [
+    'reason',
+    (r) => {
+      if (r.row.outcome === 'matched' || !r.row.error) return null;
+      return r.row.error.reason ?? (r.row.error.code === 'no_address' ? 'no_address' : null);
+    },
+  ],
   [
     'candidates',
     (r) => (r.row.candidates?.length ? r.row.candidates.map((c) => c.address).join(' | ') : null),

@@ -5,6 +5,7 @@ import {
   LookupError,
   LookupOutcome,
   MatchExplanation,
+  NO_ADDRESS_TEXT,
   Property,
   RETRYABLE_LOOKUP_CODES,
 } from '../../contract/index.ts';
@@ -91,6 +92,7 @@ export function answerOfError(e: ApiError, retrievedAt: string): RowResult {
     message: e.message,
     ...(e.extra.resetAt ? { resetAt: e.extra.resetAt } : {}),
     ...(e.extra.total !== undefined ? { total: e.extra.total } : {}),
+    ...(e.extra.reason ? { reason: e.extra.reason } : {}),
   };
   const base = { cached: false, retrievedAt, error };
   const candidates = e.extra.candidates ? { candidates: e.extra.candidates } : {};
@@ -98,6 +100,22 @@ export function answerOfError(e: ApiError, retrievedAt: string): RowResult {
     return { outcome: 'not_found', ...base, ...candidates };
   if (e.code === 'ambiguous') return { outcome: 'ambiguous', ...base, ...candidates };
   return { outcome: 'failed', ...base };
+}
+
+/**
+ * The answer of a row with nothing to ask (a file's row whose address cell is empty, with no parcel number): it
+ * stays a row of the review and its export, and is never sent to the service.
+ */
+export function noAddressAnswer(retrievedAt: string): RowResult {
+  return {
+    outcome: 'failed',
+    cached: false,
+    retrievedAt,
+    error: {
+      code: 'no_address',
+      message: 'This row has no address, and no parcel number to look up instead.',
+    },
+  };
 }
 
 /** A failed row worth asking again later (the service was down, slow, or out of budget), not a bad input. */

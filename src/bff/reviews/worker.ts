@@ -13,7 +13,13 @@ export interface LeasedRow {
   accountId: string;
   run: number;
   index: number;
+  /** What is asked: the fixed address, the input, or the parcel number of a row without one; blank: nothing. */
   address: string;
+  /**
+   * The row's input normalised (null once a reviewer fixed the row): rows of the review with the same key share
+   * the answer of the first one answered.
+   */
+  key?: string | null;
   /** "Check again" runs bypass the cache. */
   fresh: boolean;
   /** Earlier attempts that ended in a retryable failure. */

@@ -89,6 +89,55 @@ describe.each(backends)('the review export on $name', (backend) => {
     return { h, account: signedIn.account.name, seed, get, csv, json };
   }
 
+  it('joins back to the file by source row, and says why a row has no record: the service’s reason, or no address', async () => {
+    const { seed, csv, json } = await setUp();
+    const id = await seed(
+      [
+        { ...row('1 Main St, Austin, TX 78701', matched()), sourceRow: 2, cells: ['1 Main St', ''] },
+        // The file's row 3 was blank; row 4 has a parcel number but no address, and nothing else to ask by.
+        {
+          ...row('', missed({ outcome: 'failed', error: { code: 'no_address', message: 'No address.' } })),
+          sourceRow: 4,
+          cells: ['', 'R-88'],
+        },
+        {
+          ...row(
+            '9999 Congress Ave, Austin, TX 78701',
+            missed({
+              error: {
+                code: 'not_found',
+                message: 'No property matches this address.',
+                reason: 'no_such_house',
+              },
+            }),
+          ),
+          sourceRow: 5,
+          cells: ['9999 Congress Ave', ''],
+        },
+      ],
+      { columns: ['Situs Address', 'APN'] },
+    );
+    const parsed = parse(await csv(id));
+    expect(parsed.data.map((r) => [r.proplens_source_row, r['Situs Address'], r.APN])).toEqual([
+      ['2', '1 Main St', ''],
+      ['4', '', 'R-88'],
+      ['5', '9999 Congress Ave', ''],
+    ]);
+    expect(parsed.data.map((r) => [r.proplens_outcome, r.proplens_reason, r.proplens_error_message])).toEqual(
+      [
+        ['matched', '', ''],
+        ['failed', 'no_address', 'No address.'],
+        ['not_found', 'no_such_house', 'The street is known there, but not that house number.'],
+      ],
+    );
+    const doc = await json(id);
+    expect(doc.rows.map((r: Record<string, unknown>) => [r.proplens_source_row, r.proplens_reason])).toEqual([
+      [2, null],
+      [4, 'no_address'],
+      [5, 'no_such_house'],
+    ]);
+  });
+
   it('writes one line per input row in input order, the core columns first, then attributes', async () => {
     const { seed, csv, account } = await setUp();
     const id = await seed([
@@ -103,7 +152,8 @@ describe.each(backends)('the review export on $name', (backend) => {
     ]);
     const parsed = parse(await csv(id));
     expect(parsed.errors).toEqual([]);
-    expect(parsed.meta.fields?.slice(0, 14)).toEqual([
+    expect(parsed.meta.fields?.slice(0, 15)).toEqual([
+      'source_row',
       'input',
       'outcome',
       'matched_address',
@@ -120,11 +170,12 @@ describe.each(backends)('the review export on $name', (backend) => {
       'account',
     ]);
     // Every attribute of a record follows, in the record's order, then the service's extra fields.
-    expect(parsed.meta.fields?.slice(14, 17)).toEqual(['street_number', 'street_name', 'unit']);
-    expect(parsed.meta.fields?.slice(-4)).toEqual([
+    expect(parsed.meta.fields?.slice(15, 18)).toEqual(['street_number', 'street_name', 'unit']);
+    expect(parsed.meta.fields?.slice(-5)).toEqual([
       'other.flood_zone',
       'error_code',
       'error_message',
+      'reason',
       'candidates',
     ]);
     expect(parsed.data).toHaveLength(2);
@@ -231,7 +282,7 @@ describe.each(backends)('the review export on $name', (backend) => {
     const doc = await json(id);
     expect(doc.review).toMatchObject({ id, name: 'Portfolio Q3', account, rows: 2, run: 1 });
     expect(Date.parse(doc.review.exportedAt)).toBeGreaterThanOrEqual(before - 1_000);
-    expect(doc.columns.slice(0, 2)).toEqual(['input', 'outcome']);
+    expect(doc.columns.slice(0, 3)).toEqual(['source_row', 'input', 'outcome']);
     expect(doc.rows[0]).toMatchObject({
       input: '=1+1',
       outcome: 'failed',
@@ -356,11 +407,12 @@ describe.each(backends)('an uploaded CSV joins back, on $name', (backend) => {
   it('puts the file’s own columns first, every one in order, then PropLens’s prefixed', async () => {
     const text = await exported('csv');
     const csv = parse(text);
-    expect(csv.meta.fields?.slice(0, 5)).toEqual([
+    expect(csv.meta.fields?.slice(0, 6)).toEqual([
       'loan_id',
       'Street',
       'loan_id (3)',
       '__proto__',
+      'proplens_source_row',
       'proplens_input',
     ]);
     expect(csv.meta.fields).toContain('proplens_confidence');

@@ -69,6 +69,8 @@ export interface HarnessOptions {
   eventPollMs?: number;
   /** REVIEW_MAX_PENDING_ROWS (default 500,000). */
   reviewMaxPendingRows?: number;
+  /** REVIEW_CONCURRENCY: rows the worker asks at once (1: one after another, so no two share one request). */
+  reviewConcurrency?: number;
   /** Prometheus metrics, as server.ts counts them; with `metricsToken` /metrics answers. */
   metrics?: BffMetrics;
   metricsToken?: string;
@@ -94,6 +96,7 @@ function testConfig(options: HarnessOptions): BffConfig {
     distDir: options.distDir ?? '',
     metricsToken: options.metricsToken,
     ...(options.reviewMaxPendingRows ? { reviewMaxPendingRows: options.reviewMaxPendingRows } : {}),
+    ...(options.reviewConcurrency ? { reviewConcurrency: options.reviewConcurrency } : {}),
     ...upstream,
   };
 }

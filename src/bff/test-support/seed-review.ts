@@ -8,6 +8,8 @@ import type { StoredAnswer } from '../reviews/look-up-row.ts';
 export interface SeedRow {
   address: string;
   cells?: string[];
+  /** Its 1-based place in the file it came from. */
+  sourceRow?: number;
   answers: (StoredAnswer | null)[];
   fix?: RowFix;
 }
@@ -71,6 +73,7 @@ export async function seedReview(database: Database, seed: SeedReview): Promise<
             address: r.address,
             cells: r.cells ? JSON.stringify(r.cells) : null,
             fix: r.fix ? JSON.stringify(r.fix) : null,
+            source_row: r.sourceRow ?? null,
           })),
         )
         .execute();

@@ -123,7 +123,8 @@ export class SqlReviewQueue implements ReviewQueue {
         accountId: asks.find((a) => a.open.reviewId === d.review_id)?.open.accountId ?? '',
         run: d.run,
         index: d.row_index,
-        address: lookupAddress(d.address, d.fix),
+        address: lookupAddress(d.address, d.fix, d.parcel),
+        key: d.fix ? null : d.address_key,
         attempts: d.attempts,
       });
     return asks.map((a) => byRun.get(`${a.open.reviewId}:${a.open.run}`) ?? []);
@@ -139,7 +140,8 @@ export class SqlReviewQueue implements ReviewQueue {
       accountId: run.accountId,
       run: run.run,
       index: d.row_index,
-      address: lookupAddress(d.address, d.fix),
+      address: lookupAddress(d.address, d.fix, d.parcel),
+      key: d.fix ? null : d.address_key,
       attempts: d.attempts,
     }));
   }
@@ -151,7 +153,16 @@ export class SqlReviewQueue implements ReviewQueue {
       .innerJoin('review_rows as w', (j) =>
         j.onRef('w.review_id', '=', 'r.review_id').onRef('w.row_index', '=', 'r.row_index'),
       )
-      .select(['r.review_id', 'r.run', 'r.row_index', 'r.attempts', 'w.address', 'w.fix'])
+      .select([
+        'r.review_id',
+        'r.run',
+        'r.row_index',
+        'r.attempts',
+        'w.address',
+        'w.fix',
+        'w.parcel',
+        'w.address_key',
+      ])
       .where('r.review_id', '=', run.reviewId)
       .where('r.run', '=', run.run)
       .where('r.state', '=', sql.lit('pending'))
@@ -464,11 +475,16 @@ async function openRuns(db: Db, accountIds: readonly string[]) {
   }));
 }
 
-/** What a row asks: the address a reviewer fixed it to, else the input. */
-function lookupAddress(input: string, fix: string | null): string {
-  if (!fix) return input;
-  const parsed = RowFix.safeParse(JSON.parse(fix));
-  return parsed.success ? parsed.data.address : input;
+/**
+ * What a row asks: the address a reviewer fixed it to, else the input, else (a row of a file with no address)
+ * its parcel number; blank when it has none of them (the row is answered no_address, never sent).
+ */
+function lookupAddress(input: string, fix: string | null, parcel: string | null): string {
+  if (fix) {
+    const parsed = RowFix.safeParse(JSON.parse(fix));
+    if (parsed.success) return parsed.data.address;
+  }
+  return input.trim() === '' && parcel ? parcel : input;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: Kysely's expression builder for review_results, in any query
@@ -498,9 +514,16 @@ function prepare(sqlite: BetterSqlite3.Database) {
   // The state as a literal, so that SQLite serves it from the partial index review_results_next.
   const dueOf = sqlite.prepare<
     [string, number, number, number],
-    { row_index: number; attempts: number; address: string; fix: string | null }
+    {
+      row_index: number;
+      attempts: number;
+      address: string;
+      fix: string | null;
+      parcel: string | null;
+      address_key: string | null;
+    }
   >(
-    `select r.row_index, r.attempts, w.address, w.fix from review_results r
+    `select r.row_index, r.attempts, w.address, w.fix, w.parcel, w.address_key from review_results r
      join review_rows w on w.review_id = r.review_id and w.row_index = r.row_index
      where r.review_id = ? and r.run = ? and r.state = 'pending' and r.not_before <= ?
      order by r.not_before, r.row_index limit ?`,
@@ -552,7 +575,8 @@ function prepare(sqlite: BetterSqlite3.Database) {
       accountId: open.accountId,
       run: open.run,
       index: d.row_index,
-      address: lookupAddress(d.address, d.fix),
+      address: lookupAddress(d.address, d.fix, d.parcel),
+      key: d.fix ? null : d.address_key,
       attempts: d.attempts,
     }));
 

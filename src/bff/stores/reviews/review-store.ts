@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
-import type {
-  CreateReviewRequest,
-  ReviewChunkRequest,
-  ReviewRowResult,
-  ReviewSummary,
-  RowFix,
+import {
+  addressKey,
+  type CreateReviewRequest,
+  type ReviewChunkRequest,
+  type ReviewRowResult,
+  type ReviewSummary,
+  type RowFix,
 } from '../../../contract/index.ts';
 import { auditUnavailable } from '../../audit/writer.ts';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
@@ -20,6 +21,9 @@ import { toRowResult, toSummary } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
 type Trx = Transaction<DatabaseSchema>;
+
+/** Rows per insert statement (8 parameters each; SQLite takes at most 32,766 but a build may take fewer). */
+const INSERT_ROWS = 1_000;
 
 /** Why a chunk was not taken: the API answers each with its own error. */
 export type ChunkRefusal = 'not_found' | 'not_uploading' | 'cancelled' | 'out_of_range';
@@ -130,14 +134,22 @@ export class SqlReviewStore {
       address: row.address,
       cells: row.cells ? JSON.stringify(row.cells) : null,
       fix: null,
+      source_row: row.sourceRow ?? null,
+      parcel: row.parcel?.trim() || null,
+      address_key: askedKey(row.address, row.parcel),
     }));
-    // A chunk overlapping rows already in (a client bug) adds only the rows that are new.
-    const inserted = await trx
-      .insertInto('review_rows')
-      .values(values)
-      .onConflict((oc) => oc.columns(['review_id', 'row_index']).doNothing())
-      .executeTakeFirst();
-    const received = review.received_rows + Number(inserted.numInsertedOrUpdatedRows ?? 0);
+    // A chunk overlapping rows already in (a client bug) adds only the rows that are new. In parts: a statement
+    // of 2,000 rows of 8 columns is more parameters than the embedded SQLite takes.
+    let added = 0;
+    for (let at = 0; at < values.length; at += INSERT_ROWS) {
+      const inserted = await trx
+        .insertInto('review_rows')
+        .values(values.slice(at, at + INSERT_ROWS))
+        .onConflict((oc) => oc.columns(['review_id', 'row_index']).doNothing())
+        .executeTakeFirst();
+      added += Number(inserted.numInsertedOrUpdatedRows ?? 0);
+    }
+    const received = review.received_rows + added;
     await trx.updateTable('reviews').set({ received_rows: received }).where('id', '=', reviewId).execute();
     if (received >= review.total_rows)
       await startRun(trx, { review, run: 1, fresh: false, rows: review.total_rows, now: this.now() });
@@ -325,4 +337,14 @@ async function summaryOf(db: Db, accountId: string, reviewId: string): Promise<R
     .orderBy('run')
     .execute();
   return toSummary(review, runs);
+}
+
+/**
+ * What an uploaded row asks, normalised: its address's key, or its parcel number's when it has no address (null:
+ * nothing to ask). Rows of one review with the same key share one lookup (SqlReviewQueue.repeatAnswer).
+ */
+export function askedKey(address: string, parcel: string | undefined): string | null {
+  if (address.trim() !== '') return addressKey(address);
+  const p = parcel?.trim();
+  return p ? `parcel:${p.toUpperCase()}` : null;
 }

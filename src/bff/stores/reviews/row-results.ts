@@ -26,6 +26,8 @@ export function rowsWithResults(db: Kysely<DatabaseSchema>, reviewId: string, ru
       'w.address',
       'w.cells',
       'w.fix',
+      'w.source_row',
+      'w.parcel',
       'r.state',
       'r.result',
       'r.seq',

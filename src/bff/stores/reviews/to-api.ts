@@ -4,6 +4,7 @@ import {
   LookupOutcome,
   MATCH_QUALITIES,
   MatchPart,
+  NotFoundReason,
   type ReviewRowResult,
   type ReviewRun,
   type ReviewStatus,
@@ -65,6 +66,9 @@ export interface JoinedRow {
   address: string;
   cells: string | null;
   fix: string | null;
+  /** Absent in rows read before migration 0008's columns were selected (none now; tests' hand-made rows). */
+  source_row?: number | null;
+  parcel?: string | null;
   state: string | null;
   result: string | null;
   seq: number | null;
@@ -144,6 +148,7 @@ function parsedJson(text: string | null): unknown {
 const OUTCOMES = new Set<unknown>(LookupOutcome.options);
 const CONFIDENCES = new Set<unknown>(Confidence.options);
 const ERROR_CODES = new Set<unknown>(ApiErrorCode.options);
+const NOT_FOUND_REASONS = new Set<unknown>(NotFoundReason.options);
 const PARTS = new Set<unknown>(MatchPart.options);
 const CHANGE_KINDS = new Set<unknown>(['corrected', 'added', 'ignored']);
 const QUALITIES = new Set<unknown>(MATCH_QUALITIES);
@@ -237,7 +242,8 @@ const isLookupError = (v: unknown) =>
   ERROR_CODES.has(v.code) &&
   isString(v.message) &&
   optional(v.resetAt, isString) &&
-  optional(v.total, (t) => Number.isSafeInteger(t) && (t as number) >= 0);
+  optional(v.total, (t) => Number.isSafeInteger(t) && (t as number) >= 0) &&
+  optional(v.reason, (r) => NOT_FOUND_REASONS.has(r));
 
 const isExplanation = (v: unknown) =>
   isObject(v) &&
@@ -269,6 +275,8 @@ export function toRowResult(row: JoinedRow, run: number, read = readResult): Rev
     input: row.address,
     ...(fix ? { fix } : {}),
     ...(row.cells ? { cells: JSON.parse(row.cells) as string[] } : {}),
+    ...(row.source_row ? { sourceRow: Number(row.source_row) } : {}),
+    ...(row.parcel ? { parcel: row.parcel } : {}),
     outcome: result?.outcome ?? (row.state === 'cancelled' ? 'not_asked' : 'pending'),
     ...(result?.property ? { property: result.property } : {}),
     ...(result && result.match !== undefined ? { match: result.match } : {}),

@@ -1,0 +1,122 @@
+import { describe, expect, it, vi } from 'vitest';
+import {
+  type ReviewInputRow,
+  ReviewRowsResponse,
+  ReviewSummary,
+  SearchResponse,
+} from '../../contract/index.ts';
+import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
+
+/*
+ * Every row of a file stays a row of the review (issue 27): a row with no address is answered no_address without
+ * a lookup, or looked up by its parcel number; each keeps its place in the file; and a review's repeats share one
+ * lookup even when the cache keeps nothing (CACHE_TTL_S=0), in the first run and in Check again.
+ */
+
+const reviews = reviewDatabase('every-row');
+
+async function startReview(h: Harness, rows: ReviewInputRow[]): Promise<string> {
+  const created = await h.call('/api/reviews', {
+    method: 'POST',
+    body: {
+      clientToken: `t${Math.random().toString(36).slice(2, 14)}`,
+      name: 'Assessor export',
+      kind: 'csv',
+      columns: ['Situs Address', 'APN'],
+      totalRows: rows.length,
+    },
+  });
+  expect(created.status).toBe(201);
+  const { id } = ReviewSummary.parse(await created.json());
+  const put = await h.call(`/api/reviews/${id}/chunks`, {
+    method: 'PUT',
+    body: { index: 0, firstRow: 0, rows, last: true },
+  });
+  expect(put.status, await put.clone().text()).toBe(200);
+  return id;
+}
+
+const finished = (h: Harness, id: string, run: number) =>
+  vi.waitFor(
+    async () => {
+      const s = ReviewSummary.parse(await (await h.call(`/api/reviews/${id}`)).json());
+      expect(s.runs[run - 1]?.finishedAt).toBeTruthy();
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+
+const rowsOf = async (h: Harness, id: string) =>
+  ReviewRowsResponse.parse(await (await h.call(`/api/reviews/${id}/rows`)).json()).rows;
+
+/** Lookups the upstream was asked of this text (as an address or a parcel number). */
+const asked = (h: Harness, text: string) =>
+  h.upstreamRequests.filter((u) =>
+    [...u.searchParams.values()].some((v) => v.toLowerCase() === text.toLowerCase()),
+  ).length;
+
+describe('a file’s rows, every one kept', () => {
+  it('answers a row without an address no_address, looks one up by its parcel, and keeps each row’s place', async () => {
+    const h = reviews.make({ cacheTtlMs: 0 });
+    await h.signIn();
+    const page = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
+    const [first, second] = page.items.filter((p) => !p.attributes.unit && p.attributes.parcelNumber);
+    if (!first?.attributes.parcelNumber || !second?.attributes.parcelNumber)
+      throw new Error('demo data has parcels');
+    const id = await startReview(h, [
+      { address: first.address, cells: [first.address, ''], sourceRow: 2 },
+      {
+        address: '',
+        parcel: second.attributes.parcelNumber,
+        cells: ['', second.attributes.parcelNumber],
+        sourceRow: 3,
+      },
+      { address: '', cells: ['', ''], sourceRow: 5 },
+    ]);
+    const before = h.upstreamRequests.length;
+    h.reviews?.worker.start();
+    await finished(h, id, 1);
+    const rows = await rowsOf(h, id);
+    expect(rows.map((r) => [r.sourceRow, r.outcome, r.property?.id ?? r.error?.code])).toEqual([
+      [2, 'matched', first.id],
+      [3, 'matched', second.id],
+      [5, 'failed', 'no_address'],
+    ]);
+    expect(rows[1]?.parcel).toBe(second.attributes.parcelNumber);
+    // Two lookups (an address, a parcel): the row with nothing to ask was never sent.
+    expect(h.upstreamRequests.length - before).toBe(2);
+  });
+
+  it('looks each distinct address up once, however the rows repeat it, with no cache, and again in Check again', async () => {
+    // No cache, and one row at a time: no two rows share one request in flight, so only the review's own answers
+    // can spare the repeats their lookups.
+    const h = reviews.make({ cacheTtlMs: 0, reviewConcurrency: 1 });
+    await h.signIn();
+    const page = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
+    const [one, two] = page.items.filter((p) => !p.attributes.unit);
+    if (!one || !two) throw new Error('demo data has properties');
+    const spellings = [one.address, one.address.toUpperCase(), `  ${one.address.replace(/, /g, ' , ')}`];
+    const rows: ReviewInputRow[] = [];
+    for (let i = 0; i < 30; i++)
+      rows.push({ address: i % 3 === 1 ? two.address : (spellings[i % spellings.length] as string) });
+    const id = await startReview(h, rows);
+    const base = { one: asked(h, one.address), two: asked(h, two.address) };
+    h.reviews?.worker.start();
+    await finished(h, id, 1);
+    const answered = await rowsOf(h, id);
+    expect(answered.every((r) => r.outcome === 'matched')).toBe(true);
+    expect(new Set(answered.filter((r) => r.index % 3 !== 1).map((r) => r.property?.id))).toEqual(
+      new Set([one.id]),
+    );
+    // The repeats' answers came from the review's own first answer: each address was asked once.
+    const firstRun = { one: asked(h, one.address) - base.one, two: asked(h, two.address) - base.two };
+    expect(firstRun).toEqual({ one: 1, two: 1 });
+    const again = await h.call(`/api/reviews/${id}/runs`, { method: 'POST' });
+    expect(again.status, await again.clone().text()).toBe(201);
+    await finished(h, id, 2);
+    const secondRun = {
+      one: asked(h, one.address) - base.one - firstRun.one,
+      two: asked(h, two.address) - base.two - firstRun.two,
+    };
+    expect(secondRun).toEqual({ one: 1, two: 1 });
+  });
+});
