@@ -25,10 +25,10 @@ test('a messy spelling resolves to a record a reviewer can judge at a glance', a
   await expect(page).toHaveURL(/address=1100\+congress\+avenue/);
   const badges = page.getByRole('list', { name: 'Reliability' });
   await expect(badges.getByText('High confidence')).toBeVisible();
-  await expect(badges.getByText('Travis County Assessor')).toBeVisible();
+  await expect(badges.getByText('Travis Central Appraisal District')).toBeVisible();
   await expect(badges.getByText(/^Verified .* ago|^Verified (today|yesterday)/)).toBeVisible();
   await expect(page.getByTestId('reliability-summary')).toHaveText(
-    /^High confidence: from Travis County Assessor, verified .+\.$/,
+    /^High confidence: from Travis Central Appraisal District, verified .+\.$/,
   );
   await expect(page.getByRole('meter', { name: 'Lookups left' })).toBeAttached();
   await expectNoAxeViolations(page, 'a record');

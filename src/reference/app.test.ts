@@ -149,7 +149,7 @@ describe('GET /properties/resolve', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({
       address: '1100 Congress Ave, Austin, TX 78701',
-      source: 'Travis County Assessor',
+      source: 'Travis Central Appraisal District',
       confidence: 'high',
     });
     expect(body.last_verified).toMatch(/^\d{4}-\d{2}-\d{2}$/);

@@ -47,23 +47,30 @@ describe('REFERENCE_DRIFT_PERCENT', () => {
     const changed = records.filter((r) => drift(r).last_verified !== r.last_verified);
     expect(changed.length).toBeGreaterThan(140);
     expect(changed.length).toBeLessThan(260);
-    // 2024-03-01 plus 30 days for the one minute of uptime.
-    expect(changed.every((r) => drift(r).last_verified === '2024-03-31')).toBe(true);
+    // Re-verified 29 days before today (2026-11-24) after the one minute of uptime, not a month after 2024-03-01.
+    expect(changed.every((r) => drift(r).last_verified === '2026-10-26')).toBe(true);
     const again = createDrift({ percent: 10, seed: 7, startedAt: START, now: () => now });
     expect(records.filter((r) => again(r).last_verified !== r.last_verified)).toEqual(changed);
     const otherSeed = createDrift({ percent: 10, seed: 8, startedAt: START, now: () => now });
     expect(records.filter((r) => otherSeed(r).last_verified !== r.last_verified)).not.toEqual(changed);
   });
 
-  it('moves a drifted record’s verification 30 days a minute, never past today', () => {
+  it('re-verifies a drifted record on a recent day, a day newer each minute, never past today', () => {
     let now = START + 61_000;
     const drift = createDrift({ percent: 100, seed: 3, startedAt: START, now: () => now });
     const r = records[0] as UpstreamProperty;
-    expect(drift(r).last_verified).toBe('2024-03-31');
+    // Verified 2024-03-01, re-verified this autumn: a newer year, not "2024 -> 2024".
+    expect(drift(r).last_verified).toBe('2026-10-26');
     now = START + 121_000;
-    expect(drift(r).last_verified).toBe('2024-04-30');
+    expect(drift(r).last_verified).toBe('2026-10-27');
     now = START + 600 * 60_000;
     expect(drift(r).last_verified).toBe('2026-11-24');
+    // A record verified last week keeps its date until the re-verification is newer: never an older one.
+    const recent = { ...r, last_verified: '2026-11-17' };
+    now = START + 61_000;
+    expect(drift(recent).last_verified).toBe('2026-11-17');
+    now = START + 25 * 60_000;
+    expect(drift(recent).last_verified).toBe('2026-11-19');
   });
 
   it('changes some drifted records’ confidence or source too, never the property id', () => {
@@ -71,7 +78,10 @@ describe('REFERENCE_DRIFT_PERCENT', () => {
     const drift = createDrift({ percent: 30, seed: 3, startedAt: START, now: () => now });
     const out = records.map((r) => [r, drift(r)] as const);
     expect(out.some(([r, d]) => d.confidence !== r.confidence)).toBe(true);
+    // Another agency re-verified them: the state's tax agency, by its real name.
     expect(out.some(([r, d]) => d.source !== r.source)).toBe(true);
+    for (const [r, d] of out)
+      if (d.source !== r.source) expect(d.source).toBe('Illinois Department of Revenue');
     expect(out.every(([r, d]) => d.property_id === r.property_id)).toBe(true);
   });
 });

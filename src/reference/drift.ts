@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Confidence, UpstreamProperty } from '../contract/index.ts';
+import { stateTaxAgency } from './dataset/agencies.ts';
 
 /**
  * REFERENCE_DRIFT_PERCENT: a share of the records is re-verified every minute the service is up, so a
@@ -28,21 +29,21 @@ export function createDrift(options: DriftOptions): Drift {
     if (h.readUInt16BE(0) % 10_000 >= threshold) return p;
     const minute = Math.floor((options.now() - options.startedAt) / 60_000);
     if (minute <= 0) return p;
-    // Re-verified every minute: its date moves 30 days closer to today each minute (so a check a minute after
-    // another finds a newer one), never past today. A third of them change confidence on odd minutes, a sixth
-    // move to the state's parcel programme as their source (a re-verification by another agency).
-    const today = new Date(options.now()).toISOString().slice(0, 10);
-    const moved = new Date(Date.parse(`${p.last_verified}T00:00:00Z`) + minute * 30 * 86_400_000)
+    // Re-verified, as a source re-verifies a record: on a recent day, not a month after a date years old
+    // ("2019 -> 2019" reads as no news). The first drifted minute dates it 29 days before today, each minute
+    // after a day later (a check a minute after another finds a newer one), up to today; a record verified
+    // more recently than that keeps its date until the re-verification passes it.
+    const reverified = new Date(options.now() - Math.max(0, 30 - minute) * 86_400_000)
       .toISOString()
       .slice(0, 10);
-    const newest = moved < today ? moved : today;
     const drifted: UpstreamProperty = {
       ...p,
-      last_verified: newest > p.last_verified ? newest : p.last_verified,
+      last_verified: reverified > p.last_verified ? reverified : p.last_verified,
     };
     const variant = (h[2] ?? 0) % 6;
     if (variant < 2 && minute % 2 === 1) drifted.confidence = STEP[p.confidence];
-    if (variant === 2) drifted.source = `${p.state} Statewide Parcel Program`;
+    // Another agency re-verified it: the state's tax agency, under its own name.
+    if (variant === 2) drifted.source = stateTaxAgency(p.state);
     return drifted;
   };
 }

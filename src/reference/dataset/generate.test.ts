@@ -63,8 +63,9 @@ describe('generateProperties', () => {
   it('names sources as real agencies and systems do', () => {
     const kinds = new Set(records.map((r) => r.source_kind));
     expect(kinds).toEqual(new Set(['assessor', 'recorder', 'revenue', 'mls', 'permits', 'survey']));
-    const assessor = records.find((r) => r.source_kind === 'assessor' && !r.county?.endsWith(' city'));
-    expect(assessor?.source).toBe(`${assessor?.county} Assessor`);
+    // Each state's own offices (agencies.test.ts has the rules): Travis County's appraisal district.
+    const travis = records.find((r) => r.county === 'Travis County' && r.source_kind === 'assessor');
+    expect(travis?.source).toBe('Travis Central Appraisal District');
     // No agency named after a village's "Greater" area, none as "Newport News city Recorder of Deeds".
     for (const r of records) {
       expect(r.source, r.source).not.toMatch(

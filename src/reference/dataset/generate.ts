@@ -1,9 +1,11 @@
 import type { Confidence, PropertyType, SourceKind, UpstreamProperty } from '../../contract/index.ts';
+import { sourceFor } from './agencies.ts';
 import { AS_OF_MS, DAY_MS, isoDay } from './as-of.ts';
 import { drawFacts } from './facts.ts';
 import { loadPlaces, loadStreetNames, type Place } from './gazetteer.ts';
 import { parcelNumber } from './parcels.ts';
 import { createRng, hash32, type Rng } from './prng.ts';
+import { NO_MAIN_STREET, REAL_STREETS } from './real-streets.ts';
 import { type Fixed, METRO_ZIPS, SHOWCASE } from './showcase.ts';
 
 /**
@@ -45,34 +47,6 @@ function propertyId(index: number, seed: number): string {
   return `pi_${x.toString(36).padStart(7, '0')}${(index % 36).toString(36)}`;
 }
 
-/**
- * The agency's place as it names itself: "Travis County", or for a Virginia-style independent city listed as
- * "Newport News city", "City of Newport News".
- */
-function agencyPlace(place: Place): string {
-  const city = /^(.*) city$/.exec(place.county);
-  return city ? `City of ${city[1]}` : place.county;
-}
-
-/** A source named as a real agency of that kind in that place would be. */
-function sourceFor(kind: SourceKind, place: Place, rng: Rng): string {
-  const agency = agencyPlace(place);
-  switch (kind) {
-    case 'assessor':
-      return `${agency} Assessor`;
-    case 'recorder':
-      return `${agency} Recorder of Deeds`;
-    case 'revenue':
-      return `${place.stateName} Department of Revenue`;
-    case 'mls':
-      return rng.pick([`${place.stateName} Regional MLS`, `${agency} Association of Realtors MLS`]);
-    case 'permits':
-      return `City of ${place.city} Building Permits`;
-    case 'survey':
-      return `${agency} Surveyor`;
-  }
-}
-
 function ageInDays(rng: Rng): number {
   const band = rng.weighted([
     [[0, 90], 35],
@@ -83,10 +57,12 @@ function ageInDays(rng: Rng): number {
   return rng.int(band[0], band[1]);
 }
 
-interface Street {
+export interface Street {
   display: string;
   nextHouse: number;
   step: number;
+  /** House numbers the showcase holds on this street. */
+  taken: ReadonlySet<number>;
 }
 
 export interface GenerateOptions {
@@ -107,16 +83,25 @@ export function* generateProperties({ count, seed }: GenerateOptions): Generator
   const all = loadPlaces();
   // About 40 properties per ZIP code, over a deterministic sample of real ZIP codes (drawn first: the
   // stream's order is the dataset).
-  const places = samplePlaces(run.rng, all, Math.max(1, Math.min(all.length, Math.ceil(count / 40))));
+  const sampled = samplePlaces(run.rng, all, Math.max(1, Math.min(all.length, Math.ceil(count / 40))));
+  // A showcased ZIP code is drawn as often as its weight says: a downtown holds hundreds of properties.
+  const places = sampled.flatMap((p) => Array<Place>(REAL_STREETS[p.zip]?.weight ?? 1).fill(p));
   yield* showcaseRecords(run, new Map(all.map((p) => [p.zip, p])));
-  const streetsOf = streetBook(seed);
-  while (run.index < count) {
+  const streetsOf = streetBook(seed, all);
+  while (run.index < count && places.length > 0) {
     const place = places[Math.floor(run.rng.next() * places.length)] as Place;
     const street = run.rng.pick(streetsOf(place));
-    const house = String(street.nextHouse);
-    street.nextHouse += street.step;
+    const house = nextHouse(street);
     yield* recordsAt(run, place, house, street.display);
   }
+}
+
+/** The street's next house number, past the showcase's: a landmark's address holds the landmark alone. */
+function nextHouse(street: Street): string {
+  let house = street.nextHouse;
+  while (street.taken.has(house)) house += street.step;
+  street.nextHouse = house + street.step;
+  return String(house);
 }
 
 /** The showcase records (the demo's and tests' known addresses), each building followed by its units. */
@@ -164,25 +149,74 @@ export function samplePlaces(rng: Rng, all: Place[], n: number): Place[] {
   return picked;
 }
 
-/** Each ZIP code's streets, drawn the first time they are asked for from a stream of the ZIP code's own. */
-function streetBook(seed: number): (place: Place) => Street[] {
+/**
+ * Each ZIP code's streets. A showcased ZIP code has its real ones (real-streets.ts). Elsewhere names are dealt
+ * per three-digit ZIP area (the ZIP codes around one another) without repeats, so neighbouring ZIP codes never
+ * read as copies of one another; a town has at most one Main St, and the cities listed as having none get
+ * none. Dealt in ZIP order over every ZIP code of the area, sampled or not, so a ZIP code's streets follow
+ * from the seed alone, not from which ZIP code the stream asked for first.
+ */
+export function streetBook(seed: number, all: Place[]): (place: Place) => Street[] {
   const { curated, surnames, suffixes } = loadStreetNames();
+  const taken = new Map<string, Set<number>>();
+  for (const s of SHOWCASE) {
+    const key = `${s.zip}|${s.street}`;
+    taken.set(key, (taken.get(key) ?? new Set()).add(Number(s.house)));
+  }
+  const areas = new Map<string, Place[]>();
+  for (const p of all) {
+    const area = p.zip.slice(0, 3);
+    const list = areas.get(area);
+    if (list) list.push(p);
+    else areas.set(area, [p]);
+  }
+  // A town's Main St is in its first ZIP code, and only some towns have one.
+  const mainStreetZip = new Set<string>();
+  const towns = new Set<string>();
+  for (const p of all) {
+    const town = `${p.city}|${p.state}`;
+    if (towns.has(town)) continue;
+    towns.add(town);
+    if (!NO_MAIN_STREET.has(town) && createRng(hash32(`${seed}:main:${town}`)).chance(0.35))
+      mainStreetZip.add(p.zip);
+  }
+  const namesByZip = new Map<string, string[]>();
+  const dealArea = (area: string) => {
+    const r = createRng(hash32(`${seed}:area:${area}`));
+    const zips = areas.get(area) ?? [];
+    // Real names stay with their ZIP codes: none is dealt to a neighbour as a made-up street.
+    const used = new Set(zips.flatMap((p) => REAL_STREETS[p.zip]?.streets ?? []));
+    for (const p of zips) {
+      const real = REAL_STREETS[p.zip];
+      if (real) {
+        namesByZip.set(p.zip, [...real.streets]);
+        continue;
+      }
+      const n = r.int(4, 12);
+      const names: string[] = [];
+      // "Main St" is in many towns, which makes "100 Main St" without a city honestly ambiguous; but a town
+      // has one.
+      if (mainStreetZip.has(p.zip)) names.push('Main St');
+      while (names.length < n) {
+        const name = r.chance(0.6) ? r.pick(curated) : `${r.pick(surnames)} ${r.pick(suffixes)}`;
+        if (used.has(name)) continue;
+        used.add(name);
+        names.push(name);
+      }
+      namesByZip.set(p.zip, names);
+    }
+  };
   const streetsByZip = new Map<string, Street[]>();
   return (place) => {
     let streets = streetsByZip.get(place.zip);
     if (!streets) {
+      if (!namesByZip.has(place.zip)) dealArea(place.zip.slice(0, 3));
       const r = createRng(hash32(`${seed}:${place.zip}`));
-      const n = r.int(4, 12);
-      const names = new Set<string>();
-      // "Main St" is in many towns, which makes "100 Main St" without a city honestly ambiguous.
-      if (r.chance(0.35)) names.add('Main St');
-      while (names.size < n) {
-        names.add(r.chance(0.6) ? r.pick(curated) : `${r.pick(surnames)} ${r.pick(suffixes)}`);
-      }
-      streets = [...names].map((display) => ({
+      streets = (namesByZip.get(place.zip) ?? []).map((display) => ({
         display,
         nextHouse: display === 'Main St' ? 100 : r.int(1, 60) * 10 + r.pick([0, 1]),
         step: r.pick([2, 2, 4, 6, 10, 20]),
+        taken: taken.get(`${place.zip}|${display}`) ?? new Set(),
       }));
       streetsByZip.set(place.zip, streets);
     }

@@ -61,7 +61,7 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
     expect(error).toBeUndefined();
     expect(data).toMatchObject({
       address: '1100 Congress Ave, Austin, TX 78701',
-      source: 'Travis County Assessor',
+      source: 'Travis Central Appraisal District',
       confidence: 'high',
     });
     expect(data?.property_id).toMatch(/^pi_/);
