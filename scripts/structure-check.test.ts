@@ -5,6 +5,7 @@ import {
   FUNCTION_LINES_MAX,
   formatOffence,
   isProduction,
+  productionSources,
   resolveImport,
   type Source,
   summary,
@@ -256,5 +257,17 @@ describe('structure check: what is measured and how it is reported', () => {
       "structure: 3 offenders in 2 production files (0 files over 400 lines, 3 functions over 80 lines, 0 import cycles, 0 imports of another feature's internals)",
     );
     expect(summary([], 2)).toMatch(/^structure: 2 production files, no offenders/);
+  });
+
+  it('reads the production modules of src/ from disk (or of the folders named), and no test', () => {
+    const root = new URL('..', import.meta.url).pathname;
+    const paths = productionSources(root).map((s) => s.path);
+    expect(paths).toContain('src/bff/routes/session.ts');
+    expect(paths).toContain('src/web/app/layouts.tsx');
+    expect(paths.every((p) => p.startsWith('src/') && isProduction(p))).toBe(true);
+    expect(paths.some((p) => p.includes('.test.'))).toBe(false);
+    const tools = productionSources(root, ['scripts']).map((s) => s.path);
+    expect(tools).toContain('scripts/structure-check.ts');
+    expect(tools).not.toContain('scripts/structure-check.test.ts');
   });
 });

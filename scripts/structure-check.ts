@@ -359,11 +359,19 @@ export function summary(offences: readonly Offence[], files: number): string {
     : `structure: ${offences.length} offenders in ${files} production files (${figures})`;
 }
 
-/** The production sources under root/src, read from disk (untracked new files included). */
-export function productionSources(root: string): Source[] {
-  const src = join(root, 'src');
-  return (readdirSync(src, { recursive: true, encoding: 'utf8' }) as string[])
-    .map((p) => relative(root, join(src, p)).split('\\').join('/'))
+/**
+ * The production sources under these folders of root (src/ unless told), read from disk, untracked new files
+ * included. `node --import tsx scripts/structure-check.ts src scripts bench` measures the tools too.
+ */
+export function productionSources(root: string, folders: readonly string[] = ['src']): Source[] {
+  return folders
+    .flatMap((folder) =>
+      (readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' }) as string[]).map((p) =>
+        relative(root, join(root, folder, p))
+          .split('\\')
+          .join('/'),
+      ),
+    )
     .filter(isProduction)
     .sort()
     .map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') }));
@@ -371,7 +379,9 @@ export function productionSources(root: string): Source[] {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = performance.now();
-  const sources = productionSources(resolve(dirname(fileURLToPath(import.meta.url)), '..'));
+  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  const folders = process.argv.slice(2);
+  const sources = productionSources(root, folders.length > 0 ? folders : undefined);
   const offences = checkSources(sources);
   for (const offence of offences) console.log(formatOffence(offence));
   console.log(`${summary(offences, sources.length)}, ${((performance.now() - started) / 1000).toFixed(1)} s`);
