@@ -1,20 +1,11 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { hintClass, labelClass } from '../../../components/ui/field.ts';
-import {
-  type ColumnChoice,
-  type CsvTable,
-  csvAddresses,
-  detectHeader,
-  guessColumns,
-  parseCsv,
-  readTextFile,
-} from './csv.ts';
 import type { Draft } from './draft.ts';
+import { type Loaded, loadFile, tableDraft } from './loaded.ts';
 import { LoadedFile } from './loaded-file.tsx';
-import { InputError, prepareRows } from './rows.ts';
+import { InputError } from './rows.ts';
 
-export type Loaded = { fileName: string; table: CsvTable; hasHeader: boolean; choice: ColumnChoice };
 type FileState =
   | { kind: 'idle' }
   | { kind: 'reading'; fileName: string; progress: number }
@@ -22,17 +13,6 @@ type FileState =
   | ({ kind: 'loaded' } & Loaded);
 
 const baseName = (fileName: string) => fileName.replace(/\.[^.]+$/, '') || fileName;
-
-/** Reads a file and makes its table, as the sample review does too. */
-export async function loadCsv(
-  file: Blob & { name?: string },
-  onProgress?: (f: number) => void,
-  signal?: AbortSignal,
-): Promise<Omit<Loaded, 'fileName'>> {
-  const table = await parseCsv(await readTextFile(file), { onProgress, signal });
-  const hasHeader = detectHeader(table.records);
-  return { table, hasHeader, choice: guessColumns(table.records, hasHeader) };
-}
 
 /** The chosen file as it is read, and the rows its column choice gives, offered as a draft. */
 function useCsvFile(onDraft: (d: Draft | null) => void) {
@@ -51,7 +31,7 @@ function useCsvFile(onDraft: (d: Draft | null) => void) {
     reading.current = controller;
     setState({ kind: 'reading', fileName: file.name, progress: 0 });
     try {
-      const loaded = await loadCsv(
+      const loaded = await loadFile(
         file,
         (progress) => {
           if (!controller.signal.aborted) setState({ kind: 'reading', fileName: file.name, progress });
@@ -69,32 +49,14 @@ function useCsvFile(onDraft: (d: Draft | null) => void) {
     }
   };
 
-  const result = useMemo(() => {
-    if (state.kind !== 'loaded') return null;
-    try {
-      const addresses = csvAddresses(state.table, state.hasHeader, state.choice);
-      // Every row keeps its own cells, and the review the file's header, so the export joins back.
-      const body = state.hasHeader ? state.table.records.slice(1) : state.table.records;
-      // The file's own header, as the export gives it back (a headerless file gets column_1, column_2, ...).
-      const header = state.hasHeader ? (state.table.records[0] ?? []) : [];
-      const columns = Array.from({ length: state.table.columns }, (_, i) => header[i] ?? `column_${i + 1}`);
-      return { addresses, prepared: { ...prepareRows(addresses, body), columns } };
-    } catch (err) {
-      if (err instanceof InputError) return { error: err.message };
-      throw err;
-    }
-  }, [state]);
+  const result = useMemo(() => (state.kind === 'loaded' ? tableDraft(state) : null), [state]);
 
   useEffect(() => {
-    if (state.kind === 'loaded' && result?.prepared && result.prepared.rows.length > 0) {
-      const prepared = {
-        ...result.prepared,
-        skippedBlank: result.prepared.skippedBlank + state.table.blankLines,
-      };
+    if (state.kind === 'loaded' && result && 'prepared' in result && result.prepared.rows.length > 0) {
       onDraft({
         kind: 'csv',
         origin: state.fileName,
-        prepared,
+        prepared: result.prepared,
         defaultName: baseName(state.fileName),
       });
     } else onDraft(null);
@@ -120,12 +82,12 @@ export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
           CSV file
         </label>
         <p id={`${id}-hint`} className={hintClass}>
-          CSV or TSV saved as UTF-8, up to 20 MB and 100,000 rows. A header row is recognised.
+          CSV, TSV or Excel (.xlsx), up to 20 MB and 100,000 rows. A header row is recognised.
         </p>
         <input
           id={`${id}-file`}
           type="file"
-          accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values,text/plain"
+          accept=".csv,.tsv,.txt,.xlsx,.xlsm,text/csv,text/tab-separated-values,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
           aria-describedby={`${id}-hint`}
           onChange={(e) => void choose(e.target.files?.[0])}
           className="block w-full max-w-full text-sm file:mr-3 file:min-h-10 file:cursor-pointer file:rounded-md file:border file:border-slate-300 file:bg-white file:px-4 file:py-2 file:text-sm file:font-semibold file:text-slate-800 hover:file:bg-slate-100 dark:file:border-slate-600 dark:file:bg-slate-900 dark:file:text-slate-100"

@@ -18,21 +18,23 @@ describe('readTextFile', () => {
     const text = await readTextFile(
       file([new Uint8Array([0xef, 0xbb, 0xbf]), 'address\n1 Rue Café, Montréal']),
     );
-    expect(text).toBe('address\n1 Rue Café, Montréal');
+    expect(text).toEqual({ text: 'address\n1 Rue Café, Montréal', encoding: 'utf-8' });
   });
 
-  it('refuses a binary file, naming it and saying how to save a CSV', async () => {
-    const xlsx = file([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3])], 'homes.xlsx');
-    await expect(readTextFile(xlsx)).rejects.toThrow(/“homes.xlsx” is not a text CSV file.*CSV UTF-8/);
+  it('refuses a binary file that is not a workbook, naming it and saying how to save a CSV', async () => {
+    const docx = file([new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3])], 'homes.docx');
+    await expect(readTextFile(docx)).rejects.toThrow(/“homes.docx” is not a CSV or XLSX file.*CSV UTF-8/);
+    const pdf = file([new TextEncoder().encode('%PDF-1.7\n')], 'homes.pdf');
+    await expect(readTextFile(pdf)).rejects.toThrow(/“homes.pdf” is not a CSV or XLSX file.*PDF/);
     await expect(readTextFile(file(['address\n1 Main', new Uint8Array([0]), 'St']))).rejects.toThrow(
-      /not a text CSV file/,
+      /not a CSV or XLSX file/,
     );
   });
 
-  it('refuses text that is not UTF-8 instead of guessing its letters', async () => {
-    // "Café" in Windows-1252: 0xE9 alone is not UTF-8.
-    const latin1 = file([new Uint8Array([0x43, 0x61, 0x66, 0xe9, 0x0a])]);
-    await expect(readTextFile(latin1)).rejects.toThrow(/is not UTF-8 text.*Save as/);
+  it('reads text that is not UTF-8 as Windows-1252, as Excel writes CSV, and says so', async () => {
+    // "Straße;Café" in Windows-1252: 0xDF and 0xE9 alone are not UTF-8.
+    const cp1252 = file([new Uint8Array([0x53, 0x74, 0x72, 0x61, 0xdf, 0x65, 0x3b, 0x43, 0x61, 0x66, 0xe9])]);
+    await expect(readTextFile(cp1252)).resolves.toEqual({ text: 'Straße;Café', encoding: 'windows-1252' });
     const utf16 = file([new Uint8Array([0xff, 0xfe, 0x41, 0x00])]);
     await expect(readTextFile(utf16)).rejects.toThrow(/UTF-16/);
   });
@@ -43,7 +45,7 @@ describe('readTextFile', () => {
     await expect(readTextFile(file([]))).rejects.toThrow(/is empty/);
     // Exactly 20 MB is allowed.
     const max = file([new Uint8Array(MAX_INPUT_BYTES).fill(0x41)]);
-    await expect(readTextFile(max)).resolves.toHaveLength(MAX_INPUT_BYTES);
+    expect((await readTextFile(max)).text).toHaveLength(MAX_INPUT_BYTES);
   });
 });
 
@@ -161,11 +163,11 @@ describe('header detection and columns', () => {
         ],
         true,
       ),
-    ).toEqual({
+    ).toMatchObject({
       kind: 'single',
       column: 1,
     });
-    expect(guessColumns([['ZIP', 'Street Address', 'City', 'State'], []], true)).toEqual({
+    expect(guessColumns([['ZIP', 'Street Address', 'City', 'State'], []], true)).toMatchObject({
       kind: 'parts',
       street: 1,
       city: 2,
@@ -174,7 +176,7 @@ describe('header detection and columns', () => {
       unit: null,
     });
     // An "address" column beside city and state is the street line.
-    expect(guessColumns([['address', 'city', 'state'], []], true)).toEqual({
+    expect(guessColumns([['address', 'city', 'state'], []], true)).toMatchObject({
       kind: 'parts',
       street: 0,
       city: 1,
@@ -189,7 +191,7 @@ describe('header detection and columns', () => {
       ['Ann', '1100 Congress Ave, Austin TX', 'x'],
       ['Bo', '233 S Wacker Dr, Chicago IL', 'y'],
     ];
-    expect(guessColumns(records, false)).toEqual({ kind: 'single', column: 1 });
+    expect(guessColumns(records, false)).toMatchObject({ kind: 'single', column: 1 });
   });
 
   it('breaks a tie between columns that start with house numbers as often by taking the first', () => {
@@ -197,9 +199,9 @@ describe('header detection and columns', () => {
       ['1100 Congress Ave, Austin TX', '12 Elm St', 'x'],
       ['233 S Wacker Dr, Chicago IL', '34 Oak Ave', 'y'],
     ];
-    expect(guessColumns(records, false)).toEqual({ kind: 'single', column: 0 });
+    expect(guessColumns(records, false)).toMatchObject({ kind: 'single', column: 0 });
     // ...and a column that does so more often wins wherever it is.
-    expect(guessColumns([...records, ['Nowhere', '56 Pine Rd', 'z']], false)).toEqual({
+    expect(guessColumns([...records, ['Nowhere', '56 Pine Rd', 'z']], false)).toMatchObject({
       kind: 'single',
       column: 1,
     });
@@ -221,6 +223,7 @@ describe('header detection and columns', () => {
         ['A', '1 Main St'],
         ['B', ''],
       ],
+      rowNumbers: [1, 2, 3],
       blankLines: 0,
       delimiter: ',',
       columns: 2,
@@ -247,7 +250,7 @@ describe('column mapping from messy real files', () => {
     const hasHeader = detectHeader(table.records);
     expect(hasHeader).toBe(true);
     const choice = guessColumns(table.records, hasHeader);
-    expect(choice).toEqual({ kind: 'parts', street: 0, city: 1, state: 2, zip: 3, unit: null });
+    expect(choice).toMatchObject({ kind: 'parts', street: 0, city: 1, state: 2, zip: 3, unit: null });
     // The ZIP that lost its leading zero comes back.
     expect(csvAddresses(table, hasHeader, choice)).toEqual([
       '1100 Congress Ave, Austin, TX 78701',

@@ -12,11 +12,19 @@ export type Draft =
 const n = (x: number) => x.toLocaleString('en-US');
 const plural = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;
 
-/** "12 addresses · 2 blank lines skipped · 1 repeated (looked up once) · 1 too long (marked failed)" */
-export function describePrepared(p: PreparedRows, extraBlank = 0): string {
-  const parts = [plural(p.rows.length, 'address', 'addresses')];
-  const blank = p.skippedBlank + extraBlank;
-  if (blank > 0) parts.push(`${plural(blank, 'blank line', 'blank lines')} skipped`);
+/**
+ * "12 addresses · 2 blank lines skipped · 1 repeated (looked up once) · 1 too long (marked failed)"; "12 rows ·
+ * 2 by parcel number · 1 without an address …" when some rows have no address.
+ */
+export function describePrepared(p: PreparedRows): string {
+  const withoutAddress = p.byParcel + p.noAddress;
+  const parts = [
+    withoutAddress > 0 ? plural(p.rows.length, 'row', 'rows') : plural(p.rows.length, 'address', 'addresses'),
+  ];
+  if (p.byParcel > 0) parts.push(`${n(p.byParcel)} looked up by parcel number`);
+  if (p.noAddress > 0)
+    parts.push(`${plural(p.noAddress, 'row', 'rows')} without an address (kept, answered “no address”)`);
+  if (p.skippedBlank > 0) parts.push(`${plural(p.skippedBlank, 'blank line', 'blank lines')} skipped`);
   if (p.duplicates > 0) parts.push(`${plural(p.duplicates, 'repeat', 'repeats')} (looked up once)`);
   if (p.refused > 0)
     parts.push(

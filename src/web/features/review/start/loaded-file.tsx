@@ -1,14 +1,14 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
-import { type ColumnChoice, columnExamples, columnNames, guessColumns } from './csv.ts';
-import type { Loaded } from './csv-input.tsx';
+import { ChoiceCheck } from './choice-check.tsx';
+import { type ColumnChoice, guessMapping, type PartsChoice } from './columns.ts';
+import { columnExamples, columnNames } from './csv.ts';
 import { describePrepared } from './draft.ts';
-import type { prepareRows } from './rows.ts';
+import { guessed, type Loaded, type TableDraft } from './loaded.ts';
+import { InputError, type PreparedRows, type RowInput } from './rows.ts';
 
 const PREVIEW_ROWS = 5;
-
-type Prepared = ReturnType<typeof prepareRows>;
 
 /** A file's columns as the selects offer them: each one's name, and what its first filled cell holds. */
 interface Columns {
@@ -18,12 +18,15 @@ interface Columns {
 
 function ColumnSelect({
   label,
+  hint,
   value,
   columns,
   optional,
   onChange,
 }: {
   label: string;
+  /** What the column is for, said with the select. */
+  hint?: string;
   value: number | null;
   columns: Columns;
   optional?: boolean;
@@ -39,7 +42,9 @@ function ColumnSelect({
       </label>
       <select
         id={id}
-        aria-describedby={example ? `${id}-example` : undefined}
+        aria-describedby={
+          [hint ? `${id}-hint` : '', example ? `${id}-example` : ''].filter(Boolean).join(' ') || undefined
+        }
         value={value === null ? '' : String(value)}
         onChange={(e) => onChange(e.target.value === '' ? null : Number(e.target.value))}
         className={`${inputClass} min-h-10 text-sm`}
@@ -51,6 +56,11 @@ function ColumnSelect({
           </option>
         ))}
       </select>
+      {hint ? (
+        <p id={`${id}-hint`} className={hintClass}>
+          {hint}
+        </p>
+      ) : null}
       {example ? (
         <p id={`${id}-example`} className={`${hintClass} truncate`} title={example}>
           e.g. “{example}”
@@ -60,14 +70,14 @@ function ColumnSelect({
   );
 }
 
-/** A file that has been read: its header, where its address is, and a preview of the rows it gives. */
+/** A file (or pasted table) that has been read: its header, where its address is, and a preview of its rows. */
 export function LoadedFile({
   state,
   result,
   onChange,
 }: {
   state: Loaded;
-  result: { addresses?: string[]; prepared?: Prepared; error?: string } | null;
+  result: TableDraft | null;
   onChange: (patch: Partial<Loaded>) => void;
 }) {
   const id = useId();
@@ -76,20 +86,28 @@ export function LoadedFile({
     examples: columnExamples(state.table, state.hasHeader),
   };
   const { choice } = state;
-  const setChoice = (next: ColumnChoice) => onChange({ choice: next });
+  // A column picked by the reviewer is no longer a guess.
+  const setChoice = (next: ColumnChoice) => onChange({ choice: next, unsure: false });
   return (
     <div className="space-y-4 rounded-lg border border-slate-200 p-4 dark:border-slate-700">
+      {state.encoding === 'windows-1252' ? (
+        <p className="text-sm text-slate-700 dark:text-slate-300">
+          Read as Windows-1252 (Excel’s CSV): the file is not UTF-8. Check that accented letters in the
+          preview read right.
+        </p>
+      ) : null}
+      {state.book && state.book.names.length > 1 ? (
+        <SheetSelect book={state.book} onChange={onChange} />
+      ) : null}
       <label className="flex items-center gap-2 text-sm">
         <input
           type="checkbox"
           className="size-4 accent-teal-700 dark:accent-teal-400"
           checked={state.hasHeader}
-          onChange={(e) =>
-            onChange({
-              hasHeader: e.target.checked,
-              choice: guessColumns(state.table.records, e.target.checked),
-            })
-          }
+          onChange={(e) => {
+            const { choice: next, byHeader } = guessMapping(state.table.records, e.target.checked);
+            onChange({ hasHeader: e.target.checked, choice: next, unsure: !byHeader });
+          }}
         />
         The first row is a header
       </label>
@@ -105,7 +123,7 @@ export function LoadedFile({
               label="Address column"
               value={choice.column}
               columns={columns}
-              onChange={(v) => setChoice({ kind: 'single', column: v ?? 0 })}
+              onChange={(v) => setChoice({ ...choice, kind: 'single', column: v ?? 0 })}
             />
           </div>
         ) : null
@@ -113,18 +131,76 @@ export function LoadedFile({
         <AddressPartColumns choice={choice} columns={columns} onChange={setChoice} />
       )}
 
-      {result?.error ? (
+      {state.table.columns > 1 ? (
+        <div className="max-w-sm">
+          <ColumnSelect
+            label="Parcel number column"
+            hint="Looked up when a row has no address (APN, parcel ID)."
+            value={choice.parcel ?? null}
+            columns={columns}
+            optional
+            onChange={(v) => setChoice({ ...choice, parcel: v })}
+          />
+        </div>
+      ) : null}
+
+      {result && 'error' in result ? (
         <Alert tone="error" title="These columns give no addresses">
           <p>{result.error}</p>
         </Alert>
       ) : null}
 
-      {result?.addresses && result.prepared ? (
-        <AddressPreview
-          addresses={result.addresses}
-          prepared={result.prepared}
-          blankLines={state.table.blankLines}
-        />
+      {result && 'prepared' in result ? (
+        <>
+          <ChoiceCheck state={state} rows={result.rows} columns={columns.names} onChoose={setChoice} />
+          <AddressPreview rows={result.rows} prepared={result.prepared} />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** A workbook's sheet, when it has several: the first is read until another is chosen. */
+function SheetSelect({
+  book,
+  onChange,
+}: {
+  book: NonNullable<Loaded['book']>;
+  onChange: (patch: Partial<Loaded>) => void;
+}) {
+  const id = useId();
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <div className="max-w-sm space-y-1">
+      <label htmlFor={id} className={labelClass}>
+        Sheet
+      </label>
+      <select
+        id={id}
+        value={book.index}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onChange={(e) => {
+          const index = Number(e.target.value);
+          try {
+            onChange({ ...guessed(book.table(index)), book: { ...book, index } });
+            setError(null);
+          } catch (err) {
+            if (!(err instanceof InputError)) throw err;
+            setError(err.message);
+          }
+        }}
+        className={`${inputClass} min-h-10 text-sm`}
+      >
+        {book.names.map((name, i) => (
+          <option key={name} value={i}>
+            {name}
+          </option>
+        ))}
+      </select>
+      {error ? (
+        <p id={`${id}-error`} role="alert" className="text-sm font-medium text-red-700 dark:text-red-300">
+          {error}
+        </p>
       ) : null}
     </div>
   );
@@ -150,7 +226,13 @@ function AddressLayout({
             name={name}
             className="size-4 accent-teal-700 dark:accent-teal-400"
             checked={choice.kind === 'single'}
-            onChange={() => onChange({ kind: 'single', column: choice.kind === 'parts' ? choice.street : 0 })}
+            onChange={() =>
+              onChange({
+                kind: 'single',
+                column: choice.kind === 'parts' ? choice.street : choice.column,
+                parcel: choice.parcel ?? null,
+              })
+            }
           />
           In one column
         </label>
@@ -167,6 +249,8 @@ function AddressLayout({
                   : {
                       kind: 'parts',
                       street: choice.column,
+                      number: null,
+                      parcel: choice.parcel ?? null,
                       city: null,
                       state: null,
                       zip: null,
@@ -182,13 +266,13 @@ function AddressLayout({
   );
 }
 
-/** The street, city, state, ZIP and unit columns, and a warning when only the street is chosen. */
+/** The street, house number, city, state, ZIP and unit columns. */
 function AddressPartColumns({
   choice,
   columns,
   onChange,
 }: {
-  choice: Extract<ColumnChoice, { kind: 'parts' }>;
+  choice: PartsChoice;
   columns: Columns;
   onChange: (next: ColumnChoice) => void;
 }) {
@@ -199,6 +283,14 @@ function AddressPartColumns({
         value={choice.street}
         columns={columns}
         onChange={(v) => onChange({ ...choice, street: v ?? 0 })}
+      />
+      <ColumnSelect
+        label="House number column"
+        hint="When the number is in its own column: joined before the street."
+        value={choice.number ?? null}
+        columns={columns}
+        optional
+        onChange={(v) => onChange({ ...choice, number: v })}
       />
       <ColumnSelect
         label="City column"
@@ -228,36 +320,19 @@ function AddressPartColumns({
         optional
         onChange={(v) => onChange({ ...choice, unit: v })}
       />
-      {choice.city === null && choice.state === null && choice.zip === null ? (
-        <p
-          role="alert"
-          className="text-sm font-medium text-amber-900 sm:col-span-2 lg:col-span-4 dark:text-amber-200"
-        >
-          Only a street column is chosen: without a city, state or ZIP a street may match one of many towns,
-          and each row still costs a lookup. Pick the city, state or ZIP columns if the file has them.
-        </p>
-      ) : null}
     </div>
   );
 }
 
-/** What the rows come to, and the first of them as they will be looked up. */
-function AddressPreview({
-  addresses,
-  prepared,
-  blankLines,
-}: {
-  addresses: string[];
-  prepared: Prepared;
-  blankLines: number;
-}) {
+/** What the rows come to, and the first of them as they will be looked up, by their row in the file. */
+function AddressPreview({ rows, prepared }: { rows: RowInput[]; prepared: PreparedRows }) {
   return (
     <div className="space-y-2">
-      <p className="text-sm text-slate-700 dark:text-slate-300">{describePrepared(prepared, blankLines)}</p>
+      <p className="text-sm text-slate-700 dark:text-slate-300">{describePrepared(prepared)}</p>
       <div className="overflow-x-auto">
         <table className="w-full text-left text-sm">
           <caption className="mb-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">
-            Preview: the first {Math.min(PREVIEW_ROWS, addresses.length)} rows as they will be looked up
+            Preview: the first {Math.min(PREVIEW_ROWS, rows.length)} rows as they will be looked up
           </caption>
           <thead>
             <tr className="border-b border-slate-200 dark:border-slate-700">
@@ -270,12 +345,20 @@ function AddressPreview({
             </tr>
           </thead>
           <tbody>
-            {addresses.slice(0, PREVIEW_ROWS).map((address, i) => (
+            {rows.slice(0, PREVIEW_ROWS).map((row, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: rows of a preview have only their position
               <tr key={i} className="border-b border-slate-100 dark:border-slate-800">
-                <td className="py-1 pr-3 tabular-nums text-slate-600 dark:text-slate-400">{i + 1}</td>
+                <td className="py-1 pr-3 tabular-nums text-slate-600 dark:text-slate-400">
+                  {row.sourceRow ?? i + 1}
+                </td>
                 <td className="break-words py-1">
-                  {address === '' ? <em className="text-slate-500">blank: skipped</em> : address}
+                  {row.address !== '' ? (
+                    row.address
+                  ) : row.parcel ? (
+                    <>Parcel {row.parcel}</>
+                  ) : (
+                    <em className="text-slate-500">no address: kept, answered “no address”</em>
+                  )}
                 </td>
               </tr>
             ))}

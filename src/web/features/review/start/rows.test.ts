@@ -86,4 +86,26 @@ describe('prepareRows', () => {
     expect(prepareRows([...lines, '', '']).rows).toHaveLength(MAX_REVIEW_ROWS);
     expect(() => prepareRows([...lines, '1 Extra St'])).toThrow(/more than 100,000 addresses/);
   });
+
+  it('keeps every data row: one with no address stays, by its parcel number or answered "no address"', () => {
+    const out = prepareRows([
+      { address: '1 Main St', cells: ['A1', '1 Main St'], sourceRow: 2 },
+      { address: '', cells: ['A2', ''], sourceRow: 3, parcel: 'A2' },
+      { address: '', cells: ['note only', ''], sourceRow: 5 },
+      { address: '', cells: ['', ' '], sourceRow: 6 },
+      { address: '', cells: ['A2', ''], sourceRow: 7, parcel: 'a-2' },
+    ]);
+    expect(out.rows.map((r) => [r.index, r.sourceRow, r.input, r.parcel, r.outcome, r.error?.code])).toEqual([
+      [0, 2, '1 Main St', undefined, 'pending', undefined],
+      [1, 3, '', 'A2', 'pending', undefined],
+      [2, 5, '', undefined, 'failed', 'no_address'],
+      [3, 7, '', 'a-2', 'pending', undefined],
+    ]);
+    expect(out).toMatchObject({ byParcel: 2, noAddress: 1, skippedBlank: 1, refused: 0, duplicates: 1 });
+  });
+
+  it('names the real cause when a row holds tabs (cells of a spreadsheet on one line)', () => {
+    const out = prepareRows(['12 Main St\tAustin\tTX']);
+    expect(out.rows[0]?.error?.message).toMatch(/tab characters \(cells copied from a spreadsheet\)/);
+  });
 });

@@ -2,9 +2,8 @@ import { useState } from 'react';
 import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { createReview, putChunk } from '../api/server-reviews.ts';
-import { csvAddresses } from './csv.ts';
-import { loadCsv } from './csv-input.tsx';
-import { InputError, prepareRows } from './rows.ts';
+import { loadFile, tableDraft } from './loaded.ts';
+import { InputError } from './rows.ts';
 import { toUpload, uploadReview } from './upload.ts';
 
 export const SAMPLE_PATH = '/sample-review.csv';
@@ -13,13 +12,9 @@ export const SAMPLE_PATH = '/sample-review.csv';
 export async function startSampleReview(): Promise<ReviewSummary> {
   const res = await fetch(SAMPLE_PATH, { credentials: 'same-origin' });
   if (!res.ok) throw new InputError('The sample could not be loaded. Reload the page and try again.');
-  const { table, hasHeader, choice } = await loadCsv(await res.blob());
-  const prepared = prepareRows(csvAddresses(table, hasHeader, choice));
-  const draft = {
-    kind: 'sample' as const,
-    prepared: { ...prepared, skippedBlank: prepared.skippedBlank + table.blankLines },
-    defaultName: 'Sample review',
-  };
+  const loaded = tableDraft(await loadFile(await res.blob()));
+  if ('error' in loaded) throw new InputError(loaded.error);
+  const draft = { kind: 'sample' as const, prepared: loaded.prepared, defaultName: 'Sample review' };
   return uploadReview(toUpload(draft, 'Sample review'), { create: createReview, put: putChunk });
 }
 

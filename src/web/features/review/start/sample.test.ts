@@ -9,7 +9,7 @@ describe('the sample review', () => {
     const hasHeader = detectHeader(table.records);
     expect(hasHeader).toBe(true);
     const choice = guessColumns(table.records, hasHeader);
-    expect(choice).toEqual({ kind: 'single', column: 0 });
+    expect(choice).toMatchObject({ kind: 'single', column: 0 });
     const prepared = prepareRows(csvAddresses(table, hasHeader, choice));
     expect(prepared.rows).toHaveLength(31);
     // The sample's unknowns include a PO box and a placeholder: refused with their reason, no lookup spent.

@@ -114,7 +114,7 @@ describe('uploadReview', () => {
 });
 
 describe('toUpload', () => {
-  it('keeps a CSV row’s cells and header, and sends a refused row as it is, with no answer of its own', () => {
+  it('keeps a CSV row’s cells, row number, parcel and header, and sends a refused or empty row as it is', () => {
     const upload = toUpload(
       {
         kind: 'csv',
@@ -125,14 +125,26 @@ describe('toUpload', () => {
           skippedBlank: 1,
           refused: 1,
           duplicates: 0,
+          byParcel: 1,
+          noAddress: 1,
           rows: [
-            { index: 0, input: '1 Main St', cells: ['L1', '1 Main St'], outcome: 'pending' },
+            { index: 0, input: '1 Main St', cells: ['L1', '1 Main St'], sourceRow: 2, outcome: 'pending' },
             {
               index: 1,
               input: 'https://example.com',
               cells: ['L2', 'https://example.com'],
+              sourceRow: 4,
               outcome: 'failed',
               error: { code: 'bad_request', message: 'A web link' },
+            },
+            { index: 2, input: '', cells: ['L3', ''], sourceRow: 5, parcel: '0123-45', outcome: 'pending' },
+            {
+              index: 3,
+              input: '',
+              cells: ['L4', ''],
+              sourceRow: 6,
+              outcome: 'failed',
+              error: { code: 'no_address', message: 'No address' },
             },
           ],
         },
@@ -146,9 +158,12 @@ describe('toUpload', () => {
       columns: ['loan_id', 'address'],
       skippedBlank: 1,
       rows: [
-        { address: '1 Main St', cells: ['L1', '1 Main St'] },
+        { address: '1 Main St', cells: ['L1', '1 Main St'], sourceRow: 2 },
         // The BFF refuses it the same way, without a lookup: only the server answers a row.
-        { address: 'https://example.com', cells: ['L2', 'https://example.com'] },
+        { address: 'https://example.com', cells: ['L2', 'https://example.com'], sourceRow: 4 },
+        // Rows without an address go too, with their row number: the export joins back to the file 1:1.
+        { address: '', cells: ['L3', ''], sourceRow: 5, parcel: '0123-45' },
+        { address: '', cells: ['L4', ''], sourceRow: 6 },
       ],
     });
   });

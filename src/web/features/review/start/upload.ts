@@ -2,6 +2,7 @@ import {
   type CreateReviewRequest,
   MAX_CELL_LENGTH,
   MAX_CHUNK_ROWS,
+  MAX_PARCEL_LENGTH,
   type ReviewChunkRequest,
   type ReviewInputRow,
   type ReviewSummary,
@@ -57,6 +58,8 @@ export function toUpload(draft: Draft, name: string): ReviewUpload {
     rows: prepared.rows.map((r) => ({
       address: cut(r.input),
       ...(r.cells ? { cells: r.cells.map(cut) } : {}),
+      ...(r.sourceRow !== undefined ? { sourceRow: r.sourceRow } : {}),
+      ...(r.parcel ? { parcel: r.parcel.slice(0, MAX_PARCEL_LENGTH) } : {}),
     })),
   };
 }

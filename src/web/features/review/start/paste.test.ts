@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { isTabbed, notAnAddress, readPastedLines } from './paste.ts';
+import { pastedLines, prepareRows } from './rows.ts';
+
+const EMAIL = `Hi all,
+
+Please pull records for these before Friday:
+1. 271 Gloucester Rd apt. 201, Austin TX 78701
+2) 1100 Congress Ave, Austin, TX
+- 233 S Wacker Dr, Chicago IL
+Main Street
+
+Thanks!
+Jane Doe
+Senior Analyst | Acme Lending
+Phone: (512) 555-0100
+512-555-0199
+jane.doe@acme.example
+https://acme.example/deals/7
+`;
+
+describe('pasted text', () => {
+  it('sets prose, phone, email and link lines aside with their line numbers, and drops list numbers', () => {
+    const { rows, setAside } = readPastedLines(pastedLines(EMAIL));
+    const prepared = prepareRows(rows);
+    expect(prepared.rows.map((r) => [r.sourceRow, r.input])).toEqual([
+      [4, '271 Gloucester Rd apt. 201, Austin TX 78701'],
+      [5, '1100 Congress Ave, Austin, TX'],
+      [6, '233 S Wacker Dr, Chicago IL'],
+      [7, 'Main Street'],
+    ]);
+    expect(prepared.skippedBlank).toBe(2);
+    expect(setAside.map((l) => [l.line, l.why])).toEqual([
+      [1, 'no house number or street'],
+      [3, 'a heading'],
+      [9, 'no house number or street'],
+      [10, 'no house number or street'],
+      [11, 'no house number or street'],
+      [12, 'a phone number'],
+      [13, 'a phone number'],
+      [14, 'an email address'],
+      [15, 'a web link'],
+    ]);
+  });
+
+  it('keeps what may be an address: a number, a ZIP, a street word', () => {
+    for (const line of [
+      '78701',
+      '12 Hauptstraße',
+      'Oak Avenue',
+      '1100 Congress',
+      'Unit 301, 140 Waterloo Rd',
+    ])
+      expect(notAnAddress(line)).toBeNull();
+  });
+
+  it('tells spreadsheet rows (tabs) from lines', () => {
+    expect(isTabbed(['Street\tCity', '12 Main St\tAustin', ''])).toBe(true);
+    expect(isTabbed(['12 Main St', '14 Oak Ave\tnote', '16 Elm St'])).toBe(false);
+  });
+});
