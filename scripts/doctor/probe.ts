@@ -5,24 +5,9 @@ import { envelopeOf, median } from './formats.ts';
 import { type Answer, headerSafe, type Placement, placementText } from './http.ts';
 import { checkResolve, searchPages } from './records.ts';
 import type { DoctorReport, Level } from './report.ts';
-import { call, RateLimitedStop, type Run, say } from './run.ts';
+import { call, type DoctorOptions, RateLimitedStop, type Run, say } from './run.ts';
 
-export interface DoctorOptions {
-  url: string;
-  key: string;
-  /** Try only this placement (PROPERTY_API_AUTH syntax); else the usual ones in turn. */
-  auth?: Placement;
-  resolvePath?: string;
-  searchPath?: string;
-  /** An address the service knows, when a search cannot find one. */
-  address?: string;
-  fetch?: typeof fetch;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  requestTimeoutMs?: number;
-  /** The whole run ends within this (ms). */
-  budgetMs?: number;
-}
+export type { DoctorOptions };
 
 /** Where services put a key, most common first. The first that /auth/me accepts wins. */
 export const PLACEMENTS: Placement[] = [

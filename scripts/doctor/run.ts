@@ -1,8 +1,25 @@
 import { UNKNOWN_RESET_WAIT_MS } from '../../src/bff/upstream/budget.ts';
 import { resetFormatOf } from './formats.ts';
 import { type Answer, type HttpDeps, type Placement, send } from './http.ts';
-import type { DoctorOptions } from './probe.ts';
 import type { Finding, Level } from './report.ts';
+
+/** What the doctor is told: the service, the key, and what tests replace (fetch, the clock, sleeping). */
+export interface DoctorOptions {
+  url: string;
+  key: string;
+  /** Try only this placement (PROPERTY_API_AUTH syntax); else the usual ones in turn. */
+  auth?: Placement;
+  resolvePath?: string;
+  searchPath?: string;
+  /** An address the service knows, when a search cannot find one. */
+  address?: string;
+  fetch?: typeof fetch;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  requestTimeoutMs?: number;
+  /** The whole run ends within this (ms). */
+  budgetMs?: number;
+}
 
 /** One run of the doctor: its options, requests and findings so far. */
 export interface Run {
