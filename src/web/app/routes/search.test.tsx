@@ -517,6 +517,47 @@ describe('a ZIP code alone, while the rate limit is spent', () => {
   });
 });
 
+describe('an intersection or a landmark', () => {
+  it.each([
+    ['Congress Ave & 6th St', 'is a street corner'],
+    ['corner of Lavaca and 11th', 'is a street corner'],
+    ['Texas State Capitol', 'has no house number'],
+  ])('“%s” is answered with what PropLens looks up and an example, no lookup spent', async (text, why) => {
+    const api = fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit }),
+    });
+    renderRoutes(routes, `/search?${new URLSearchParams({ address: text })}`);
+    const title = await screen.findByText(`PropLens looks up street addresses; try ${CONGRESS}`);
+    const answer = title.closest('[role="status"]') as HTMLElement;
+    expect(answer).toHaveTextContent(`PropLens looks up street addresses; try ${CONGRESS}`);
+    expect(answer).toHaveTextContent(`“${text}” ${why}`);
+    expect(within(answer).getByRole('link', { name: CONGRESS })).toHaveAttribute(
+      'href',
+      `/search?${new URLSearchParams({ address: CONGRESS })}`,
+    );
+    expect(resolveCalls(api)).toHaveLength(0);
+
+    // Asked for all the same, the service is asked.
+    await userEvent.click(within(answer).getByRole('button', { name: `Search for “${text}” anyway` }));
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(resolveCalls(api)).toHaveLength(1);
+  });
+
+  it('an address, a ZIP code or a parcel number goes to the service as before', async () => {
+    const api = fakeApi({
+      'GET /api/session': session,
+      'GET /api/config': config,
+      'GET /api/properties/resolve': () => json({ property: property(CONGRESS), rateLimit }),
+    });
+    renderRoutes(routes, `/search?${new URLSearchParams({ address: '1100 Congress Ave & Co, Austin TX' })}`);
+    expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
+    expect(resolveCalls(api)).toHaveLength(1);
+    expect(screen.queryByText(/PropLens looks up street addresses/)).not.toBeInTheDocument();
+  });
+});
+
 describe('the demo tour', () => {
   const demoSession: Handler = () =>
     json({ account: { name: 'Demo Realty', plan: 'professional' }, accountId: 'acct-demo', demo: true });
@@ -536,8 +577,13 @@ describe('the demo tour', () => {
       'Ambiguous',
       'A unit',
       'A whole ZIP code',
+      'A review',
       'Rate limit',
     ]);
+    // The review stop opens the reviews page, where a demo key runs the sample.
+    expect(within(tour).getByRole('link', { name: 'A review' })).toHaveAttribute('href', '/review');
+    // The ambiguous stop claims no count of its own: the screen shows the service's total.
+    expect(within(stops[4] as HTMLElement).queryByText(/hundreds/i)).not.toBeInTheDocument();
     expect(within(tour).getByRole('link', { name: 'A typo' })).toHaveAttribute(
       'href',
       '/search?address=1100+Congres+Ave%2C+Austn%2C+TX',
@@ -565,7 +611,7 @@ describe('the demo tour', () => {
     });
     renderRoutes(routes, '/search?address=233+S+Wacker+Dr%2C+Chicago+IL');
     const tour = await screen.findByRole('region', { name: 'Demo tour' });
-    expect(tour).toHaveTextContent('Demo tour: stop 2 of 8, medium confidence');
+    expect(tour).toHaveTextContent('Demo tour: stop 2 of 9, medium confidence');
     expect(within(tour).getByRole('link', { name: 'Medium confidence' })).toHaveAttribute(
       'aria-current',
       'step',

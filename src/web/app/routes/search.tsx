@@ -13,9 +13,11 @@ import { ConfidenceMark } from '../../features/property/components/badges.tsx';
 import { BuildingUnits } from '../../features/property/components/building-units.tsx';
 import type { RenderCompare } from '../../features/property/components/compare-candidates.tsx';
 import { MatchNotice } from '../../features/property/components/match-notice.tsx';
+import { NotAStreetAddress } from '../../features/property/components/not-an-address.tsx';
 import { PropertyRecord, RecordSkeleton } from '../../features/property/components/property-record.tsx';
 import { ResolveError } from '../../features/property/components/resolve-states.tsx';
 import { zipOnly } from '../../features/property/lib/place.ts';
+import { notAStreetAddress } from '../../features/property/lib/street-address.ts';
 import { confidenceText } from '../../features/property/lib/vocabulary.ts';
 import { RateLimitWait } from '../../features/rate-limit/components/rate-limit-wait.tsx';
 import { AddressSearch } from '../../features/search/components/address-search.tsx';
@@ -94,7 +96,13 @@ function useAddressResult(address: string) {
   const queryClient = useQueryClient();
   // A ZIP code alone asks for an area: it is listed, not resolved.
   const zip = zipOnly(address);
-  const resolve = useQuery({ ...resolveQueryOptions(address), enabled: address !== '' && zip === null });
+  // An intersection or a landmark is answered here, at no lookup's cost, unless asked for all the same.
+  const [askAnyway, setAskAnyway] = useState<string | null>(null);
+  const notAddress = askAnyway === address ? null : notAStreetAddress(address);
+  const resolve = useQuery({
+    ...resolveQueryOptions(address),
+    enabled: address !== '' && zip === null && notAddress === null,
+  });
   const match = resolve.data?.match ?? null;
   // A match on another directional or street type than typed may be another property: ask before showing it.
   const [shownFor, setShownFor] = useState<string | null>(null);
@@ -128,7 +136,18 @@ function useAddressResult(address: string) {
     if (match && resolve.data) seed(resolve.data.property);
   }, [match, resolve.data, seed]);
 
-  return { zip, resolve, match, doubt, shown, seed, retry, showAnyway: () => setShownFor(address) };
+  return {
+    zip,
+    notAddress,
+    askAnyway: () => setAskAnyway(address),
+    resolve,
+    match,
+    doubt,
+    shown,
+    seed,
+    retry,
+    showAnyway: () => setShownFor(address),
+  };
 }
 
 type AddressResult = ReturnType<typeof useAddressResult>;
@@ -198,6 +217,8 @@ function SearchOutcome({
   const online = useOnline();
   const { zip, resolve, seed } = result;
   if (address === '') return <StartHere demo={demo} />;
+  if (result.notAddress)
+    return <NotAStreetAddress address={address} kind={result.notAddress} onSearchAnyway={result.askAnyway} />;
   if (zip)
     return (
       <AreaListing
