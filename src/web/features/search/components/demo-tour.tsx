@@ -3,10 +3,11 @@ import { addressKey } from '../../../../contract/index.ts';
 
 /**
  * The showcase searches of the embedded reference service (README, "Addresses worth trying"), in the order
- * a demo tells its story: a record to rely on, then ones to doubt, then the states around a record. Keep it
- * in step with the README and the reference's showcase records.
+ * a demo tells its story: a record to rely on, then ones to doubt, then the states around a record, then many
+ * addresses at once. Keep it in step with the README and the reference's showcase records. A stop is a search
+ * (`address`), another page (`page`), or neither (told, not run).
  */
-export const TOUR: readonly { title: string; address: string | null; shows: string }[] = [
+export const TOUR: readonly { title: string; address: string | null; page?: string; shows: string }[] = [
   {
     title: 'High confidence',
     address: '1100 congress avenue austin tx',
@@ -30,7 +31,8 @@ export const TOUR: readonly { title: string; address: string | null; shows: stri
   {
     title: 'Ambiguous',
     address: '100 Main St',
-    shows: 'Hundreds of matches: how many, grouped by state, narrowed by state or city.',
+    // The count is the service's (thousands in the demo data): said, not guessed here.
+    shows: 'Every match counted, as the service totals them: grouped by state, narrowed by state or city.',
   },
   {
     title: 'A unit',
@@ -43,6 +45,13 @@ export const TOUR: readonly { title: string; address: string | null; shows: stri
     shows: 'Every property in the ZIP, page by page, with a way to review the area.',
   },
   {
+    title: 'A review',
+    address: null,
+    page: '/review',
+    shows:
+      'Many addresses at once: the sample’s 31, as people type them, looked up on the server; the overview says which records to rely on and which need a look, and the export keeps every row.',
+  },
+  {
     title: 'Rate limit',
     address: null,
     shows:
@@ -52,41 +61,48 @@ export const TOUR: readonly { title: string; address: string | null; shows: stri
 
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
 
+type Stop = (typeof TOUR)[number];
+/** Where a stop's link goes: its search, or its page; null for a stop that is only told. */
+const stopLink = (s: Stop) => (s.address ? searchLink(s.address) : (s.page ?? null));
+
 /** The tour's stops in order, each a link that runs its search, with the one shown marked as the current step. */
 function TourSteps({ at, folded }: { at: number; folded: boolean }) {
   return (
     <ol className={`mt-3 grid gap-x-8 gap-y-3 text-sm ${folded ? '' : 'lg:grid-cols-2'}`}>
-      {TOUR.map((s, i) => (
-        <li key={s.title} className="flex gap-3">
-          <span
-            aria-hidden="true"
-            className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-full text-xs font-semibold ${i === at ? 'bg-teal-700 text-white dark:bg-teal-400 dark:text-slate-950' : 'bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100'}`}
-          >
-            {i + 1}
-          </span>
-          <div className="min-w-0">
-            <p className="font-semibold">
-              {s.address ? (
-                <Link
-                  to={searchLink(s.address)}
-                  aria-current={i === at ? 'step' : undefined}
-                  className="text-teal-800 underline underline-offset-2 dark:text-teal-300"
-                >
-                  {s.title}
-                </Link>
-              ) : (
-                s.title
-              )}
-              {s.address ? (
-                <span className="ml-2 break-words font-mono text-xs font-normal text-slate-600 dark:text-slate-400">
-                  {s.address}
-                </span>
-              ) : null}
-            </p>
-            <p className="text-slate-700 dark:text-slate-300">{s.shows}</p>
-          </div>
-        </li>
-      ))}
+      {TOUR.map((s, i) => {
+        const link = stopLink(s);
+        return (
+          <li key={s.title} className="flex gap-3">
+            <span
+              aria-hidden="true"
+              className={`mt-0.5 inline-flex size-6 shrink-0 items-center justify-center rounded-full text-xs font-semibold ${i === at ? 'bg-teal-700 text-white dark:bg-teal-400 dark:text-slate-950' : 'bg-slate-200 text-slate-800 dark:bg-slate-700 dark:text-slate-100'}`}
+            >
+              {i + 1}
+            </span>
+            <div className="min-w-0">
+              <p className="font-semibold">
+                {link ? (
+                  <Link
+                    to={link}
+                    aria-current={i === at ? 'step' : undefined}
+                    className="text-teal-800 underline underline-offset-2 dark:text-teal-300"
+                  >
+                    {s.title}
+                  </Link>
+                ) : (
+                  s.title
+                )}
+                {s.address ? (
+                  <span className="ml-2 break-words font-mono text-xs font-normal text-slate-600 dark:text-slate-400">
+                    {s.address}
+                  </span>
+                ) : null}
+              </p>
+              <p className="text-slate-700 dark:text-slate-300">{s.shows}</p>
+            </div>
+          </li>
+        );
+      })}
     </ol>
   );
 }
@@ -105,7 +121,8 @@ export function DemoTour({
   className?: string;
 }) {
   const at = TOUR.findIndex((s) => s.address !== null && addressKey(s.address) === addressKey(current));
-  const next = TOUR.slice(at + 1).find((s) => s.address !== null);
+  const next = TOUR.slice(at + 1).find((s) => stopLink(s) !== null);
+  const nextLink = next ? stopLink(next) : null;
 
   if (!folded) {
     return (
@@ -139,9 +156,9 @@ export function DemoTour({
             </span>
           ) : null}
         </p>
-        {next?.address ? (
+        {next && nextLink ? (
           <Link
-            to={searchLink(next.address)}
+            to={nextLink}
             className="font-semibold text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
           >
             {at >= 0 ? 'Next' : 'Start'}: {next.title.toLowerCase()} →
