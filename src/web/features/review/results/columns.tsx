@@ -4,7 +4,16 @@ import { StrokePath } from '../../../components/ui/stroke-path.tsx';
 import { relativeAge } from '../../property/lib/verification.ts';
 import { agencyOf, CONFIDENCE_RANK, CONFIDENCE_WORD, sourceKindText } from '../../property/lib/vocabulary.ts';
 import { MAX_COMPARE } from './compare.ts';
-import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, type ResultRow, TIER_TEXT } from './stats.ts';
+import {
+  isLook,
+  LOOK_TEXT,
+  MATCH_TEXT,
+  MATCHES,
+  OUTCOME_TEXT,
+  OUTCOMES,
+  type ResultRow,
+  TIER_TEXT,
+} from './stats.ts';
 
 /* The results table's columns: what each shows, how it sorts, and its cell. */
 
@@ -23,14 +32,20 @@ const OUTCOME_ICON: Record<ReviewRowOutcome, string> = {
   not_asked: 'M6 10h8',
 };
 
-function OutcomeCell({ outcome }: { outcome: ReviewRowOutcome }) {
+function OutcomeCell({ r }: { r: ResultRow }) {
+  const { outcome } = r.row;
+  // A match that may be another property is not "Matched" here either (the summary counts it apart).
+  const look = isLook(r);
   return (
-    <span className="inline-flex items-center gap-1.5" data-outcome={outcome}>
+    <span
+      className={`inline-flex items-center gap-1.5 ${look ? 'font-medium text-amber-800 dark:text-amber-300' : ''}`}
+      data-outcome={look ? 'needs_look' : outcome}
+    >
       <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4 shrink-0">
         <circle cx="10" cy="10" r="8.5" fill="none" stroke="currentColor" strokeWidth="1.4" />
-        <StrokePath d={OUTCOME_ICON[outcome]} />
+        <StrokePath d={OUTCOME_ICON[look ? 'ambiguous' : outcome]} />
       </svg>
-      {OUTCOME_TEXT[outcome]}
+      {look ? LOOK_TEXT : OUTCOME_TEXT[outcome]}
     </span>
   );
 }
@@ -126,7 +141,7 @@ export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
     header: 'Outcome',
     accessorFn: (r) => OUTCOME_ORDER[r.row.outcome],
     sortDescFirst: false,
-    cell: ({ row: { original: r } }) => <OutcomeCell outcome={r.row.outcome} />,
+    cell: ({ row: { original: r } }) => <OutcomeCell r={r} />,
   },
   {
     id: 'match',

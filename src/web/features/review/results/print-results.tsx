@@ -3,7 +3,7 @@ import { flushSync } from 'react-dom';
 import { describeMatch } from '../../../../contract/index.ts';
 import { longDate, relativeAge } from '../../property/lib/verification.ts';
 import { confidenceText, sourceKindText } from '../../property/lib/vocabulary.ts';
-import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from './stats.ts';
+import { isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from './stats.ts';
 
 /**
  * Whether the page is being printed. The full table is rendered only then: every row on paper (the screen
@@ -55,7 +55,8 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
           </tr>
         </thead>
         <tbody>
-          {rows.map(({ row, ageDays, tier, match, explanation }) => {
+          {rows.map((result) => {
+            const { row, ageDays, tier, match, explanation } = result;
             const p = row.property;
             const kind = p ? sourceKindText(p.sourceKind) : null;
             return (
@@ -71,7 +72,9 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                 </td>
                 <td className={`${CELL} break-words`}>{p?.address ?? '—'}</td>
                 <td className={`${CELL} font-mono text-[7pt] whitespace-nowrap`}>{p?.id ?? '—'}</td>
-                <td className={CELL}>{OUTCOME_TEXT[row.outcome]}</td>
+                <td className={CELL}>
+                  {isLook(result) ? <strong>{LOOK_TEXT}</strong> : OUTCOME_TEXT[row.outcome]}
+                </td>
                 <td className={`${CELL} break-words`}>
                   {match ? MATCH_TEXT[match] : '—'}
                   {explanation ? (

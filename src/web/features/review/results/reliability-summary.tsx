@@ -1,7 +1,13 @@
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import { relativeAge } from '../../property/lib/verification.ts';
 import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/lib/vocabulary.ts';
-import { formatShare, OUTCOME_TEXT, OUTCOMES, type ReliabilitySummary as Summary } from './stats.ts';
+import {
+  formatShare,
+  LOOK_TEXT,
+  OUTCOME_TEXT,
+  OUTCOMES,
+  type ReliabilitySummary as Summary,
+} from './stats.ts';
 
 function Figure({ label, value, detail }: { label: string; value: ReactNode; detail?: ReactNode }) {
   return (
@@ -20,17 +26,8 @@ function Figure({ label, value, detail }: { label: string; value: ReactNode; det
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** The review at a glance: what share of the records can be relied on, and what became of every row. */
-export function ReliabilitySummary({
-  summary,
-  retrieved,
-  looks = 0,
-}: {
-  summary: Summary;
-  retrieved: ReactNode;
-  /** Matches that need a look (a changed directional or suffix, or a street line alone). */
-  looks?: number;
-}) {
-  const { records } = summary;
+export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; retrieved: ReactNode }) {
+  const { records, looks } = summary;
   return (
     <section aria-labelledby="reliability-summary-heading" className="space-y-3 print:break-inside-avoid">
       <div>
@@ -80,10 +77,19 @@ export function ReliabilitySummary({
         <ul aria-labelledby="outcomes-heading" className="mt-1 flex flex-wrap gap-x-5 gap-y-1 text-sm">
           {/* "Not asked" only in a cancelled review: everywhere else it would be a zero to read past. */}
           {OUTCOMES.filter((o) => o !== 'not_asked' || summary.outcomes[o] > 0).map((o) => (
-            <li key={o}>
-              <span className="text-slate-600 dark:text-slate-300">{OUTCOME_TEXT[o]}:</span>{' '}
-              <strong className="tabular-nums">{count(summary.outcomes[o])}</strong>
-            </li>
+            <Fragment key={o}>
+              <li>
+                <span className="text-slate-600 dark:text-slate-300">{OUTCOME_TEXT[o]}:</span>{' '}
+                <strong className="tabular-nums">{count(summary.outcomes[o])}</strong>
+              </li>
+              {/* Beside Matched, not in it: such a record may be another property. */}
+              {o === 'matched' && looks > 0 ? (
+                <li>
+                  <span className="text-slate-600 dark:text-slate-300">{LOOK_TEXT}:</span>{' '}
+                  <strong className="tabular-nums">{count(looks)}</strong>
+                </li>
+              ) : null}
+            </Fragment>
           ))}
         </ul>
         {looks > 0 ? (

@@ -1,5 +1,5 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
-import { needsLook, type ReviewRowResult, type ReviewSummary } from '../../../../contract/index.ts';
+import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { agencyOf, sourceKindText } from '../../property/lib/vocabulary.ts';
 import { AgeChart } from './charts/age-chart.tsx';
@@ -66,8 +66,8 @@ export function retrievedLine(accountName: string, rows: readonly ReviewRowResul
 /** The figures the results view shows, worked out once per set of rows (and "today"). */
 function useResultStats(rows: ReviewRowResult[], now: Date) {
   const results = useMemo(() => toResultRows(rows, now), [rows, now]);
-  const looks = useMemo(() => results.filter((r) => r.quality && needsLook(r.quality)).length, [results]);
   const summary = useMemo(() => summarize(results), [results]);
+  const looks = summary.looks;
   const histogram = useMemo(() => ageHistogram(results), [results]);
   const sourceBars = useMemo(() => recordsBySource(results), [results]);
   const kindBars = useMemo(() => recordsByKind(results, sourceKindText), [results]);
@@ -339,7 +339,7 @@ export function ReviewResults({
     <div className="space-y-8">
       <PrintHeader review={review} retrieved={retrieved} now={now} />
 
-      <ReliabilitySummary summary={stats.summary} retrieved={retrieved} looks={stats.looks} />
+      <ReliabilitySummary summary={stats.summary} retrieved={retrieved} />
 
       <ChartsSection
         headingId={`${resultsId}-charts`}

@@ -1,12 +1,12 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { LookupError, ReviewRowResult } from '../../../../contract/index.ts';
+import { type LookupError, NOT_FOUND_REASON_TEXT, type ReviewRowResult } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { MatchNotice } from '../../property/components/match-notice.tsx';
 import { PropertyRecord } from '../../property/components/property-record.tsx';
 import { CandidateComparison } from './candidate-comparison.tsx';
 import { MIN_COMPARE } from './compare.ts';
 import { FixNotice, FixRow } from './fix-row.tsx';
-import { MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
+import { isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
 
 function retrievedText(r: ResultRow): string | null {
   if (!r.row.retrievedAt) return null;
@@ -127,7 +127,9 @@ function RowDetailsHeader({
     <div className="sticky top-0 z-10 flex items-start justify-between gap-3 border-b border-slate-200 bg-slate-50 px-4 py-3 sm:px-6 dark:border-slate-800 dark:bg-slate-950">
       <div className="min-w-0">
         <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
-          Row {row.index + 1} · {OUTCOME_TEXT[row.outcome]}
+          Row {row.index + 1}
+          {row.sourceRow ? ` (line ${row.sourceRow} of the file)` : ''} ·{' '}
+          {isLook(result) ? LOOK_TEXT : OUTCOME_TEXT[row.outcome]}
           {result.match && result.match !== 'as_typed' ? ` · ${MATCH_TEXT[result.match]}` : ''}
         </p>
         <h2 id={titleId} className="break-words text-lg font-semibold">
@@ -144,6 +146,13 @@ function RowDetailsHeader({
 
 /** Why the lookup failed, and its code when there is one. */
 function LookupFailed({ error }: { error: LookupError | undefined }) {
+  if (error?.code === 'no_address')
+    return (
+      <div className="space-y-1">
+        <p className="font-semibold">Nothing to look up.</p>
+        <p>{error.message} Type the address below to look it up.</p>
+      </div>
+    );
   return (
     <div className="space-y-1">
       <p className="font-semibold">The lookup failed.</p>
@@ -177,6 +186,9 @@ function NoMatch({
             ? 'The building is known, but not that unit.'
             : 'No property matches this address.'}
       </p>
+      {row.outcome === 'not_found' && row.error?.reason ? (
+        <p data-testid="not-found-reason">{NOT_FOUND_REASON_TEXT[row.error.reason]}</p>
+      ) : null}
       <FixRow reviewId={reviewId} row={row} onFixed={onFixed}>
         {candidates.length >= MIN_COMPARE && !comparing ? (
           <Button variant="secondary" onClick={onCompare} className="mt-2">

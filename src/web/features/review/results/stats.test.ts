@@ -19,12 +19,29 @@ const verifiedDaysAgo = (days: number) => {
   return d.toISOString().slice(0, 10);
 };
 
-const matched = (index: number, confidence: 'high' | 'medium' | 'low', days: number, source = 'A Assessor') =>
-  makeRow(index, {
-    property: makeProperty({ id: `p${index}`, confidence, lastVerified: verifiedDaysAgo(days), source }),
-  });
+/** A row matched exactly as given (its input is the record's address). */
+const matched = (index: number, confidence: 'high' | 'medium' | 'low', days: number, source = 'A Assessor') => {
+  const property = makeProperty({ id: `p${index}`, confidence, lastVerified: verifiedDaysAgo(days), source });
+  return makeRow(index, { input: property.address, property });
+};
 
 describe('summarize', () => {
+  it('counts a match that needs a look apart from Matched: another directional, or a street line alone', () => {
+    const property = makeProperty({ id: 'p9', address: '390 E Union St, Austin, TX 78701' });
+    const rows = toResultRows(
+      [
+        makeRow(0, { input: property.address, property }),
+        makeRow(1, { input: '390 W Union St, Austin, TX 78701', property }),
+        makeRow(2, { input: '390 E Union St', property }),
+      ],
+      NOW,
+    );
+    const s = summarize(rows);
+    expect(s.outcomes.matched).toBe(1);
+    expect(s.looks).toBe(2);
+    expect(s.rows).toBe(3);
+  });
+
   it('counts outcomes over every row and confidence and tiers over the records only', () => {
     const rows = toResultRows(
       [

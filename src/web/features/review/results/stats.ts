@@ -4,6 +4,7 @@ import {
   type MatchKind,
   type MatchQuality,
   matchKind,
+  needsLook,
   qualityOf,
   type ReviewRowOutcome,
   type ReviewRowResult,
@@ -54,6 +55,8 @@ export const OUTCOME_TEXT: Record<ReviewRowOutcome, string> = {
   pending: 'Pending',
   not_asked: 'Not asked',
 };
+/** A match that needs a look, where a row's outcome is said (table, summary, print). */
+export const LOOK_TEXT = 'Needs a look';
 export const TIER_TEXT: Record<FreshnessTier, string> = { fresh: 'Fresh', ageing: 'Aging', stale: 'Stale' };
 export const MATCHES: readonly MatchKind[] = ['as_typed', 'corrected', 'completed'];
 export const MATCH_TEXT: Record<MatchKind, string> = {
@@ -110,7 +113,12 @@ export interface ReliabilitySummary {
   records: number;
   /** Distinct properties among the records: several rows (spellings of one address) can find the same one. */
   properties: number;
+  /**
+   * Rows by outcome; a match that needs a look (another directional or place than typed, or a street line alone)
+   * is counted in `looks`, not `matched`: it may be another property.
+   */
   outcomes: Record<ReviewRowOutcome, number>;
+  looks: number;
   confidence: Record<Confidence, number>;
   tiers: Record<FreshnessTier, number>;
   /** Median days since last verification over the records; null when there are none. */
@@ -132,8 +140,10 @@ export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
   const tiers = { fresh: 0, ageing: 0, stale: 0 };
   const ages: number[] = [];
   const ids = new Set<string>();
+  let looks = 0;
   for (const r of results) {
-    outcomes[r.row.outcome] += 1;
+    if (isLook(r)) looks += 1;
+    else outcomes[r.row.outcome] += 1;
     if (r.row.property && r.ageDays !== null && r.tier !== null) {
       ids.add(r.row.property.id);
       confidence[r.row.property.confidence] += 1;
@@ -146,11 +156,16 @@ export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
     records: ages.length,
     properties: ids.size,
     outcomes,
+    looks,
     confidence,
     tiers,
     medianAgeDays: median(ages),
   };
 }
+
+/** A match a reviewer should look at before relying on it: not counted as matched. */
+export const isLook = (r: ResultRow) =>
+  r.row.outcome === 'matched' && r.quality !== null && needsLook(r.quality);
 
 /**
  * A share as a reader says it: whole percent, but never "0%" for something that is there nor "100%" for
