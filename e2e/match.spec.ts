@@ -145,16 +145,16 @@ test('an ambiguous address: how many in all, grouped by state, paged with Show m
 test('the demo tour walks through the showcase searches', async ({ page }) => {
   await signInWithDemoKey(page);
   const tour = page.getByRole('region', { name: 'Demo tour' });
-  await expect(tour.getByRole('listitem')).toHaveCount(8);
+  await expect(tour.getByRole('listitem')).toHaveCount(9);
   await expectNoAxeViolations(page, 'the search screen with the demo tour');
   await shoot(page, 'demo-tour');
 
   await tour.getByRole('link', { name: 'A typo' }).click();
   await expect(page.getByRole('region', { name: 'How the address was matched' })).toBeVisible();
-  await expect(tour).toContainText('Demo tour: stop 4 of 8, a typo');
+  await expect(tour).toContainText('Demo tour: stop 4 of 9, a typo');
   await tour.getByRole('link', { name: 'Next: ambiguous →' }).click();
   await expect(page.getByText('More than one property matches')).toBeVisible();
-  await expect(tour).toContainText('stop 5 of 8');
+  await expect(tour).toContainText('stop 5 of 9');
   await expectNoAxeViolations(page, 'the demo tour next to a result');
   await shoot(page, 'demo-tour-folded');
 });

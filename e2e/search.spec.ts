@@ -138,6 +138,21 @@ test('a unit that does not exist offers its building', async ({ page }) => {
   await expectNoAxeViolations(page, 'a unit that does not exist');
 });
 
+test('an intersection or a landmark is told what PropLens looks up, at no lookup, and the example runs', async ({
+  page,
+}) => {
+  await signInWithDemoKey(page);
+  const requests = countApiRequests(page);
+  for (const text of ['Congress Ave & 6th St', 'Texas State Capitol']) {
+    await page.goto(`/search?address=${encodeURIComponent(text)}`);
+    await expect(page.getByText(`PropLens looks up street addresses; try ${CONGRESS}`)).toBeVisible();
+  }
+  expect(requests.filter((r) => r.startsWith('/api/properties/resolve'))).toEqual([]);
+  await expectNoAxeViolations(page, 'a landmark answered with what PropLens looks up');
+  await page.getByRole('link', { name: CONGRESS }).click();
+  await expect(page.getByRole('heading', { name: CONGRESS })).toBeVisible();
+});
+
 test('offline: says so, and runs the search when the connection is back', async ({ page, context }) => {
   await signInWithDemoKey(page);
   await context.setOffline(true);
