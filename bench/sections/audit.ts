@@ -299,7 +299,7 @@ async function exportRate(store: SqlAuditStore) {
   let bytes = 0;
   for await (const e of store.all('bench-account', {})) {
     bytes += [e.at, e.kind, e.keyFingerprint, e.query, e.outcome, e.propertyId, e.source]
-      .map(csvCell)
+      .map((v) => csvCell(v))
       .join(',').length;
     n++;
   }

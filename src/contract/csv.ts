@@ -5,10 +5,27 @@
  */
 export const FORMULA_TRIGGER = /^[\t\r]|^[\s\u00a0\u3000]*[=+\-@\uff1d\uff0b\uff0d\uff20]/;
 
-/** One CSV cell: formula-neutralised, quoted when it holds a comma, quote or line break. */
-export function csvCell(value: string | number | boolean | null | undefined): string {
+/**
+ * One CSV cell: formula-neutralised, quoted when it holds the separator, a quote or a line break. With `;` (the
+ * CSV Excel reads and writes where the decimal separator is a comma: most of Europe) a fraction is written with a
+ * decimal comma, so Excel there reads it as the number it is, not a date or text.
+ */
+export function csvCell(
+  value: string | number | boolean | null | undefined,
+  separator: ',' | ';' = ',',
+): string {
   if (value === null || value === undefined) return '';
+  if (separator === ';') {
+    if (typeof value === 'number') return String(value).replace('.', ',');
+    let text = String(value);
+    if (typeof value === 'string' && FORMULA_TRIGGER.test(text)) text = `'${text}`;
+    return /[";\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  }
   let text = String(value);
   if (typeof value === 'string' && FORMULA_TRIGGER.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
+
+/** The separators an export may use: comma, or semicolon for Excel where a comma is the decimal separator. */
+export const CSV_SEPARATORS = { comma: ',', semicolon: ';' } as const;
+export type CsvSeparatorName = keyof typeof CSV_SEPARATORS;

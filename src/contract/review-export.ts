@@ -24,6 +24,8 @@ export const ReviewExportQuery = z.object({
    * and the file is named after it. Default: today in UTC.
    */
   today: z.optional(IsoDate.check(z.refine(isRealDay, 'today: a real day as YYYY-MM-DD'))),
+  /** The CSV's separator: comma (default) or semicolon (Excel where a comma is the decimal separator). */
+  separator: z.optional(z.enum(['comma', 'semicolon'], 'separator: comma or semicolon')),
 });
 export type ReviewExportQuery = z.infer<typeof ReviewExportQuery>;
 

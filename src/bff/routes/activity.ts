@@ -96,7 +96,7 @@ export function activityRoutes(deps: ActivityRouteDeps) {
             e.reviewId,
             e.row,
           ]
-            .map(csvCell)
+            .map((v) => csvCell(v))
             .join(','),
         );
         if (lines.length >= 1_000) {

@@ -138,6 +138,25 @@ describe.each(backends)('the review export on $name', (backend) => {
     ]);
   });
 
+  it('writes semicolons and decimal commas when asked (Excel where a comma is the decimal separator)', async () => {
+    const { seed, csv, get } = await setUp();
+    const id = await seed([row('1 Main St; rear', matched(property({ attributes: { bathrooms: 2.5 } })))], {
+      columns: ['Straße', 'Ort'],
+    });
+    const text = await csv(id, `today=${TODAY}&separator=semicolon`);
+    const parsed = Papa.parse<Record<string, string>>(text.replace(/^\ufeff/, ''), {
+      header: true,
+      delimiter: ';',
+      skipEmptyLines: true,
+    });
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.meta.fields?.slice(0, 3)).toEqual(['Straße', 'Ort', 'proplens_source_row']);
+    expect(parsed.data[0]?.proplens_input).toBe('1 Main St; rear');
+    expect(parsed.data[0]?.proplens_bathrooms).toBe('2,5');
+    expect(text.split('\r\n')[0]).not.toContain(',');
+    expect((await get(id, 'csv', 'separator=tab')).status).toBe(400);
+  });
+
   it('writes one line per input row in input order, the core columns first, then attributes', async () => {
     const { seed, csv, account } = await setUp();
     const id = await seed([

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { type ReviewExportFormat, ReviewExportQuery } from '../../contract/index.ts';
+import { CSV_SEPARATORS, type ReviewExportFormat, ReviewExportQuery } from '../../contract/index.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
@@ -78,7 +78,7 @@ async function exportReview(
   const pages = rows.rows(shape.review.id, shape.run, deps.pageRows);
   const text =
     format === 'csv'
-      ? csvText(layout, pages)
+      ? csvText(layout, pages, CSV_SEPARATORS[parsed.data.separator ?? 'comma'])
       : jsonText(layout, pages, { ...shape, accountName: session.account.name, exportedAt: now });
   return c.body(
     pulled(text, (err) =>
@@ -133,11 +133,11 @@ function pulled(text: AsyncGenerator<string[]>, onError: (err: Error) => void): 
 }
 
 /** The header line, then a page of rows at a time, each page as its lines and line breaks. */
-async function* csvText(layout: ExportLayout, pages: Pages): AsyncGenerator<string[]> {
-  yield [UTF8_BOM, csvLine(layout.columns), '\r\n'];
+async function* csvText(layout: ExportLayout, pages: Pages, separator: ',' | ';'): AsyncGenerator<string[]> {
+  yield [UTF8_BOM, csvLine(layout.columns, separator), '\r\n'];
   for await (const page of pages) {
     const parts: string[] = [];
-    for (const row of page) parts.push(csvLine(layout.values(row)), '\r\n');
+    for (const row of page) parts.push(csvLine(layout.values(row), separator), '\r\n');
     yield parts;
   }
 }

@@ -88,6 +88,27 @@ describe('Export CSV and Export JSON', () => {
     ]);
   });
 
+  it('ask for semicolons when the reviewer chooses Excel’s European CSV', async () => {
+    const api = fakeApi({
+      'GET /api/reviews/rv_abc/export.csv': () =>
+        file(
+          '\ufeffinput;outcome\r\n1 Main St;matched\r\n',
+          'proplens-portfolio-q3-2026-11-02.csv',
+          'text/csv',
+        ),
+    });
+    const user = userEvent.setup();
+    renderActions();
+    await user.selectOptions(screen.getByRole('combobox', { name: 'CSV separator' }), 'semicolon');
+    await user.click(screen.getByRole('button', { name: 'Export CSV' }));
+    expect(await screen.findByText(/Saved proplens-portfolio-q3-2026-11-02\.csv/)).toBeInTheDocument();
+    expect(Object.fromEntries(api.calls[0]?.url.searchParams ?? [])).toEqual({
+      run: '2',
+      today: '2026-11-02',
+      separator: 'semicolon',
+    });
+  });
+
   it('wait for the file with both buttons off, then say so when the server refuses', async () => {
     let answer: (r: Response) => void = () => {};
     fakeApi({

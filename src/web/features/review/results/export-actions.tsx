@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { ReviewExportFormat, ReviewSummary } from '../../../../contract/index.ts';
+import type { CsvSeparatorName, ReviewExportFormat, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { StrokePath } from '../../../components/ui/stroke-path.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
@@ -34,6 +34,7 @@ export function ExportActions({
   now: () => Date;
 }) {
   const [state, setState] = useState<ExportState>({ kind: 'idle' });
+  const [separator, setSeparator] = useState<CsvSeparatorName>('comma');
   const save = async (format: ReviewExportFormat) => {
     setState({ kind: 'busy', format });
     const run = review.runs.at(-1)?.number;
@@ -41,6 +42,7 @@ export function ExportActions({
       const name = await downloadReviewExport(review.id, format, {
         ...(run !== undefined ? { run } : {}),
         now: now(),
+        separator,
       });
       setState({ kind: 'saved', text: `Saved ${name} (${review.totalRows.toLocaleString('en-US')} rows).` });
     } catch (err) {
@@ -55,6 +57,17 @@ export function ExportActions({
         {DOWNLOAD_ICON}
         Export CSV
       </Button>
+      <label className="flex items-center gap-1.5 text-sm">
+        <span className="text-slate-600 dark:text-slate-300">CSV separator</span>
+        <select
+          value={separator}
+          onChange={(e) => setSeparator(e.target.value as CsvSeparatorName)}
+          className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-900"
+        >
+          <option value="comma">Comma (,)</option>
+          <option value="semicolon">Semicolon (;) — Excel in most of Europe</option>
+        </select>
+      </label>
       <Button variant="secondary" onClick={() => save('json')} disabled={rowCount === 0 || busy}>
         {DOWNLOAD_ICON}
         Export JSON

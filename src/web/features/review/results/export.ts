@@ -1,4 +1,4 @@
-import type { ReviewExportFormat } from '../../../../contract/index.ts';
+import type { CsvSeparatorName, ReviewExportFormat } from '../../../../contract/index.ts';
 import { apiDownloadNamed } from '../../../lib/api-client.ts';
 
 /*
@@ -15,11 +15,12 @@ export function localDay(now: Date): string {
 export function reviewExportPath(
   reviewId: string,
   format: ReviewExportFormat,
-  options: { run?: number; today: string },
+  options: { run?: number; today: string; separator?: CsvSeparatorName },
 ): string {
   const query = new URLSearchParams();
   if (options.run !== undefined) query.set('run', String(options.run));
   query.set('today', options.today);
+  if (format === 'csv' && options.separator === 'semicolon') query.set('separator', 'semicolon');
   return `/api/reviews/${encodeURIComponent(reviewId)}/export.${format}?${query}`;
 }
 
@@ -27,12 +28,13 @@ export function reviewExportPath(
 export async function downloadReviewExport(
   reviewId: string,
   format: ReviewExportFormat,
-  options: { run?: number; now: Date },
+  options: { run?: number; now: Date; separator?: CsvSeparatorName },
 ): Promise<string> {
   const { blob, name } = await apiDownloadNamed(
     reviewExportPath(reviewId, format, {
       ...(options.run !== undefined ? { run: options.run } : {}),
       today: localDay(options.now),
+      ...(options.separator ? { separator: options.separator } : {}),
     }),
   );
   saveFile(blob, name);

@@ -20,7 +20,12 @@ const verifiedDaysAgo = (days: number) => {
 };
 
 /** A row matched exactly as given (its input is the record's address). */
-const matched = (index: number, confidence: 'high' | 'medium' | 'low', days: number, source = 'A Assessor') => {
+const matched = (
+  index: number,
+  confidence: 'high' | 'medium' | 'low',
+  days: number,
+  source = 'A Assessor',
+) => {
   const property = makeProperty({ id: `p${index}`, confidence, lastVerified: verifiedDaysAgo(days), source });
   return makeRow(index, { input: property.address, property });
 };
