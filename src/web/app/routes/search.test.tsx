@@ -21,7 +21,7 @@ import { SignInRoute } from './sign-in.tsx';
 const property = (address: string, over: Partial<Property> = {}): Property => ({
   id: `pi_${address.length}`,
   address,
-  source: 'Travis County Assessor',
+  source: 'Travis Central Appraisal District',
   sourceKind: 'assessor',
   confidence: 'high',
   lastVerified: new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10),
@@ -82,7 +82,7 @@ describe('search', () => {
     expect(await screen.findByRole('heading', { name: CONGRESS })).toBeInTheDocument();
     expect(location.search).toBe('?address=1100+congress+avenue+austin+tx');
     expect(screen.getByTestId('reliability-summary')).toHaveTextContent(
-      'High confidence: from Travis County Assessor, verified 12 days ago.',
+      'High confidence: from Travis Central Appraisal District, verified 12 days ago.',
     );
     expect(resolveCalls(api)).toHaveLength(1);
 

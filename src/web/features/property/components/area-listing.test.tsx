@@ -8,7 +8,7 @@ import { AreaListing } from './area-listing.tsx';
 const record = (id: string, address: string, zip: string | null, over: Partial<Property> = {}): Property => ({
   id,
   address,
-  source: 'Travis County Assessor',
+  source: 'Travis Central Appraisal District',
   sourceKind: 'assessor',
   confidence: 'high',
   lastVerified: '2026-10-01',

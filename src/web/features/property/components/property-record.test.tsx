@@ -9,7 +9,7 @@ const now = new Date(2026, 10, 21, 15, 0);
 const record = (over: Partial<Property> = {}): Property => ({
   id: 'pi_1oesttw0',
   address: '1100 Congress Ave, Austin, TX 78701',
-  source: 'Travis County Assessor',
+  source: 'Travis Central Appraisal District',
   sourceKind: 'assessor',
   confidence: 'high',
   lastVerified: '2026-11-09',
@@ -29,7 +29,7 @@ describe('the record', () => {
     render(<PropertyRecord property={record()} now={now} />);
     const badges = within(screen.getByRole('list', { name: 'Reliability' }));
     expect(badges.getByText('High confidence')).toBeInTheDocument();
-    expect(badges.getByText('Travis County Assessor')).toBeInTheDocument();
+    expect(badges.getByText('Travis Central Appraisal District')).toBeInTheDocument();
     expect(badges.getByText('· Assessor record')).toBeInTheDocument();
     expect(badges.getByText(/Verified 12 days ago/)).toBeInTheDocument();
     const tooltips = screen.getAllByRole('tooltip', { hidden: true });
@@ -61,7 +61,7 @@ describe('the record', () => {
 
   it('sums reliability up in one sentence, with a warning when stale or low', () => {
     expect(reliabilitySentence(record(), 12)).toBe(
-      'High confidence: from Travis County Assessor, verified 12 days ago.',
+      'High confidence: from Travis Central Appraisal District, verified 12 days ago.',
     );
     expect(reliabilitySentence(record({ confidence: 'low' }), 12)).toMatch(/Confirm it independently/);
     expect(reliabilitySentence(record({ confidence: 'medium' }), 800)).toMatch(/over a year old/);
