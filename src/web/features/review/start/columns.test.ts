@@ -53,6 +53,16 @@ describe('column detection that knows real headers', () => {
       { kind: 'single', column: 2, parcel: null },
       '12 Main St, Austin TX',
     ],
+    // German Excel: an object number (not a house number) first, street and house number apart.
+    [
+      'German, object number',
+      file(
+        ['Objekt-Nr.', 'Straße', 'Hausnr.', 'PLZ', 'Ort', 'Bundesland'],
+        ['OBJ-1', 'Congress Ave', '1100', '78701', 'Austin', 'TX'],
+      ),
+      { kind: 'parts', street: 1, number: 2, zip: 3, city: 4, state: 5 },
+      '1100 Congress Ave, Austin, TX 78701',
+    ],
     // German Excel: street and house number apart, PLZ before Ort, a flat number.
     [
       'German',

@@ -207,7 +207,7 @@ const ROLES: [Role, Set<string>][] = [
 ];
 
 /** Words before a column's name that say which address it is: the property's, or a mailing one (not it). */
-const PROPERTY_WORDS = set('situs', 'property', 'prop', 'site', 'physical', 'premises', 'location', 'objekt');
+const PROPERTY_WORDS = set('situs', 'property', 'prop', 'site', 'physical', 'premises', 'location');
 const MAILING_WORDS = set('mailing', 'mail', 'owner', 'owners', 'billing', 'correspondence', 'tax');
 
 interface HeaderCell {
@@ -286,10 +286,13 @@ export function guessMapping(records: readonly string[][], hasHeader: boolean): 
   const unit = pick('unit');
   const streetColumn = street ?? whole;
   if (streetColumn !== null) {
-    // A house-number column beside a street column that holds no numbers itself ("Straße;Hausnr.").
-    const numbered = header.findIndex(
-      (h, i) => h.role === 'number' && !h.mailing && (h.property || Math.abs(i - streetColumn) === 1),
+    // A house-number column beside a street column that holds no numbers itself ("Straße;Hausnr."), or one
+    // named the property's ("Situs No"); a bare "No." elsewhere is a row counter or a record's id.
+    const beside = header.findIndex(
+      (h, i) => h.role === 'number' && !h.mailing && Math.abs(i - streetColumn) === 1,
     );
+    const named = header.findIndex((h) => h.role === 'number' && h.property);
+    const numbered = beside !== -1 ? beside : named;
     const number = numbered !== -1 && share(streetColumn, STARTS_WITH_DIGIT) < 0.5 ? numbered : null;
     const noPlace = city === null && state === null && zip === null;
     if (street === null && noPlace && number === null)
