@@ -77,25 +77,7 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
   // nginx's own CPU per request too, where its worker can be found (one worker: the default).
   const nginxWorker = ctx.nginxWorkers === 1 ? nginx?.workerPid() : undefined;
   if (nginx && nginxWorker !== undefined) pidOf.set(nginx.url, nginxWorker);
-  const bffEnv = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
-  // Each BFF its own throwaway database (reviews, the audit trail), never the working copy's data/db.
-  const db = (name: string) => ({ DATABASE_DIR: join(ctx.dir, `db-${faults}-${name}`) });
-  const bffUrl = await startServer(
-    'scripts/start.js',
-    { ...bffEnv, ...db('uncached'), CACHE_TTL_S: '0' },
-    /running at (http:\/\/[\d.:]+)/,
-  );
-  const cachedUrl = await startServer(
-    'scripts/start.js',
-    { ...bffEnv, ...db('cached') },
-    /running at (http:\/\/[\d.:]+)/,
-  );
-  // The same, keeping no audit trail: what committing an entry before every answer costs.
-  const untrailedUrl = await startServer(
-    'scripts/start.js',
-    { ...bffEnv, ...db('untrailed'), AUDIT_TRAIL: 'off' },
-    /running at (http:\/\/[\d.:]+)/,
-  );
+  const { bffUrl, cachedUrl, untrailedUrl } = await startBffs(ctx, refUrl, faults);
   const nodeProxyUrl = await startServer('bench/node-proxy.ts', {}, /proxy on (http:\/\/[\d.:]+)/, [
     refUrl,
     KEY,
@@ -103,13 +85,8 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
   const bearer = { Authorization: `Bearer ${KEY}` };
   const viaBff = async (url: string) => ({ Cookie: await signIn(url), 'X-Requested-With': 'proplens' });
   const cachedHeaders = await viaBff(cachedUrl);
-  // The floor (bench/hello-server.ts): a cached answer's own bytes, answered by node:http alone and by the
-  // BFF's stack (Hono behind @hono/node-server) with nothing else done.
   const answer = await fetch(q1(cachedUrl, '/api/properties/resolve')(0), { headers: cachedHeaders });
-  const hello = { HELLO_BODY: await answer.text() };
-  const helloOf = async (mode: string) =>
-    startServer('bench/hello-server.ts', hello, /hello on (http:\/\/[\d.:]+)/, [mode]);
-  const [nodeHelloUrl, honoHelloUrl] = [await helloOf('node'), await helloOf('hono')];
+  const [nodeHelloUrl, honoHelloUrl] = await startHelloFloor(await answer.text());
   return {
     direct: { makeUrl: q1(refUrl, '/properties/resolve'), headers: bearer, servers: [refUrl] } as Target,
     nginx: nginx
@@ -142,6 +119,40 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
       servers: [untrailedUrl],
     } as Target,
   };
+}
+
+/** The BFF three ways, each on the reference: cache off, cache on, and cache on keeping no audit trail. */
+async function startBffs(ctx: BenchContext, refUrl: string, faults: string) {
+  const bffEnv = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
+  // Each BFF its own throwaway database (reviews, the audit trail), never the working copy's data/db.
+  const db = (name: string) => ({ DATABASE_DIR: join(ctx.dir, `db-${faults}-${name}`) });
+  const bffUrl = await startServer(
+    'scripts/start.js',
+    { ...bffEnv, ...db('uncached'), CACHE_TTL_S: '0' },
+    /running at (http:\/\/[\d.:]+)/,
+  );
+  const cachedUrl = await startServer(
+    'scripts/start.js',
+    { ...bffEnv, ...db('cached') },
+    /running at (http:\/\/[\d.:]+)/,
+  );
+  // The same, keeping no audit trail: what committing an entry before every answer costs.
+  const untrailedUrl = await startServer(
+    'scripts/start.js',
+    { ...bffEnv, ...db('untrailed'), AUDIT_TRAIL: 'off' },
+    /running at (http:\/\/[\d.:]+)/,
+  );
+  return { bffUrl, cachedUrl, untrailedUrl };
+}
+
+/**
+ * The floor (bench/hello-server.ts): a cached answer's own bytes, answered by node:http alone and by the
+ * BFF's stack (Hono behind @hono/node-server) with nothing else done. Their URLs, node's first.
+ */
+async function startHelloFloor(body: string): Promise<[string, string]> {
+  const helloOf = async (mode: string) =>
+    startServer('bench/hello-server.ts', { HELLO_BODY: body }, /hello on (http:\/\/[\d.:]+)/, [mode]);
+  return [await helloOf('node'), await helloOf('hono')];
 }
 
 type Targets = Awaited<ReturnType<typeof startTargets>>;

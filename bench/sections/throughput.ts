@@ -30,28 +30,7 @@ export async function benchThroughput(ctx: BenchContext) {
   );
   if (review.length < want)
     console.log(`  (the dataset has ${review.length} distinct addresses of the ${want} asked for)`);
-  const refUrl = await startServer(
-    'src/reference/main.ts',
-    { ...referenceEnv(ctx), REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: '100000000/60', LOG_LEVEL: 'warn' },
-    /on (http:\/\/[\d.:]+)/,
-  );
-  const bffUrl = await startServer(
-    'scripts/start.js',
-    {
-      PROPERTY_API_URL: refUrl,
-      PORT: '0',
-      SALES_CONTACT: 'sales@example.test',
-      LOG_LEVEL: 'warn',
-      DATABASE_DIR: join(ctx.dir, 'throughput-db'),
-      // A cache that holds the whole review for the second one (the defaults, 10,000 entries and a quarter of
-      // them an account's, hold a tenth of it: the second review would be as uncached as the first).
-      CACHE_MAX_ENTRIES: String(review.length + resolve.length),
-      CACHE_MAX_MB: '1024',
-      CACHE_ACCOUNT_SHARE_PERCENT: '100',
-      CACHE_TTL_S: '3600',
-    },
-    /running at (http:\/\/[\d.:]+)/,
-  );
+  const bffUrl = await startServers(ctx, review.length + resolve.length);
   try {
     const cookie = await signIn(bffUrl);
     const headers = { Cookie: cookie, 'X-Requested-With': 'proplens' };
@@ -80,49 +59,10 @@ export async function benchThroughput(ctx: BenchContext) {
       '',
       `${fmt(review.length / first.uploadS, 0)} rows/s, ${first.chunks} chunks; slowest ${fmt(first.slowestChunkMs, 0)} ms`,
     );
-    const uncachedRate = first.done / first.workS;
-    const share = uncachedRate / resolved.rps;
-    row(
-      'rows answered / matched (uncached)',
-      `${first.done} / ${first.matched}`,
-      `${review.length}`,
-      verdict(first.done === review.length),
-    );
-    row(
-      'rows/s uncached',
-      `${fmt(uncachedRate, 0)} /s`,
-      '>= 0.5x resolves',
-      `${fmt(share)}x of resolves, ${fmt(first.workS, 1)} s, BFF CPU ${fmt(first.cpuMsPerRow, 2)} ms a row; ${verdict(share >= 0.5)}`,
-    );
-    row(
-      '  GET /api/reviews/:id while it runs (p95 / max)',
-      `${fmt(first.statusP95, 0)} / ${fmt(first.statusMax, 0)} ms`,
-      '<= 500 ms p95',
-      `${first.polls} polls, ${first.pollErrors} failed; ${verdict(first.statusP95 <= 500 && first.pollErrors === 0)}`,
-    );
+    printUncached(first, review.length, resolved.rps);
 
     const again = await reviewOf(bffUrl, cookie, review, pid);
-    const cachedRate = again.done / again.workS;
-    row(
-      'rows/s cached (a second review, same addresses)',
-      `${fmt(cachedRate, 0)} /s`,
-      '>= 5,000/s',
-      `${again.done} rows in ${fmt(again.workS, 1)} s, ${again.cached === again.done ? 'all' : again.cached} from the cache, BFF CPU ${fmt(again.cpuMsPerRow, 3)} ms a row (${fmt(1000 / again.cpuMsPerRow, 0)}/s on a core of its own); ${verdict(cachedRate >= 5_000)}`,
-    );
-    // 5,000 rows/s needs 0.2 ms of one core a row: on this shared machine the wall rate measures the neighbours
-    // too, the CPU a row does not.
-    row(
-      "  BFF's CPU per cached row",
-      `${fmt(again.cpuMsPerRow, 3)} ms`,
-      '<= 0.200 ms',
-      `${fmt(1000 / again.cpuMsPerRow / 5_000)}x of 5,000/s on one core; ${verdict(again.cpuMsPerRow <= 0.2)}`,
-    );
-    row(
-      '  GET /api/reviews/:id while it runs (p95 / max)',
-      `${fmt(again.statusP95, 0)} / ${fmt(again.statusMax, 0)} ms`,
-      '<= 500 ms p95',
-      `${again.polls} polls, ${again.pollErrors} failed; ${verdict(again.statusP95 <= 500 && again.pollErrors === 0)}`,
-    );
+    printCached(again);
     const peakMb = peakRssMb(pidOf.get(bffUrl));
     row(
       "BFF's peak RSS (VmHWM), whole section",
@@ -133,6 +73,83 @@ export async function benchThroughput(ctx: BenchContext) {
   } finally {
     stopAll();
   }
+}
+
+/** The unlimited embedded reference and the BFF on it, with a cache that holds `cacheEntries`. */
+async function startServers(ctx: BenchContext, cacheEntries: number): Promise<string> {
+  const refUrl = await startServer(
+    'src/reference/main.ts',
+    { ...referenceEnv(ctx), REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: '100000000/60', LOG_LEVEL: 'warn' },
+    /on (http:\/\/[\d.:]+)/,
+  );
+  return startServer(
+    'scripts/start.js',
+    {
+      PROPERTY_API_URL: refUrl,
+      PORT: '0',
+      SALES_CONTACT: 'sales@example.test',
+      LOG_LEVEL: 'warn',
+      DATABASE_DIR: join(ctx.dir, 'throughput-db'),
+      // A cache that holds the whole review for the second one (the defaults, 10,000 entries and a quarter of
+      // them an account's, hold a tenth of it: the second review would be as uncached as the first).
+      CACHE_MAX_ENTRIES: String(cacheEntries),
+      CACHE_MAX_MB: '1024',
+      CACHE_ACCOUNT_SHARE_PERCENT: '100',
+      CACHE_TTL_S: '3600',
+    },
+    /running at (http:\/\/[\d.:]+)/,
+  );
+}
+
+type ReviewFigures = Awaited<ReturnType<typeof reviewOf>>;
+
+/** The first review: every row asked of the upstream, against the BFF's own uncached resolve rate. */
+function printUncached(first: ReviewFigures, rows: number, resolvesPerSecond: number) {
+  const uncachedRate = first.done / first.workS;
+  const share = uncachedRate / resolvesPerSecond;
+  row(
+    'rows answered / matched (uncached)',
+    `${first.done} / ${first.matched}`,
+    `${rows}`,
+    verdict(first.done === rows),
+  );
+  row(
+    'rows/s uncached',
+    `${fmt(uncachedRate, 0)} /s`,
+    '>= 0.5x resolves',
+    `${fmt(share)}x of resolves, ${fmt(first.workS, 1)} s, BFF CPU ${fmt(first.cpuMsPerRow, 2)} ms a row; ${verdict(share >= 0.5)}`,
+  );
+  row(
+    '  GET /api/reviews/:id while it runs (p95 / max)',
+    `${fmt(first.statusP95, 0)} / ${fmt(first.statusMax, 0)} ms`,
+    '<= 500 ms p95',
+    `${first.polls} polls, ${first.pollErrors} failed; ${verdict(first.statusP95 <= 500 && first.pollErrors === 0)}`,
+  );
+}
+
+/** The second review of the same addresses: every row from the cache. */
+function printCached(again: ReviewFigures) {
+  const cachedRate = again.done / again.workS;
+  row(
+    'rows/s cached (a second review, same addresses)',
+    `${fmt(cachedRate, 0)} /s`,
+    '>= 5,000/s',
+    `${again.done} rows in ${fmt(again.workS, 1)} s, ${again.cached === again.done ? 'all' : again.cached} from the cache, BFF CPU ${fmt(again.cpuMsPerRow, 3)} ms a row (${fmt(1000 / again.cpuMsPerRow, 0)}/s on a core of its own); ${verdict(cachedRate >= 5_000)}`,
+  );
+  // 5,000 rows/s needs 0.2 ms of one core a row: on this shared machine the wall rate measures the neighbours
+  // too, the CPU a row does not.
+  row(
+    "  BFF's CPU per cached row",
+    `${fmt(again.cpuMsPerRow, 3)} ms`,
+    '<= 0.200 ms',
+    `${fmt(1000 / again.cpuMsPerRow / 5_000)}x of 5,000/s on one core; ${verdict(again.cpuMsPerRow <= 0.2)}`,
+  );
+  row(
+    '  GET /api/reviews/:id while it runs (p95 / max)',
+    `${fmt(again.statusP95, 0)} / ${fmt(again.statusMax, 0)} ms`,
+    '<= 500 ms p95',
+    `${again.polls} polls, ${again.pollErrors} failed; ${verdict(again.statusP95 <= 500 && again.pollErrors === 0)}`,
+  );
 }
 
 /** Distinct addresses of single properties: the review's, and as many others for the uncached resolves. */
