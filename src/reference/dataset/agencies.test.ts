@@ -32,6 +32,7 @@ describe('sources named as the agencies that keep the records there', () => {
     ['assessor', '33131', 'Miami-Dade County Property Appraiser'],
     ['recorder', '70116', 'Orleans Parish Clerk of Court'],
     ['assessor', '63101', 'City of St. Louis Assessor'],
+    ['assessor', '23601', 'City of Newport News Assessor'],
     ['recorder', '63101', 'City of St. Louis Recorder of Deeds'],
     ['recorder', '20500', 'DC Recorder of Deeds'],
     ['assessor', '90210', 'Los Angeles County Assessor'],

@@ -5,7 +5,7 @@ import { normalizeName, normalizeUnit } from '../resolver/normalize.ts';
 import type { GeneratedProperty } from './generate.ts';
 
 /** Bump when the generator or schema changes: an older file is rebuilt on next start. */
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 16;
 
 export const PROPERTY_COLUMNS = [
   'property_id',

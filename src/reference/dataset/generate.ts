@@ -214,7 +214,8 @@ export function streetBook(seed: number, all: Place[]): (place: Place) => Street
       const r = createRng(hash32(`${seed}:${place.zip}`));
       streets = (namesByZip.get(place.zip) ?? []).map((display) => ({
         display,
-        nextHouse: display === 'Main St' ? 100 : r.int(1, 60) * 10 + r.pick([0, 1]),
+        nextHouse:
+          (display === 'Main St' ? 100 : r.int(1, 60) * 10 + r.pick([0, 1])) + blockOf(place.zip, display),
         step: r.pick([2, 2, 4, 6, 10, 20]),
         taken: taken.get(`${place.zip}|${display}`) ?? new Set(),
       }));
@@ -222,6 +223,21 @@ export function streetBook(seed: number, all: Place[]): (place: Place) => Street
     }
     return streets;
   };
+}
+
+/**
+ * A real street that runs through several showcased ZIP codes (Guadalupe St: 78701, 78705, 78751) is numbered
+ * on from one to the next, 2,000 a ZIP code in the order listed, so "241 E 7th St, Austin" is one property.
+ */
+function blockOf(zip: string, street: string): number {
+  const through = REAL_STREET_ZIPS.get(street) ?? [];
+  return through.length > 1 ? Math.max(0, through.indexOf(zip)) * 2000 : 0;
+}
+
+/** Each real street's showcased ZIP codes, in the order listed. */
+const REAL_STREET_ZIPS = new Map<string, string[]>();
+for (const [zip, { streets }] of Object.entries(REAL_STREETS)) {
+  for (const street of streets) REAL_STREET_ZIPS.set(street, [...(REAL_STREET_ZIPS.get(street) ?? []), zip]);
 }
 
 /** The records at one house number: mostly one property; now and then a building, then one per unit. */
