@@ -10,8 +10,9 @@ import type TS from 'typescript5';
 const ts: typeof TS = createRequire(import.meta.url)('typescript5');
 
 /**
- * `npm run lint:structure`: the shape the code review measured, held by a check rather than by habit.
- * Over the production files under src/ it lists, and fails on:
+ * `node --import tsx scripts/structure-check.ts [folder…]` (npm run lint:structure): the shape the code review
+ * measured, held by a check rather than by habit. Over the production TypeScript (.ts, .tsx) under src/, or the
+ * folders named, it lists, and fails on:
  *   (a) a file over 400 lines;
  *   (b) a function (declaration, method, constructor, accessor, arrow or function expression, so every
  *       React component) whose body spans over 80 lines, nested functions included;
