@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ReviewCounts, ReviewRun, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { describeEta } from './eta.ts';
+import { describeEta, PaceTracker } from './eta.ts';
 import { ReviewControls } from './review-controls.tsx';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -13,22 +13,29 @@ const OUTCOMES = [
   { key: 'failed', label: 'Failed', mark: '✕', tone: 'text-red-800 dark:text-red-300' },
 ] as const;
 
+/** How often the page samples the count between answers (a wait for the rate limit slows the pace too). */
+const SAMPLE_MS = 5_000;
+
 /**
- * Rows answered a minute, as this page has seen them go (over the last two minutes): the server paces the
- * review to the account's rate limit, and cached rows go faster, so the observed speed is the honest one.
+ * Rows answered a minute, as this page has seen them go (PaceTracker: over a window that grows with the run):
+ * the server paces the review to the account's rate limit, and cached rows go faster, so the observed pace is
+ * the honest one.
  */
-function useObservedRate(done: number): number | null {
-  const samples = useRef<{ t: number; done: number }[]>([]);
+function useObservedRate(done: number, total: number): number | null {
+  const tracker = useRef(new PaceTracker());
+  const latest = useRef({ done, total });
   const [rate, setRate] = useState<number | null>(null);
   useEffect(() => {
-    const now = Date.now();
-    const s = samples.current;
-    s.push({ t: now, done });
-    while (s.length > 2 && now - (s[0]?.t ?? now) > 120_000) s.shift();
-    const first = s[0];
-    if (first && now - first.t >= 5_000 && done > first.done)
-      setRate((done - first.done) / ((now - first.t) / 60_000));
-  }, [done]);
+    const measure = () => {
+      const { done, total } = latest.current;
+      tracker.current.sample(Date.now(), done);
+      setRate(total > done ? tracker.current.perMinute() : null);
+    };
+    latest.current = { done, total };
+    measure();
+    const timer = setInterval(measure, SAMPLE_MS);
+    return () => clearInterval(timer);
+  }, [done, total]);
   return rate;
 }
 
@@ -51,7 +58,7 @@ export function statusSentence(summary: ReviewSummary, perMinute: number | null 
     case 'running': {
       const left = total - (run?.counts.done ?? 0);
       if (perMinute && left > 0)
-        return `Looking up addresses on the server: ${describeEta(left, perMinute)}. You can close this page.`;
+        return `Looking up addresses on the server: ${describeEta(left, perMinute, 'row')}. You can close this page.`;
       return (run?.number ?? 1) > 1
         ? 'Checking every address again with the service, on the server: you can close this page.'
         : 'Looking up addresses on the server, as fast as the rate limit allows: you can close this page and come back.';
@@ -211,7 +218,7 @@ export function ReviewProgress({
   const done = summary.status === 'done';
   // Finished either way: every row answered, or cancelled with the rest not asked.
   const ended = done || summary.status === 'cancelled';
-  const perMinute = useObservedRate(counts.done);
+  const perMinute = useObservedRate(counts.done, counts.total);
 
   return (
     <section
