@@ -10,7 +10,8 @@ type FileState =
   | { kind: 'idle' }
   | { kind: 'reading'; fileName: string; progress: number }
   | { kind: 'error'; message: string }
-  | ({ kind: 'loaded' } & Loaded);
+  /** `refused`: a file chosen after this one could not be read, and this one is still what is used. */
+  | ({ kind: 'loaded'; refused?: string } & Loaded);
 
 const baseName = (fileName: string) => fileName.replace(/\.[^.]+$/, '') || fileName;
 
@@ -18,11 +19,15 @@ const baseName = (fileName: string) => fileName.replace(/\.[^.]+$/, '') || fileN
 function useCsvFile(onDraft: (d: Draft | null) => void) {
   const [state, setState] = useState<FileState>({ kind: 'idle' });
   const reading = useRef<AbortController | null>(null);
+  // The file read before, kept while another is read: a file that cannot be read changes nothing.
+  const current = useRef(state);
+  current.current = state;
 
   useEffect(() => () => reading.current?.abort(), []);
 
-  const choose = async (file: File | undefined) => {
+  const choose = async (file: File | undefined, input?: HTMLInputElement) => {
     reading.current?.abort();
+    const before = current.current.kind === 'loaded' ? current.current : null;
     if (!file) {
       setState({ kind: 'idle' });
       return;
@@ -41,11 +46,13 @@ function useCsvFile(onDraft: (d: Draft | null) => void) {
       if (!controller.signal.aborted) setState({ kind: 'loaded', fileName: file.name, ...loaded });
     } catch (err) {
       if (controller.signal.aborted) return;
-      setState({
-        kind: 'error',
-        message:
-          err instanceof InputError ? err.message : 'The file could not be read. Try choosing it again.',
-      });
+      const message =
+        err instanceof InputError ? err.message : 'The file could not be read. Try choosing it again.';
+      if (before) {
+        // The input shows no file rather than one whose rows are not those below.
+        if (input) input.value = '';
+        setState({ ...before, refused: message });
+      } else setState({ kind: 'error', message });
     }
   };
 
@@ -89,7 +96,7 @@ export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
           type="file"
           accept=".csv,.tsv,.txt,.xlsx,.xlsm,text/csv,text/tab-separated-values,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
           aria-describedby={`${id}-hint`}
-          onChange={(e) => void choose(e.target.files?.[0])}
+          onChange={(e) => void choose(e.target.files?.[0], e.target)}
           className="block w-full max-w-full text-sm file:mr-3 file:min-h-10 file:cursor-pointer file:rounded-md file:border file:border-slate-300 file:bg-white file:px-4 file:py-2 file:text-sm file:font-semibold file:text-slate-800 hover:file:bg-slate-100 dark:file:border-slate-600 dark:file:bg-slate-900 dark:file:text-slate-100"
         />
       </div>
@@ -111,6 +118,13 @@ export function CsvInput({ onDraft }: { onDraft: (d: Draft | null) => void }) {
       {state.kind === 'error' ? (
         <Alert tone="error" title="This file cannot be used">
           <p>{state.message}</p>
+        </Alert>
+      ) : null}
+
+      {state.kind === 'loaded' && state.refused ? (
+        <Alert tone="error" title="This file cannot be used">
+          <p>{state.refused}</p>
+          <p>Nothing changed: the rows below, from “{state.fileName}”, are still what Start review sends.</p>
         </Alert>
       ) : null}
 

@@ -1,4 +1,4 @@
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { CsvInput } from './csv-input.tsx';
@@ -78,13 +78,27 @@ describe('a file as Excel writes it', () => {
     await waitFor(() => expect(lastDraft(onDraft).prepared.columns).toEqual(['Address']));
   });
 
-  it('refuses a damaged XLSX with what to do, offering nothing to start', async () => {
-    const good = await workbook({ A: [['Address'], ['1 Main St']] });
-    const onDraft = await upload(new File([good.slice(0, 200)], 'broken.xlsx'));
+  it('refuses a damaged XLSX with what to do, and changes nothing: the file read before stays', async () => {
+    const good = await workbook({ A: [['Address'], ['1100 Congress Ave, Austin TX']] });
+    const broken = new File([good.slice(0, 200)], 'broken.xlsx');
+    // Alone: nothing to start.
+    const alone = await upload(broken);
     expect(
       await screen.findByText(/“broken.xlsx” could not be read as an Excel workbook/),
     ).toBeInTheDocument();
-    expect(onDraft).toHaveBeenLastCalledWith(null);
+    expect(alone).toHaveBeenLastCalledWith(null);
+    cleanup();
+    // After a good file: that file's rows are still offered, and the form says so.
+    const onDraft = await upload(new File(['Address\n"1100 Congress Ave, Austin TX"\n'], 'good.csv'));
+    expect(await previewRows()).toEqual(['21100 Congress Ave, Austin TX']);
+    await userEvent.upload(screen.getByLabelText('CSV file'), broken);
+    expect(
+      await screen.findByText(/“broken.xlsx” could not be read as an Excel workbook/),
+    ).toBeInTheDocument();
+    expect(screen.getByText(/Nothing changed: the rows below, from “good.csv”/)).toBeInTheDocument();
+    expect(await previewRows()).toEqual(['21100 Congress Ave, Austin TX']);
+    await waitFor(() => expect(lastDraft(onDraft).origin).toBe('good.csv'));
+    expect((screen.getByLabelText('CSV file') as HTMLInputElement).value).toBe('');
   });
 });
 
