@@ -123,6 +123,21 @@ describe('column detection that knows real headers', () => {
     expect(byHeader).toBe(false);
   });
 
+  it('does not take a data row for a header for a "No" in a yes/no column', () => {
+    expect(
+      detectHeader([
+        ['12 Main St, Austin TX', 'No'],
+        ['14 Oak Ave, Austin TX', 'Yes'],
+      ]),
+    ).toBe(false);
+    expect(
+      detectHeader([
+        ['Address', 'No'],
+        ['14 Oak Ave, Austin TX', '12'],
+      ]),
+    ).toBe(true);
+  });
+
   it('does not join a "No." column that is a row counter, far from the street', () => {
     const records = file(['No.', 'Name', 'Street', 'City'], ['1', 'Ann', '12 Main St', 'Austin']);
     expect(guessMapping(records, true).choice).toMatchObject({ street: 2, number: null });

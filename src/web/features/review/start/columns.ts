@@ -218,6 +218,10 @@ interface HeaderCell {
   property: boolean;
 }
 
+/** Names a data cell may hold too ("No" in a yes/no column): not enough alone to call a row a header. */
+const WEAK_NAMES = set('no', 'nr', 'num', 'number', 'n');
+const isWeak = (cell: string) => WEAK_NAMES.has(foldHeader(cell));
+
 /** What a header cell names: "Situs City" is the property's city; "Mailing Address" is not the property's. */
 export function classifyHeader(cell: string): HeaderCell {
   const words = foldHeader(cell).split(' ');
@@ -240,7 +244,7 @@ export function classifyHeader(cell: string): HeaderCell {
 export function detectHeader(records: readonly string[][]): boolean {
   const first = records[0];
   if (!first) return false;
-  if (first.some((cell) => classifyHeader(cell).role !== null)) return true;
+  if (first.some((cell) => classifyHeader(cell).role !== null && !isWeak(cell))) return true;
   if (first.some((cell) => /\d/.test(cell))) return false;
   const sample = records.slice(1, 21);
   if (sample.length === 0) return false;
