@@ -2,7 +2,7 @@ import { useQueries } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Candidate, Property } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
-import { resolveQueryOptions } from '../../property/api/resolve-property.ts';
+import { resolveQueryOptions } from '../../property/index.ts';
 import { MAX_COMPARE } from './compare.ts';
 import { Comparison } from './comparison.tsx';
 

@@ -1,8 +1,13 @@
 import type { ColumnDef, Table } from '@tanstack/react-table';
 import { describeMatch, type ReviewRowOutcome } from '../../../../contract/index.ts';
 import { StrokePath } from '../../../components/ui/stroke-path.tsx';
-import { relativeAge } from '../../property/lib/verification.ts';
-import { agencyOf, CONFIDENCE_RANK, CONFIDENCE_WORD, sourceKindText } from '../../property/lib/vocabulary.ts';
+import {
+  agencyOf,
+  CONFIDENCE_RANK,
+  CONFIDENCE_WORD,
+  relativeAge,
+  sourceKindText,
+} from '../../property/index.ts';
 import { MAX_COMPARE } from './compare.ts';
 import {
   isLook,

@@ -1,5 +1,4 @@
 import { type Property, UNIT_DESIGNATORS } from '../../../../contract/index.ts';
-import { longDate } from '../../property/lib/verification.ts';
 import {
   ATTRIBUTES,
   agencyOf,
@@ -7,9 +6,10 @@ import {
   CONFIDENCE_RANK,
   confidenceText,
   humanizeField,
+  longDate,
   sourceKindRank,
   sourceKindText,
-} from '../../property/lib/vocabulary.ts';
+} from '../../property/index.ts';
 
 /*
  * Which of a few records is the most reliable, by a rule a reviewer can state and defend (README, "Which

@@ -1,8 +1,7 @@
 import { type RefObject, useEffect, useId, useRef, useState } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { ConfidenceBadge, SourceBadge, VerificationBadge } from '../../property/components/badges.tsx';
-import { ageInDays } from '../../property/lib/verification.ts';
+import { ageInDays, ConfidenceBadge, SourceBadge, VerificationBadge } from '../../property/index.ts';
 import {
   type ComparedAttribute,
   compareAttributes,

@@ -12,8 +12,7 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { inputClass, labelClass } from '../../../components/ui/field.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
-import { ConfidenceMark } from '../../property/components/badges.tsx';
-import { searchLink } from '../../property/components/candidate-list.tsx';
+import { ConfidenceMark, searchLink } from '../../property/index.ts';
 import { fixRow } from '../api/server-reviews.ts';
 
 type Attempt = NonNullable<FixRowResponse['attempt']> & { address: string };

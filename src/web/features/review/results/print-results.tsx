@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { describeMatch } from '../../../../contract/index.ts';
-import { longDate, relativeAge } from '../../property/lib/verification.ts';
-import { confidenceText, sourceKindText } from '../../property/lib/vocabulary.ts';
+import { confidenceText, longDate, relativeAge, sourceKindText } from '../../property/index.ts';
 import { isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from './stats.ts';
 
 /**

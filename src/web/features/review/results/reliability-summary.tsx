@@ -1,6 +1,5 @@
 import { Fragment, type ReactNode } from 'react';
-import { relativeAge } from '../../property/lib/verification.ts';
-import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/lib/vocabulary.ts';
+import { CONFIDENCE_WORD, CONFIDENCES, relativeAge } from '../../property/index.ts';
 import {
   formatShare,
   LOOK_TEXT,

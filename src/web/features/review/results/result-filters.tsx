@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/lib/vocabulary.ts';
+import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/index.ts';
 import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, TIER_TEXT, TIERS } from './stats.ts';
 import { describeFilters, type ResultFilters } from './stats-filters.ts';
 

@@ -1,7 +1,7 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { agencyOf, sourceKindText } from '../../property/lib/vocabulary.ts';
+import { agencyOf, sourceKindText } from '../../property/index.ts';
 import { AgeChart } from './charts/age-chart.tsx';
 import { ConfidenceChart } from './charts/confidence-chart.tsx';
 import { SourceChart } from './charts/source-chart.tsx';

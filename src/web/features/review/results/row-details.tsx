@@ -1,8 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { type LookupError, NOT_FOUND_REASON_TEXT, type ReviewRowResult } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
-import { MatchNotice } from '../../property/components/match-notice.tsx';
-import { PropertyRecord } from '../../property/components/property-record.tsx';
+import { MatchNotice, PropertyRecord } from '../../property/index.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 import { MIN_COMPARE } from './compare.ts';
 import { FixNotice, FixRow } from './fix-row.tsx';

@@ -4,8 +4,8 @@ import {
   needsLook,
   type ReviewRowOutcome,
 } from '../../../../contract/index.ts';
-import type { FreshnessTier } from '../../property/lib/verification.ts';
-import { agencyOf, CONFIDENCE_WORD } from '../../property/lib/vocabulary.ts';
+import type { FreshnessTier } from '../../property/index.ts';
+import { agencyOf, CONFIDENCE_WORD } from '../../property/index.ts';
 import {
   AGE_BINS,
   type AgeBin,

@@ -14,11 +14,11 @@ import {
 import {
   AGEING_MAX_DAYS,
   ageInDays,
+  agencyOf,
   FRESH_MAX_DAYS,
   type FreshnessTier,
   tierFor,
-} from '../../property/lib/verification.ts';
-import { agencyOf } from '../../property/lib/vocabulary.ts';
+} from '../../property/index.ts';
 
 /**
  * A review row with what every view derives from it once: the verification's age and tier, and how the

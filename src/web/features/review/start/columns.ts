@@ -1,4 +1,7 @@
 import { zipCell } from '../../../../contract/index.ts';
+import { classifyHeader, type HeaderCell, isWeak, type Role } from './header-names.ts';
+
+export { classifyHeader, foldHeader } from './header-names.ts';
 
 /** A table as read from a file or a paste: its non-blank records (the header, if any, first). */
 export interface CsvTable {
@@ -37,205 +40,6 @@ export type ColumnChoice = (
 ) & { parcel?: number | null };
 
 export type PartsChoice = Extract<ColumnChoice, { kind: 'parts' }>;
-
-/**
- * A header cell folded for matching: accents dropped (NFKD, so "Dirección" is "direccion"), ß as ss, "#" as
- * "no", anything else not a letter or digit a space.
- */
-export const foldHeader = (cell: string) =>
-  cell
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .replace(/ß/g, 'ss')
-    .toLowerCase()
-    .replace(/#/g, ' no ')
-    .replace(/[^a-z0-9]+/g, ' ')
-    .trim();
-
-type Role = 'address' | 'street' | 'number' | 'city' | 'state' | 'zip' | 'unit' | 'parcel' | 'other';
-
-const set = (...names: string[]) => new Set(names);
-/** Header names by role, folded, in English, German, Spanish and French (and what assessors' exports use). */
-const ROLES: [Role, Set<string>][] = [
-  [
-    'address',
-    set('address', 'addr', 'full address', 'location', 'adresse', 'direccion', 'domicilio', 'anschrift'),
-  ],
-  [
-    'street',
-    set(
-      'street',
-      'street address',
-      'address line 1',
-      'address 1',
-      'addr1',
-      'addr 1',
-      'street 1',
-      'street1',
-      'street name',
-      'line 1',
-      'strasse',
-      'str',
-      'strassenname',
-      'calle',
-      'via',
-      'rue',
-      'voie',
-    ),
-  ],
-  [
-    'number',
-    set(
-      'no',
-      'nr',
-      'num',
-      'number',
-      'house number',
-      'house no',
-      'house num',
-      'house nbr',
-      'street number',
-      'street no',
-      'street num',
-      'st no',
-      'hausnr',
-      'hausnummer',
-      'haus nr',
-      'hnr',
-      'numero',
-      'num ext',
-      'numero exterior',
-      'no de rue',
-      'numero de rue',
-    ),
-  ],
-  [
-    'city',
-    set(
-      'city',
-      'town',
-      'municipality',
-      'locality',
-      'ort',
-      'stadt',
-      'gemeinde',
-      'wohnort',
-      'ciudad',
-      'municipio',
-      'localidad',
-      'poblacion',
-      'ville',
-      'commune',
-      'localite',
-    ),
-  ],
-  ['state', set('state', 'st', 'province', 'region', 'bundesland', 'estado', 'provincia', 'etat', 'prov')],
-  [
-    'zip',
-    set(
-      'zip',
-      'zip code',
-      'zipcode',
-      'zip5',
-      'zip 5',
-      'postal code',
-      'postcode',
-      'post code',
-      'plz',
-      'postleitzahl',
-      'cp',
-      'c p',
-      'codigo postal',
-      'code postal',
-    ),
-  ],
-  [
-    'unit',
-    set(
-      'unit',
-      'unit no',
-      'unit number',
-      'apt',
-      'apt no',
-      'apartment',
-      'suite',
-      'ste',
-      'address line 2',
-      'address 2',
-      'addr2',
-      'street 2',
-      'secondary',
-      'whg',
-      'whg nr',
-      'wohnung',
-      'wohnungsnr',
-      'wohnungsnummer',
-      'piso',
-      'depto',
-      'departamento',
-      'apartamento',
-      'appartement',
-      'appt',
-    ),
-  ],
-  [
-    'parcel',
-    set(
-      'apn',
-      'ain',
-      'parcel',
-      'parcel number',
-      'parcel no',
-      'parcel id',
-      'parcel num',
-      'parcelid',
-      'parcel apn',
-      'assessor parcel number',
-      'pin',
-      'pid',
-      'folio',
-      'folio number',
-      'map lot',
-      'flurstuck',
-      'flurstucksnummer',
-      'flurstuck nr',
-      'referencia catastral',
-      'parcelle',
-    ),
-  ],
-  ['other', set('name', 'id', 'owner', 'note', 'notes', 'kind', 'type', 'county', 'country', 'land', 'pais')],
-];
-
-/** Words before a column's name that say which address it is: the property's, or a mailing one (not it). */
-const PROPERTY_WORDS = set('situs', 'property', 'prop', 'site', 'physical', 'premises', 'location');
-const MAILING_WORDS = set('mailing', 'mail', 'owner', 'owners', 'billing', 'correspondence', 'tax');
-
-interface HeaderCell {
-  role: Role | null;
-  /** Named as a mailing / owner address: never the property's. */
-  mailing: boolean;
-  /** Named as the property's ("Situs …", "Property …"). */
-  property: boolean;
-}
-
-/** Names a data cell may hold too ("No" in a yes/no column): not enough alone to call a row a header. */
-const WEAK_NAMES = set('no', 'nr', 'num', 'number', 'n');
-const isWeak = (cell: string) => WEAK_NAMES.has(foldHeader(cell));
-
-/** What a header cell names: "Situs City" is the property's city; "Mailing Address" is not the property's. */
-export function classifyHeader(cell: string): HeaderCell {
-  const words = foldHeader(cell).split(' ');
-  let mailing = false;
-  let property = false;
-  while (words.length > 1 && (PROPERTY_WORDS.has(words[0] ?? '') || MAILING_WORDS.has(words[0] ?? ''))) {
-    const word = words.shift() ?? '';
-    if (MAILING_WORDS.has(word)) mailing = true;
-    else property = true;
-  }
-  const name = words.join(' ');
-  const role = ROLES.find(([, names]) => names.has(name))?.[0] ?? null;
-  return { role, mailing, property };
-}
 
 /**
  * Whether the first record is a header: a cell named like a known column, or no digit anywhere in it while
@@ -306,8 +110,25 @@ export function guessMapping(records: readonly string[][], hasHeader: boolean): 
       byHeader: true,
     };
   }
-  // No address column by name: the column whose cells most often start with a house number, a mailing
-  // column only when no other has any.
+  return { choice: guessByValues(body, header, { parcel, city, state, zip, unit }), byHeader: false };
+}
+
+/**
+ * No address column by name: the column whose cells most often start with a house number (a mailing column
+ * only when no other has any), joined with the ZIP, state and city columns, by name or else by their values.
+ */
+function guessByValues(
+  body: readonly string[][],
+  header: readonly HeaderCell[],
+  named: {
+    parcel: number | null;
+    city: number | null;
+    state: number | null;
+    zip: number | null;
+    unit: number | null;
+  },
+): ColumnChoice {
+  const { parcel, city, state, zip, unit } = named;
   const width = Math.max(1, ...body.map((r) => r.length));
   let best = 0;
   let bestScore = -1;
@@ -332,85 +153,16 @@ export function guessMapping(records: readonly string[][], hasHeader: boolean): 
   const zipFound = zip ?? byValue((v) => /^\d{5}(?:-\d{4})?$|^\d{3,4}$/.test(v));
   const stateFound = state ?? byValue((v) => US_STATE_CODE.test(v));
   if (zipFound === null && stateFound === null && city === null)
-    return { choice: { kind: 'single', column: best, parcel }, byHeader: false };
+    return { kind: 'single', column: best, parcel };
   const cityFound = city ?? byValue((v) => /^[\p{L}][\p{L}\s.'-]*$/u.test(v) && !US_STATE_CODE.test(v));
   return {
-    choice: {
-      kind: 'parts',
-      street: best,
-      number: null,
-      city: cityFound,
-      state: stateFound,
-      zip: zipFound,
-      unit,
-      parcel,
-    },
-    byHeader: false,
+    kind: 'parts',
+    street: best,
+    number: null,
+    city: cityFound,
+    state: stateFound,
+    zip: zipFound,
+    unit,
+    parcel,
   };
-}
-
-/** The guessed choice alone (see guessMapping). */
-export const guessColumns = (records: readonly string[][], hasHeader: boolean): ColumnChoice =>
-  guessMapping(records, hasHeader).choice;
-
-/** A unit cell as the street's secondary part: "4B" → "Unit 4B"; "Apt 4B", "#4B" as they are. */
-const unitPart = (cell: string) => (/^(?:#|[A-Za-z]{2,}\.?\s)/.test(cell) ? cell : `Unit ${cell}`);
-
-/** The address a record stands for under `choice`: "12 Main St, city, ST ZIP", parts that are blank left out. */
-export function joinAddress(record: readonly string[], choice: ColumnChoice): string {
-  const cell = (i: number | null | undefined) => (i == null ? '' : (record[i] ?? '').trim());
-  if (choice.kind === 'single') return cell(choice.column);
-  const stateZip = [cell(choice.state), zipCell(cell(choice.zip))].filter((s) => s !== '').join(' ');
-  const unit = cell(choice.unit);
-  const street = [cell(choice.number), cell(choice.street), unit ? unitPart(unit) : '']
-    .filter((s) => s !== '')
-    .join(' ');
-  return [street, cell(choice.city), stateZip].filter((s) => s !== '').join(', ');
-}
-
-/** A record's parcel number under `choice`, when a parcel column is mapped and the cell is filled. */
-export function parcelOf(record: readonly string[], choice: ColumnChoice): string | undefined {
-  const cell = choice.parcel == null ? '' : (record[choice.parcel] ?? '').trim();
-  return cell === '' ? undefined : cell;
-}
-
-/**
- * Whether addresses say where they are: a ZIP, a state or a town after a comma. Most of a sample without that
- * is a street-only list ("12 Main St"), which matches in many towns.
- */
-export function lacksPlace(addresses: readonly string[]): boolean {
-  const filled = addresses.filter((a) => a !== '').slice(0, 20);
-  if (filled.length === 0) return false;
-  const placed = filled.filter(
-    (a) => /\b\d{5}(?:-\d{4})?\b/.test(a) || /,\s*\S/.test(a) || /\b[A-Z]{2}\s*$/.test(a),
-  );
-  return placed.length * 2 < filled.length;
-}
-
-/**
- * Choices worth showing beside the one made when it is unsure: each column whose cells look like addresses (a
- * house number, or letters and digits), on its own, and as the street of the chosen place columns when there
- * are some. The one made is not among them.
- */
-export function plausibleChoices(
-  records: readonly string[][],
-  hasHeader: boolean,
-  current: ColumnChoice,
-): ColumnChoice[] {
-  const body = records.slice(hasHeader ? 1 : 0, 200);
-  const width = Math.max(0, ...body.map((r) => r.length));
-  const parcel = current.parcel ?? null;
-  const withPlace =
-    current.kind === 'parts' && (current.city !== null || current.state !== null || current.zip !== null);
-  const found: ColumnChoice[] = [];
-  for (let c = 0; c < width; c++) {
-    if (c === parcel) continue;
-    const cells = body.map((r) => (r[c] ?? '').trim()).filter((v) => v !== '');
-    const addressLike = cells.filter((v) => HOUSE_NUMBER.test(v) || (/\d/.test(v) && /\p{L}{3}/u.test(v)));
-    if (cells.length === 0 || addressLike.length * 3 < cells.length) continue;
-    if (withPlace) found.push({ ...current, street: c, number: null });
-    found.push({ kind: 'single', column: c, parcel });
-  }
-  const same = JSON.stringify(current);
-  return found.filter((choice) => JSON.stringify(choice) !== same);
 }

@@ -1,6 +1,6 @@
 import { Bar, CartesianGrid, Cell, ReferenceArea, XAxis, YAxis } from 'recharts';
 import { useNarrow } from '../../../../hooks/use-media-query.ts';
-import { AGEING_MAX_DAYS, FRESH_MAX_DAYS, type FreshnessTier } from '../../../property/lib/verification.ts';
+import { AGEING_MAX_DAYS, FRESH_MAX_DAYS, type FreshnessTier } from '../../../property/index.ts';
 import { AGE_BINS, type AgeBin, formatShare, type ReliabilitySummary, TIER_TEXT, TIERS } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import { ChartFigure, ChartTooltip, FilterButton, type FilterPatch, plural, TICK } from './chart-figure.tsx';

@@ -1,6 +1,6 @@
 import { Bar, CartesianGrid, Cell, LabelList, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
-import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/lib/vocabulary.ts';
+import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/index.ts';
 import { formatShare, type ReliabilitySummary } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import { ChartFigure, ChartTooltip, FilterButton, type FilterPatch, plural, TICK } from './chart-figure.tsx';

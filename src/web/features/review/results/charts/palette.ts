@@ -1,5 +1,5 @@
 import type { Confidence } from '../../../../../contract/index.ts';
-import type { FreshnessTier } from '../../../property/lib/verification.ts';
+import type { FreshnessTier } from '../../../property/index.ts';
 
 /** The charts' colours: CSS variables set per theme in styles.css, so SVG fills follow the theme by themselves. */
 export const CHART_COLORS: Record<Confidence | FreshnessTier | 'grid' | 'area', string> = {

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { Bar, CartesianGrid, Cell, Legend, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
 import { useNarrow } from '../../../../hooks/use-media-query.ts';
-import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/lib/vocabulary.ts';
+import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/index.ts';
 import { formatShare, MAX_NAMED_SOURCES, type SourceBar } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import { ChartFigure, ChartTooltip, FilterButton, type FilterPatch, plural, TICK } from './chart-figure.tsx';
