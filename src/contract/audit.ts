@@ -104,7 +104,15 @@ export const ActivityQuery = z.object({
   q: z.optional(
     text('q').check(z.maxLength(MAX_ACTIVITY_TEXT, `q: at most ${MAX_ACTIVITY_TEXT} characters`)),
   ),
-  key: z.optional(z.string().check(z.regex(/^[0-9a-f]{8}$/, 'key: a key fingerprint, 8 hex digits'))),
+  /** A key's fingerprint as the Activity table shows it ("key 1a2b3c4d"), in any case. */
+  key: z.optional(
+    z.string().check(
+      z.trim(),
+      z.toLowerCase(),
+      z.overwrite((s) => s.replace(/^key\s*/, '')),
+      z.regex(/^[0-9a-f]{8}$/, 'key: a key fingerprint, 8 hex digits (as Activity shows it: key 1a2b3c4d)'),
+    ),
+  ),
   propertyId: z.optional(text('propertyId').check(z.maxLength(200, 'propertyId: at most 200 characters'))),
   cursor: z.optional(z.string().check(z.regex(/^\d{1,15}$/, 'cursor: the nextCursor of the previous page'))),
   limit: z.optional(

@@ -94,7 +94,8 @@ export function activityRoutes(deps: ActivityRouteDeps) {
             e.cached,
             e.cachedAt,
             e.reviewId,
-            e.row,
+            // Counted from 1, as the table and the review number their rows.
+            e.row === null ? null : e.row + 1,
           ]
             .map((v) => csvCell(v))
             .join(','),

@@ -87,6 +87,34 @@ describe('/activity', () => {
     expect(screen.getByRole('link', { name: 'Activity' })).toHaveAttribute('aria-current', 'page');
   });
 
+  it('opens with the filters named in its address, and keeps the applied ones there', async () => {
+    const api = fakeApi({
+      'GET /api/session': () =>
+        json({
+          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+          accountId: 'acct-a',
+          demo: false,
+        }),
+      'GET /api/activity': () => json({ entries: [entry(3)], nextCursor: null }),
+    });
+    renderRoutes(routes, '/activity?outcome=not_found&key=key%203F9A1C2E');
+    await screen.findByRole('table', { name: 'Activity' });
+    const first = api.calls.find((c) => c.url.pathname === '/api/activity');
+    expect(first?.url.searchParams.get('outcome')).toBe('not_found');
+    // As the table shows a key: the server reads "key 3F9A1C2E" as 3f9a1c2e.
+    expect(first?.url.searchParams.get('key')).toBe('key 3F9A1C2E');
+    expect(screen.getByRole('combobox', { name: 'Outcome' })).toHaveValue('not_found');
+    expect(screen.getByRole('textbox', { name: 'Key' })).toHaveValue('key 3F9A1C2E');
+
+    await userEvent.clear(screen.getByRole('textbox', { name: 'Key' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Apply filters' }));
+    await waitFor(() => {
+      const last = api.calls.filter((c) => c.url.pathname === '/api/activity').at(-1);
+      expect(last?.url.searchParams.has('key')).toBe(false);
+      expect(last?.url.searchParams.get('outcome')).toBe('not_found');
+    });
+  });
+
   it('says what to fix when the server refuses a filter', async () => {
     fakeApi({
       'GET /api/session': () =>

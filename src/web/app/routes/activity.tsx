@@ -4,12 +4,14 @@ import {
   useInfiniteQuery,
   useQuery,
 } from '@tanstack/react-query';
-import { type Dispatch, type SetStateAction, useEffect, useId, useState } from 'react';
+import { type Dispatch, type SetStateAction, useEffect, useId, useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import type { ActivityResponse } from '../../../contract/index.ts';
 import { Button } from '../../components/ui/button.tsx';
 import {
   type ActivityFilters,
   activityQueryOptions,
+  activitySearch,
   downloadActivityCsv,
   NO_ACTIVITY_FILTERS,
 } from '../../features/activity/api/get-activity.ts';
@@ -25,8 +27,12 @@ const LABEL = 'block text-sm font-semibold';
 export function ActivityRoute() {
   const session = useQuery(sessionQueryOptions()).data;
   const id = useId();
-  const [draft, setDraft] = useState<ActivityFilters>(NO_ACTIVITY_FILTERS);
-  const [filters, setFilters] = useState<ActivityFilters>(NO_ACTIVITY_FILTERS);
+  // The applied filters live in the address (?outcome=…&key=…): a filtered view can be reloaded, bookmarked and
+  // sent to a colleague, and Back returns to the filters before.
+  const [params, setParams] = useSearchParams();
+  const filters = useMemo(() => filtersFrom(params), [params]);
+  const [draft, setDraft] = useState<ActivityFilters>(filters);
+  useEffect(() => setDraft(filters), [filters]);
   const list = useInfiniteQuery({
     ...activityQueryOptions(session?.accountId ?? '', filters),
     enabled: Boolean(session),
@@ -43,11 +49,19 @@ export function ActivityRoute() {
         draft={draft}
         onDraftChange={setDraft}
         filters={filters}
-        onApply={() => setFilters(draft)}
+        onApply={() => setParams(activitySearch(draft))}
       />
       <ActivityEntries list={list} />
     </div>
   );
+}
+
+/** The filters named in the page's address; anything else there is ignored. */
+function filtersFrom(params: URLSearchParams): ActivityFilters {
+  const filters = { ...NO_ACTIVITY_FILTERS };
+  for (const name of Object.keys(filters) as (keyof ActivityFilters)[])
+    filters[name] = params.get(name)?.slice(0, 200) ?? '';
+  return filters;
 }
 
 /** The page title and what the trail records. */
@@ -126,7 +140,7 @@ function ActivityFilterForm({
         <label htmlFor={`${id}-key`} className={LABEL}>
           Key
         </label>
-        <input placeholder="8 hex digits" maxLength={8} className={FIELD} {...field('key')} />
+        <input placeholder="key 1a2b3c4d" maxLength={20} className={FIELD} {...field('key')} />
       </div>
       <div className="col-span-2 flex flex-wrap items-end gap-2 sm:col-span-3 lg:col-span-6">
         <Button type="submit">Apply filters</Button>

@@ -1,4 +1,5 @@
 import { render, screen, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../../contract/index.ts';
 import { ActivityTable } from './activity-table.tsx';
@@ -23,15 +24,17 @@ const action = (id: number, kind: AuditEntry['kind'], who: string): AuditEntry =
 });
 
 describe('the Activity table', () => {
-  it('names a review paused, resumed or cancelled, with the review and who did it', () => {
+  it('names a review paused, resumed or cancelled, with a link to the review and who did it', () => {
     render(
-      <ActivityTable
-        entries={[
-          action(3, 'review_cancelled', 'aaaa1111'),
-          action(2, 'review_resumed', 'bbbb2222'),
-          action(1, 'review_paused', 'aaaa1111'),
-        ]}
-      />,
+      <MemoryRouter>
+        <ActivityTable
+          entries={[
+            action(3, 'review_cancelled', 'aaaa1111'),
+            action(2, 'review_resumed', 'bbbb2222'),
+            { ...action(1, 'review_row', 'aaaa1111'), outcome: 'matched', row: 0 },
+          ]}
+        />
+      </MemoryRouter>,
     );
     const rows = within(screen.getByRole('table', { name: 'Activity' }))
       .getAllByRole('row')
@@ -44,9 +47,12 @@ describe('the Activity table', () => {
           .map((c) => c.textContent),
       ),
     ).toEqual([
-      ['key aaaa1111', 'Review cancelledQ4 loan tape', 'OK'],
-      ['key bbbb2222', 'Review resumedQ4 loan tape', 'OK'],
-      ['key aaaa1111', 'Review pausedQ4 loan tape', 'OK'],
+      ['key aaaa1111', 'Review cancelledQ4 loan tapethe review', 'OK'],
+      ['key bbbb2222', 'Review resumedQ4 loan tapethe review', 'OK'],
+      ['key aaaa1111', 'Review rowQ4 loan taperow 1 of a review', 'Matched'],
     ]);
+    // Each entry of a review links to it; a row is numbered from 1, as the review numbers it.
+    expect(screen.getByRole('link', { name: 'row 1 of a review' })).toHaveAttribute('href', '/review/rv_1');
+    expect(screen.getAllByRole('link', { name: 'the review' })).toHaveLength(2);
   });
 });

@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import type { AuditEntry } from '../../../../contract/index.ts';
 
 const KIND: Record<AuditEntry['kind'], string> = {
@@ -71,9 +72,14 @@ export function ActivityTable({
               <td className="max-w-64 break-words px-3 py-2">
                 <span className="text-xs text-slate-600 dark:text-slate-400">{KIND[e.kind]}</span>
                 {e.query ? <div>{e.query}</div> : null}
-                {e.reviewId !== null && e.row !== null ? (
+                {e.reviewId !== null ? (
                   <div className="text-xs text-slate-600 dark:text-slate-400">
-                    row {e.row + 1} of a review
+                    <Link
+                      to={`/review/${encodeURIComponent(e.reviewId)}`}
+                      className="underline underline-offset-2 hover:text-slate-900 dark:hover:text-slate-100"
+                    >
+                      {e.row !== null ? `row ${e.row + 1} of a review` : 'the review'}
+                    </Link>
                   </div>
                 ) : null}
               </td>
