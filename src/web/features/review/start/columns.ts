@@ -166,3 +166,69 @@ function guessByValues(
     parcel,
   };
 }
+
+/** The guessed choice alone (see guessMapping). */
+export const guessColumns = (records: readonly string[][], hasHeader: boolean): ColumnChoice =>
+  guessMapping(records, hasHeader).choice;
+
+/** A unit cell as the street's secondary part: "4B" → "Unit 4B"; "Apt 4B", "#4B" as they are. */
+const unitPart = (cell: string) => (/^(?:#|[A-Za-z]{2,}\.?\s)/.test(cell) ? cell : `Unit ${cell}`);
+
+/** The address a record stands for under `choice`: "12 Main St, city, ST ZIP", parts that are blank left out. */
+export function joinAddress(record: readonly string[], choice: ColumnChoice): string {
+  const cell = (i: number | null | undefined) => (i == null ? '' : (record[i] ?? '').trim());
+  if (choice.kind === 'single') return cell(choice.column);
+  const stateZip = [cell(choice.state), zipCell(cell(choice.zip))].filter((s) => s !== '').join(' ');
+  const unit = cell(choice.unit);
+  const street = [cell(choice.number), cell(choice.street), unit ? unitPart(unit) : '']
+    .filter((s) => s !== '')
+    .join(' ');
+  return [street, cell(choice.city), stateZip].filter((s) => s !== '').join(', ');
+}
+
+/** A record's parcel number under `choice`, when a parcel column is mapped and the cell is filled. */
+export function parcelOf(record: readonly string[], choice: ColumnChoice): string | undefined {
+  const cell = choice.parcel == null ? '' : (record[choice.parcel] ?? '').trim();
+  return cell === '' ? undefined : cell;
+}
+
+/**
+ * Whether addresses say where they are: a ZIP, a state or a town after a comma. Most of a sample without that
+ * is a street-only list ("12 Main St"), which matches in many towns.
+ */
+export function lacksPlace(addresses: readonly string[]): boolean {
+  const filled = addresses.filter((a) => a !== '').slice(0, 20);
+  if (filled.length === 0) return false;
+  const placed = filled.filter(
+    (a) => /\b\d{5}(?:-\d{4})?\b/.test(a) || /,\s*\S/.test(a) || /\b[A-Z]{2}\s*$/.test(a),
+  );
+  return placed.length * 2 < filled.length;
+}
+
+/**
+ * Choices worth showing beside the one made when it is unsure: each column whose cells look like addresses (a
+ * house number, or letters and digits), on its own, and as the street of the chosen place columns when there
+ * are some. The one made is not among them.
+ */
+export function plausibleChoices(
+  records: readonly string[][],
+  hasHeader: boolean,
+  current: ColumnChoice,
+): ColumnChoice[] {
+  const body = records.slice(hasHeader ? 1 : 0, 200);
+  const width = Math.max(0, ...body.map((r) => r.length));
+  const parcel = current.parcel ?? null;
+  const withPlace =
+    current.kind === 'parts' && (current.city !== null || current.state !== null || current.zip !== null);
+  const found: ColumnChoice[] = [];
+  for (let c = 0; c < width; c++) {
+    if (c === parcel) continue;
+    const cells = body.map((r) => (r[c] ?? '').trim()).filter((v) => v !== '');
+    const addressLike = cells.filter((v) => HOUSE_NUMBER.test(v) || (/\d/.test(v) && /\p{L}{3}/u.test(v)));
+    if (cells.length === 0 || addressLike.length * 3 < cells.length) continue;
+    if (withPlace) found.push({ ...current, street: c, number: null });
+    found.push({ kind: 'single', column: c, parcel });
+  }
+  const same = JSON.stringify(current);
+  return found.filter((choice) => JSON.stringify(choice) !== same);
+}
