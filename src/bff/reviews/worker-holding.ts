@@ -1,5 +1,5 @@
 import type { Cancellation } from '../cancel.ts';
-import type { LeasedRow } from './worker.ts';
+import type { LeasedRow } from './leased-row.ts';
 
 /*
  * What the worker holds, seen as the lease's fairness needs it (issue 26): a row waiting for its account's rate

@@ -4,27 +4,12 @@ import { Cancellation } from '../cancel.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import type { LeaseShares } from '../stores/reviews/lease-order.ts';
 import type { Session } from '../stores/sessions/types.ts';
+import type { LeasedRow } from './leased-row.ts';
 import { isRetryable, type RowResult } from './look-up-row.ts';
 import { type HeldRow, type Holding, holding, releasable } from './worker-holding.ts';
 
-/** A row handed to this replica for a while: nobody else works it until the lease runs out. */
-export interface LeasedRow {
-  reviewId: string;
-  accountId: string;
-  run: number;
-  index: number;
-  /** What is asked: the fixed address, the input, or the parcel number of a row without one; blank: nothing. */
-  address: string;
-  /**
-   * The row's input normalised (null once a reviewer fixed the row): rows of the review with the same key share
-   * the answer of the first one answered.
-   */
-  key?: string | null;
-  /** "Check again" runs bypass the cache. */
-  fresh: boolean;
-  /** Earlier attempts that ended in a retryable failure. */
-  attempts: number;
-}
+// Also named here, beside ReviewQueue, which hands it out: the stores and tests import both from this module.
+export type { LeasedRow };
 
 /** The durable side of the worker (the review store): leases, results, retries. */
 export interface ReviewQueue {
