@@ -71,94 +71,94 @@ async function parsed<T>(schema: z.ZodMiniType<T>, body: unknown): Promise<T> {
  * all are in, the worker answers them in the background; live views follow by server-sent events.
  */
 export function durableReviewRoutes(deps: DurableReviewRouteDeps) {
-  const { store, worker } = deps.reviews;
   const app = new Hono<AppEnv>();
   app.use('*', requireSession(deps.sessions));
-
-  app.get('/', async (c) => {
-    const accountId = c.get('session').accountId;
-    const reviews = await withWaiting(
-      deps.sessions,
-      accountId,
-      await inDatabase(() => store.list(accountId)),
-    );
-    return c.json({ reviews } satisfies ReviewListResponse);
-  });
-
+  app.get('/', (c) => listReviews(c, deps));
   app.post(
     '/',
     jsonBody(CreateReviewRequest, {
       maxBytes: 64 * 1024,
       tooLarge: 'A new review’s name, origin and columns are at most 64 KB; its rows follow in chunks.',
     }),
-    async (c) => {
-      const request = c.req.valid('json');
-      const session = c.get('session');
-      // Refused (409 quota_exceeded) when its rows would take the account past its bound: one account's
-      // backlog is bounded, counted and written in one step per account (pending-rows.ts).
-      const summary = await inDatabase(() =>
-        store.create(session.accountId, keyFingerprint(session.keyHash), request, maxPending(deps)),
-      );
-      return c.json(summary satisfies ReviewSummary, 201);
-    },
+    (c) => createReview(c, deps, c.req.valid('json')),
   );
-
-  app.put(
-    '/:id/chunks',
-    jsonBody(ReviewChunkRequest, { maxBytes: 1536 * 1024, tooLarge: TOO_LARGE }),
-    async (c) => {
-      const chunk = c.req.valid('json');
-      const answer = await inDatabase(() =>
-        store.addChunk(c.get('session').accountId, c.req.param('id'), chunk),
-      );
-      return c.json(chunkTaken(answer, worker) satisfies ReviewSummary);
-    },
+  app.put('/:id/chunks', jsonBody(ReviewChunkRequest, { maxBytes: 1536 * 1024, tooLarge: TOO_LARGE }), (c) =>
+    addChunk(c, deps, c.req.valid('json')),
   );
-
-  app.get('/:id', async (c) => {
-    const accountId = c.get('session').accountId;
-    const summary = await inDatabase(() => store.summary(accountId, c.req.param('id')));
-    if (!summary) throw notFound();
-    const [shown] = await withWaiting(deps.sessions, accountId, [summary]);
-    return c.json(shown satisfies ReviewSummary | undefined);
-  });
-
+  app.get('/:id', (c) => showReview(c, deps));
   app.get('/:id/rows', (c) => rowsPage(c, deps));
-
   app.post(
     '/:id/rows/:index/fix',
     jsonBody(FixRowRequest, { maxBytes: 8 * 1024, tooLarge: 'Send one address.' }),
     (c) => fixRoute(c, deps, c.req.valid('json')),
   );
-
-  app.post('/:id/runs', async (c) => {
-    // Its rows count against the bound as a new review's do.
-    const answer = await inDatabase(() =>
-      store.checkAgain(c.get('session').accountId, c.req.param('id'), maxPending(deps)),
-    );
-    if (!answer) throw notFound();
-    if (answer === 'busy')
-      throw new ApiError(
-        409,
-        'conflict',
-        'This review is still running: check it again once it has finished.',
-      );
-    worker.notify();
-    return c.json(answer satisfies ReviewSummary, 201);
-  });
-
-  app.delete('/:id', async (c) => {
-    const gone = await inDatabase(() => store.delete(c.get('session').accountId, c.req.param('id')));
-    if (!gone) throw notFound();
-    // This replica's open streams of it say so now, not at their next poll.
-    deps.reviews.announce(c.req.param('id'));
-    return c.body(null, 204);
-  });
-
+  app.post('/:id/runs', (c) => checkAgain(c, deps));
+  app.delete('/:id', (c) => deleteReview(c, deps));
   const streams = deps.streams ?? new StreamSlots();
   app.get('/:id/events', (c) => followReview(c, deps, streams));
-
   return app;
+}
+
+/** GET /api/reviews: the account's reviews. */
+async function listReviews(c: AppContext, deps: DurableReviewRouteDeps) {
+  const accountId = c.get('session').accountId;
+  const reviews = await withWaiting(
+    deps.sessions,
+    accountId,
+    await inDatabase(() => deps.reviews.store.list(accountId)),
+  );
+  return c.json({ reviews } satisfies ReviewListResponse);
+}
+
+/** POST /api/reviews: a new review, waiting for its rows. */
+async function createReview(c: AppContext, deps: DurableReviewRouteDeps, request: CreateReviewRequest) {
+  const session = c.get('session');
+  // Refused (409 quota_exceeded) when its rows would take the account past its bound: one account's
+  // backlog is bounded, counted and written in one step per account (pending-rows.ts).
+  const summary = await inDatabase(() =>
+    deps.reviews.store.create(session.accountId, keyFingerprint(session.keyHash), request, maxPending(deps)),
+  );
+  return c.json(summary satisfies ReviewSummary, 201);
+}
+
+/** PUT /api/reviews/:id/chunks: a chunk of the review's rows. */
+async function addChunk(c: AppContext, deps: DurableReviewRouteDeps, chunk: ReviewChunkRequest) {
+  const answer = await inDatabase(() =>
+    deps.reviews.store.addChunk(c.get('session').accountId, c.req.param('id') as string, chunk),
+  );
+  return c.json(chunkTaken(answer, deps.reviews.worker) satisfies ReviewSummary);
+}
+
+/** GET /api/reviews/:id: the review's summary. */
+async function showReview(c: AppContext, deps: DurableReviewRouteDeps) {
+  const accountId = c.get('session').accountId;
+  const summary = await inDatabase(() => deps.reviews.store.summary(accountId, c.req.param('id') as string));
+  if (!summary) throw notFound();
+  const [shown] = await withWaiting(deps.sessions, accountId, [summary]);
+  return c.json(shown satisfies ReviewSummary | undefined);
+}
+
+/** POST /api/reviews/:id/runs: Check again, a new run of every row. */
+async function checkAgain(c: AppContext, deps: DurableReviewRouteDeps) {
+  // Its rows count against the bound as a new review's do.
+  const answer = await inDatabase(() =>
+    deps.reviews.store.checkAgain(c.get('session').accountId, c.req.param('id') as string, maxPending(deps)),
+  );
+  if (!answer) throw notFound();
+  if (answer === 'busy')
+    throw new ApiError(409, 'conflict', 'This review is still running: check it again once it has finished.');
+  deps.reviews.worker.notify();
+  return c.json(answer satisfies ReviewSummary, 201);
+}
+
+/** DELETE /api/reviews/:id: the review and its rows, gone. */
+async function deleteReview(c: AppContext, deps: DurableReviewRouteDeps) {
+  const id = c.req.param('id') as string;
+  const gone = await inDatabase(() => deps.reviews.store.delete(c.get('session').accountId, id));
+  if (!gone) throw notFound();
+  // This replica's open streams of it say so now, not at their next poll.
+  deps.reviews.announce(id);
+  return c.body(null, 204);
 }
 
 type ChunkAnswer = Awaited<ReturnType<DurableReviews['store']['addChunk']>>;
