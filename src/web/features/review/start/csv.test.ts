@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   columnExamples,
   columnNames,
-  csvAddresses,
   detectHeader,
   guessColumns,
   joinAddress,
   parseCsv,
   readTextFile,
+  tableRows,
 } from './csv.ts';
 import { InputError, MAX_INPUT_BYTES, MAX_REVIEW_ROWS } from './rows.ts';
+
+/** The addresses a table's rows give under a choice (empty where a row has none). */
+const addresses = (...args: Parameters<typeof tableRows>) => tableRows(...args).map((r) => r.address);
 
 const file = (parts: BlobPart[], name = 'homes.csv') => new File(parts, name, { type: 'text/csv' });
 
@@ -231,11 +234,11 @@ describe('header detection and columns', () => {
       delimiter: ',',
       columns: 2,
     };
-    expect(csvAddresses(table, true, { kind: 'single', column: 1 })).toEqual(['1 Main St', '']);
-    expect(() => csvAddresses(table, true, { kind: 'single', column: 0 })).not.toThrow();
-    expect(() => csvAddresses(table, true, { kind: 'single', column: 5 })).toThrow(/empty in every row/);
+    expect(addresses(table, true, { kind: 'single', column: 1 })).toEqual(['1 Main St', '']);
+    expect(() => addresses(table, true, { kind: 'single', column: 0 })).not.toThrow();
+    expect(() => addresses(table, true, { kind: 'single', column: 5 })).toThrow(/empty in every row/);
     expect(() =>
-      csvAddresses({ ...table, records: [['address']] }, true, { kind: 'single', column: 0 }),
+      addresses({ ...table, records: [['address']] }, true, { kind: 'single', column: 0 }),
     ).toThrow(/header row but no addresses/);
     expect(columnNames(table, true)).toEqual(['1 · name', '2 · address']);
     expect(columnNames(table, false)).toEqual(['Column 1', 'Column 2']);
@@ -255,7 +258,7 @@ describe('column mapping from messy real files', () => {
     const choice = guessColumns(table.records, hasHeader);
     expect(choice).toMatchObject({ kind: 'parts', street: 0, city: 1, state: 2, zip: 3, unit: null });
     // The ZIP that lost its leading zero comes back.
-    expect(csvAddresses(table, hasHeader, choice)).toEqual([
+    expect(addresses(table, hasHeader, choice)).toEqual([
       '1100 Congress Ave, Austin, TX 78701',
       '24 Main St, Chatham, NJ 07976',
     ]);
@@ -267,7 +270,7 @@ describe('column mapping from messy real files', () => {
     );
     const choice = guessColumns(table.records, true);
     expect(choice).toMatchObject({ kind: 'parts', street: 0, unit: 1 });
-    expect(csvAddresses(table, true, choice)).toEqual([
+    expect(addresses(table, true, choice)).toEqual([
       '615 Bourbon St Unit 2, New Orleans, LA 70116',
       '615 Bourbon St Apt 3, New Orleans, LA 70116',
     ]);

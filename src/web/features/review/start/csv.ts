@@ -206,10 +206,6 @@ export function tableRows(table: CsvTable, hasHeader: boolean, choice: ColumnCho
   return rows;
 }
 
-/** The addresses of a table, in order, one per data record (empty where a record has none). */
-export const csvAddresses = (table: CsvTable, hasHeader: boolean, choice: ColumnChoice): string[] =>
-  tableRows(table, hasHeader, choice).map((r) => r.address);
-
 /**
  * A name for each column, its position first so a narrow select still shows which it is ("1 · Street"; "Column
  * 2" when the header cell is empty or there is no header).

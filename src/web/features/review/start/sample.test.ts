@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import sample from '../../../../../public/sample-review.csv?raw';
-import { csvAddresses, detectHeader, guessColumns, parseCsv } from './csv.ts';
+import { detectHeader, guessColumns, parseCsv, tableRows } from './csv.ts';
 import { prepareRows } from './rows.ts';
 
 describe('the sample review', () => {
@@ -10,7 +10,7 @@ describe('the sample review', () => {
     expect(hasHeader).toBe(true);
     const choice = guessColumns(table.records, hasHeader);
     expect(choice).toMatchObject({ kind: 'single', column: 0 });
-    const prepared = prepareRows(csvAddresses(table, hasHeader, choice));
+    const prepared = prepareRows(tableRows(table, hasHeader, choice));
     expect(prepared.rows).toHaveLength(31);
     // The sample's unknowns include a PO box and a placeholder: refused with their reason, no lookup spent.
     expect(prepared.refused).toBe(2);
