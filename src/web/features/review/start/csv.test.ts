@@ -29,6 +29,8 @@ describe('readTextFile', () => {
     await expect(readTextFile(docx)).rejects.toThrow(/“homes.docx” is not a CSV or XLSX file.*CSV UTF-8/);
     const pdf = file([new TextEncoder().encode('%PDF-1.7\n')], 'homes.pdf');
     await expect(readTextFile(pdf)).rejects.toThrow(/“homes.pdf” is not a CSV or XLSX file.*PDF/);
+    const xls = file([new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0])], 'old.xls');
+    await expect(readTextFile(xls)).rejects.toThrow(/“old.xls” is an Excel 97-2003 workbook.*password/);
     await expect(readTextFile(file(['address\n1 Main', new Uint8Array([0]), 'St']))).rejects.toThrow(
       /not a CSV or XLSX file/,
     );

@@ -40,6 +40,12 @@ export function decodeText(bytes: Uint8Array, name = 'The file'): { text: string
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
     throw new InputError(`${name} is saved as UTF-16 text, which PropLens does not read. ${SAVE_AS}`);
   }
+  // An OLE container: Excel 97-2003 (.xls), or an XLSX saved with a password (Excel encrypts it into one).
+  if (bytes[0] === 0xd0 && bytes[1] === 0xcf && bytes[2] === 0x11 && bytes[3] === 0xe0) {
+    throw new InputError(
+      `${name} is an Excel 97-2003 workbook (.xls) or one protected by a password, which PropLens does not read. Open it in Excel, remove any password, and save it as “Excel Workbook (.xlsx)” or “CSV UTF-8”.`,
+    );
+  }
   // ZIP containers other than XLSX (.ods, .docx), PDF, and anything with NUL bytes are not text.
   const pdf = bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46;
   if (isZip(bytes) || pdf || bytes.includes(0)) {
