@@ -23,6 +23,7 @@ import { reviewExportRoutes } from './routes/review-export.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { spaRoutes } from './routes/spa.ts';
 import type { ResultCache } from './stores/cache/types.ts';
+import { SqlKeyNames } from './stores/key-names.ts';
 import type { SessionStore } from './stores/sessions/types.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 
@@ -82,7 +83,14 @@ export function createBffApp(deps: BffDeps) {
   api.use('*', csrf);
   api.use('*', pathText);
   api.use('*', allowedMethods(api));
-  api.route('/', sessionRoutes({ ...deps, ...(audit ? { audit } : {}) }));
+  api.route(
+    '/',
+    sessionRoutes({
+      ...deps,
+      ...(audit ? { audit } : {}),
+      ...(deps.reviews ? { keyNames: new SqlKeyNames(deps.reviews.database.db) } : {}),
+    }),
+  );
   if (deps.auditTrail) {
     const trail = deps.auditTrail;
     api.route(

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { Confidence, IsoDate, Plan, text as safeText } from './common.ts';
+import { Confidence, displayName, IsoDate, Plan, text as safeText } from './common.ts';
 import { MatchExplanation } from './match.ts';
 import { NotFoundReason } from './upstream.ts';
 
@@ -108,9 +108,30 @@ export const SessionResponse = z.object({
    * before it existed still parse (nothing is then counted as this key's).
    */
   keyFingerprint: z.optional(z.string()),
+  /** The name the holder gave this key ("Dana Ortiz"), shown beside its fingerprint; null when none was given. */
+  keyName: z.optional(z.nullable(z.string())),
   rateLimit: z.optional(z.nullable(RateLimit)),
 });
 export type SessionResponse = z.infer<typeof SessionResponse>;
+
+/** The longest name a key can be given. */
+export const MAX_KEY_NAME = 60;
+
+/** A person's name on a key: shown in reviews, History, Activity and exports beside the key's fingerprint. */
+export const keyName = displayName('name').check(
+  z.trim(),
+  z.maxLength(MAX_KEY_NAME, `A name is at most ${MAX_KEY_NAME} characters.`),
+);
+
+/** PUT /api/session/name: this key's name; empty takes the name off. */
+export const KeyNameRequest = z.object({ name: z.union([z.literal(''), keyName]) });
+export type KeyNameRequest = z.infer<typeof KeyNameRequest>;
+
+/** GET /api/account/keys: the names the account's keys were given, by fingerprint. */
+export const KeyNamesResponse = z.object({
+  keys: z.array(z.object({ fingerprint: z.string(), name: z.string() })),
+});
+export type KeyNamesResponse = z.infer<typeof KeyNamesResponse>;
 
 export const CreateSessionRequest = z.object({
   apiKey: safeText('apiKey').check(
@@ -119,7 +140,10 @@ export const CreateSessionRequest = z.object({
     z.maxLength(256, 'That is longer than any API key.'),
     z.regex(/^[\x21-\x7e]+$/, 'An API key has no spaces or special characters.'),
   ),
+  /** "Your name on this key", when given at sign-in (kept for the key; empty leaves the name as it was). */
+  name: z.optional(keyName),
 });
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>;
 
 export const DemoKey = z.object({ key: z.string(), plan: Plan, label: z.string() });
 export type DemoKey = z.infer<typeof DemoKey>;

@@ -34,6 +34,7 @@ const RELEASED = [
   '0006-activity-search',
   '0007-activity-search-text',
   '0008-review-row-sources',
+  '0009-key-names',
 ];
 
 describe('released migrations', () => {

@@ -352,6 +352,20 @@ const rowSources: Migration = {
   },
 };
 
+/** Migration 0009: the names people give their keys ("Dana Ortiz"), shown beside the keys' fingerprints. */
+const keyNames: Migration = {
+  async up(db: Db) {
+    await db.schema
+      .createTable('key_names')
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('key_fingerprint', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('named_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('key_names_pk', ['account_id', 'key_fingerprint'])
+      .execute();
+  },
+};
+
 /** Entries folded per update by migration 0007 (two parameters each: well within either database's limit). */
 const FOLD_BATCH = 1_000;
 
@@ -368,5 +382,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0006-activity-search': activitySearch(dialect === 'postgres'),
     '0007-activity-search-text': searchText(dialect === 'postgres'),
     '0008-review-row-sources': rowSources,
+    '0009-key-names': keyNames,
   };
 }

@@ -124,4 +124,13 @@ export interface DatabaseSchema {
   review_runs: ReviewRunsTable;
   review_results: ReviewResultsTable;
   audit_entries: AuditEntriesTable;
+  key_names: KeyNamesTable;
+}
+
+/** A name a key's holder gave it (migration 0009): one per key of an account. */
+export interface KeyNamesTable {
+  account_id: string;
+  key_fingerprint: string;
+  name: string;
+  named_at: number;
 }

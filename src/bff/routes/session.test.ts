@@ -13,6 +13,7 @@ describe('POST /api/session', () => {
       accountId: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       demo: false,
       keyFingerprint: expect.stringMatching(/^[0-9a-f]{8}$/),
+      keyName: null,
       rateLimit: { limit: 60, remaining: 59, resetAt: expect.any(String), windowS: expect.any(Number) },
     });
     // The window's length as observed: the reference's 60 s, give or take its whole-second reset.

@@ -8,16 +8,19 @@ import {
   type DemoKey,
   demoKeyOf,
   demoVisitorKey,
+  KeyNameRequest,
+  type KeyNamesResponse,
   type SessionResponse,
 } from '../../contract/index.ts';
 import type { Audit } from '../audit/audit.ts';
 import { type AppEnv, sessionCookieName } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
-import { toApiError } from '../errors.ts';
+import { ApiError, toApiError } from '../errors.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import { clientGroup, signInLimit } from '../middleware/sign-in-limit.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
+import type { SqlKeyNames } from '../stores/key-names.ts';
 import {
   accountIdFor,
   hashKey,
@@ -42,6 +45,8 @@ export interface SessionRouteDeps {
   /** Sign-ins per client address per minute (0: no limit), and whether X-Forwarded-For names the client. */
   signInsPerMinute?: number;
   trustProxy?: boolean;
+  /** The names people give their keys (on the database); absent, keys have no names. */
+  keyNames?: SqlKeyNames;
 }
 
 /** More reviews than any demo visitor starts: the list read at a demo sign-out is bounded by it. */
@@ -66,17 +71,29 @@ async function sessionAnswer(
   demo: DemoRules,
   session: Pick<Session, 'apiKey' | 'keyHash' | 'account' | 'accountId'>,
 ): Promise<SessionResponse> {
+  const fingerprint = keyFingerprint(session.keyHash);
   return {
     account: session.account,
     accountId: session.accountId,
     demo: demo.isDemo(session.apiKey),
-    keyFingerprint: keyFingerprint(session.keyHash),
+    keyFingerprint: fingerprint,
+    keyName:
+      (await deps.keyNames?.get(session.accountId, fingerprint)) ??
+      (demo.isDemo(session.apiKey) ? visitorName(fingerprint) : null),
     rateLimit: await deps.upstream.rateLimit(session.keyHash),
   };
 }
 
+/** A demo visitor's name for the visit (their key is theirs for the visit): the browser says it the same way. */
+export const visitorName = (fingerprint: string) => `Visitor ${fingerprint.slice(0, 4).toUpperCase()}`;
+
 /** POST /session: the key is asked of the upstream, then a new session holds it and the sign-in is on record. */
-async function signIn(c: Context<AppEnv>, deps: SessionRouteDeps, demo: DemoRules, typedKey: string) {
+async function signIn(
+  c: Context<AppEnv>,
+  deps: SessionRouteDeps,
+  demo: DemoRules,
+  { apiKey: typedKey, name: typedName }: CreateSessionRequest,
+) {
   const apiKey = demo.upstreamKey(typedKey);
   const keyHash = hashKey(apiKey);
   deps.audit?.assertWritable();
@@ -115,8 +132,27 @@ async function signIn(c: Context<AppEnv>, deps: SessionRouteDeps, demo: DemoRule
     secure: c.get('https'),
     maxAge: Math.floor(deps.sessionAbsoluteMs / 1000),
   });
+  const names = deps.keyNames;
+  if (names && typedName?.trim())
+    await inDatabase(() => names.set(accountId, keyFingerprint(keyHash), typedName));
   deps.logger.info({ requestId: c.get('requestId'), plan: account.plan }, 'signed in');
   return c.json(await sessionAnswer(deps, demo, { apiKey, keyHash, account, accountId }));
+}
+
+/** PUT /session/name: this key's name (empty: none), as every view of the account will show it. */
+async function renameKey(
+  c: Context<AppEnv, '/session/name', { out: { json: KeyNameRequest } }>,
+  deps: SessionRouteDeps,
+  demo: DemoRules,
+) {
+  const session = c.get('session');
+  if (!deps.keyNames)
+    throw new ApiError(404, 'not_found', 'Names for keys need the database (DATABASE_DIR or DATABASE_URL).');
+  const names = deps.keyNames;
+  await inDatabase(() =>
+    names.set(session.accountId, keyFingerprint(session.keyHash), c.req.valid('json').name),
+  );
+  return c.json(await sessionAnswer(deps, demo, session));
 }
 
 /** DELETE /session: the session ends, a demo visitor's reviews go, and the sign-out is on record. */
@@ -146,7 +182,8 @@ async function signOut(c: Context<AppEnv>, deps: SessionRouteDeps, demo: DemoRul
 /**
  * A demo visitor signs out: the reviews this visitor's key started are removed (demo data, not kept), and no
  * other visitor's, though all of them are one account. Decided here, where the session's key is known, not
- * by a list the browser sends. A database away does not keep anyone signed in: it is logged, and the
+ * by a list the browser sends (and the name the visitor gave their key goes too). A database away does not
+ * keep anyone signed in: it is logged, and the
  * reviews stay.
  */
 async function removeVisitorReviews(
@@ -162,6 +199,8 @@ async function removeVisitorReviews(
     const reviews = await inDatabase(() => store.list(session.accountId, DEMO_REVIEWS_READ));
     for (const review of reviews)
       if (review.createdBy === mine) await inDatabase(() => store.delete(session.accountId, review.id));
+    const names = deps.keyNames;
+    if (names) await inDatabase(() => names.set(session.accountId, mine, ''));
   } catch (err) {
     deps.logger.warn({ requestId, err: (err as Error).message }, 'demo reviews not removed at sign-out');
   }
@@ -178,7 +217,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     '/session',
     signInLimit({ perMinute: deps.signInsPerMinute ?? 0, trustProxy: deps.trustProxy ?? false }),
     jsonBody(CreateSessionRequest, { maxBytes: 4096, tooLarge: 'The request body is too large.' }),
-    (c) => signIn(c, deps, demo, c.req.valid('json').apiKey),
+    (c) => signIn(c, deps, demo, c.req.valid('json')),
   );
   // No cookie at all (a first visit): nobody is signed in, which is no error, so 204 rather than a 401 the
   // browser would log. A cookie whose session has ended still answers 401 (requireSession).
@@ -189,5 +228,17 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     async (c) => c.json(await sessionAnswer(deps, demo, c.get('session'))),
   );
   app.delete('/session', (c) => signOut(c, deps, demo));
+  app.put(
+    '/session/name',
+    requireSession(deps.sessions),
+    jsonBody(KeyNameRequest, { maxBytes: 4096, tooLarge: 'The request body is too large.' }),
+    (c) => renameKey(c, deps, demo),
+  );
+  app.get('/account/keys', requireSession(deps.sessions), async (c) => {
+    const keys = deps.keyNames
+      ? await inDatabase(() => (deps.keyNames as SqlKeyNames).all(c.get('session').accountId))
+      : [];
+    return c.json({ keys } satisfies KeyNamesResponse);
+  });
   return app;
 }

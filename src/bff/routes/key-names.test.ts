@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ApiErrorBody, KeyNamesResponse, SessionResponse } from '../../contract/index.ts';
+import { DEMO_KEYS } from '../../reference/accounts.ts';
+import { reviewDatabase } from '../test-support/review-database.ts';
+
+/*
+ * People, not fingerprints (issue 27): a key can be given its holder's name, at sign-in or later; every key of the
+ * account sees the names; a demo visitor has one name for the visit; a name that would mislead is refused.
+ */
+
+const reviews = reviewDatabase('key-names');
+const COLLEAGUE = 'pi_demo_professional_2';
+
+const session = async (res: Response) => {
+  expect(res.status, await res.clone().text()).toBe(200);
+  return SessionResponse.parse(await res.json());
+};
+
+describe('names on keys', () => {
+  it('keeps the name given at sign-in or in Settings, and every key of the account reads it', async () => {
+    const h = reviews.make();
+    const dana = await session(
+      await h.call('/api/session', {
+        method: 'POST',
+        body: { apiKey: 'pi_demo_professional', name: ' Dana Ortiz ' },
+      }),
+    );
+    expect(dana.keyName).toBe('Dana Ortiz');
+    // Signing in again without a name keeps it.
+    expect((await session(await h.signIn())).keyName).toBe('Dana Ortiz');
+    const renamed = await session(
+      await h.call('/api/session/name', { method: 'PUT', body: { name: 'Dana O.' } }),
+    );
+    expect(renamed.keyName).toBe('Dana O.');
+
+    h.cookie = '';
+    const colleague = await session(await h.signIn(COLLEAGUE));
+    expect(colleague.keyName).toBeNull();
+    expect(colleague.accountId).toBe(dana.accountId);
+    const keys = KeyNamesResponse.parse(await (await h.call('/api/account/keys')).json()).keys;
+    expect(keys).toEqual([{ fingerprint: dana.keyFingerprint, name: 'Dana O.' }]);
+
+    // An empty name takes it off.
+    h.cookie = '';
+    await h.signIn();
+    expect(
+      (await session(await h.call('/api/session/name', { method: 'PUT', body: { name: '' } }))).keyName,
+    ).toBeNull();
+    expect(KeyNamesResponse.parse(await (await h.call('/api/account/keys')).json()).keys).toEqual([]);
+  });
+
+  it('refuses a name that would mislead or is too long, and answers 401 without a session', async () => {
+    const h = reviews.make();
+    await h.signIn();
+    for (const name of ['Dana\u202eztrO', 'x'.repeat(61), '\u200b\u200b'])
+      expect(
+        ApiErrorBody.parse(
+          await (await h.call('/api/session/name', { method: 'PUT', body: { name } })).json(),
+        ).error.code,
+      ).toBe('bad_request');
+    h.cookie = '';
+    expect((await h.call('/api/account/keys')).status).toBe(401);
+    expect((await h.call('/api/session/name', { method: 'PUT', body: { name: 'Eve' } })).status).toBe(401);
+  });
+
+  it('names a demo visitor for the visit, and forgets the name they gave at sign-out', async () => {
+    const h = reviews.make({ demoKeys: [...DEMO_KEYS] });
+    const visitor = await session(await h.signIn('pi_demo_professional'));
+    expect(visitor.keyName).toBe(`Visitor ${visitor.keyFingerprint?.slice(0, 4).toUpperCase()}`);
+    await session(await h.call('/api/session/name', { method: 'PUT', body: { name: 'Sam from sales' } }));
+    expect((await session(await h.call('/api/session'))).keyName).toBe('Sam from sales');
+    await h.call('/api/session', { method: 'DELETE' });
+    h.cookie = '';
+    await h.signIn(COLLEAGUE);
+    expect(KeyNamesResponse.parse(await (await h.call('/api/account/keys')).json()).keys).toEqual([]);
+  });
+});
