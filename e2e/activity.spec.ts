@@ -24,7 +24,7 @@ test('the Activity page shows who looked up what and what it said; History on a 
   const table = page.getByRole('table', { name: 'Activity' });
   const lookup = table.getByRole('row').filter({ hasText: '1100 congress ave austin tx' }).first();
   await expect(lookup).toContainText('Matched');
-  await expect(lookup).toContainText('Travis County Assessor');
+  await expect(lookup).toContainText('Travis Central Appraisal District');
   await expect(lookup).toContainText(/key [0-9a-f]{8}/);
   await expect(table.getByRole('row').filter({ hasText: 'Signed in' }).first()).toBeVisible();
   await expectNoAxeViolations(page, 'the Activity page');

@@ -27,7 +27,7 @@ describe.each(representativeDialects().map((d) => [describeDialect(d), d] as [st
       const parsed = ResolveResponse.parse(await res.json());
       expect(parsed.property).toMatchObject({
         address: '1100 Congress Ave, Austin, TX 78701',
-        source: 'Travis County Assessor',
+        source: 'Travis Central Appraisal District',
         sourceKind: 'assessor',
         confidence: 'high',
         lastVerified: '2026-10-20',
@@ -88,7 +88,7 @@ describe.each(representativeDialects().map((d) => [describeDialect(d), d] as [st
         const res = await h.resolve(`1100 Congress Ave, Austin, TX ${i % 2 ? '78701' : ''}`);
         statuses.push(res.status);
         const json = await body(res);
-        if (res.status === 200) expect(json.property.source).toBe('Travis County Assessor');
+        if (res.status === 200) expect(json.property.source).toBe('Travis Central Appraisal District');
         else expect(['upstream_unavailable', 'upstream_invalid']).toContain(json.error.code);
       }
       // Retries hide most faults: most requests succeed.
@@ -166,7 +166,7 @@ describe.each(singleChangeDialects().map((d) => [describeDialect(d), d] as [stri
       expect((await h.signIn()).status).toBe(200);
       const parsed = ResolveResponse.parse(await (await h.resolve('1100 Congress Ave, Austin, TX')).json());
       expect(parsed.property).toMatchObject({
-        source: 'Travis County Assessor',
+        source: 'Travis Central Appraisal District',
         confidence: 'high',
         lastVerified: '2026-10-20',
       });
