@@ -188,3 +188,29 @@ test('an email pasted: greeting, heading and signature set aside and listed, lis
     email.lines.map((l) => [l.sourceRow, l.address, 'matched']),
   );
 });
+
+test('a file whose columns are a guess: what each would send is shown before Start, and the one picked is used', async ({
+  page,
+}) => {
+  const [a, b] = (await germanExcel()).rows.map((r) => r.expect);
+  if (!a || !b || !('matched' in a) || !('matched' in b)) throw new Error('no demo addresses');
+  const street = (address: string) => address.split(',')[0] ?? address;
+  // No header; the first column holds the street alone, the third the whole address.
+  const csv = [a.matched, b.matched].map((m, i) => `${street(m)},REF-${i},"${m}"`).join('\r\n');
+  await openReviews(page);
+  await upload(page, { name: 'no-header.csv', bytes: Buffer.from(csv) });
+  const check = page.getByRole('region', { name: 'Check the address columns' });
+  await expect(check).toContainText('No column is named like an address');
+  await expect(check).toContainText(
+    `As chosen: “${street(a.matched)}”, “${street(b.matched)}” — no city or ZIP: many streets share that name.`,
+  );
+  await expectNoAxeViolations(page, 'the check of guessed columns');
+  await check.getByRole('button', { name: 'Use this: Column 3' }).click();
+  await expect(check).toHaveCount(0);
+  await expect(
+    page
+      .getByRole('table', { name: /Preview/ })
+      .getByRole('row')
+      .nth(1),
+  ).toHaveText(`1${a.matched}`);
+});

@@ -77,7 +77,7 @@ export function ChoiceCheck({
                 type="button"
                 variant="secondary"
                 className="min-h-8 px-3 py-1 text-xs"
-                aria-label={`Use ${describeChoice(choice, columns)}`}
+                aria-label={`Use this: ${describeChoice(choice, columns)}`}
                 onClick={() => onChoose(choice)}
               >
                 Use this

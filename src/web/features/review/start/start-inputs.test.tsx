@@ -115,7 +115,7 @@ describe('a guess the reviewer should check', () => {
     expect(check).toHaveTextContent(
       'Column 3 would send “12 Main St, Austin, TX 78701”, “14 Oak Ave, Austin, TX 78702”',
     );
-    await userEvent.click(within(check).getByRole('button', { name: 'Use Column 3' }));
+    await userEvent.click(within(check).getByRole('button', { name: 'Use this: Column 3' }));
     expect(screen.queryByRole('region', { name: 'Check the address columns' })).not.toBeInTheDocument();
     await waitFor(() =>
       expect(lastDraft(onDraft).prepared.rows[0]?.input).toBe('12 Main St, Austin, TX 78701'),
