@@ -1,13 +1,16 @@
 import { setImmediate } from 'node:timers';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
-import { RowFix } from '../../../contract/index.ts';
 import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
+import type { LeasedRow } from '../../reviews/leased-row.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
-import type { LeasedRow, ReviewQueue } from '../../reviews/worker.ts';
-import { auditRow, type NewAuditEntry, preparedAuditInsert } from '../audit/audit-store.ts';
+import type { ReviewQueue } from '../../reviews/worker.ts';
+import type { NewAuditEntry } from '../audit/audit-store.ts';
+import { type Completion, writeCompletions } from './completions.ts';
+import { dueRow, RECLAIM_BATCH } from './due-rows.ts';
 import { LeaseOrder, type LeaseShares, type OpenRun } from './lease-order.ts';
+import { type PreparedQueue, prepareQueue } from './queue-sqlite.ts';
 
 type Db = Kysely<DatabaseSchema>;
 type Key = Pick<LeasedRow, 'reviewId' | 'run' | 'index'>;
@@ -31,7 +34,7 @@ export class SqlReviewQueue implements ReviewQueue {
   #reclaimedAt = Number.NEGATIVE_INFINITY;
   #completions: Completion[] = [];
   #completing: Promise<void> | null = null;
-  readonly #prepared: Prepared | undefined;
+  readonly #prepared: PreparedQueue | undefined;
 
   /**
    * `sqlite`: the embedded file's own handle. Leases and completions then run through statements prepared once,
@@ -45,11 +48,11 @@ export class SqlReviewQueue implements ReviewQueue {
     private readonly now: () => number = Date.now,
     private readonly sqlite?: BetterSqlite3.Database,
   ) {
-    this.#prepared = sqlite ? prepare(sqlite) : undefined;
+    this.#prepared = sqlite ? prepareQueue(sqlite) : undefined;
   }
 
   /** The prepared statements, when they may run now (nothing of Kysely's half done on the connection). */
-  #now(): Prepared | undefined {
+  #now(): PreparedQueue | undefined {
     return this.sqlite?.inTransaction === false ? this.#prepared : undefined;
   }
 
@@ -114,20 +117,11 @@ export class SqlReviewQueue implements ReviewQueue {
     let query = part(asks[0] as { open: OpenRun; n: number }, 0);
     for (const [i, ask] of asks.entries()) if (i > 0) query = query.unionAll(part(ask, i));
     const rows = await query.execute();
-    const byRun = new Map(
-      asks.map((a) => [`${a.open.reviewId}:${a.open.run}`, [] as Omit<LeasedRow, 'fresh'>[]]),
+    const byRun = new Map(asks.map((a) => [`${a.open.reviewId}:${a.open.run}`, [] as typeof rows]));
+    for (const d of rows) byRun.get(`${d.review_id}:${d.run}`)?.push(d);
+    return asks.map((a) =>
+      (byRun.get(`${a.open.reviewId}:${a.open.run}`) ?? []).map((d) => dueRow(a.open, d)),
     );
-    for (const d of rows)
-      byRun.get(`${d.review_id}:${d.run}`)?.push({
-        reviewId: d.review_id,
-        accountId: asks.find((a) => a.open.reviewId === d.review_id)?.open.accountId ?? '',
-        run: d.run,
-        index: d.row_index,
-        address: lookupAddress(d.address, d.fix, d.parcel),
-        key: d.fix ? null : d.address_key,
-        attempts: d.attempts,
-      });
-    return asks.map((a) => byRun.get(`${a.open.reviewId}:${a.open.run}`) ?? []);
   }
 
   /** A run's next due rows, in order, from the index alone (PostgreSQL: skipping rows another replica is taking). */
@@ -135,15 +129,7 @@ export class SqlReviewQueue implements ReviewQueue {
     const rows = await this.#due(trx, run, n, now)
       .$if(this.dialect === 'postgres', (q) => q.forUpdate('r').skipLocked())
       .execute();
-    return rows.map((d) => ({
-      reviewId: run.reviewId,
-      accountId: run.accountId,
-      run: run.run,
-      index: d.row_index,
-      address: lookupAddress(d.address, d.fix, d.parcel),
-      key: d.fix ? null : d.address_key,
-      attempts: d.attempts,
-    }));
+    return rows.map((d) => dueRow(run, d));
   }
 
   /** A run's next `n` due rows, first come first served: one seek in review_results_next, no sort. */
@@ -300,120 +286,14 @@ export class SqlReviewQueue implements ReviewQueue {
   }
 
   /**
-   * One transaction for many rows, in a few statements a review whatever the batch's size (the embedded SQLite
-   * compiles and prepares every statement anew, on the event loop): review by review in id order, so two
-   * replicas lock reviews in the same order as pause and Check again do (the review row first); then the rows
-   * still leased to their owners are read (and locked, on PostgreSQL), numbered after the review's last
-   * sequence and written in one update a run, and the run's counts moved once by what was written.
+   * One transaction for many rows, in a few statements a review whatever the batch's size: on the embedded SQLite
+   * through the statements prepared once, else through Kysely (completions.ts), which compiles every statement.
    */
   async #completeMany(batch: readonly Completion[]): Promise<boolean[]> {
     const now = this.now();
     const prepared = this.#now();
     if (prepared) return prepared.complete(batch, now);
-    const byReview = new Map<string, number[]>();
-    for (const [i, c] of batch.entries()) {
-      const list = byReview.get(c.row.reviewId) ?? [];
-      list.push(i);
-      byReview.set(c.row.reviewId, list);
-    }
-    const taken = batch.map(() => false);
-    await this.db.transaction().execute(async (trx) => {
-      for (const reviewId of [...byReview.keys()].sort()) {
-        const asked = byReview.get(reviewId) as number[];
-        const { last_seq } = await trx
-          .updateTable('reviews')
-          .set((eb) => ({ last_seq: eb.ref('last_seq') }))
-          .where('id', '=', reviewId)
-          .returning('last_seq')
-          .executeTakeFirstOrThrow();
-        // The rows still leased, by their run (a seek in the primary key: review, run, row).
-        const holder = new Map<string, string | null>();
-        for (const run of new Set(asked.map((i) => (batch[i] as Completion).row.run))) {
-          const leased = await trx
-            .selectFrom('review_results')
-            .select(['row_index', 'lease_owner'])
-            .where('review_id', '=', reviewId)
-            .where('run', '=', run)
-            .where('row_index', 'in', [
-              ...new Set(
-                asked
-                  .map((i) => (batch[i] as Completion).row)
-                  .filter((r) => r.run === run)
-                  .map((r) => r.index),
-              ),
-            ])
-            .where('state', '=', sql.lit('leased'))
-            .$if(this.dialect === 'postgres', (q) => q.forUpdate())
-            .execute();
-          for (const l of leased) holder.set(`${run}:${l.row_index}`, l.lease_owner);
-        }
-        // Written in the order asked; a row asked twice in one batch (it cannot be, but) is written once.
-        const byRun = new Map<number, { c: Completion; seq: number }[]>();
-        let seq = Number(last_seq);
-        for (const i of asked) {
-          const c = batch[i] as Completion;
-          const at = `${c.row.run}:${c.row.index}`;
-          if (holder.get(at) !== c.owner) continue;
-          holder.delete(at);
-          taken[i] = true;
-          const list = byRun.get(c.row.run) ?? [];
-          list.push({ c, seq: ++seq });
-          byRun.set(c.row.run, list);
-        }
-        if (byRun.size === 0) continue;
-        for (const [run, rows] of byRun) {
-          const when = (value: (r: { c: Completion; seq: number }) => unknown, type: string) =>
-            sql<never>`case row_index ${sql.join(
-              rows.map((r) => sql`when ${r.c.row.index} then cast(${value(r)} as ${sql.raw(type)})`),
-              sql` `,
-            )} end`;
-          await trx
-            .updateTable('review_results')
-            .set({
-              state: 'done',
-              lease_owner: null,
-              outcome: when((r) => r.c.result.outcome, 'text'),
-              result: when((r) => JSON.stringify(r.c.result), 'text'),
-              seq: when((r) => r.seq, 'bigint'),
-            })
-            .where('review_id', '=', reviewId)
-            .where('run', '=', run)
-            .where(
-              'row_index',
-              'in',
-              rows.map((r) => r.c.row.index),
-            )
-            .execute();
-          const counts = { matched: 0, not_found: 0, ambiguous: 0, failed: 0 };
-          for (const r of rows) counts[r.c.result.outcome]++;
-          const n = rows.length;
-          await trx
-            .updateTable('review_runs')
-            .set((eb) => ({
-              done: eb('done', '+', n),
-              matched: eb('matched', '+', counts.matched),
-              not_found: eb('not_found', '+', counts.not_found),
-              ambiguous: eb('ambiguous', '+', counts.ambiguous),
-              failed: eb('failed', '+', counts.failed),
-              finished_at: eb
-                .case()
-                .when('done', '>=', eb('total', '-', n))
-                .then(now)
-                .else(eb.ref('finished_at'))
-                .end(),
-            }))
-            .where('review_id', '=', reviewId)
-            .where('run', '=', run)
-            .execute();
-        }
-        await trx.updateTable('reviews').set({ last_seq: seq }).where('id', '=', reviewId).execute();
-      }
-      // The entries of the answers kept, beside them (ADR 010, addendum), as the audit store inserts them (with
-      // their folded search text; the Activity search index follows the table, whoever wrote to it).
-      const entries = keptEntries(batch, taken);
-      if (entries.length > 0) await trx.insertInto('audit_entries').values(entries.map(auditRow)).execute();
-    });
-    return taken;
+    return writeCompletions(this.db, this.dialect, batch, now);
   }
 
   async retryLater(owner: string, row: LeasedRow, notBefore: number): Promise<void> {
@@ -428,28 +308,8 @@ export class SqlReviewQueue implements ReviewQueue {
   }
 }
 
-/** A completion waiting for its batch's transaction. */
-interface Completion {
-  owner: string;
-  row: LeasedRow;
-  result: RowResult;
-  /** The audit entry of the lookup that gave the result: written with it, or not at all. */
-  entry: NewAuditEntry | undefined;
-  taken: (written: boolean) => void;
-  failed: (err: unknown) => void;
-}
-
-/** The audit entries of the completions written, in the order asked. */
-function keptEntries(batch: readonly Completion[], taken: readonly boolean[]): NewAuditEntry[] {
-  const entries: NewAuditEntry[] = [];
-  for (const [i, c] of batch.entries()) if (taken[i] && c.entry) entries.push(c.entry);
-  return entries;
-}
-
 /** Rows written in one transaction at most (more wait for the next). */
 const COMPLETE_BATCH = 500;
-/** Expired leases taken back per lease call (more wait for the next). */
-const RECLAIM_BATCH = 256;
 const RECLAIM_EVERY_MS = 1_000;
 
 /**
@@ -475,18 +335,6 @@ async function openRuns(db: Db, accountIds: readonly string[]) {
   }));
 }
 
-/**
- * What a row asks: the address a reviewer fixed it to, else the input, else (a row of a file with no address)
- * its parcel number; blank when it has none of them (the row is answered no_address, never sent).
- */
-function lookupAddress(input: string, fix: string | null, parcel: string | null): string {
-  if (fix) {
-    const parsed = RowFix.safeParse(JSON.parse(fix));
-    if (parsed.success) return parsed.data.address;
-  }
-  return input.trim() === '' && parcel ? parcel : input;
-}
-
 // biome-ignore lint/suspicious/noExplicitAny: Kysely's expression builder for review_results, in any query
 function whereKey(eb: any, key: Key) {
   return eb.and([
@@ -494,164 +342,4 @@ function whereKey(eb: any, key: Key) {
     eb('run', '=', key.run),
     eb('row_index', '=', key.index),
   ]);
-}
-
-type Prepared = ReturnType<typeof prepare>;
-
-/**
- * The lease and the completions on the embedded SQLite, as the Kysely versions above do them, through statements
- * prepared once; each runs whole in one synchronous transaction (nothing else runs on the connection meanwhile).
- */
-function prepare(sqlite: BetterSqlite3.Database) {
-  const openRunsOf = sqlite.prepare<
-    [string],
-    { review_id: string; run: number; fresh: number; account_id: string }
-  >(
-    `select u.review_id, u.run, u.fresh, v.account_id from review_runs u join reviews v on v.id = u.review_id
-     where u.finished_at is null and v.account_id in (select value from json_each(?))
-     order by v.created_at, u.review_id, u.run`,
-  );
-  // The state as a literal, so that SQLite serves it from the partial index review_results_next.
-  const dueOf = sqlite.prepare<
-    [string, number, number, number],
-    {
-      row_index: number;
-      attempts: number;
-      address: string;
-      fix: string | null;
-      parcel: string | null;
-      address_key: string | null;
-    }
-  >(
-    `select r.row_index, r.attempts, w.address, w.fix, w.parcel, w.address_key from review_results r
-     join review_rows w on w.review_id = r.review_id and w.row_index = r.row_index
-     where r.review_id = ? and r.run = ? and r.state = 'pending' and r.not_before <= ?
-     order by r.not_before, r.row_index limit ?`,
-  );
-  const expiredOf = sqlite.prepare<[number, number], { review_id: string; run: number; row_index: number }>(
-    `select review_id, run, row_index from review_results where state = 'leased' and lease_until < ? limit ?`,
-  );
-  const putBack = sqlite.prepare(
-    `update review_results set state = 'pending', lease_owner = null
-     where review_id = ? and run = ? and row_index = ? and state = 'leased' and lease_until < ?`,
-  );
-  const take = sqlite.prepare(
-    `update review_results set state = 'leased', lease_owner = ?, lease_until = ?
-     where review_id = ? and run = ? and row_index = ? and state = 'pending'`,
-  );
-  const lastSeqOf = sqlite.prepare<[string], number>('select last_seq from reviews where id = ?').pluck();
-  // A row put back into a cancelled run is cancelled by migration 0005's trigger: numbered, so live views hear of
-  // it (SqlReviewQueue.#announceCancelled says why; one connection, so no lock order to keep here).
-  const stateOf = sqlite
-    .prepare<[string, number, number], string>(
-      'select state from review_results where review_id = ? and run = ? and row_index = ?',
-    )
-    .pluck();
-  const nextSeq = sqlite
-    .prepare<[string], number>('update reviews set last_seq = last_seq + 1 where id = ? returning last_seq')
-    .pluck();
-  const numberRow = sqlite.prepare(
-    'update review_results set seq = ? where review_id = ? and run = ? and row_index = ?',
-  );
-  // Written only while `owner` holds the lease: a row whose lease ran out (another has it, or it is done) is not.
-  const write = sqlite.prepare(
-    `update review_results set state = 'done', lease_owner = null, outcome = ?, result = ?, seq = ?
-     where review_id = ? and run = ? and row_index = ? and state = 'leased' and lease_owner = ?`,
-  );
-  const count = sqlite.prepare(
-    `update review_runs set done = done + @n, matched = matched + @matched, not_found = not_found + @not_found,
-       ambiguous = ambiguous + @ambiguous, failed = failed + @failed,
-       finished_at = case when done >= total - @n then @now else finished_at end
-     where review_id = @reviewId and run = @run`,
-  );
-  const setLastSeq = sqlite.prepare('update reviews set last_seq = ? where id = ?');
-  // The entries of the answers kept, beside them (ADR 010, addendum): inserted as the audit store inserts them
-  // (with their folded search text).
-  const audit = preparedAuditInsert(sqlite);
-
-  const dueRows = (open: OpenRun, n: number, now: number): Omit<LeasedRow, 'fresh'>[] =>
-    dueOf.all(open.reviewId, open.run, now, n).map((d) => ({
-      reviewId: open.reviewId,
-      accountId: open.accountId,
-      run: open.run,
-      index: d.row_index,
-      address: lookupAddress(d.address, d.fix, d.parcel),
-      key: d.fix ? null : d.address_key,
-      attempts: d.attempts,
-    }));
-
-  const lease = sqlite.transaction(
-    (
-      order: LeaseOrder,
-      owner: string,
-      accountIds: readonly string[],
-      limit: number,
-      now: number,
-      leaseMs: number,
-      shares: LeaseShares,
-      reclaim: boolean,
-    ): LeasedRow[] => {
-      if (reclaim)
-        for (const e of expiredOf.all(now, RECLAIM_BATCH)) {
-          putBack.run(e.review_id, e.run, e.row_index, now);
-          if (stateOf.get(e.review_id, e.run, e.row_index) === 'cancelled')
-            numberRow.run(nextSeq.get(e.review_id), e.review_id, e.run, e.row_index);
-        }
-      const runs = openRunsOf.all(JSON.stringify(accountIds));
-      const fresh = new Set(runs.filter((r) => r.fresh === 1).map((r) => `${r.review_id}:${r.run}`));
-      const open = runs.map((r) => ({ reviewId: r.review_id, run: r.run, accountId: r.account_id }));
-      const picked = order.pickNow(open, limit, shares, {
-        one: (run, n) => dueRows(run, n, now),
-        many: (asks) => asks.map((a) => dueRows(a.open, a.n, now)),
-      });
-      for (const d of picked) take.run(owner, now + leaseMs, d.reviewId, d.run, d.index);
-      return picked.map((d) => ({ ...d, fresh: fresh.has(`${d.reviewId}:${d.run}`) }));
-    },
-  );
-
-  const complete = sqlite.transaction((batch: readonly Completion[], now: number): boolean[] => {
-    const taken = batch.map(() => false);
-    const byReview = new Map<string, number[]>();
-    for (const [i, c] of batch.entries()) {
-      const list = byReview.get(c.row.reviewId);
-      if (list) list.push(i);
-      else byReview.set(c.row.reviewId, [i]);
-    }
-    for (const reviewId of [...byReview.keys()].sort()) {
-      const last = lastSeqOf.get(reviewId);
-      // The review is gone (deleted meanwhile): nothing of it to write.
-      if (last === undefined) continue;
-      let seq = Number(last);
-      const byRun = new Map<number, Record<'n' | keyof typeof OUTCOME_COLUMN, number>>();
-      for (const i of byReview.get(reviewId) as number[]) {
-        const { owner, row, result } = batch[i] as Completion;
-        const written = write.run(
-          result.outcome,
-          JSON.stringify(result),
-          seq + 1,
-          reviewId,
-          row.run,
-          row.index,
-          owner,
-        );
-        if (written.changes !== 1) continue;
-        seq++;
-        taken[i] = true;
-        let counts = byRun.get(row.run);
-        if (!counts) {
-          counts = { n: 0, matched: 0, not_found: 0, ambiguous: 0, failed: 0 };
-          byRun.set(row.run, counts);
-        }
-        counts.n++;
-        counts[result.outcome]++;
-      }
-      if (byRun.size === 0) continue;
-      for (const [run, counts] of byRun) count.run({ ...counts, now, reviewId, run });
-      setLastSeq.run(seq, reviewId);
-    }
-    for (const entry of keptEntries(batch, taken)) audit(entry);
-    return taken;
-  });
-
-  return { lease, complete };
 }
