@@ -198,6 +198,9 @@ function MainNav() {
       <NavLink to="/activity" className={NAV_LINK}>
         Activity
       </NavLink>
+      <NavLink to="/settings" className={NAV_LINK}>
+        Settings
+      </NavLink>
     </nav>
   );
 }

@@ -12,6 +12,7 @@ const SearchRoute = lazy(() => loadSearchRoute().then((m) => ({ default: m.Searc
 // The review workspace (papaparse, IndexedDB, the results' charts) loads only when a review is opened.
 const ReviewRoute = lazy(() => import('./routes/review.tsx').then((m) => ({ default: m.ReviewRoute })));
 const ActivityRoute = lazy(() => import('./routes/activity.tsx').then((m) => ({ default: m.ActivityRoute })));
+const SettingsRoute = lazy(() => import('./routes/settings.tsx').then((m) => ({ default: m.SettingsRoute })));
 const ReviewRunRoute = lazy(() =>
   import('./routes/review-run.tsx').then((m) => ({ default: m.ReviewRunRoute })),
 );
@@ -51,6 +52,14 @@ export function AppRoutes() {
           element={
             <Suspense fallback={<RouteFallback />}>
               <ActivityRoute />
+            </Suspense>
+          }
+        />
+        <Route
+          path="/settings"
+          element={
+            <Suspense fallback={<RouteFallback />}>
+              <SettingsRoute />
             </Suspense>
           }
         />

@@ -17,6 +17,7 @@ import {
 } from '../../features/activity/api/get-activity.ts';
 import { ActivityTable, OUTCOME_CHOICES } from '../../features/activity/components/activity-table.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
+import { keyNamesQueryOptions } from '../../features/auth/index.ts';
 import { ApiRequestError } from '../../lib/api-client.ts';
 
 const FIELD =
@@ -33,6 +34,10 @@ export function ActivityRoute() {
   const filters = useMemo(() => filtersFrom(params), [params]);
   const [draft, setDraft] = useState<ActivityFilters>(filters);
   useEffect(() => setDraft(filters), [filters]);
+  const names = useQuery({
+    ...keyNamesQueryOptions(session?.accountId ?? ''),
+    enabled: Boolean(session),
+  }).data;
   const list = useInfiniteQuery({
     ...activityQueryOptions(session?.accountId ?? '', filters),
     enabled: Boolean(session),
@@ -51,7 +56,7 @@ export function ActivityRoute() {
         filters={filters}
         onApply={() => setParams(activitySearch(draft))}
       />
-      <ActivityEntries list={list} />
+      <ActivityEntries list={list} names={names} />
     </div>
   );
 }
@@ -179,7 +184,13 @@ function ExportActivityCsv({ filters }: { filters: ActivityFilters }) {
 }
 
 /** The matching entries, newest first, with a button for older ones; or why there are none yet. */
-function ActivityEntries({ list }: { list: UseInfiniteQueryResult<InfiniteData<ActivityResponse>> }) {
+function ActivityEntries({
+  list,
+  names,
+}: {
+  list: UseInfiniteQueryResult<InfiniteData<ActivityResponse>>;
+  names: ReadonlyMap<string, string> | undefined;
+}) {
   const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
   if (list.isError)
     return (
@@ -196,7 +207,7 @@ function ActivityEntries({ list }: { list: UseInfiniteQueryResult<InfiniteData<A
   if (entries.length === 0) return <p className="text-sm">No activity matches these filters.</p>;
   return (
     <>
-      <ActivityTable entries={entries} />
+      <ActivityTable entries={entries} {...(names ? { names } : {})} />
       {list.hasNextPage ? (
         <Button
           variant="secondary"

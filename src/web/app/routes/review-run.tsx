@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
 import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
+import { KeyLabel } from '../../features/auth/index.ts';
 import { checkAgain, reviewKeys } from '../../features/review/api/server-reviews.ts';
 import { useLiveReview } from '../../features/review/api/use-live-review.ts';
 import { ReviewResults } from '../../features/review/results/review-results.tsx';
@@ -120,7 +121,7 @@ function ReviewRunHeader({ summary }: { summary: ReviewSummary }) {
         <time dateTime={created.toISOString()}>
           {created.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
         </time>{' '}
-        by key {summary.createdBy}
+        by <KeyLabel fingerprint={summary.createdBy} />
       </p>
     </div>
   );

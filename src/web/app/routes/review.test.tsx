@@ -204,8 +204,9 @@ describe('/review', () => {
         .map((r) => r.textContent),
     ).toEqual([
       'RowAddress to look up',
-      '11100 Congress Ave, Austin, TX 78701',
-      '2233 S Wacker Dr, Chicago, IL 60606',
+      // Rows as the spreadsheet numbers them: the header is row 1, the blank row 3 counted.
+      '21100 Congress Ave, Austin, TX 78701',
+      '4233 S Wacker Dr, Chicago, IL 60606',
     ]);
     expect(screen.getByRole('checkbox', { name: 'The first row is a header' })).toBeChecked();
     const street = screen.getByRole('combobox', { name: 'Street column' });
@@ -230,15 +231,17 @@ describe('/review', () => {
       {
         address: '1100 Congress Ave, Austin, TX 78701',
         cells: ['Ann', '1100 Congress Ave', 'Austin', 'TX', '78701'],
+        sourceRow: 2,
       },
       {
         address: '233 S Wacker Dr, Chicago, IL 60606',
         cells: ['Bo', '233 S Wacker Dr', 'Chicago', 'IL', '60606'],
+        sourceRow: 4,
       },
     ]);
   });
 
-  it('refuses a file that is not text CSV, saying what to do', async () => {
+  it('refuses a file that is neither CSV nor a readable workbook, saying what to do', async () => {
     backend(() => 'acct-a');
     renderRoutes(routes, '/review');
     await userEvent.click(await screen.findByRole('radio', { name: 'Upload a file' }));
@@ -247,7 +250,7 @@ describe('/review', () => {
     await userEvent.setup({ applyAccept: false }).upload(screen.getByLabelText('CSV file'), xlsx);
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('This file cannot be used');
-    expect(alert).toHaveTextContent('“deal.xlsx” is not a text CSV file');
+    expect(alert).toHaveTextContent('“deal.xlsx” could not be read as an Excel workbook');
     expect(alert).toHaveTextContent('CSV UTF-8');
   });
 

@@ -36,9 +36,12 @@ const when = (iso: string) =>
 export function ActivityTable({
   entries,
   label = 'Activity',
+  names,
 }: {
   entries: readonly AuditEntry[];
   label?: string;
+  /** The names the account's keys were given, by fingerprint, shown beside them. */
+  names?: ReadonlyMap<string, string>;
 }) {
   return (
     <div className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-800">
@@ -68,7 +71,12 @@ export function ActivityTable({
               <td className="whitespace-nowrap px-3 py-2 tabular-nums">
                 <time dateTime={e.at}>{when(e.at)}</time>
               </td>
-              <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">key {e.keyFingerprint}</td>
+              <td className="px-3 py-2 text-xs">
+                {names?.get(e.keyFingerprint) ? (
+                  <span className="block font-medium">{names.get(e.keyFingerprint)}</span>
+                ) : null}
+                <span className="whitespace-nowrap font-mono">key {e.keyFingerprint}</span>
+              </td>
               <td className="max-w-64 break-words px-3 py-2">
                 <span className="text-xs text-slate-600 dark:text-slate-400">{KIND[e.kind]}</span>
                 {e.query ? <div>{e.query}</div> : null}

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
+import { keyNamesQueryOptions } from '../../auth/index.ts';
 import { historyQueryOptions } from '../api/get-activity.ts';
 import { ActivityTable } from './activity-table.tsx';
 
@@ -11,6 +12,7 @@ import { ActivityTable } from './activity-table.tsx';
 export function RecordHistory({ accountId, propertyId }: { accountId: string; propertyId: string }) {
   const [open, setOpen] = useState(false);
   const history = useQuery({ ...historyQueryOptions(accountId, propertyId), enabled: open });
+  const names = useQuery({ ...keyNamesQueryOptions(accountId), enabled: open }).data;
   return (
     <section aria-label="History" className="space-y-2 print:hidden">
       <Button variant="secondary" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
@@ -21,7 +23,11 @@ export function RecordHistory({ accountId, propertyId }: { accountId: string; pr
           history.data.entries.length === 0 ? (
             <p className="text-sm">No earlier lookups of this property by your account.</p>
           ) : (
-            <ActivityTable entries={history.data.entries} label={`History of ${propertyId}`} />
+            <ActivityTable
+              entries={history.data.entries}
+              label={`History of ${propertyId}`}
+              {...(names ? { names } : {})}
+            />
           )
         ) : history.isError ? (
           <p role="alert" className="text-sm">

@@ -7,8 +7,9 @@ import { removeAccountQueries } from './account-queries.ts';
 import { sessionQueryKey } from './get-session.ts';
 
 /** Signs in: the key goes to the BFF once and stays there; the browser keeps only an HttpOnly cookie. */
-export function createSession(apiKey: string) {
-  return apiFetch('/api/session', SessionResponse, { method: 'POST', body: { apiKey } });
+export function createSession({ apiKey, name }: { apiKey: string; name?: string }) {
+  const named = name?.trim() ? { name: name.trim() } : {};
+  return apiFetch('/api/session', SessionResponse, { method: 'POST', body: { apiKey, ...named } });
 }
 
 export function useCreateSession() {

@@ -69,6 +69,23 @@ describe('the key screen', () => {
     expect(JSON.stringify({ ...localStorage })).not.toContain('pi_real_key');
   });
 
+  it('sends the name given for the key with the sign-in, trimmed, and no name when none is given', async () => {
+    const api = fakeApi({
+      'GET /api/session': () => apiError(401, 'unauthenticated', 'No'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+      'POST /api/session': () => json(account),
+    });
+    renderRoutes(routes, '/sign-in');
+    await userEvent.type(await screen.findByLabelText('API key'), 'pi_real_key');
+    await userEvent.type(screen.getByRole('textbox', { name: /Your name on this key/ }), '  Dana Ortiz ');
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByText('Search page')).toBeInTheDocument();
+    expect(api.calls.find((c) => c.method === 'POST')?.body).toEqual({
+      apiKey: 'pi_real_key',
+      name: 'Dana Ortiz',
+    });
+  });
+
   it.each([
     ['invalid_key', 401, 'That API key was not accepted', /whole key/],
     [

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, Fragment, type ReactNode, type RefObject, useId, useRef, useState } from 'react';
-import type { DemoKey } from '../../../../contract/index.ts';
+import { type DemoKey, MAX_KEY_NAME } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
@@ -80,6 +80,7 @@ export interface KeyFormProps {
 
 export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
   const [apiKey, setApiKey] = useState('');
+  const [name, setName] = useState('');
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [viaDemo, setViaDemo] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -93,14 +94,17 @@ export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
     setFieldError(null);
     setViaDemo(demo);
     onSigningIn?.();
-    signIn.mutate(key, {
-      onSuccess: () => {
-        // The key is not kept in the page once the server has it.
-        setApiKey('');
-        onSignedIn?.();
+    signIn.mutate(
+      { apiKey: key, ...(demo ? {} : { name }) },
+      {
+        onSuccess: () => {
+          // The key is not kept in the page once the server has it.
+          setApiKey('');
+          onSignedIn?.();
+        },
+        onError: () => inputRef.current?.focus(),
       },
-      onError: () => inputRef.current?.focus(),
-    });
+    );
   };
 
   const submit = (e: FormEvent) => {
@@ -138,6 +142,7 @@ export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
         <div id={ids.error}>
           <SignInProblem fieldError={fieldError} error={error} />
         </div>
+        <NameField value={name} onChange={setName} />
 
         <Button type="submit" disabled={signIn.isPending} className="w-full">
           {signIn.isPending && !viaDemo ? 'Checking key…' : 'Sign in'}
@@ -271,6 +276,34 @@ function KeyField({
         Find or create a key in your Property Intelligence Service account settings, under{' '}
         <strong>Developer → API keys</strong>. API access needs a <strong>professional</strong> or{' '}
         <strong>enterprise</strong> plan. Your key stays on the PropLens server; this browser never stores it.
+      </p>
+    </div>
+  );
+}
+
+/** "Your name on this key": optional; shown beside the key's fingerprint wherever the account sees its work. */
+function NameField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const id = useId();
+  const help = useId();
+  return (
+    <div className="space-y-2">
+      <label htmlFor={id} className="block text-sm font-semibold">
+        Your name on this key{' '}
+        <span className="font-normal text-slate-600 dark:text-slate-400">(optional)</span>
+      </label>
+      <input
+        id={id}
+        name="keyName"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        maxLength={MAX_KEY_NAME}
+        autoComplete="name"
+        aria-describedby={help}
+        className="min-h-11 w-full rounded-md border border-slate-400 bg-white px-3 text-sm shadow-sm dark:border-slate-600 dark:bg-slate-900"
+      />
+      <p id={help} className="text-sm text-slate-600 dark:text-slate-400">
+        Colleagues see it beside this key’s fingerprint in reviews, History and Activity. Change it in
+        Settings.
       </p>
     </div>
   );

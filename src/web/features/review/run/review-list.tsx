@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { KeyLabel } from '../../auth/index.ts';
 import { deleteReview, reviewKeys } from '../api/server-reviews.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -85,7 +86,9 @@ function ReviewItem({ review, accountId }: { review: ReviewSummary; accountId: s
             {created.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
           </time>
           <span aria-hidden="true">·</span>
-          <span>started by key {review.createdBy}</span>
+          <span>
+            started by <KeyLabel fingerprint={review.createdBy} />
+          </span>
         </p>
         {remove.isError ? (
           <p role="alert" className="mt-1 text-xs font-medium text-red-700 dark:text-red-300">

@@ -1,0 +1,51 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { KeyNamesResponse, SessionResponse } from '../../../../contract/index.ts';
+import { apiFetch } from '../../../lib/api-client.ts';
+import { sessionQueryKey, sessionQueryOptions } from './get-session.ts';
+
+/*
+ * People, not fingerprints: the names the account's people gave their keys, shown beside each fingerprint in
+ * reviews, History and Activity. A demo visitor, whose key is theirs for the visit, is "Visitor 3F9A" until they
+ * give a name (the BFF says the same).
+ */
+
+export const keyNamesQueryKey = (accountId: string) => ['key-names', accountId] as const;
+
+export const keyNamesQueryOptions = (accountId: string) =>
+  queryOptions({
+    queryKey: keyNamesQueryKey(accountId),
+    queryFn: async ({ signal }) => {
+      const { keys } = await apiFetch('/api/account/keys', KeyNamesResponse, { signal });
+      return new Map(keys.map((k) => [k.fingerprint, k.name]));
+    },
+    staleTime: 60_000,
+  });
+
+/** "Dana Ortiz (key 3f9a1c2e)", or "key 3f9a1c2e" for a key nobody named. */
+export function keyLabel(fingerprint: string, name: string | null | undefined): string {
+  return name ? `${name} (key ${fingerprint})` : `key ${fingerprint}`;
+}
+
+/** The name of the key with this fingerprint, as far as this page knows it (undefined until known). */
+export function useKeyName(fingerprint: string): string | null | undefined {
+  const session = useQuery(sessionQueryOptions()).data;
+  const names = useQuery({
+    ...keyNamesQueryOptions(session?.accountId ?? ''),
+    enabled: Boolean(session),
+  }).data;
+  if (session?.keyFingerprint === fingerprint && session.keyName) return session.keyName;
+  return names?.get(fingerprint) ?? null;
+}
+
+/** Names (or unnames, with '') the signed-in key; every view of the account shows the new name. */
+export function useSetKeyName() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) =>
+      apiFetch('/api/session/name', SessionResponse, { method: 'PUT', body: { name } }),
+    onSuccess: (session) => {
+      queryClient.setQueryData(sessionQueryKey, session);
+      void queryClient.invalidateQueries({ queryKey: keyNamesQueryKey(session.accountId) });
+    },
+  });
+}

@@ -1,0 +1,6 @@
+/**
+ * What the auth feature lends other features: who a key is (its holder's name beside its fingerprint). The one
+ * module another feature may import from here (scripts/structure-check.ts holds it).
+ */
+export { keyLabel, keyNamesQueryOptions, useKeyName, useSetKeyName } from './api/key-names.ts';
+export { KeyLabel } from './components/key-label.tsx';
