@@ -166,7 +166,9 @@ test.describe('on a phone', () => {
     ]);
     const text = await readFile((await download.path()) as string, 'utf8');
     const [header, first] = text.replace(/^\ufeff/, '').split('\r\n');
-    expect(header).toMatch(/^Street,City,State,Zip,Note,proplens_source_row,proplens_input,proplens_outcome,/);
+    expect(header).toMatch(
+      /^Street,City,State,Zip,Note,proplens_source_row,proplens_input,proplens_outcome,/,
+    );
     expect(first).toContain('"corner lot, ""as is"""');
   });
 });
