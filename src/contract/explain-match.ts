@@ -1,3 +1,4 @@
+import { addressInUsualOrder } from './address-order.ts';
 import { isTypo, lookReason, matchQuality } from './explain-quality.ts';
 import { type MatchChange, type MatchExplanation, MatchPart } from './match.ts';
 import {
@@ -112,7 +113,7 @@ interface Parsed {
 
 /** Takes an address apart the way a person writes one: house, street, unit, city, state, ZIP. */
 function parse(input: string): Parsed {
-  const ws = words(input);
+  const ws = words(addressInUsualOrder(input));
   let unit: Parsed['unit'] = null;
   for (let i = 2; i < ws.length; i++) {
     const w = ws[i] as Word;

@@ -1,3 +1,4 @@
+export * from './address-order.ts';
 export * from './address-problems.ts';
 export * from './api.ts';
 export * from './audit.ts';

@@ -34,6 +34,8 @@ describe('explainMatch: says nothing about exact and merely normalised matches',
     ['unit with another designator', '107 N Bridge St Unit 101, Austin, TX 78701', UNIT],
     ['unit written after the city', '107 North Bridge Street, Austin, TX 78701, Apt 101', UNIT],
     ['"Unit" and "Suite" for a condo', '100 Main St Suite 101, Northway, AK 99764', CONDO],
+    ['unit written first', 'Unit 101, 107 N Bridge St, Austin, TX 78701', UNIT],
+    ['a numbered list’s line', '1. 107 N Bridge St apt. 101, Austin, TX 78701', UNIT],
   ])('%s', (_, typed, matched) => {
     expect(explainMatch(typed, matched)).toBeNull();
   });

@@ -168,6 +168,35 @@ describe('parseAddress', () => {
       '300 W. 5th Street, #1203, Austin TX 78701',
       { house: '300', rest: ['W', '5TH', 'ST'], city: ['AUSTIN'], state: 'TX', zip: '78701', unit: '1203' },
     ],
+    // Designators that need no number (USPS Pub 28): a unit, not a word of the street.
+    [
+      '140 Waterloo Rd Rear, Austin, TX 78701',
+      { house: '140', rest: ['WATERLOO', 'RD'], city: ['AUSTIN'], state: 'TX', zip: '78701', unit: 'REAR' },
+    ],
+    [
+      '12 N Main St Upper, Austin TX',
+      { house: '12', rest: ['N', 'MAIN', 'ST'], city: ['AUSTIN'], state: 'TX', zip: null, unit: 'UPPR' },
+    ],
+    [
+      '9 Elm Ave E Basement',
+      { house: '9', rest: ['ELM', 'AVE', 'E'], city: null, state: null, zip: null, unit: 'BSMT' },
+    ],
+    // ...but a street named so stays a street.
+    ['100 Front St', { house: '100', rest: ['FRONT', 'ST'], city: null, state: null, zip: null, unit: null }],
+    [
+      '5 Upper Ridge Rd, Austin TX',
+      { house: '5', rest: ['UPPER', 'RDG', 'RD'], city: ['AUSTIN'], state: 'TX', zip: null, unit: null },
+    ],
+    // A unit written first, and a list's number, as pasted from an email.
+    [
+      'Unit 301, 140 Waterloo Rd, Austin TX',
+      { house: '140', rest: ['WATERLOO', 'RD'], city: ['AUSTIN'], state: 'TX', zip: null, unit: '301' },
+    ],
+    [
+      '1. 271 Gloucester Rd apt. 201, Austin TX',
+      { house: '271', rest: ['GLOUCESTER', 'RD'], city: ['AUSTIN'], state: 'TX', zip: null, unit: '201' },
+    ],
+    ['12) 40 Elm St', { house: '40', rest: ['ELM', 'ST'], city: null, state: null, zip: null, unit: null }],
   ])('%s', (input, expected) => {
     const { stateTokens: _s, raw: _r, ...parsed } = parseAddress(input);
     expect(parsed).toEqual(expected);

@@ -1,4 +1,4 @@
-import { UNIT_DESIGNATORS } from '../../contract/index.ts';
+import { addressInUsualOrder, NUMBERLESS_DESIGNATORS, UNIT_DESIGNATORS } from '../../contract/index.ts';
 import { isSuffix, STATE_SPELLINGS, STATES, standardToken } from './usps.ts';
 
 /** A free-text address taken apart. Every token is upper case and in USPS standard form. */
@@ -81,8 +81,24 @@ function takeState(tokens: string[]): { code: string; tokens: string[] } | null 
   return null;
 }
 
+/** A designator that needs no number ("Rear", "Upper") right after the street's suffix or directional. */
+function takeNumberlessUnit(tokens: string[]): string | null {
+  for (let i = 2; i < tokens.length; i++) {
+    const designator = NUMBERLESS_DESIGNATORS[tokens[i] as string];
+    const before = standardToken(tokens[i - 1] as string);
+    const after = tokens[i + 1];
+    if (!designator || !(isSuffix(before) || DIRECTIONALS.has(before))) continue;
+    if (after !== undefined && after !== ',') continue;
+    tokens.splice(i, 1);
+    return designator;
+  }
+  return null;
+}
+
+const DIRECTIONALS = new Set(['N', 'S', 'E', 'W', 'NE', 'NW', 'SE', 'SW']);
+
 export function parseAddress(input: string): ParsedAddress {
-  const tokens = tokenize(input);
+  const tokens = tokenize(addressInUsualOrder(input));
   const dropTrailingCommas = () => {
     while (tokens[tokens.length - 1] === ',') tokens.pop();
   };
@@ -117,6 +133,7 @@ export function parseAddress(input: string): ParsedAddress {
       break;
     }
   }
+  unit ??= takeNumberlessUnit(tokens);
 
   let zip: string | null = null;
   const last = tokens[tokens.length - 1];

@@ -165,6 +165,19 @@ describe('units and ambiguity', () => {
     expect(found(store.resolve('100 Main St #2, Riverton NY'))).toBe('100 Main St Apt 2, Riverton, NY 11111');
   });
 
+  it('reads a unit written first, a list number and a designator without a number as such, not as the street', () => {
+    expect(found(store.resolve('Unit 2, 100 Main St, Riverton NY'))).toBe(
+      '100 Main St Apt 2, Riverton, NY 11111',
+    );
+    expect(found(store.resolve('1. 100 Main St apt. 1, Riverton NY 11111'))).toBe(
+      '100 Main St Apt 1, Riverton, NY 11111',
+    );
+    // "Rear" is a part of the building the record does not hold: the building, and its units, not another street.
+    const rear = store.resolve('100 Main St Rear, Riverton, NY 11111');
+    expect(rear.kind).toBe('unit_not_found');
+    if (rear.kind === 'unit_not_found') expect(rear.building.address).toBe('100 Main St, Riverton, NY 11111');
+  });
+
   it("lists a building's units when its own address is searched", () => {
     expect(store.search('100 Main St, Riverton, NY 11111', 20, 0).items.map((p) => p.address)).toEqual([
       '100 Main St, Riverton, NY 11111',
