@@ -85,10 +85,7 @@ export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
   const [viaDemo, setViaDemo] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
   const ids = { input: useId(), help: useId(), error: useId() };
-  const config = useQuery(configQueryOptions());
   const signIn = useCreateSession();
-  const demoKeys = config.data?.demoKeys ?? null;
-  const demoKey = demoKeys ? tryTheDemoKey(demoKeys) : undefined;
 
   const send = (key: string, demo: boolean) => {
     setFieldError(null);
@@ -149,17 +146,28 @@ export function KeyForm({ onSignedIn, onSigningIn }: KeyFormProps) {
         </Button>
       </form>
 
-      {demoKeys && demoKey ? (
-        <DemoPanel
-          demoKeys={demoKeys}
-          demoKey={demoKey}
-          pending={signIn.isPending}
-          viaDemo={viaDemo}
-          onTry={() => send(demoKey.key, true)}
-          onFill={fill}
-        />
-      ) : null}
+      <DemoEntry
+        pending={signIn.isPending}
+        viaDemo={viaDemo}
+        onTry={(key) => send(key, true)}
+        onFill={fill}
+      />
     </div>
+  );
+}
+
+/** The demo panel, when this PropLens runs on the embedded reference service (its configuration says so). */
+function DemoEntry(props: {
+  pending: boolean;
+  viaDemo: boolean;
+  onTry: (key: string) => void;
+  onFill: (key: string) => void;
+}) {
+  const demoKeys = useQuery(configQueryOptions()).data?.demoKeys ?? null;
+  const demoKey = demoKeys ? tryTheDemoKey(demoKeys) : undefined;
+  if (!demoKeys || !demoKey) return null;
+  return (
+    <DemoPanel {...props} demoKeys={demoKeys} demoKey={demoKey} onTry={() => props.onTry(demoKey.key)} />
   );
 }
 
