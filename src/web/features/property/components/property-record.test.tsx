@@ -48,9 +48,9 @@ describe('the record', () => {
 
   it.each([
     ['2026-08-23', 'fresh', 'Verified 3 months ago'],
-    ['2026-08-22', 'ageing', 'Verified 3 months ago'],
+    ['2026-08-22', 'ageing', 'Verified over 3 months ago'],
     ['2025-11-21', 'ageing', 'Verified 12 months ago'],
-    ['2025-11-20', 'stale', 'Verified 12 months ago'],
+    ['2025-11-20', 'stale', 'Verified over a year ago'],
   ])('puts a record verified on %s in the %s tier', (date, tier, text) => {
     const { container } = render(<PropertyRecord property={record({ lastVerified: date })} now={now} />);
     expect(container.querySelector(`[data-tier="${tier}"]`)).toHaveTextContent(text);

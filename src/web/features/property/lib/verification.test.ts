@@ -61,11 +61,25 @@ describe('relativeAge', () => {
     [12, '12 days ago'],
     [44, '44 days ago'],
     [45, '1 month ago'],
+    [90, '3 months ago'],
+    [91, 'over 3 months ago'],
     [200, '7 months ago'],
-    [729, '24 months ago'],
+    [365, '12 months ago'],
+    [366, 'over a year ago'],
+    [729, 'over a year ago'],
     [730, '2 years ago'],
     [1460, '4 years ago'],
   ])('%i days reads "%s"', (days, text) => expect(relativeAge(days)).toBe(text));
+
+  it('never says the same words in two tiers: at every day, the words belong to one tier only', () => {
+    const tierOf = new Map<string, string>();
+    for (let days = 0; days <= 2_000; days++) {
+      const words = relativeAge(days);
+      const tier = tierFor(days);
+      expect(tierOf.get(words) ?? tier, `${days} days: "${words}"`).toBe(tier);
+      tierOf.set(words, tier);
+    }
+  });
 });
 
 describe('longDate', () => {

@@ -31,8 +31,13 @@ export function relativeAge(days: number): string {
   if (days === 0) return 'today';
   if (days === 1) return 'yesterday';
   if (days < 45) return `${days} days ago`;
+  // The words never cross a tier's boundary, so "12 months ago · stale" never sits beside "12 months ago ·
+  // aging": a stale record (over 365 days) is "over a year ago" until two years, and an ageing one (over 90
+  // days) that rounds to 3 months is "over 3 months ago", fresh ones being up to "3 months ago".
+  if (days > AGEING_MAX_DAYS && days < 730) return 'over a year ago';
   if (days < 730) {
     const months = Math.max(1, Math.round(days / 30.44));
+    if (days > FRESH_MAX_DAYS && months <= 3) return 'over 3 months ago';
     return `${months} month${months === 1 ? '' : 's'} ago`;
   }
   // From 730 days on this rounds to 2 or more: never "1 years".
