@@ -1,4 +1,4 @@
-import { act, fireEvent, screen, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Property } from '../../../contract/index.ts';
@@ -158,6 +158,37 @@ describe('search', () => {
     expect(await screen.findByRole('option', { name: `Recent search: ${CONGRESS}` })).toBeInTheDocument();
     await userEvent.keyboard('{Escape}');
     expect(field).toHaveAttribute('aria-expanded', 'false');
+  });
+
+  it('asks for no suggestions while an intersection is typed: two streets joined name no property', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      const api = fakeApi({
+        'GET /api/session': session,
+        'GET /api/config': config,
+        'GET /api/properties/search': () => json({ items: [property(CONGRESS)], rateLimit }),
+      });
+      renderRoutes(routes, '/search');
+      const field = await screen.findByRole('combobox', { name: 'Address' });
+      await userEvent.type(field, 'Congress Ave & 6th');
+      await vi.advanceTimersByTimeAsync(2_000);
+      await waitFor(() =>
+        expect(screen.getByRole('combobox', { name: 'Address' })).toHaveValue('Congress Ave & 6th'),
+      );
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(api.calls.filter((c) => c.url.pathname === '/api/properties/search')).toHaveLength(0);
+      // A street name alone still gets its suggestions.
+      await userEvent.clear(field);
+      await userEvent.type(field, 'Congress Ave');
+      await vi.advanceTimersByTimeAsync(2_000);
+      await waitFor(() =>
+        expect(api.calls.filter((c) => c.url.pathname === '/api/properties/search').length).toBeGreaterThan(
+          0,
+        ),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('pauses suggestions when few lookups are left, and says so; Search still works', async () => {

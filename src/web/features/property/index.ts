@@ -8,6 +8,7 @@ export { ConfidenceBadge, ConfidenceMark, SourceBadge, VerificationBadge } from 
 export { searchLink } from './components/candidate-list.tsx';
 export { MatchNotice } from './components/match-notice.tsx';
 export { PropertyRecord } from './components/property-record.tsx';
+export { notAStreetAddress } from './lib/street-address.ts';
 export {
   AGEING_MAX_DAYS,
   ageInDays,

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { useDebounced } from '../../../hooks/use-debounced.ts';
 import { lookupsLeftAt, useRateLimit } from '../../../lib/rate-limit-store.ts';
+import { notAStreetAddress } from '../../property/index.ts';
 import { searchQueryOptions } from '../api/search-properties.ts';
 import { useRecentSearches } from '../lib/recent-searches.ts';
 
@@ -58,7 +59,9 @@ export function useSuggestions(input: { text: string; value: string; typed: bool
     open &&
     debounced.length >= MIN_CHARS &&
     debounced === text.trim() &&
-    debounced !== value.trim();
+    debounced !== value.trim() &&
+    // Two streets joined name no property: the service would only suggest streets that share a word.
+    notAStreetAddress(debounced) !== 'intersection';
   const matches = useQuery({ ...searchQueryOptions(debounced), enabled: wantsMatches });
   const needle = text.trim().toLowerCase();
   const options: Option[] = [
