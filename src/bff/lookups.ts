@@ -69,6 +69,29 @@ export class Lookups {
     return { property: result.property, cached };
   }
 
+  /**
+   * A review row answered by its review's own earlier answer (a repeat of an address already asked): no lookup
+   * is made, and the row's entry is on record all the same, as any answer a review keeps is (cached, as of when
+   * the answer was fetched from the service).
+   */
+  async recordRepeat(
+    session: Session,
+    context: AuditContext,
+    query: string,
+    answer: { outcome: 'matched' | 'not_found' | 'ambiguous'; property?: Property; retrievedAt?: string },
+  ): Promise<void> {
+    const audit = this.deps.audit;
+    if (!audit) return;
+    audit.assertWritable();
+    const fetchedAt = answer.retrievedAt ? Date.parse(answer.retrievedAt) : Number.NaN;
+    await audit.lookup(session, context, query, {
+      outcome: answer.outcome,
+      ...(answer.property ? { property: answer.property } : {}),
+      cached: true,
+      cachedAt: Number.isFinite(fetchedAt) ? fetchedAt : null,
+    });
+  }
+
   #now(): number {
     return (this.deps.now ?? Date.now)();
   }

@@ -66,8 +66,9 @@ describe('the audit trail is committed before the answer', () => {
   it('for each review row: a row shows as answered only once its lookup is on record', async () => {
     const h = db.make({ rateLimit: { requests: 10_000, seconds: 60 } });
     await h.signIn('pi_demo_enterprise');
-    const page = SearchResponse.parse(await (await h.call('/api/properties/search?q=elm')).json());
-    const addresses = page.items.slice(0, 3).map((p) => p.address);
+    const page = SearchResponse.parse(await (await h.call('/api/properties/search?q=oak')).json());
+    const addresses = [...new Set(page.items.map((p) => p.address))].slice(0, 3);
+    expect(addresses).toHaveLength(3);
     const review = ReviewSummary.parse(
       await (
         await h.call('/api/reviews', {

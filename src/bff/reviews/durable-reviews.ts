@@ -55,7 +55,14 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
       // Nothing to ask (a file's row without an address or parcel number), or asked already in this run.
       if (row.address.trim() === '') return noAddressAnswer(new Date(now()).toISOString());
       const repeat = await repeatAnswer(database.db, row);
-      if (repeat) {
+      if (repeat && repeat.outcome !== 'failed') {
+        // Its entry is held, as a lookup's would be, and kept with the row's answer.
+        await lookups.recordRepeat(
+          session,
+          { kind: 'review_row', reviewId: row.reviewId, row: row.index, hold },
+          row.address,
+          { ...repeat, outcome: repeat.outcome },
+        );
         options.metrics?.reviewRows.inc({ outcome: repeat.outcome, cached: 'true' });
         return repeat;
       }

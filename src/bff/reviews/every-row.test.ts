@@ -110,6 +110,15 @@ describe('a file’s rows, every one kept', () => {
     // The repeats' answers came from the review's own first answer: each address was asked once.
     const firstRun = { one: asked(h, one.address) - base.one, two: asked(h, two.address) - base.two };
     expect(firstRun).toEqual({ one: 1, two: 1 });
+    // Every row's answer is on record once, a repeat's too (as cached: the review's own answer, not a lookup).
+    const entries = await reviews.database.db
+      .selectFrom('audit_entries')
+      .select(['row_index', 'cached', 'property_id'])
+      .where('review_id', '=', id)
+      .execute();
+    expect(entries.map((e) => e.row_index).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 30 }, (_, i) => i),
+    );
     const again = await h.call(`/api/reviews/${id}/runs`, { method: 'POST' });
     expect(again.status, await again.clone().text()).toBe(201);
     await finished(h, id, 2);
