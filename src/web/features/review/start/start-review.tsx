@@ -9,6 +9,7 @@ import { AreaInput } from './area-input.tsx';
 import { CsvInput } from './csv-input.tsx';
 import type { Draft } from './draft.ts';
 import { PasteInput } from './paste-input.tsx';
+import { ReviewCost } from './review-cost.tsx';
 import { toUpload, uploadReview } from './upload.ts';
 
 /** The input panels, by the kind of review each starts. */
@@ -212,6 +213,7 @@ export function StartReview({
       </div>
 
       <ReviewNameField id={`${id}-name`} value={name} onChange={setName} defaultName={defaultName} />
+      <ReviewCost draft={draft} />
 
       {error ? (
         <Alert tone="error" title="The review cannot start yet">
