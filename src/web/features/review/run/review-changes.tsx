@@ -100,7 +100,13 @@ export function ReviewChanges({ previous, rows }: { previous: ReviewRun; rows: r
               .join(', ')}
             .
           </p>
-          <ul className="mt-3 max-h-72 space-y-1 overflow-auto text-sm">
+          {/* A scrolled region a keyboard reaches (Tab, then the arrow keys), named for screen readers. */}
+          <ul
+            aria-label="Changed records"
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region takes focus to be scrolled by keyboard (axe scrollable-region-focusable)
+            tabIndex={0}
+            className="mt-3 max-h-72 space-y-1 overflow-auto rounded-md text-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-teal-600"
+          >
             {changed.slice(0, SHOWN).map((r) => (
               <li key={r.index} className="break-words">
                 <span className="font-medium">{r.input}</span>: {describeChange(r)}
