@@ -33,7 +33,7 @@ describe('Changes since …', () => {
     await userEvent.tab();
     expect(list).toHaveFocus();
     expect(screen.getByRole('region', { name: /Changes since/ })).toHaveTextContent(
-      '3 records changed: 3 confidence down',
+      '3 records changed: 3 another source, 3 confidence down',
     );
   });
 });
