@@ -93,7 +93,8 @@ export default defineConfig({
     // BFF really paces them and rows really wait. The longest project, first, so its waiting starts at once.
     {
       name: 'review-paced',
-      testMatch: /review/,
+      // Spec files only: e2e/fixtures/review-files/ holds the fixtures' builder, not journeys.
+      testMatch: /review[\w-]*\.spec\.ts$/,
       grep: /@paced/,
       workers: 1,
       // A paced review takes a minute on a quiet machine; on a loaded one (and the axe checks on a running
@@ -114,7 +115,8 @@ export default defineConfig({
     // is as generous as the journeys' and a review is done in a moment.
     {
       name: 'review',
-      testMatch: /review/,
+      // Spec files only: e2e/fixtures/review-files/ holds the fixtures' builder, not journeys.
+      testMatch: /review[\w-]*\.spec\.ts$/,
       grepInvert: /@paced/,
       workers: 1,
       timeout: 120_000,
