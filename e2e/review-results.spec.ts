@@ -85,7 +85,8 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   const parsed = Papa.parse<Record<string, string>>(text.slice(1), { header: true, skipEmptyLines: true });
   expect(parsed.errors).toEqual([]);
   expect(parsed.data.map((r) => r.input)).toEqual(lines);
-  expect(parsed.meta.fields?.slice(0, 14)).toEqual([
+  expect(parsed.meta.fields?.slice(0, 15)).toEqual([
+    'source_row',
     'input',
     'outcome',
     'matched_address',

@@ -57,15 +57,15 @@ export function ExportActions({
         {DOWNLOAD_ICON}
         Export CSV
       </Button>
-      <label className="flex items-center gap-1.5 text-sm">
+      <label className="flex min-w-0 max-w-full flex-wrap items-center gap-1.5 text-sm">
         <span className="text-slate-600 dark:text-slate-300">CSV separator</span>
         <select
           value={separator}
           onChange={(e) => setSeparator(e.target.value as CsvSeparatorName)}
-          className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-900"
+          className="min-w-0 max-w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-700 dark:bg-slate-900"
         >
           <option value="comma">Comma (,)</option>
-          <option value="semicolon">Semicolon (;) — Excel in most of Europe</option>
+          <option value="semicolon">Semicolon (;), Excel in Europe</option>
         </select>
       </label>
       <Button variant="secondary" onClick={() => save('json')} disabled={rowCount === 0 || busy}>
