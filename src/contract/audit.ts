@@ -57,6 +57,8 @@ export const AuditEntry = z.object({
   upstreamRequestId: z.nullable(z.string()),
   reviewId: z.nullable(z.string()),
   row: z.nullable(z.int()),
+  /** A review row's: the fingerprint of the key that started the review (the lookup's key may be a colleague's). */
+  reviewOwner: z.optional(z.nullable(z.string())),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

@@ -172,6 +172,11 @@ export const ReviewSummary = z.object({
   origin: z.nullable(z.string()),
   /** Who started it: the key's fingerprint (never the key). */
   createdBy: z.string(),
+  /**
+   * While its rows go on a colleague's key (the owner's is not signed in): that key's fingerprint; null while
+   * they go on the owner's own.
+   */
+  carriedBy: z.optional(z.nullable(z.string())),
   createdAt: z.string(),
   status: ReviewStatus,
   columns: z.array(z.string()),

@@ -9,6 +9,8 @@ export interface AuditContext {
   kind: AuditKind;
   reviewId?: string;
   row?: number;
+  /** Who started the review (its key's fingerprint): named in the entry beside the key that made the lookup. */
+  owner?: string;
   /**
    * Takes the lookup's entry instead of committing it (a review row's): the lookup answers at once, and the
    * holder commits the entry in the transaction that keeps the answer, or alone when it keeps none (HeldEntry).
@@ -94,6 +96,7 @@ export class Audit {
       upstream_request_id: null,
       review_id: context.reviewId ?? null,
       row_index: context.row ?? null,
+      review_owner: context.owner ?? null,
     };
     if (!context.hold) return this.writer.record(entry);
     context.hold({ entry, commit: () => this.writer.record(entry) });

@@ -35,6 +35,7 @@ const RELEASED = [
   '0007-activity-search-text',
   '0008-review-row-sources',
   '0009-key-names',
+  '0010-review-owners',
 ];
 
 describe('released migrations', () => {

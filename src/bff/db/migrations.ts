@@ -366,6 +366,17 @@ const keyNames: Migration = {
   },
 };
 
+/**
+ * Migration 0010: who did what. A review says whose key its rows go on when it is not its owner's, and a review
+ * row's audit entry names the review's owner beside the key that made the lookup.
+ */
+const reviewOwners: Migration = {
+  async up(db: Db) {
+    await db.schema.alterTable('reviews').addColumn('carried_by', 'text').execute();
+    await db.schema.alterTable('audit_entries').addColumn('review_owner', 'text').execute();
+  },
+};
+
 /** Entries folded per update by migration 0007 (two parameters each: well within either database's limit). */
 const FOLD_BATCH = 1_000;
 
@@ -383,5 +394,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0007-activity-search-text': searchText(dialect === 'postgres'),
     '0008-review-row-sources': rowSources,
     '0009-key-names': keyNames,
+    '0010-review-owners': reviewOwners,
   };
 }

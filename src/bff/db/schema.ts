@@ -24,6 +24,11 @@ export interface ReviewsTable {
   skipped_blank: number;
   /** Last completion sequence number handed out (rows answered since N, for live views). */
   last_seq: number;
+  /**
+   * The fingerprint of a colleague's key the review's rows go on while its owner's key is not signed in (migration
+   * 0010); null while they go on the owner's own key.
+   */
+  carried_by?: string | null;
 }
 
 export interface ReviewChunksTable {
@@ -110,6 +115,8 @@ export interface AuditEntriesTable {
   upstream_request_id: string | null;
   review_id: string | null;
   row_index: number | null;
+  /** The fingerprint of the key that started the review a review row's lookup was made for (migration 0010). */
+  review_owner?: string | null;
   /**
    * What the Activity text filter searches: the address asked and the property id, folded by
    * stores/audit/search-text.ts as the entry is written (migration 0007); null when it has neither.

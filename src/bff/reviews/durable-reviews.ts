@@ -8,6 +8,7 @@ import { repeatAnswer } from '../stores/reviews/repeats.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
 import type { SessionStore } from '../stores/sessions/types.ts';
 import { lookUpRow, noAddressAnswer } from './look-up-row.ts';
+import { ReviewCarriers } from './review-carriers.ts';
 import { ReviewWorker } from './worker.ts';
 
 /** Reviews kept on the server: the store the routes read and write, and the worker that answers the rows. */
@@ -45,24 +46,24 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
   const { database, lookups, sessions, logger } = options;
   const now = options.now ?? Date.now;
   const listeners = new Set<(reviewId: string) => void>();
+  const carriers = new ReviewCarriers(database.db, announce);
   const worker = new ReviewWorker({
     queue: new SqlReviewQueue(database.db, database.dialect, now, database.sqlite),
     sessions: {
       liveAccounts: () => sessions.liveAccounts(),
-      sessionFor: async (accountId) => (await sessions.sessionFor(accountId))?.session,
+      sessionFor: async (accountId, prefer) => (await sessions.sessionFor(accountId, prefer))?.session,
     },
     lookUp: async (session, row, { signal, hold }) => {
       // Nothing to ask (a file's row without an address or parcel number), or asked already in this run.
       if (row.address.trim() === '') return noAddressAnswer(new Date(now()).toISOString());
+      await carriers.note(row, session);
+      // The entry names the review and its owner besides the key that makes the lookup.
+      const audit = { kind: 'review_row' as const, reviewId: row.reviewId, row: row.index, hold };
+      const context = row.owner ? { ...audit, owner: row.owner } : audit;
       const repeat = await repeatAnswer(database.db, row);
       if (repeat && repeat.outcome !== 'failed') {
         // Its entry is held, as a lookup's would be, and kept with the row's answer.
-        await lookups.recordRepeat(
-          session,
-          { kind: 'review_row', reviewId: row.reviewId, row: row.index, hold },
-          row.address,
-          { ...repeat, outcome: repeat.outcome },
-        );
+        await lookups.recordRepeat(session, context, row.address, { ...repeat, outcome: repeat.outcome });
         options.metrics?.reviewRows.inc({ outcome: repeat.outcome, cached: 'true' });
         return repeat;
       }
@@ -71,7 +72,7 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
         signal,
         now,
         // The entry is held, to be written with the row's answer (ReviewWorker #process).
-        audit: { kind: 'review_row', reviewId: row.reviewId, row: row.index, hold },
+        audit: context,
       });
       // A refused key (401) has ended its sessions already (Lookups, sessions.refuseKey): the row waits for
       // another of the account's sessions, and is no answer to count.

@@ -5,6 +5,8 @@
 export interface LeasedRow {
   reviewId: string;
   accountId: string;
+  /** Who started the review (the key's fingerprint): the row goes on that key when a session holds it. */
+  owner?: string;
   run: number;
   index: number;
   /** What is asked: the fixed address, the input, or the parcel number of a row without one; blank: nothing. */

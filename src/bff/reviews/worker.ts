@@ -41,8 +41,11 @@ export interface ReviewQueue {
 export interface AccountSessions {
   /** Accounts with at least one live session on any replica. */
   liveAccounts(): Promise<string[]>;
-  /** One live session of the account (its idle clock reset: a running review keeps it alive). */
-  sessionFor(accountId: string): Promise<Session | undefined>;
+  /**
+   * One live session of the account (its idle clock reset: a running review keeps it alive): one of the key
+   * with fingerprint `prefer` (the review's owner's) when there is one, else the most recently used.
+   */
+  sessionFor(accountId: string, prefer?: string): Promise<Session | undefined>;
 }
 
 export interface ReviewWorkerDeps {
@@ -170,13 +173,15 @@ export class ReviewWorker {
           'review worker could not lease rows',
         );
       }
-      // One session of each account for the whole lease, not a look-up (and a copy of the session) per row.
+      // One session of each account (and review owner) for the whole lease, not a look-up (and a copy of the
+      // session) per row: the owner's own key when it is signed in, else a colleague's.
       const sessions = new Map<string, Promise<Session | undefined>>();
       for (const row of leased) {
-        let session = sessions.get(row.accountId);
+        const whose = `${row.accountId}:${row.owner ?? ''}`;
+        let session = sessions.get(whose);
         if (!session) {
-          session = this.#deps.sessions.sessionFor(row.accountId);
-          sessions.set(row.accountId, session);
+          session = this.#deps.sessions.sessionFor(row.accountId, row.owner);
+          sessions.set(whose, session);
         }
         this.#work(row, session);
       }

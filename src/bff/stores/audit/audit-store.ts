@@ -15,6 +15,7 @@ export type NewAuditEntry = Omit<AuditEntriesTable, 'id' | 'search_text'>;
 /** An entry as it is inserted: with its folded search text. Whoever inserts entries inserts these. */
 export const auditRow = (e: NewAuditEntry): Omit<AuditEntriesTable, 'id'> => ({
   ...e,
+  review_owner: e.review_owner ?? null,
   search_text: searchTextOf(e),
 });
 
@@ -221,6 +222,7 @@ function toEntry(r: Selectable<AuditEntriesTable>): AuditEntry {
     upstreamRequestId: r.upstream_request_id,
     reviewId: r.review_id,
     row: r.row_index,
+    reviewOwner: r.review_owner ?? null,
   };
 }
 
@@ -241,6 +243,7 @@ const COLUMNS = [
   'upstream_request_id',
   'review_id',
   'row_index',
+  'review_owner',
   'search_text',
 ] as const satisfies readonly (keyof AuditEntriesTable)[];
 

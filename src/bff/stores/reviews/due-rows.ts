@@ -20,6 +20,7 @@ export function dueRow(run: OpenRun, d: DueRow): Omit<LeasedRow, 'fresh'> {
   return {
     reviewId: run.reviewId,
     accountId: run.accountId,
+    ...(run.createdBy ? { owner: run.createdBy } : {}),
     run: run.run,
     index: d.row_index,
     address: lookupAddress(d.address, d.fix, d.parcel),

@@ -9,6 +9,8 @@ export interface OpenRun {
   reviewId: string;
   run: number;
   accountId: string;
+  /** Who started the review (the key's fingerprint): its rows go on that key when it is signed in. */
+  createdBy?: string;
 }
 
 /** What the worker tells the queue of its own hands, so that the round-robin starts from the fewest. */

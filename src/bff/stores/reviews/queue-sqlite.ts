@@ -33,9 +33,9 @@ export function prepareQueue(sqlite: BetterSqlite3.Database): PreparedQueue {
 function prepareLease(sqlite: BetterSqlite3.Database): PreparedQueue['lease'] {
   const openRunsOf = sqlite.prepare<
     [string],
-    { review_id: string; run: number; fresh: number; account_id: string }
+    { review_id: string; run: number; fresh: number; account_id: string; created_by: string }
   >(
-    `select u.review_id, u.run, u.fresh, v.account_id from review_runs u join reviews v on v.id = u.review_id
+    `select u.review_id, u.run, u.fresh, v.account_id, v.created_by from review_runs u join reviews v on v.id = u.review_id
      where u.finished_at is null and v.account_id in (select value from json_each(?))
      order by v.created_at, u.review_id, u.run`,
   );
@@ -59,7 +59,12 @@ function prepareLease(sqlite: BetterSqlite3.Database): PreparedQueue['lease'] {
       if (reclaimNow) reclaim(now);
       const runs = openRunsOf.all(JSON.stringify(accountIds));
       const fresh = new Set(runs.filter((r) => r.fresh === 1).map((r) => `${r.review_id}:${r.run}`));
-      const open = runs.map((r) => ({ reviewId: r.review_id, run: r.run, accountId: r.account_id }));
+      const open = runs.map((r) => ({
+        reviewId: r.review_id,
+        run: r.run,
+        accountId: r.account_id,
+        createdBy: r.created_by,
+      }));
       const picked = order.pickNow(open, limit, shares, {
         one: (run, n) => dueRows(run, n, now),
         many: (asks) => asks.map((a) => dueRows(a.open, a.n, now)),

@@ -320,7 +320,7 @@ async function openRuns(db: Db, accountIds: readonly string[]) {
   const runs = await db
     .selectFrom('review_runs as u')
     .innerJoin('reviews as v', 'v.id', 'u.review_id')
-    .select(['u.review_id', 'u.run', 'u.fresh', 'v.account_id'])
+    .select(['u.review_id', 'u.run', 'u.fresh', 'v.account_id', 'v.created_by'])
     .where('u.finished_at', 'is', null)
     .where('v.account_id', 'in', [...accountIds])
     .orderBy('v.created_at')
@@ -331,6 +331,7 @@ async function openRuns(db: Db, accountIds: readonly string[]) {
     reviewId: r.review_id,
     run: r.run,
     accountId: r.account_id,
+    createdBy: r.created_by,
     fresh: r.fresh === 1,
   }));
 }

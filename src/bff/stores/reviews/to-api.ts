@@ -35,6 +35,7 @@ export function toSummary(review: ReviewsTable, runs: ReviewRunsTable[]): Review
     kind: review.kind as ReviewSummary['kind'],
     origin: review.origin,
     createdBy: review.created_by,
+    carriedBy: review.carried_by ?? null,
     createdAt: new Date(Number(review.created_at)).toISOString(),
     status,
     columns: JSON.parse(review.columns) as string[],

@@ -1,4 +1,11 @@
-import { newAuditRef, newSessionId, type Session, type SessionLimits, type SessionStore } from './types.ts';
+import {
+  keyFingerprint,
+  newAuditRef,
+  newSessionId,
+  type Session,
+  type SessionLimits,
+  type SessionStore,
+} from './types.ts';
 
 export class MemorySessionStore implements SessionStore {
   /** Maps in last-use order (a use moves a session to the end): the first is the one idle longest. */
@@ -91,10 +98,21 @@ export class MemorySessionStore implements SessionStore {
     return [...accounts];
   }
 
-  async sessionFor(accountId: string): Promise<{ session: Session; ref: string } | undefined> {
+  async sessionFor(
+    accountId: string,
+    prefer?: string,
+  ): Promise<{ session: Session; ref: string } | undefined> {
     // Map order is last-use order: the newest use is last.
-    const ids = [...(this.#byAccount.get(accountId)?.keys() ?? [])];
-    for (const id of ids.reverse()) {
+    const ids = [...(this.#byAccount.get(accountId)?.keys() ?? [])].reverse();
+    if (prefer)
+      for (const id of ids) {
+        const held = this.#sessions.get(id);
+        if (held && this.#live(held) && keyFingerprint(held.keyHash) === prefer) {
+          const session = await this.get(id);
+          if (session) return { session, ref: id };
+        }
+      }
+    for (const id of ids) {
       const session = await this.get(id);
       if (session) return { session, ref: id };
     }

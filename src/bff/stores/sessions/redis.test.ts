@@ -3,6 +3,7 @@ import { redisServerAvailable, useTestRedis } from '../../test-support/test-redi
 import { RedisConnection } from '../redis-connection.ts';
 import { deriveSecrets, RedisKeys } from '../redis-keys.ts';
 import { RedisSessionStore } from './redis.ts';
+import { keyFingerprint } from './types.ts';
 
 const SECRET = 'a-session-secret-of-at-least-32-characters';
 const API_KEY = 'pi_live_4f9a8b7c6d5e4f3a2b1c';
@@ -35,6 +36,18 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     expect(await a.get(id)).toBeUndefined();
     expect(await b.sessionFor('acct-coffee')).toBeUndefined();
     expect(await b.liveAccounts()).toEqual(['acct-other']);
+  });
+
+  it('lends a review its owner’s key first, when a session holds it, else the latest used', async () => {
+    const now = { t: 1_000_000 };
+    const a = make(now);
+    await a.create(session);
+    now.t += 1_000;
+    await a.create({ ...session, apiKey: 'pi_colleague', keyHash: 'beef'.repeat(16) });
+    expect((await a.sessionFor('acct-coffee'))?.session.apiKey).toBe('pi_colleague');
+    expect((await a.sessionFor('acct-coffee', keyFingerprint(session.keyHash)))?.session.apiKey).toBe(
+      API_KEY,
+    );
   });
 
   it('ends every session of a refused key on any replica, and only those: the account’s other keys stay', async () => {

@@ -3,6 +3,7 @@ import { type RedisConnection, replies } from '../redis-connection.ts';
 import { RedisKeys } from '../redis-keys.ts';
 import {
   accountIdFor,
+  keyFingerprint,
   newAuditRef,
   newSessionId,
   type Session,
@@ -256,26 +257,39 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  async sessionFor(accountId: string): Promise<{ session: Session; ref: string } | undefined> {
+  async sessionFor(
+    accountId: string,
+    prefer?: string,
+  ): Promise<{ session: Session; ref: string } | undefined> {
     const index = this.keys.accountSessions(accountId);
     const names = await this.redis.run((r) => r.zrevrange(index, 0, 9));
+    // The most recently used live session, or the first of the key `prefer` names (a review owner's) among them.
+    let chosen: { name: string; session: Session } | undefined;
     for (const name of names) {
       const session = await this.#getNamed(name);
-      if (session) {
-        if (session.accountId !== accountId) continue;
-        const now = this.now();
-        await this.redis.run(async (r) => {
-          replies(
-            await r.multi().zadd(index, now, name).zadd(this.keys.liveAccounts(), now, accountId).exec(),
-          );
-        });
-        return { session, ref: name };
+      if (!session) {
+        await this.#forgetNamed(name);
+        await this.redis.run((r) => r.zrem(index, name));
+        continue;
       }
-      await this.#forgetNamed(name);
-      await this.redis.run((r) => r.zrem(index, name));
+      if (session.accountId !== accountId) continue;
+      chosen ??= { name, session };
+      if (!prefer) break;
+      if (keyFingerprint(session.keyHash) === prefer) {
+        chosen = { name, session };
+        break;
+      }
     }
-    await this.redis.run((r) => r.zrem(this.keys.liveAccounts(), accountId));
-    return undefined;
+    if (!chosen) {
+      await this.redis.run((r) => r.zrem(this.keys.liveAccounts(), accountId));
+      return undefined;
+    }
+    const { name } = chosen;
+    const now = this.now();
+    await this.redis.run(async (r) => {
+      replies(await r.multi().zadd(index, now, name).zadd(this.keys.liveAccounts(), now, accountId).exec());
+    });
+    return { session: chosen.session, ref: name };
   }
 
   async refuseKey(refused: Pick<Session, 'accountId' | 'keyHash'>): Promise<void> {

@@ -46,9 +46,10 @@ export interface SessionStore {
   liveAccounts(): Promise<string[]>;
   /**
    * A live session of the account, most recently used first, with a handle to end it (never the cookie in a
-   * shared store); its idle clock is reset, so a running review keeps it alive up to the absolute timeout.
+   * shared store); its idle clock is reset, so a running review keeps it alive up to the absolute timeout. With
+   * `prefer` (a key's fingerprint: a review's owner's), a live session of that key comes first.
    */
-  sessionFor(accountId: string): Promise<{ session: Session; ref: string } | undefined>;
+  sessionFor(accountId: string, prefer?: string): Promise<{ session: Session; ref: string } | undefined>;
   /**
    * The service refused this key (401): every session holding it ends, whoever signed in with it and whichever
    * replica lends it, so neither a browser nor the review worker sends it again. The one owner of that rule

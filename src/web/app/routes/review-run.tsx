@@ -123,6 +123,12 @@ function ReviewRunHeader({ summary }: { summary: ReviewSummary }) {
         </time>{' '}
         by <KeyLabel fingerprint={summary.createdBy} />
       </p>
+      {summary.carriedBy && (summary.status === 'running' || summary.status === 'waiting') ? (
+        <p className="text-sm font-medium" data-testid="carried-by">
+          Running on the key of <KeyLabel fingerprint={summary.carriedBy} />: the key that started it is not
+          signed in, so a colleague’s carries its lookups (each is on record with both).
+        </p>
+      ) : null}
     </div>
   );
 }
