@@ -51,6 +51,7 @@ export const ACTIVITY_COLUMNS = [
   'cached_at',
   'review_id',
   'row',
+  'review_owner',
 ] as const;
 
 /** /api/activity: the account's audit trail (newest first, keyset pages), a property's history, a CSV export. */
@@ -96,6 +97,7 @@ export function activityRoutes(deps: ActivityRouteDeps) {
             e.reviewId,
             // Counted from 1, as the table and the review number their rows.
             e.row === null ? null : e.row + 1,
+            e.reviewOwner ?? null,
           ]
             .map((v) => csvCell(v))
             .join(','),

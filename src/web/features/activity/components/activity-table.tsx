@@ -88,6 +88,15 @@ export function ActivityTable({
                     >
                       {e.row !== null ? `row ${e.row + 1} of a review` : 'the review'}
                     </Link>
+                    {e.reviewOwner && e.reviewOwner !== e.keyFingerprint ? (
+                      <span>
+                        {' '}
+                        started by{' '}
+                        {names?.get(e.reviewOwner)
+                          ? `${names.get(e.reviewOwner)} (key ${e.reviewOwner})`
+                          : `key ${e.reviewOwner}`}
+                      </span>
+                    ) : null}
                   </div>
                 ) : null}
               </td>
