@@ -32,6 +32,35 @@ const when = (iso: string) =>
   new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }) +
   ' UTC';
 
+/** What was asked, and the review it was for (linked), with who started it when another key asked. */
+function AskedCell({ e, names }: { e: AuditEntry; names: ReadonlyMap<string, string> | undefined }) {
+  return (
+    <td className="max-w-64 break-words px-3 py-2">
+      <span className="text-xs text-slate-600 dark:text-slate-400">{KIND[e.kind]}</span>
+      {e.query ? <div>{e.query}</div> : null}
+      {e.reviewId !== null ? (
+        <div className="text-xs text-slate-600 dark:text-slate-400">
+          <Link
+            to={`/review/${encodeURIComponent(e.reviewId)}`}
+            className="underline underline-offset-2 hover:text-slate-900 dark:hover:text-slate-100"
+          >
+            {e.row !== null ? `row ${e.row + 1} of a review` : 'the review'}
+          </Link>
+          {e.reviewOwner && e.reviewOwner !== e.keyFingerprint ? (
+            <span>
+              {' '}
+              started by{' '}
+              {names?.get(e.reviewOwner)
+                ? `${names.get(e.reviewOwner)} (key ${e.reviewOwner})`
+                : `key ${e.reviewOwner}`}
+            </span>
+          ) : null}
+        </div>
+      ) : null}
+    </td>
+  );
+}
+
 /** The audit trail as a table: one row per entry, newest first. */
 export function ActivityTable({
   entries,
@@ -77,29 +106,7 @@ export function ActivityTable({
                 ) : null}
                 <span className="whitespace-nowrap font-mono">key {e.keyFingerprint}</span>
               </td>
-              <td className="max-w-64 break-words px-3 py-2">
-                <span className="text-xs text-slate-600 dark:text-slate-400">{KIND[e.kind]}</span>
-                {e.query ? <div>{e.query}</div> : null}
-                {e.reviewId !== null ? (
-                  <div className="text-xs text-slate-600 dark:text-slate-400">
-                    <Link
-                      to={`/review/${encodeURIComponent(e.reviewId)}`}
-                      className="underline underline-offset-2 hover:text-slate-900 dark:hover:text-slate-100"
-                    >
-                      {e.row !== null ? `row ${e.row + 1} of a review` : 'the review'}
-                    </Link>
-                    {e.reviewOwner && e.reviewOwner !== e.keyFingerprint ? (
-                      <span>
-                        {' '}
-                        started by{' '}
-                        {names?.get(e.reviewOwner)
-                          ? `${names.get(e.reviewOwner)} (key ${e.reviewOwner})`
-                          : `key ${e.reviewOwner}`}
-                      </span>
-                    ) : null}
-                  </div>
-                ) : null}
-              </td>
+              <AskedCell e={e} names={names} />
               <td className="px-3 py-2">{OUTCOME[e.outcome]}</td>
               <td className="whitespace-nowrap px-3 py-2 font-mono text-xs">{e.propertyId ?? '—'}</td>
               <td className="max-w-48 break-words px-3 py-2">{e.source ?? '—'}</td>
