@@ -111,6 +111,18 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   const printed = page.getByRole('region', { name: 'Printed results' });
   await expect(printed).toBeVisible();
   await expect(printed.getByRole('row')).toHaveCount(lines.length + 1);
+  // At a Letter page's printable width (215.9 mm less 24 mm of margins: 725 px), 25 rows or more fit its height
+  // (279.4 mm less 30 mm: 941 px) under the column headings.
+  await page.setViewportSize({ width: 725, height: 941 });
+  const rowHeights = await printed
+    .locator('tr')
+    .evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().height));
+  const [head, ...body] = rowHeights as [number, ...number[]];
+  const average = body.reduce((a, b) => a + b, 0) / body.length;
+  expect(
+    Math.floor((941 - head) / average),
+    `rows of ${average.toFixed(1)} px under a ${head} px heading`,
+  ).toBeGreaterThanOrEqual(25);
   await expect(page.getByRole('heading', { name: 'PropLens review: Evidence, “Q3”' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Export CSV' })).toBeHidden();
   await expect(resultsTable(page)).toBeHidden();

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { describeMatch } from '../../../../contract/index.ts';
-import { confidenceText, longDate, relativeAge, sourceKindText } from '../../property/index.ts';
+import { confidenceText } from '../../property/index.ts';
 import { isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from './stats.ts';
 
 /**
@@ -32,14 +32,15 @@ export function usePrinting(): [boolean, () => void] {
   return [printing, print];
 }
 
-const CELL = 'border border-slate-400 px-1.5 py-1 align-top text-left';
+/** Tight cells: 25 rows or more fit a Letter or A4 page (e2e/review-results.spec.ts measures it). */
+const CELL = 'border border-slate-400 px-1 py-px align-top text-left';
 
 /** Every row the table shows (its filters and order), as plain text for paper or "Save as PDF". */
 export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }) {
   return (
     <section aria-label="Printed results" className="hidden print:block">
       <p className="text-xs">{scope}</p>
-      <table className="mt-2 w-full border-collapse text-[9pt] leading-snug">
+      <table className="mt-2 w-full border-collapse text-[7.5pt] leading-[1.15]">
         <thead className="table-header-group">
           <tr>
             <th className={CELL}>#</th>
@@ -57,7 +58,6 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
           {rows.map((result) => {
             const { row, ageDays, tier, match, explanation } = result;
             const p = row.property;
-            const kind = p ? sourceKindText(p.sourceKind) : null;
             return (
               <tr key={row.index} className="break-inside-avoid">
                 <td className={CELL}>{row.index + 1}</td>
@@ -77,23 +77,14 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                 <td className={`${CELL} break-words`}>
                   {match ? MATCH_TEXT[match] : '—'}
                   {explanation ? (
-                    <span className="block text-[8pt]">{describeMatch(explanation)}</span>
+                    <span className="block text-[7pt]">{describeMatch(explanation)}</span>
                   ) : null}
                 </td>
                 <td className={CELL}>{p ? confidenceText(p.confidence) : '—'}</td>
-                <td className={CELL}>
-                  {p ? (
-                    <>
-                      {p.source}
-                      {kind ? ` (${kind})` : ''}
-                    </>
-                  ) : (
-                    '—'
-                  )}
-                </td>
+                <td className={CELL}>{p ? p.source : '—'}</td>
                 <td className={CELL}>
                   {p && ageDays !== null && tier
-                    ? `${longDate(p.lastVerified)} (${relativeAge(ageDays)}, ${TIER_TEXT[tier].toLowerCase()})`
+                    ? `${p.lastVerified} · ${TIER_TEXT[tier].toLowerCase()}`
                     : '—'}
                 </td>
               </tr>
