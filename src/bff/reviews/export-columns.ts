@@ -5,7 +5,7 @@ import {
   explainRecordMatch,
   type MatchExplanation,
   matchKind,
-  NOT_FOUND_REASON_TEXT,
+  notFoundReasonText,
   type Property,
   qualityOf,
   type ReviewRowResult,
@@ -84,7 +84,7 @@ const TRAILING: readonly Column[] = [
     (r) => {
       if (r.row.outcome === 'matched') return null;
       const reason = r.row.error?.reason;
-      return reason ? NOT_FOUND_REASON_TEXT[reason] : (r.row.error?.message ?? null);
+      return reason ? notFoundReasonText(reason, r.row.input) : (r.row.error?.message ?? null);
     },
   ],
   /** no_such_house, no_such_street, place_not_covered (the service's, when it could tell), or no_address. */

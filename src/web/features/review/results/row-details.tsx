@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { type LookupError, NOT_FOUND_REASON_TEXT, type ReviewRowResult } from '../../../../contract/index.ts';
+import { type LookupError, notFoundReasonText, type ReviewRowResult } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { MatchNotice, PropertyRecord } from '../../property/index.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
@@ -186,7 +186,7 @@ function NoMatch({
             : 'No property matches this address.'}
       </p>
       {row.outcome === 'not_found' && row.error?.reason ? (
-        <p data-testid="not-found-reason">{NOT_FOUND_REASON_TEXT[row.error.reason]}</p>
+        <p data-testid="not-found-reason">{notFoundReasonText(row.error.reason, row.input)}</p>
       ) : null}
       <FixRow reviewId={reviewId} row={row} onFixed={onFixed}>
         {candidates.length >= MIN_COMPARE && !comparing ? (
