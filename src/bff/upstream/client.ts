@@ -122,7 +122,7 @@ export class UpstreamClient {
 
   /** Checks a key with GET /auth/me. Plan problems and bad keys become the API's own errors. */
   async me(apiKey: string, keyHash: string): Promise<Account & { id: string | null }> {
-    const answer = await this.#call(apiKey, keyHash, '/auth/me', {}, {});
+    const answer = await this.#call(apiKey, keyHash, 'me', '/auth/me', {}, {});
     if (answer.status >= 200 && answer.status < 300) {
       const account = toAccount(answer.json);
       const plan = Plan.safeParse(account.plan);
@@ -138,7 +138,7 @@ export class UpstreamClient {
     options: CallOptions = {},
   ): Promise<Property> {
     const path = this.config.resolvePath;
-    const answer = await this.#call(apiKey, keyHash, path, { address }, options);
+    const answer = await this.#call(apiKey, keyHash, 'resolve', path, { address }, options);
     if (answer.status >= 200 && answer.status < 300)
       return this.#read(() => toProperty(answer.json, this.config.idField, address));
     throw this.#refusal(answer, 'data', path);
@@ -154,7 +154,7 @@ export class UpstreamClient {
     const params: Record<string, string> = { q };
     if (cursor) params.cursor = cursor;
     const path = this.config.searchPath;
-    const answer = await this.#call(apiKey, keyHash, path, params, options);
+    const answer = await this.#call(apiKey, keyHash, 'search', path, params, options);
     if (answer.status >= 200 && answer.status < 300)
       return this.#read(() => toPage(answer.json, this.config.idField));
     throw this.#refusal(answer, 'data', path);
@@ -225,9 +225,11 @@ export class UpstreamClient {
     return error;
   }
 
+  /** One request, told which operation it is (for its metrics): the path alone may be any the service uses. */
   async #call(
     apiKey: string,
     keyHash: string,
+    operation: UpstreamOperation,
     path: string,
     params: Record<string, string>,
     options: CallOptions,
@@ -246,7 +248,7 @@ export class UpstreamClient {
     for (let attempt = 0; ; attempt++) {
       const slot = await this.#acquire(keyHash, lane, deadline, signal);
       const started = this.#now();
-      const outcome = await this.#attempt(slot, url, headers, apiKey, signal, this.#operation(path));
+      const outcome = await this.#attempt(slot, url, headers, apiKey, signal, operation);
       if (outcome.kind === 'answer') return outcome.answer;
       this.#logFailure(path, attempt, started, outcome.detail);
       if (outcome.kind === 'fatal') throw outcome.error;
@@ -354,10 +356,6 @@ export class UpstreamClient {
       { upstream: { path, attempt, ms: this.#now() - started, ...detail } },
       'upstream attempt failed',
     );
-  }
-
-  #operation(path: string): UpstreamOperation {
-    return path === this.config.resolvePath ? 'resolve' : path === this.config.searchPath ? 'search' : 'me';
   }
 
   #rateFrom(headers: HeaderReader): RateObservation | null {
