@@ -155,7 +155,7 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
     <SiteHeader>
       <MainNav />
       {/* Left-aligned after the logo: the meter's text changes every second and must move nothing. */}
-      <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto">
+      <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto sm:min-w-0 sm:flex-1">
         <span className="font-semibold">{account.name}</span>
         {account.plan ? (
           <span className="rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-800 dark:bg-slate-700 dark:text-slate-100">
