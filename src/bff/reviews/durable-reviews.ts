@@ -4,7 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { Lookups } from '../lookups.ts';
 import type { BffMetrics } from '../metrics.ts';
 import { SqlReviewQueue } from '../stores/reviews/queue.ts';
-import { repeatAnswer } from '../stores/reviews/repeats.ts';
+import { ReviewRepeats } from '../stores/reviews/repeats.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
 import type { SessionStore } from '../stores/sessions/types.ts';
 import { lookUpRow, noAddressAnswer } from './look-up-row.ts';
@@ -47,6 +47,7 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
   const now = options.now ?? Date.now;
   const listeners = new Set<(reviewId: string) => void>();
   const carriers = new ReviewCarriers(database.db, announce);
+  const repeats = new ReviewRepeats(database.db);
   const worker = new ReviewWorker({
     queue: new SqlReviewQueue(database.db, database.dialect, now, database.sqlite),
     sessions: {
@@ -60,7 +61,7 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
       // The entry names the review and its owner besides the key that makes the lookup.
       const audit = { kind: 'review_row' as const, reviewId: row.reviewId, row: row.index, hold };
       const context = row.owner ? { ...audit, owner: row.owner } : audit;
-      const repeat = await repeatAnswer(database.db, row);
+      const repeat = await repeats.answerFor(row);
       if (repeat && repeat.outcome !== 'failed') {
         // Its entry is held, as a lookup's would be, and kept with the row's answer.
         await lookups.recordRepeat(session, context, row.address, { ...repeat, outcome: repeat.outcome });
