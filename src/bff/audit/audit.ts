@@ -40,22 +40,6 @@ export function outcomeOfError(err: unknown): AuditOutcome {
 }
 
 /**
- * Fingerprints of the keys seen lately: one is a SHA-256, and every entry of a lookup carries its key's (the
- * same few keys answer thousands of lookups). Emptied when full, so it stays small whatever keys come.
- */
-const fingerprints = new Map<string, string>();
-
-function fingerprintOf(keyHash: string): string {
-  let f = fingerprints.get(keyHash);
-  if (f === undefined) {
-    if (fingerprints.size >= 10_000) fingerprints.clear();
-    f = keyFingerprint(keyHash);
-    fingerprints.set(keyHash, f);
-  }
-  return f;
-}
-
-/**
  * The audit trail's recorder: one entry per lookup answered for a signed-in account, and per sign-in, sign-out
  * and refused sign-in. Never the key (its fingerprint), never the cookie (the session's own random id). Each
  * call resolves once its entry is committed (or, a review row's, held: AuditContext.hold): await it before
@@ -82,7 +66,7 @@ export class Audit {
     const entry: NewAuditEntry = {
       at: this.now(),
       account_id: session.accountId,
-      key_fingerprint: fingerprintOf(session.keyHash),
+      key_fingerprint: keyFingerprint(session.keyHash),
       session_ref: session.auditRef ?? null,
       kind: context.kind,
       query: query.slice(0, 1_000),
@@ -111,7 +95,7 @@ export class Audit {
     return this.writer.record({
       at: this.now(),
       account_id: who.accountId,
-      key_fingerprint: fingerprintOf(who.keyHash),
+      key_fingerprint: keyFingerprint(who.keyHash),
       session_ref: who.auditRef ?? null,
       kind,
       query: null,
@@ -147,7 +131,7 @@ export function reviewActionEntry(
   return {
     at,
     account_id: session.accountId,
-    key_fingerprint: fingerprintOf(session.keyHash),
+    key_fingerprint: keyFingerprint(session.keyHash),
     session_ref: session.auditRef ?? null,
     kind,
     query: review.name.slice(0, 1_000),

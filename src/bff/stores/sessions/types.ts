@@ -79,9 +79,22 @@ export function accountIdFor(keyHash: string, upstreamAccountId?: string | null)
   return createHash('sha256').update(basis).digest('base64url').slice(0, 22);
 }
 
+/**
+ * Fingerprints of the keys seen lately: each is a SHA-256, and the same few keys are named thousands of times (every
+ * audit entry, every review row's carrier, the worker choosing a review owner's session). Emptied when full, so it
+ * stays small whatever keys come.
+ */
+const fingerprints = new Map<string, string>();
+
 /** A short, one-way name of a key for people ("started by key 3f9a1c2e"): never the key, never its hash. */
 export function keyFingerprint(keyHash: string): string {
-  return createHash('sha256').update(`proplens-key-fingerprint:${keyHash}`).digest('hex').slice(0, 8);
+  let f = fingerprints.get(keyHash);
+  if (f === undefined) {
+    if (fingerprints.size >= 10_000) fingerprints.clear();
+    f = createHash('sha256').update(`proplens-key-fingerprint:${keyHash}`).digest('hex').slice(0, 8);
+    fingerprints.set(keyHash, f);
+  }
+  return f;
 }
 
 /** The session's name in the audit trail: random, short, and unrelated to the cookie. */
