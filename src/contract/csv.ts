@@ -15,16 +15,16 @@ export function csvCell(
   separator: ',' | ';' = ',',
 ): string {
   if (value === null || value === undefined) return '';
-  if (separator === ';') {
-    if (typeof value === 'number') return String(value).replace('.', ',');
-    let text = String(value);
-    if (typeof value === 'string' && FORMULA_TRIGGER.test(text)) text = `'${text}`;
-    return /[";\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  }
+  if (separator === ';' && typeof value === 'number') return String(value).replace('.', ',');
   let text = String(value);
   if (typeof value === 'string' && FORMULA_TRIGGER.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return (separator === ';' ? NEEDS_QUOTES_SEMICOLON : NEEDS_QUOTES).test(text)
+    ? `"${text.replace(/"/g, '""')}"`
+    : text;
 }
+
+const NEEDS_QUOTES = /[",\r\n]/;
+const NEEDS_QUOTES_SEMICOLON = /[";\r\n]/;
 
 /** The separators an export may use: comma, or semicolon for Excel where a comma is the decimal separator. */
 export const CSV_SEPARATORS = { comma: ',', semicolon: ';' } as const;

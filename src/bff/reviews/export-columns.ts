@@ -235,10 +235,8 @@ export function ageInDays(isoDate: string, today: string): number {
 export const UTF8_BOM = '\ufeff';
 
 /** One CSV line (no line break) with the one writer every PropLens export uses. */
-export const csvLine = (values: readonly ExportValue[], separator: ',' | ';' = ','): string => {
-  if (separator === ',') return values.map((v) => csvCell(v)).join(',');
-  return values.map((v) => csvCell(v, ';')).join(';');
-};
+export const csvLine = (values: readonly ExportValue[], separator: ',' | ';' = ','): string =>
+  values.map((v) => csvCell(v, separator)).join(separator);
 
 /** One JSON row: the file's own fields as one object under `input`, PropLens's beside them; raw values. */
 export function jsonRow(layout: ExportLayout, values: readonly ExportValue[]): string {
