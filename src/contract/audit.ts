@@ -17,6 +17,9 @@ export const AuditKind = z.enum([
   'review_paused',
   'review_resumed',
   'review_cancelled',
+  /** A reviewer excluded a row from a review, or included it again (`query`: the reason; `reviewId`, `row`). */
+  'review_row_excluded',
+  'review_row_included',
   'sign_in',
   'sign_out',
   'sign_in_refused',

@@ -229,6 +229,34 @@ export const FixRowRequest = z.object({
 });
 export type FixRowRequest = z.infer<typeof FixRowRequest>;
 
+/** The longest reason a reviewer gives for excluding a row. */
+export const MAX_EXCLUSION_REASON = 500;
+
+/**
+ * A row a reviewer excluded from the review: it keeps its place (the export still has its line, marked), but
+ * counts in none of the review's figures, and later runs do not look it up. Undone by "Include again".
+ */
+export const RowExclusion = z.object({
+  /** Why, in the reviewer's words ("Office address, not collateral"); may be empty. */
+  reason: z.string(),
+  /** Who excluded it: the key's fingerprint (never the key). */
+  by: z.string(),
+  /** ISO date-time. */
+  at: z.string(),
+});
+export type RowExclusion = z.infer<typeof RowExclusion>;
+
+/** PUT /api/reviews/:id/rows/:index/exclusion (DELETE includes the row again). */
+export const ExcludeRowRequest = z.object({
+  reason: z.optional(
+    text('reason').check(
+      z.trim(),
+      z.maxLength(MAX_EXCLUSION_REASON, `A reason is at most ${MAX_EXCLUSION_REASON} characters.`),
+    ),
+  ),
+});
+export type ExcludeRowRequest = z.infer<typeof ExcludeRowRequest>;
+
 /**
  * A row's outcome in a run: a lookup's, or pending (not answered yet: waiting, being asked, or paused), or
  * not_asked (its run was cancelled before it was asked; the export marks it so).
@@ -251,6 +279,8 @@ export const ReviewRowResult = z.object({
   input: z.string(),
   /** Present once a reviewer fixed the row in place: the address looked up instead of `input`. */
   fix: z.optional(RowFix),
+  /** Present while a reviewer has the row excluded from the review (its answer, if any, stays beside it). */
+  excluded: z.optional(RowExclusion),
   /** An uploaded CSV row's own cells, in the order of the review's columns. */
   cells: z.optional(z.array(z.string())),
   /** Where the row is in what was brought (1-based line; see ReviewInputRow). */
