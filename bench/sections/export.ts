@@ -12,7 +12,8 @@ import { rowsWithResults } from '../../src/bff/stores/reviews/row-results.ts';
 import { type JoinedRow, storedAnswerReader, toRowResult } from '../../src/bff/stores/reviews/to-api.ts';
 import { createHarness } from '../../src/bff/test-support/harness.ts';
 import { type SeedRow, seedReview } from '../../src/bff/test-support/seed-review.ts';
-import { explainRecordMatch, type Property } from '../../src/contract/index.ts';
+import type { Property } from '../../src/contract/index.ts';
+import { explainRecordMatch } from '../../src/contract/server/index.ts';
 import { row, verdict } from '../support.ts';
 
 /**

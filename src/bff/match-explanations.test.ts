@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { explainRecordMatch, type Property } from '../contract/index.ts';
+import type { Property } from '../contract/index.ts';
+import { explainRecordMatch } from '../contract/server/index.ts';
 import { explainMatchOf } from './match-explanations.ts';
 
 const property = (over: Partial<Property> = {}): Property => ({

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { explainRecordMatch, type MatchExplanation, type Property } from '../contract/index.ts';
+import type { MatchExplanation, Property } from '../contract/index.ts';
+import { explainRecordMatch } from '../contract/server/index.ts';
 
 /**
  * How a typed address matched its record, remembered for the spellings seen lately: explaining takes an

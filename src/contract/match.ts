@@ -4,11 +4,11 @@ import { MATCH_QUALITIES } from './match-quality.ts';
 /*
  * Explaining a match: what the service's record says differently from what the person typed.
  *
- * Computed in one place, here, and called by the BFF, which attaches it to the resolve answer. The BFF rather
- * than the browser because (1) the USPS vocabulary below would cost the browser's 120 KB budget a few KB for
- * every visitor, and (2) every client of the BFF (the search screen, review rows, a future API user) then gets
- * the same explanation. It lives in the contract, a pure function with no imports but zod, so its tests run
- * without a server and the web can import its types and `describeMatch` (which pulls in none of the tables).
+ * Worked out in one place, ./server/explain-match.ts, and called by the BFF, which attaches it to the resolve
+ * answer. The BFF rather than the browser because (1) the USPS vocabulary it needs would cost the browser's
+ * 120 KB budget a few KB for every visitor, and (2) every client of the BFF (the search screen, review rows, a
+ * future API user) then gets the same explanation. This module is what the browser reads of it: the schemas,
+ * `matchKind` and `describeMatch`.
  *
  * "Beyond case, punctuation and standard abbreviations": both sides are reduced to USPS Publication 28
  * standard forms (suffixes, directionals, ordinals, Saint/Mount/Fort, state names, unit designators), then

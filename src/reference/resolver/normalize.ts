@@ -1,4 +1,5 @@
-import { addressInUsualOrder, NUMBERLESS_DESIGNATORS, UNIT_DESIGNATORS } from '../../contract/index.ts';
+import { UNIT_DESIGNATORS } from '../../contract/index.ts';
+import { addressInUsualOrder, NUMBERLESS_DESIGNATORS } from '../../contract/server/index.ts';
 import { isSuffix, STATE_SPELLINGS, STATES, standardToken } from './usps.ts';
 
 /** A free-text address taken apart. Every token is upper case and in USPS standard form. */

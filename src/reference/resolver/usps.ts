@@ -1,10 +1,10 @@
+import { US_STATES } from '../../contract/index.ts';
 import {
   DIRECTIONALS,
   ORDINALS,
-  US_STATES,
   USPS_SUFFIXES,
   ABBREVIATED_WORDS as WORDS,
-} from '../../contract/index.ts';
+} from '../../contract/server/index.ts';
 
 export { DIRECTIONALS, ORDINALS };
 

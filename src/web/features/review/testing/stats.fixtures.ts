@@ -1,11 +1,12 @@
-import {
-  type Confidence,
-  explainRecordMatch,
-  type Property,
-  type ReviewRowOutcome,
-  type ReviewRowResult,
-  type ReviewSummary,
+import type {
+  Confidence,
+  Property,
+  ReviewRowOutcome,
+  ReviewRowResult,
+  ReviewSummary,
 } from '../../../../contract/index.ts';
+// Test data only: the BFF's explanation, as it attaches it to a row (never in the browser's bundle).
+import { explainRecordMatch } from '../../../../contract/server/index.ts';
 
 /** Test and screenshot data for the results views: records and rows built in a line, or many at once. */
 

@@ -1,19 +1,13 @@
+import { UNIT_DESIGNATORS, US_STATES } from '../address-words.ts';
+import { type MatchChange, type MatchExplanation, MatchPart } from '../match.ts';
 import { addressInUsualOrder } from './address-order.ts';
 import { isTypo, lookReason, matchQuality } from './explain-quality.ts';
-import { type MatchChange, type MatchExplanation, MatchPart } from './match.ts';
-import {
-  DIRECTIONALS,
-  ORDINALS,
-  UNIT_DESIGNATORS,
-  US_STATES,
-  USPS_SUFFIXES,
-  ABBREVIATED_WORDS as WORDS,
-} from './usps.ts';
+import { standardWord as standard, stateSpellings } from './usps.ts';
 
 /*
- * Working out a match's explanation (see match.ts for what it means): both sides reduced to USPS Publication 28
- * standard forms, then aligned word by word. Run by the BFF; the browser reads only the schemas in match.ts,
- * so these tables stay out of its bundle.
+ * Working out a match's explanation (see ../match.ts for what it means): both sides reduced to USPS
+ * Publication 28 standard forms, then aligned word by word. Run by the BFF; the browser reads only the schemas
+ * in match.ts, so this module and the USPS tables stay out of its bundle (src/contract/server/: servers only).
  */
 
 /** The record's side: its one-line address, its city when the service sent it, and its identifiers. */
@@ -22,36 +16,6 @@ export interface MatchedAddress {
   city?: string | null;
   /** The property ID, the parcel number: typed instead of an address, they were not corrected into one. */
   identifiers?: readonly (string | null | undefined)[];
-}
-
-/** Secondary unit designators (USPS C2): which one precedes the number is not a difference. */
-// Built on first use, so a bundle that only imports the types or describeMatch carries no work at load.
-let suffixes: Map<string, string> | null = null;
-let stateSpellings: { keys: string[]; code: string }[] | null = null;
-
-function suffixMap(): Map<string, string> {
-  if (!suffixes) {
-    suffixes = new Map();
-    for (const group of USPS_SUFFIXES.split(';')) {
-      const [standard, ...others] = group.split(' ') as [string, ...string[]];
-      for (const spelling of [standard, ...others]) suffixes.set(spelling, standard);
-    }
-  }
-  return suffixes;
-}
-
-/** Every way to write a state, longest first: ["NEW", "YORK"] and ["NY"] are both NY. */
-function spellings(): { keys: string[]; code: string }[] {
-  if (!stateSpellings) {
-    stateSpellings = Object.entries(US_STATES)
-      .flatMap(([code, name]) => [
-        { keys: name.toUpperCase().split(' '), code },
-        { keys: [code], code },
-      ])
-      .concat([{ keys: ['WASHINGTON', 'DC'], code: 'DC' }])
-      .sort((a, b) => b.keys.length - a.keys.length);
-  }
-  return stateSpellings;
 }
 
 /** A word as written, and its comparison key in USPS standard form. */
@@ -80,10 +44,6 @@ function fold(text: string): string {
 /** As fold, but a gap between digits is kept: "123 4th St" and "12 34th St" are different properties. */
 function foldKeepingNumbers(text: string): string {
   return fold(text.replace(/(\d)[^\p{L}\p{N}]+(?=\d)/gu, '$1#'));
-}
-
-function standard(key: string): string {
-  return DIRECTIONALS[key] ?? ORDINALS[key] ?? WORDS[key] ?? suffixMap().get(key) ?? key;
 }
 
 function words(input: string): Word[] {
@@ -149,7 +109,7 @@ function parse(input: string): Parsed {
     ws.pop();
   }
   let state: Word | null = null;
-  for (const { keys, code } of spellings()) {
+  for (const { words: keys, code } of stateSpellings()) {
     if (keys.length >= ws.length) continue; // something must stay for the street
     const tail = ws.slice(ws.length - keys.length);
     if (tail.every((w, i) => w.key === keys[i] || w.key === standard(keys[i] as string))) {
@@ -253,8 +213,6 @@ function align(typed: Word[], matched: Tagged[]): Step[] {
   return steps.reverse();
 }
 
-const PART_ORDER: readonly MatchPart[] = MatchPart.options;
-
 /**
  * What differs between the typed address and the record's, beyond case, punctuation and standard
  * abbreviations; null when nothing does (an exact or merely normalised match says nothing).
@@ -312,7 +270,7 @@ export function explainMatch(typed: string, matched: MatchedAddress): MatchExpla
   flush();
 
   if (unitChange) changes.push(unitChange);
-  changes.sort((a, b) => PART_ORDER.indexOf(a.part) - PART_ORDER.indexOf(b.part));
+  changes.sort((a, b) => MatchPart.options.indexOf(a.part) - MatchPart.options.indexOf(b.part));
   if (changes.length === 0) return null;
   const quality = matchQuality({ changes });
   const reason = lookReason({ changes });

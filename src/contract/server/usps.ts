@@ -1,62 +1,10 @@
 /**
- * USPS Publication 28 tables, shared by whoever reads addresses: the BFF's match explanation (match.ts) and the
- * reference service's normaliser. Plain data, no imports.
+ * USPS Publication 28 tables, shared by the servers that read addresses: the BFF's match explanation and the
+ * reference service's normaliser. Server-only (src/contract/server/): the suffix table alone is 4 KB the
+ * browser has no use for; the two tables the browser does read, the state names and the unit designators, are
+ * in ../address-words.ts.
  */
-
-/** US states and DC by USPS code, with their names as people write them. */
-export const US_STATES: Readonly<Record<string, string>> = {
-  AL: 'Alabama',
-  AK: 'Alaska',
-  AZ: 'Arizona',
-  AR: 'Arkansas',
-  CA: 'California',
-  CO: 'Colorado',
-  CT: 'Connecticut',
-  DE: 'Delaware',
-  DC: 'District of Columbia',
-  FL: 'Florida',
-  GA: 'Georgia',
-  HI: 'Hawaii',
-  ID: 'Idaho',
-  IL: 'Illinois',
-  IN: 'Indiana',
-  IA: 'Iowa',
-  KS: 'Kansas',
-  KY: 'Kentucky',
-  LA: 'Louisiana',
-  ME: 'Maine',
-  MD: 'Maryland',
-  MA: 'Massachusetts',
-  MI: 'Michigan',
-  MN: 'Minnesota',
-  MS: 'Mississippi',
-  MO: 'Missouri',
-  MT: 'Montana',
-  NE: 'Nebraska',
-  NV: 'Nevada',
-  NH: 'New Hampshire',
-  NJ: 'New Jersey',
-  NM: 'New Mexico',
-  NY: 'New York',
-  NC: 'North Carolina',
-  ND: 'North Dakota',
-  OH: 'Ohio',
-  OK: 'Oklahoma',
-  OR: 'Oregon',
-  PA: 'Pennsylvania',
-  RI: 'Rhode Island',
-  SC: 'South Carolina',
-  SD: 'South Dakota',
-  TN: 'Tennessee',
-  TX: 'Texas',
-  UT: 'Utah',
-  VT: 'Vermont',
-  VA: 'Virginia',
-  WA: 'Washington',
-  WV: 'West Virginia',
-  WI: 'Wisconsin',
-  WY: 'Wyoming',
-};
+import { US_STATES } from '../address-words.ts';
 
 /**
  * USPS Publication 28 street suffixes (C1), one group per ";": the standard abbreviation, then the suffix
@@ -132,38 +80,6 @@ export const ORDINALS: Readonly<Record<string, string>> = {
 export const ABBREVIATED_WORDS: Readonly<Record<string, string>> = { SAINT: 'ST', MOUNT: 'MT', FORT: 'FT' };
 
 /**
- * USPS secondary unit designators, every accepted spelling to its standard one; '#' is accepted too and stands
- * for a unit number. One table for the reference's resolver, the match explanation and the web's comparison.
- */
-export const UNIT_DESIGNATORS: Readonly<Record<string, string>> = {
-  APARTMENT: 'APT',
-  APT: 'APT',
-  BASEMENT: 'BSMT',
-  BSMT: 'BSMT',
-  BUILDING: 'BLDG',
-  BLDG: 'BLDG',
-  DEPARTMENT: 'DEPT',
-  DEPT: 'DEPT',
-  FLOOR: 'FL',
-  FL: 'FL',
-  LOT: 'LOT',
-  OFFICE: 'OFC',
-  OFC: 'OFC',
-  PENTHOUSE: 'PH',
-  PH: 'PH',
-  ROOM: 'RM',
-  RM: 'RM',
-  SPACE: 'SPC',
-  SPC: 'SPC',
-  SUITE: 'STE',
-  STE: 'STE',
-  TRAILER: 'TRLR',
-  TRLR: 'TRLR',
-  UNIT: 'UNIT',
-  '#': '#',
-};
-
-/**
  * USPS designators that need no number (Publication 28, C2): "12 Main St Rear", "40 Elm St Upper". Each
  * accepted spelling to its standard one.
  */
@@ -185,3 +101,53 @@ export const NUMBERLESS_DESIGNATORS: Readonly<Record<string, string>> = {
   UPPER: 'UPPR',
   UPPR: 'UPPR',
 };
+
+/*
+ * Lookups built from the tables on first use, not at load: while contract/index.ts still re-exports a server
+ * module for a caller not moved yet, a table built at load would be code the browser bundle keeps (work at
+ * load is a side effect a bundler may not drop), and `npm run check:bundle` would refuse the build.
+ */
+let suffixStandards: Map<string, string> | null = null;
+let directionalWords: Set<string> | null = null;
+let statesSpelt: { words: string[]; code: string }[] | null = null;
+
+/** Any accepted spelling of a street suffix, upper case, to its standard abbreviation: AVENUE, AVEN, AV -> AVE. */
+export function suffixStandard(word: string): string | undefined {
+  if (!suffixStandards) {
+    suffixStandards = new Map();
+    for (const group of USPS_SUFFIXES.split(';')) {
+      const [standard, ...others] = group.split(' ') as [string, ...string[]];
+      for (const spelling of [standard, ...others]) suffixStandards.set(spelling, standard);
+    }
+  }
+  return suffixStandards.get(word);
+}
+
+/** Whether an upper-case word is a street suffix, in any accepted spelling (AVE, AVENUE, AV). */
+export const isSuffixWord = (word: string): boolean => suffixStandard(word) !== undefined;
+
+/** Whether an upper-case word is a directional, written out or standard (NORTH, N). */
+export function isDirectionalWord(word: string): boolean {
+  directionalWords ??= new Set([...Object.keys(DIRECTIONALS), ...Object.values(DIRECTIONALS)]);
+  return directionalWords.has(word);
+}
+
+/**
+ * An upper-case word in USPS standard form: directionals, ordinals, Saint/Mount/Fort and suffixes abbreviated
+ * (NORTH -> N, FIRST -> 1ST, SAINT -> ST, AVENUE -> AVE); any other word as it is.
+ */
+export function standardWord(word: string): string {
+  return DIRECTIONALS[word] ?? ORDINALS[word] ?? ABBREVIATED_WORDS[word] ?? suffixStandard(word) ?? word;
+}
+
+/** Every way to write a state as upper-case words, longest first: ["NEW", "YORK"] and ["NY"] are both NY. */
+export function stateSpellings(): readonly { words: readonly string[]; code: string }[] {
+  statesSpelt ??= Object.entries(US_STATES)
+    .flatMap(([code, name]) => [
+      { words: name.toUpperCase().split(' '), code },
+      { words: [code], code },
+    ])
+    .concat([{ words: ['WASHINGTON', 'DC'], code: 'DC' }])
+    .sort((a, b) => b.words.length - a.words.length);
+  return statesSpelt;
+}

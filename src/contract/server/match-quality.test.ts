@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { needsLook, qualityOf } from '../match-quality.ts';
 import { explainMatch } from './explain-match.ts';
 import { lookReason, matchQuality } from './explain-quality.ts';
-import { needsLook, qualityOf } from './match-quality.ts';
 
 const q = (typed: string, matched: string) => matchQuality(explainMatch(typed, { address: matched }));
 

@@ -1,21 +1,9 @@
-import type { MatchChange, MatchExplanation } from './match.ts';
-import type { MatchQuality } from './match-quality.ts';
-import { DIRECTIONALS, USPS_SUFFIXES } from './usps.ts';
+import type { MatchChange, MatchExplanation } from '../match.ts';
+import type { MatchQuality } from '../match-quality.ts';
+import { isDirectionalWord as isDirectional, isSuffixWord as isSuffix } from './usps.ts';
 
 /* Working out a match's quality from its explanation (run by the BFF: the USPS tables stay out of the browser). */
 
-// Built on first use, not at load: a set built at load keeps the USPS tables in every bundle that imports this
-// module, the browser's included, even where nothing calls it.
-let directionalWords: Set<string> | null = null;
-let suffixWords: Set<string> | null = null;
-function isDirectional(w: string): boolean {
-  directionalWords ??= new Set([...Object.keys(DIRECTIONALS), ...Object.values(DIRECTIONALS)]);
-  return directionalWords.has(w);
-}
-function isSuffix(w: string): boolean {
-  suffixWords ??= new Set(USPS_SUFFIXES.split(/[;\s]+/).filter(Boolean));
-  return suffixWords.has(w);
-}
 const upper = (s: string) => s.toUpperCase().replace(/[.,]/g, '');
 
 /** Edit distance with a swap of neighbouring letters as one edit. Words are short: no early exit needed. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 // biome-ignore lint/style/noRestrictedImports: a test, not the contract: it keeps the copy below in step with the reference's
-import { SUFFIX_ABBR, SUFFIX_LONG } from '../reference/resolver/usps.ts';
+import { SUFFIX_ABBR, SUFFIX_LONG } from '../../reference/resolver/usps.ts';
+import { describeMatch, MatchExplanation, matchKind } from '../match.ts';
 import { explainMatch, explainRecordMatch } from './explain-match.ts';
-import { describeMatch, MatchExplanation, matchKind } from './match.ts';
 import { USPS_SUFFIXES } from './usps.ts';
 
 const CONGRESS = { address: '1100 Congress Ave, Austin, TX 78701', city: 'Austin' };
