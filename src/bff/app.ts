@@ -30,6 +30,7 @@ import type { UpstreamClient } from './upstream/client.ts';
 export type { CachedResult } from './lookups.ts';
 
 export interface BffDeps {
+  /** Only /readyz asks it (is the service there?): everything else reaches the service through `lookups`. */
   upstream: UpstreamClient;
   sessions: SessionStore;
   cache: ResultCache<CachedResult>;
@@ -137,7 +138,7 @@ export function createBffApp(deps: BffDeps) {
     }
     // A refused lookup (not found, ambiguous, ...) spent a request too: say what is left, as a success does.
     const session = c.get('session');
-    const rateLimit = session ? await deps.upstream.rateLimit(session.keyHash).catch(() => null) : null;
+    const rateLimit = session ? await lookups.rateLimit(session).catch(() => null) : null;
     return errorResponse(c, apiError, rateLimit);
   });
   app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', 'Not found.')));

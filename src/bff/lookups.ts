@@ -1,9 +1,10 @@
-import { addressKey, type Lane, type Property } from '../contract/index.ts';
+import { type Account, addressKey, type Lane, type Property, type RateLimit } from '../contract/index.ts';
 import { type Audit, type AuditContext, outcomeOfError } from './audit/audit.ts';
 import type { CancelSignal } from './cancel.ts';
 import { ApiError } from './errors.ts';
 import { InFlight } from './in-flight.ts';
 import type { BffMetrics } from './metrics.ts';
+import { RefusedKeys } from './refused-keys.ts';
 import type { ResultCache } from './stores/cache/types.ts';
 import type { Session, SessionStore } from './stores/sessions/types.ts';
 import type { UpstreamClient } from './upstream/client.ts';
@@ -23,24 +24,39 @@ export interface LookupOptions {
 }
 
 /**
- * Resolve and search on behalf of a session, shared by the interactive routes and review batches: answered
- * from the account's cache when it can be (costing no upstream request), identical concurrent calls sharing
- * one upstream call, and a key the upstream stops accepting ending its session.
+ * The BFF's way to the property service, shared by the routes and the review worker (nothing else holds the
+ * upstream client): resolve and search on behalf of a session, answered from the account's cache when it can be
+ * (costing no upstream request), identical concurrent calls sharing one upstream call, and a key the upstream
+ * stops accepting ending its sessions; the key check of a sign-in; and what is left of the key's rate limit.
  */
 export class Lookups {
   readonly #inFlight = new InFlight<CachedResult>();
+  readonly #refusedKeys: RefusedKeys;
 
   constructor(
     private readonly deps: {
       upstream: UpstreamClient;
       cache: ResultCache<CachedResult>;
-      sessions: SessionStore;
+      /** Where a key the service refuses ends its sessions (refused-keys.ts). */
+      sessions: Pick<SessionStore, 'refuseKey'>;
       metrics?: Pick<BffMetrics, 'cacheLookup'>;
       /** The audit trail: every answered lookup leaves one entry; none is made when it could not be kept. */
       audit?: Audit;
       now?: () => number;
     },
-  ) {}
+  ) {
+    this.#refusedKeys = new RefusedKeys(deps.sessions);
+  }
+
+  /** Whose key this is (GET /auth/me): a sign-in asks before any session holds the key. */
+  checkKey(apiKey: string, keyHash: string): Promise<Account & { id: string | null }> {
+    return this.deps.upstream.me(apiKey, keyHash);
+  }
+
+  /** What is left of the key's rate limit, as every answer made in a session tells the browser (null: not known yet). */
+  rateLimit(session: Pick<Session, 'keyHash'>): Promise<RateLimit | null> {
+    return this.deps.upstream.rateLimit(session.keyHash);
+  }
 
   async resolve(
     session: Session,
@@ -49,7 +65,7 @@ export class Lookups {
   ): Promise<{ property: Property; cached: boolean }> {
     const context = options.audit ?? { kind: 'resolve' };
     const { result, cached } = await this.#audited(session, context, address, options, () =>
-      this.#cached(session, `resolve:${addressKey(address)}`, options, async (signal) => ({
+      this.#cached(session, 'resolve', `resolve:${addressKey(address)}`, options, async (signal) => ({
         kind: 'property',
         property: await this.deps.upstream.resolve(session.apiKey, session.keyHash, address, {
           signal,
@@ -128,7 +144,7 @@ export class Lookups {
     const key = `search:${addressKey(q)}:${upstreamCursor ?? ''}`;
     const context = options.audit ?? { kind: options.lane === 'review' ? 'area_page' : 'search' };
     const { result, cached } = await this.#audited(session, context, q, options, () =>
-      this.#cached(session, key, options, async (signal) => {
+      this.#cached(session, 'search', key, options, async (signal) => {
         const page = await this.deps.upstream.search(session.apiKey, session.keyHash, q, upstreamCursor, {
           signal,
           lane: options.lane,
@@ -147,25 +163,20 @@ export class Lookups {
 
   async #cached(
     session: Session,
+    operation: 'resolve' | 'search',
     key: string,
     options: LookupOptions,
     load: (signal: CancelSignal) => Promise<CachedResult>,
   ): Promise<{ result: CachedResult; cached: boolean }> {
     if (!options.fresh) {
       const hit = await this.deps.cache.get(session.keyHash, key);
-      this.deps.metrics?.cacheLookup(key.startsWith('search:') ? 'search' : 'resolve', hit !== undefined);
+      this.deps.metrics?.cacheLookup(operation, hit !== undefined);
       if (hit) return { result: hit, cached: true };
     }
-    try {
-      const result = await this.#inFlight.run(`${session.keyHash}:${key}`, load, options.signal);
-      await this.deps.cache.set(session.keyHash, key, result);
-      return { result, cached: false };
-    } catch (err) {
-      // The key stopped working upstream: every session holding it is over, this browser's or the one lent to
-      // the review worker, so the store ends them by the key.
-      if (err instanceof ApiError && err.code === 'unauthenticated')
-        await this.deps.sessions.refuseKey(session);
-      throw err;
-    }
+    // The service asked once for every caller sharing the call: a key it refuses ends its sessions once.
+    const ask = (signal: CancelSignal) => this.#refusedKeys.asking(session, () => load(signal));
+    const result = await this.#inFlight.run(`${session.keyHash}:${key}`, ask, options.signal);
+    await this.deps.cache.set(session.keyHash, key, result);
+    return { result, cached: false };
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { HeldEntry } from '../audit/audit.ts';
 import { Cancellation } from '../cancel.ts';
+import { isKeyRefused } from '../refused-keys.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import type { LeaseShares } from '../stores/reviews/lease-order.ts';
 import type { Session } from '../stores/sessions/types.ts';
@@ -321,7 +322,7 @@ export class ReviewWorker {
 
   /** The service answered the lookup (not a refused key, nor a lookup refused for want of its record). */
   #countsAnAttempt(result: RowResult): boolean {
-    return result.error?.code !== 'unauthenticated' && result.error?.code !== 'audit_unavailable';
+    return !isKeyRefused(result) && result.error?.code !== 'audit_unavailable';
   }
 
   /** The row's answer is its last: kept, unless it is asked again (a retryable failure with attempts left). */

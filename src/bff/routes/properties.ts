@@ -19,11 +19,9 @@ import { explainMatchOf } from '../match-explanations.ts';
 import { requireSession } from '../middleware/session.ts';
 import { addressParam, params } from '../params.ts';
 import type { SessionStore } from '../stores/sessions/types.ts';
-import type { UpstreamClient } from '../upstream/client.ts';
 
 export interface PropertyRouteDeps {
   lookups: Lookups;
-  upstream: UpstreamClient;
   sessions: SessionStore;
   cursorSecret: string;
 }
@@ -49,7 +47,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
         }
         throw err;
       });
-    const rateLimit = await deps.upstream.rateLimit(session.keyHash);
+    const rateLimit = await deps.lookups.rateLimit(session);
     // No one record: the service's answer, which the person acts on, so a 200 (a 404 or 409 would be logged
     // as an error by the browser). The audit trail has its outcome already (lookups).
     if ('missed' in found) return c.json(missOf(found.missed, found.code, rateLimit) satisfies ResolveMiss);
@@ -85,7 +83,7 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
     });
     const body: SearchResponse = {
       items: page.items,
-      rateLimit: await deps.upstream.rateLimit(session.keyHash),
+      rateLimit: await deps.lookups.rateLimit(session),
     };
     if (page.next) body.nextCursor = sealCursor(page.next, q, session.keyHash, deps.cursorSecret);
     return c.json(body);

@@ -16,6 +16,7 @@ import type { Audit } from '../audit/audit.ts';
 import { type AppEnv, sessionCookieName } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError, toApiError } from '../errors.ts';
+import type { Lookups } from '../lookups.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import { clientGroup, signInLimit } from '../middleware/sign-in-limit.ts';
@@ -29,10 +30,10 @@ import {
   type Session,
   type SessionStore,
 } from '../stores/sessions/types.ts';
-import type { UpstreamClient } from '../upstream/client.ts';
 
 export interface SessionRouteDeps {
-  upstream: UpstreamClient;
+  /** The key check of a sign-in and the rate limit every answer tells: the service is asked through Lookups. */
+  lookups: Pick<Lookups, 'checkKey' | 'rateLimit'>;
   sessions: SessionStore;
   logger: Logger;
   demoKeys: DemoKey[] | null;
@@ -80,7 +81,7 @@ async function sessionAnswer(
     keyName:
       (await deps.keyNames?.get(session.accountId, fingerprint)) ??
       (demo.isDemo(session.apiKey) ? visitorName(fingerprint) : null),
-    rateLimit: await deps.upstream.rateLimit(session.keyHash),
+    rateLimit: await deps.lookups.rateLimit(session),
   };
 }
 
@@ -97,7 +98,7 @@ async function signIn(
   const apiKey = demo.upstreamKey(typedKey);
   const keyHash = hashKey(apiKey);
   deps.audit?.assertWritable();
-  const me = await deps.upstream.me(apiKey, keyHash).catch(async (err: unknown) => {
+  const me = await deps.lookups.checkKey(apiKey, keyHash).catch(async (err: unknown) => {
     const code = toApiError(err).code;
     if (code === 'invalid_key' || code === 'plan_not_eligible')
       await deps.audit?.session('sign_in_refused', { accountId: accountIdFor(keyHash), keyHash });

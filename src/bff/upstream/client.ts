@@ -122,13 +122,13 @@ export class UpstreamClient {
 
   /** Checks a key with GET /auth/me. Plan problems and bad keys become the API's own errors. */
   async me(apiKey: string, keyHash: string): Promise<Account & { id: string | null }> {
-    const answer = await this.#call(apiKey, keyHash, 'me', '/auth/me', {}, {});
+    const answer = await this.#call(apiKey, keyHash, 'me', {}, {});
     if (answer.status >= 200 && answer.status < 300) {
       const account = toAccount(answer.json);
       const plan = Plan.safeParse(account.plan);
       return { id: account.id, name: account.name, plan: plan.success ? plan.data : null };
     }
-    throw this.#refusal(answer, 'sign-in', '/auth/me');
+    throw this.#refusal(answer, 'me');
   }
 
   async resolve(
@@ -137,11 +137,10 @@ export class UpstreamClient {
     address: string,
     options: CallOptions = {},
   ): Promise<Property> {
-    const path = this.config.resolvePath;
-    const answer = await this.#call(apiKey, keyHash, 'resolve', path, { address }, options);
+    const answer = await this.#call(apiKey, keyHash, 'resolve', { address }, options);
     if (answer.status >= 200 && answer.status < 300)
       return this.#read(() => toProperty(answer.json, this.config.idField, address));
-    throw this.#refusal(answer, 'data', path);
+    throw this.#refusal(answer, 'resolve');
   }
 
   async search(
@@ -153,14 +152,13 @@ export class UpstreamClient {
   ): Promise<{ items: Property[]; nextCursor: string | null }> {
     const params: Record<string, string> = { q };
     if (cursor) params.cursor = cursor;
-    const path = this.config.searchPath;
-    const answer = await this.#call(apiKey, keyHash, 'search', path, params, options);
+    const answer = await this.#call(apiKey, keyHash, 'search', params, options);
     if (answer.status >= 200 && answer.status < 300)
       return this.#read(() => toPage(answer.json, this.config.idField));
-    throw this.#refusal(answer, 'data', path);
+    throw this.#refusal(answer, 'search');
   }
 
-  /** The account's rate limit as the BFF reports it to the browser. */
+  /** The account's rate limit as the BFF reports it to the browser (asked through Lookups, which routes call). */
   async rateLimit(keyHash: string): Promise<RateLimit | null> {
     const v = await this.deps.budget.view(keyHash, this.#now());
     if (!v) return null;
@@ -193,6 +191,13 @@ export class UpstreamClient {
     return this.#base + path;
   }
 
+  /** Each operation's path: the service's own for resolve and search (they may share one), /auth/me for me. */
+  #path(operation: UpstreamOperation): string {
+    if (operation === 'resolve') return this.config.resolvePath;
+    if (operation === 'search') return this.config.searchPath;
+    return '/auth/me';
+  }
+
   #read<T>(parse: () => T): T {
     try {
       return parse();
@@ -208,34 +213,35 @@ export class UpstreamClient {
     }
   }
 
-  #refusal(answer: Answer, during: 'sign-in' | 'data', path: string): ApiError {
+  #refusal(answer: Answer, operation: UpstreamOperation): ApiError {
     const { error, upstreamCode, upstreamMessage } = toRefusal(
       answer.status,
       answer.text,
-      during,
+      operation === 'me' ? 'sign-in' : 'data',
       this.config.idField,
       this.config.salesContact,
     );
     // 404 and 409 are ordinary answers; anything else an operator may need to see.
-    const level = answer.status === 404 || answer.status === 409 ? 'debug' : 'warn';
+    const { status } = answer;
+    const level = status === 404 || status === 409 ? 'debug' : 'warn';
     this.deps.logger?.[level](
-      { upstream: { path, status: answer.status, code: upstreamCode, message: upstreamMessage } },
+      { upstream: { path: this.#path(operation), status, code: upstreamCode, message: upstreamMessage } },
       'upstream refused',
     );
     return error;
   }
 
-  /** One request, told which operation it is (for its metrics): the path alone may be any the service uses. */
+  /** One request, told which operation it is (its path, its metrics): a path may be any the service uses. */
   async #call(
     apiKey: string,
     keyHash: string,
     operation: UpstreamOperation,
-    path: string,
     params: Record<string, string>,
     options: CallOptions,
   ): Promise<Answer> {
     const { signal } = options;
     const lane = options.lane ?? 'interactive';
+    const path = this.#path(operation);
     const { url, headers } = this.#request(apiKey, path, params);
     // MAX_RATE_LIMIT_WAIT_S bounds all the waiting one request does, not each wait.
     const waitBound =

@@ -1,5 +1,6 @@
 import type { Candidate } from '../../contract/index.ts';
 import { ApiError } from '../errors.ts';
+import { keyRefused } from '../refused-keys.ts';
 import { parseErrorBody } from './parse.ts';
 
 /**
@@ -29,11 +30,7 @@ export function toRefusal(
               'invalid_key',
               'That API key was not accepted. Check that you copied all of it, or create a new key in your account settings under Developer → API keys.',
             )
-          : new ApiError(
-              401,
-              'unauthenticated',
-              'Your API key is no longer accepted. Sign in again with a current key.',
-            );
+          : keyRefused();
       case 403:
         return new ApiError(
           403,
