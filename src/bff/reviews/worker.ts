@@ -272,11 +272,8 @@ export class ReviewWorker {
     const { queue, owner, now } = this.#deps;
     const { row, cancel } = held;
     const holder = await session;
-    if (!holder) {
-      // Signed out since the lease: the row waits for the account's next sign-in.
-      await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
-      return;
-    }
+    // Signed out since the lease (or its key refused): the row waits for the account's next sign-in.
+    if (!holder) return this.#askAgain(row);
     held.keyHash = holder.keyHash;
     if (held.released) throw cancel.reason;
     let audit: HeldEntry | undefined;
@@ -298,7 +295,7 @@ export class ReviewWorker {
         // spending no attempt. The lookup was made all the same: its entry is committed alone if the trail
         // takes it, and the row asked again has an entry of its own.
         await committed(audit);
-        await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
+        await this.#askAgain(row);
         throw err;
       }
       if (written) this.#deps.onProgress?.(row.reviewId);
@@ -311,13 +308,16 @@ export class ReviewWorker {
     const recorded = await committed(audit);
     if (held.released) throw cancel.reason;
     if (cancel.aborted) return;
-    if (!recorded || !this.#countsAnAttempt(result)) {
-      // That key stopped working (its session is ended), or the lookup could not be put on record (so it was
-      // not made, or its answer not kept): no answer of the service's, so the row waits, spending no attempt.
-      await queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + this.#deps.pollMs);
-      return;
-    }
+    // That key was refused (refused-keys.ts: its sessions are ended), or the lookup could not be put on record
+    // (so it was not made, or its answer not kept): no answer of the service's.
+    if (!recorded || !this.#countsAnAttempt(result)) return this.#askAgain(row);
     await queue.retryLater(owner, row, retryAt(result, row.attempts, now()));
+  }
+
+  /** Gives the row back to be asked again from the next poll, spending none of its attempts: it had no answer. */
+  #askAgain(row: LeasedRow): Promise<void> {
+    const { queue, owner, now, pollMs } = this.#deps;
+    return queue.retryLater(owner, { ...row, attempts: row.attempts - 1 }, now() + pollMs);
   }
 
   /** The service answered the lookup (not a refused key, nor a lookup refused for want of its record). */

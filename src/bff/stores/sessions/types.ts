@@ -52,8 +52,9 @@ export interface SessionStore {
   sessionFor(accountId: string, prefer?: string): Promise<{ session: Session; ref: string } | undefined>;
   /**
    * The service refused this key (401): every session holding it ends, whoever signed in with it and whichever
-   * replica lends it, so neither a browser nor the review worker sends it again. The one owner of that rule
-   * (called by Lookups); an account left with no session has none live, and its reviews wait for a sign-in.
+   * replica lends it, so neither a browser nor the review worker sends it again. Called by refused-keys.ts alone,
+   * the owner of what a refused key means; an account left with no session has none live, and its reviews wait
+   * for a sign-in.
    */
   refuseKey(refused: Pick<Session, 'accountId' | 'keyHash'>): Promise<void>;
 }
