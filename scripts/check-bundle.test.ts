@@ -46,7 +46,7 @@ describe('findLeaks', () => {
 
   it('passes browser modules, a folder merely named like the server part, and Rolldown’s runtime without a map', () => {
     const { leaks, unmapped } = findLeaks([
-      chunk('dist/assets/property-d.js', ['src/contract/address-words.ts', 'src/web/server/x.ts']),
+      chunk('dist/assets/property-d.js', ['src/contract/address-tables.ts', 'src/web/server/x.ts']),
       chunk('dist/assets/rolldown-runtime-XKy.js', null),
     ]);
     expect(leaks).toEqual([]);

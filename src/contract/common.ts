@@ -84,16 +84,3 @@ export const AddressInput = z.string().check(
   z.refine((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s), 'An address cannot contain control characters.'),
   z.refine((s) => s.trim().length > 0, 'Enter an address.'),
 );
-
-/**
- * The key under which an address is cached, in the browser and in the BFF alike: the same address in other
- * case, spacing or Unicode form is the same question.
- */
-export function addressKey(text: string): string {
-  return text
-    .normalize('NFC')
-    .toLowerCase()
-    .replace(/\s*,\s*/g, ', ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}

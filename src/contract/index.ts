@@ -3,8 +3,8 @@
  * servers need (the USPS tables, parsing an address, explaining a match) is in ./server/index.ts, which nothing
  * under src/web imports; `scripts/check-bundle.ts` fails the build when one of its modules reaches dist/.
  */
-export * from './address-problems.ts';
-export * from './address-words.ts';
+export * from './address.ts';
+export * from './address-tables.ts';
 export * from './api.ts';
 export * from './audit.ts';
 export * from './common.ts';

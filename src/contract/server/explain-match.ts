@@ -1,4 +1,4 @@
-import { UNIT_DESIGNATORS, US_STATES } from '../address-words.ts';
+import { UNIT_DESIGNATORS, US_STATES } from '../address-tables.ts';
 import { type MatchChange, type MatchExplanation, MatchPart } from '../match.ts';
 import { addressInUsualOrder } from './address-order.ts';
 import { isTypo, lookReason, matchQuality } from './explain-quality.ts';

@@ -2,9 +2,9 @@
  * USPS Publication 28 tables, shared by the servers that read addresses: the BFF's match explanation and the
  * reference service's normaliser. Server-only (src/contract/server/): the suffix table alone is 4 KB the
  * browser has no use for; the two tables the browser does read, the state names and the unit designators, are
- * in ../address-words.ts.
+ * in ../address-tables.ts.
  */
-import { US_STATES } from '../address-words.ts';
+import { US_STATES } from '../address-tables.ts';
 
 /**
  * USPS Publication 28 street suffixes (C1), one group per ";": the standard abbreviation, then the suffix

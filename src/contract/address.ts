@@ -1,7 +1,28 @@
+import { US_STATES } from './address-tables.ts';
+
 /*
- * Inputs that cannot be a US property address whatever the service holds, told apart before a lookup is spent:
- * the person learns why at once ("a PO box is a mailing address") instead of a bare "not found". Used by the
- * BFF for every lookup and by the review's start stage for each row.
+ * Addresses as the browser and the servers both read them: the key an address is cached under, and what cannot
+ * be a US property address, told before a lookup is spent (the BFF for every lookup, the review's start stage
+ * for each row). The USPS tables the SPA shows are ./address-tables.ts; reading an address into its parts with
+ * the rest of USPS Publication 28 (suffixes, directionals, ordinals) is server-only: ./server/.
+ */
+
+/**
+ * The key under which an address is cached, in the browser and in the BFF alike: the same address in other
+ * case, spacing or Unicode form is the same question.
+ */
+export function addressKey(text: string): string {
+  return text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/\s*,\s*/g, ', ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/*
+ * Inputs that cannot be a US property address whatever the service holds: the person learns why at once ("a PO
+ * box is a mailing address") instead of a bare "not found".
  */
 
 const PLACEHOLDERS = new Set([
@@ -62,11 +83,15 @@ export function addressProblem(input: string): string | null {
   return null;
 }
 
-const STATE_CODES = new Set(
-  'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR GU VI AS MP'.split(
-    ' ',
-  ),
-);
+/**
+ * The states, DC and the territories with ZIP codes of their own (Puerto Rico, Guam, …). Built on first use: a
+ * set built at load would put the state table into the chunk every page loads first, with addressKey.
+ */
+let stateCodes: Set<string> | null = null;
+function isStateCode(code: string): boolean {
+  stateCodes ??= new Set([...Object.keys(US_STATES), 'PR', 'GU', 'VI', 'AS', 'MP']);
+  return stateCodes.has(code.toUpperCase());
+}
 
 /**
  * A ZIP that lost its leading zero (a spreadsheet read "07976" as a number): "Chatham, NJ 7976" → "Chatham, NJ
@@ -76,7 +101,7 @@ export function restoreZip(address: string): string {
   return address.replace(
     /\b([A-Za-z]{2})(\s+)(\d{3,4})(-\d{4})?\s*$/,
     (whole, state: string, space: string, zip: string, plus4 = '') =>
-      STATE_CODES.has(state.toUpperCase()) ? `${state}${space}${zip.padStart(5, '0')}${plus4}` : whole,
+      isStateCode(state) ? `${state}${space}${zip.padStart(5, '0')}${plus4}` : whole,
   );
 }
 

@@ -1,7 +1,8 @@
 /*
- * The two USPS Publication 28 tables the browser reads (a candidate's state written out, a unit's designator
- * in the review's comparison), small enough to ship. The rest of Publication 28 (street suffixes, directionals,
- * ordinals) is server-only: ./server/usps.ts.
+ * The two USPS Publication 28 tables the browser reads (a candidate's state written out, a unit's designator in
+ * the review's comparison), small enough to ship, and in a module of their own so that they load with the pages
+ * that show them, not with every page. The rest of Publication 28 (street suffixes, directionals, ordinals) is
+ * server-only: ./server/usps.ts.
  */
 
 /** US states and DC by USPS code, with their names as people write them. */

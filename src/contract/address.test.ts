@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressProblem, restoreZip, zipCell } from './address-problems.ts';
+import { addressProblem, restoreZip, zipCell } from './address.ts';
 
 describe('addressProblem', () => {
   it.each([
@@ -39,5 +39,14 @@ describe('a ZIP that lost its leading zero', () => {
     expect(zipCell('501')).toBe('00501');
     expect(zipCell('78701')).toBe('78701');
     expect(zipCell('N/A')).toBe('N/A');
+  });
+
+  it('is restored after any state, DC or territory code, and after no other two letters', () => {
+    const places =
+      'AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR GU VI AS MP'.split(
+        ' ',
+      );
+    for (const code of places) expect(restoreZip(`1 Calle Sol, Ponce, ${code} 731`)).toMatch(/ 00731$/);
+    for (const code of ['ON', 'UK', 'XX']) expect(restoreZip(`1 Main St, ${code} 731`)).toMatch(/ 731$/);
   });
 });
