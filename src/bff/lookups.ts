@@ -65,7 +65,7 @@ export class Lookups {
   ): Promise<{ property: Property; cached: boolean }> {
     const context = options.audit ?? { kind: 'resolve' };
     const { result, cached } = await this.#audited(session, context, address, options, () =>
-      this.#cached(session, 'resolve', `resolve:${addressKey(address)}`, options, async (signal) => ({
+      this.#cached(session, 'resolve', addressKey(address), options, async (signal) => ({
         kind: 'property',
         property: await this.deps.upstream.resolve(session.apiKey, session.keyHash, address, {
           signal,
@@ -141,10 +141,9 @@ export class Lookups {
     upstreamCursor: string | undefined,
     options: LookupOptions,
   ): Promise<{ items: Property[]; next: string | null }> {
-    const key = `search:${addressKey(q)}:${upstreamCursor ?? ''}`;
     const context = options.audit ?? { kind: options.lane === 'review' ? 'area_page' : 'search' };
     const { result, cached } = await this.#audited(session, context, q, options, () =>
-      this.#cached(session, 'search', key, options, async (signal) => {
+      this.#cached(session, 'search', `${addressKey(q)}:${upstreamCursor ?? ''}`, options, async (signal) => {
         const page = await this.deps.upstream.search(session.apiKey, session.keyHash, q, upstreamCursor, {
           signal,
           lane: options.lane,
@@ -161,13 +160,15 @@ export class Lookups {
     return { items: result.items, next: result.next };
   }
 
+  /** The answer to `operation` of `asked` (its folded query), kept per account under `resolve:…` or `search:…`. */
   async #cached(
     session: Session,
     operation: 'resolve' | 'search',
-    key: string,
+    asked: string,
     options: LookupOptions,
     load: (signal: CancelSignal) => Promise<CachedResult>,
   ): Promise<{ result: CachedResult; cached: boolean }> {
+    const key = `${operation}:${asked}`;
     if (!options.fresh) {
       const hit = await this.deps.cache.get(session.keyHash, key);
       this.deps.metrics?.cacheLookup(operation, hit !== undefined);
