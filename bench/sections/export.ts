@@ -112,7 +112,13 @@ async function breakdown(database: Database, id: string) {
   const shape = await exportRows.shape(summary);
   if (!shape) throw new Error('no run to export');
   const layout = exportLayout(
-    { header: summary.columns, otherKeys: shape.otherKeys, checkedAgain: false, anyFixed: shape.anyFixed },
+    {
+      header: summary.columns,
+      otherKeys: shape.otherKeys,
+      checkedAgain: false,
+      anyFixed: shape.anyFixed,
+      anyExcluded: shape.anyExcluded,
+    },
     { accountName: 'Bench', today: '2026-11-25' },
   );
   // As the export reads them: one reader a pass, so rows of a record already read share its answer.

@@ -128,16 +128,38 @@ export function reviewActionEntry(
   review: { id: string; name: string },
   at: number,
 ): NewAuditEntry {
+  return reviewEntry(session, kind, review.id, review.name, null, at);
+}
+
+/** A reviewer excluded a row of a review, or included it again: the reason (if any) is what the entry asked. */
+export function rowExclusionEntry(
+  session: Session,
+  kind: 'review_row_excluded' | 'review_row_included',
+  target: { reviewId: string; index: number },
+  reason: string,
+  at: number,
+): NewAuditEntry {
+  return reviewEntry(session, kind, target.reviewId, reason || null, target.index, at);
+}
+
+function reviewEntry(
+  session: Session,
+  kind: AuditKind,
+  reviewId: string,
+  query: string | null,
+  row: number | null,
+  at: number,
+): NewAuditEntry {
   return {
     at,
     account_id: session.accountId,
     key_fingerprint: keyFingerprint(session.keyHash),
     session_ref: session.auditRef ?? null,
     kind,
-    query: review.name.slice(0, 1_000),
+    query: query === null ? null : query.slice(0, 1_000),
     outcome: 'ok',
     ...NOT_A_LOOKUP,
-    review_id: review.id,
-    row_index: null,
+    review_id: reviewId,
+    row_index: row,
   };
 }

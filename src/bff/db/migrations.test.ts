@@ -36,6 +36,7 @@ const RELEASED = [
   '0008-review-row-sources',
   '0009-key-names',
   '0010-review-owners',
+  '0011-review-row-exclusions',
 ];
 
 describe('released migrations', () => {

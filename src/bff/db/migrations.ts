@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, sql } from 'kysely';
 import { searchTextOf } from '../stores/audit/search-text.ts';
+import { MIGRATIONS_0008_ON } from './migrations-0008-on.ts';
 
 /*
  * Versioned migrations, run at start by Kysely's Migrator (database.ts), never by hand. Append only: a
@@ -334,49 +335,6 @@ async function foldTrail(db: Db, postgres: boolean) {
     end`.execute(db);
 }
 
-/**
- * Migration 0008: every row of a file is kept, so a row carries where it was in the file (the export joins back by
- * it), the parcel number looked up when it has no address, and the key its address normalises to, by which a
- * review's repeats share one lookup however long ago it was made (the cache's TTL does not decide).
- */
-const rowSources: Migration = {
-  async up(db: Db) {
-    await db.schema.alterTable('review_rows').addColumn('source_row', 'integer').execute();
-    await db.schema.alterTable('review_rows').addColumn('parcel', 'text').execute();
-    await db.schema.alterTable('review_rows').addColumn('address_key', 'text').execute();
-    await db.schema
-      .createIndex('review_rows_by_key')
-      .on('review_rows')
-      .columns(['review_id', 'address_key'])
-      .execute();
-  },
-};
-
-/** Migration 0009: the names people give their keys ("Dana Ortiz"), shown beside the keys' fingerprints. */
-const keyNames: Migration = {
-  async up(db: Db) {
-    await db.schema
-      .createTable('key_names')
-      .addColumn('account_id', 'text', (c) => c.notNull())
-      .addColumn('key_fingerprint', 'text', (c) => c.notNull())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('named_at', 'bigint', (c) => c.notNull())
-      .addPrimaryKeyConstraint('key_names_pk', ['account_id', 'key_fingerprint'])
-      .execute();
-  },
-};
-
-/**
- * Migration 0010: who did what. A review says whose key its rows go on when it is not its owner's, and a review
- * row's audit entry names the review's owner beside the key that made the lookup.
- */
-const reviewOwners: Migration = {
-  async up(db: Db) {
-    await db.schema.alterTable('reviews').addColumn('carried_by', 'text').execute();
-    await db.schema.alterTable('audit_entries').addColumn('review_owner', 'text').execute();
-  },
-};
-
 /** Entries folded per update by migration 0007 (two parameters each: well within either database's limit). */
 const FOLD_BATCH = 1_000;
 
@@ -392,8 +350,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0005-review-controls': reviewControls(dialect === 'postgres'),
     '0006-activity-search': activitySearch(dialect === 'postgres'),
     '0007-activity-search-text': searchText(dialect === 'postgres'),
-    '0008-review-row-sources': rowSources,
-    '0009-key-names': keyNames,
-    '0010-review-owners': reviewOwners,
+    ...MIGRATIONS_0008_ON,
   };
 }

@@ -53,6 +53,8 @@ export interface ReviewRowsTable {
   parcel: string | null;
   /** What the row asks, normalised (addressKey; `parcel:` + the parcel number): its review's repeats share one lookup. */
   address_key: string | null;
+  /** JSON RowExclusion while a reviewer has the row excluded from its review (migration 0011). */
+  excluded: string | null;
 }
 
 export interface ReviewRunsTable {

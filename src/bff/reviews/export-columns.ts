@@ -119,6 +119,17 @@ const FIXES: readonly Column[] = [
   ['fixed_at', (r) => r.row.fix?.at ?? null],
 ];
 
+/**
+ * When a reviewer excluded any row: whether each row is excluded, just after its outcome (so a sheet filtered on
+ * the outcome shows the mark beside it), and why, by whom and when at the end. An excluded row keeps its line.
+ */
+const EXCLUDED: Column = ['excluded', (r) => r.row.excluded !== undefined];
+const EXCLUSIONS: readonly Column[] = [
+  ['excluded_reason', (r) => r.row.excluded?.reason ?? null],
+  ['excluded_by', (r) => r.row.excluded?.by ?? null],
+  ['excluded_at', (r) => r.row.excluded?.at ?? null],
+];
+
 /** PropLens's columns next to a file's own: prefixed, so they never collide with the reviewer's. */
 export const JOINED_PREFIX = 'proplens_';
 
@@ -132,6 +143,8 @@ export interface ExportPlan {
   checkedAgain: boolean;
   /** A reviewer fixed a row: the fix columns. */
   anyFixed: boolean;
+  /** A reviewer excluded a row: the exclusion columns. */
+  anyExcluded: boolean;
 }
 
 export interface ExportLayout {
@@ -154,13 +167,16 @@ export function exportLayout(plan: ExportPlan, ctx: ExportContext): ExportLayout
       return other && Object.hasOwn(other, k) ? (other[k] ?? null) : null;
     },
   ]);
+  const outcomeAt = CORE.findIndex(([name]) => name === 'outcome') + 1;
+  const core = plan.anyExcluded ? [...CORE.slice(0, outcomeAt), EXCLUDED, ...CORE.slice(outcomeAt)] : CORE;
   const own = [
-    ...CORE,
+    ...core,
     ...ATTRIBUTES,
     ...others,
     ...TRAILING,
     ...(plan.checkedAgain ? CHANGES : []),
     ...(plan.anyFixed ? FIXES : []),
+    ...(plan.anyExcluded ? EXCLUSIONS : []),
   ];
   const inputColumns = inputColumnNames(plan.header);
   const prefix = inputColumns.length > 0 ? JOINED_PREFIX : '';

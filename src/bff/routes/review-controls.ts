@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
-import type { ReviewSummary } from '../../contract/index.ts';
-import { type Audit, reviewActionEntry } from '../audit/audit.ts';
+import { ExcludeRowRequest, type ReviewRowResult, type ReviewSummary } from '../../contract/index.ts';
+import { type Audit, reviewActionEntry, rowExclusionEntry } from '../audit/audit.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
+import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import type { ActionRefusal, ReviewAction } from '../stores/reviews/review-controls.ts';
-import type { Session, SessionStore } from '../stores/sessions/types.ts';
+import { keyFingerprint, type Session, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface ReviewControlDeps {
   reviews: DurableReviews;
@@ -47,7 +48,45 @@ export function reviewControlRoutes(deps: ReviewControlDeps) {
   for (const action of ['pause', 'resume', 'cancel'] as const) {
     app.post(`/:id/${action}`, requireSession(deps.sessions), (c) => control(c, deps, action));
   }
+  app.put(
+    '/:id/rows/:index/exclusion',
+    requireSession(deps.sessions),
+    jsonBody(ExcludeRowRequest, { maxBytes: 8 * 1024, tooLarge: 'Give a reason of at most 500 characters.' }),
+    (c) => exclusion(c, deps, c.req.valid('json').reason ?? ''),
+  );
+  app.delete('/:id/rows/:index/exclusion', requireSession(deps.sessions), (c) => exclusion(c, deps, null));
   return app;
+}
+
+/**
+ * PUT /api/reviews/:id/rows/:index/exclusion excludes a row from the review (a reason, optional, in the body);
+ * DELETE includes it again. Any key of the account may; either is an entry of the audit trail, committed with it.
+ * The row keeps its place and its answer; a row not asked yet is not asked at all (stores/reviews/row-exclusions.ts).
+ * Answers the row as every view of the review now reads it.
+ */
+async function exclusion(c: AppContext, deps: ReviewControlDeps, reason: string | null) {
+  const session = c.get('session');
+  const reviewId = c.req.param('id') as string;
+  const param = c.req.param('index') as string;
+  if (!/^\d{1,9}$/.test(param)) throw new ApiError(404, 'not_found', 'This review has no such row.');
+  const target = { reviewId, index: Number(param) };
+  deps.audit?.assertWritable();
+  const kind = reason === null ? 'review_row_included' : 'review_row_excluded';
+  const entry = deps.audit
+    ? (at: number) => rowExclusionEntry(session, kind, target, reason ?? '', at)
+    : undefined;
+  const marked = reason === null ? null : { reason, by: keyFingerprint(session.keyHash) };
+  const answer = await inDatabase(() =>
+    deps.reviews.store.excludeRow(session.accountId, target, marked, entry),
+  );
+  if (answer === 'not_found')
+    throw new ApiError(404, 'not_found', 'There is no such review in this account.');
+  if (answer === 'no_such_row') throw new ApiError(404, 'not_found', 'This review has no such row.');
+  if (answer === 'not_uploaded')
+    throw new ApiError(409, 'conflict', 'This row is not uploaded yet: exclude it once every row is in.');
+  deps.reviews.announce(reviewId);
+  if (answer.asked === 'put_back') deps.reviews.worker.notify();
+  return c.json(answer.row satisfies ReviewRowResult);
 }
 
 async function control(c: AppContext, deps: ReviewControlDeps, action: ReviewAction) {

@@ -67,6 +67,7 @@ async function exportReview(
       otherKeys: shape.otherKeys,
       checkedAgain: shape.run > 1,
       anyFixed: shape.anyFixed,
+      anyExcluded: shape.anyExcluded,
     },
     { accountName: session.account.name, today },
   );

@@ -18,6 +18,8 @@ export interface ExportShape {
   otherKeys: string[];
   /** A reviewer fixed a row of the review in place. */
   anyFixed: boolean;
+  /** A row of the review is excluded. */
+  anyExcluded: boolean;
 }
 
 /**
@@ -35,11 +37,12 @@ export class ReviewExportRows {
     const chosen = run ?? review.runs.at(-1)?.number ?? 1;
     // A review still uploading has no run yet: its rows export as pending, under run 1.
     if (review.runs.length > 0 && !review.runs.some((r) => r.number === chosen)) return undefined;
-    const [otherKeys, anyFixed] = await Promise.all([
+    const [otherKeys, anyFixed, anyExcluded] = await Promise.all([
       this.#otherKeys(review.id, chosen),
-      this.#anyFixed(review.id),
+      this.#anyMarked(review.id, 'fix'),
+      this.#anyMarked(review.id, 'excluded'),
     ]);
-    return { review, run: chosen, otherKeys, anyFixed };
+    return { review, run: chosen, otherKeys, anyFixed, anyExcluded };
   }
 
   /** Every row of the run in input order, a page at a time (keyset on row_index). */
@@ -80,14 +83,15 @@ export class ReviewExportRows {
     return rows.map((r) => r.key).sort();
   }
 
-  async #anyFixed(reviewId: string): Promise<boolean> {
-    const fixed = await this.db
+  /** Whether any row of the review has a fix, or is excluded. */
+  async #anyMarked(reviewId: string, mark: 'fix' | 'excluded'): Promise<boolean> {
+    const marked = await this.db
       .selectFrom('review_rows')
       .select('row_index')
       .where('review_id', '=', reviewId)
-      .where('fix', 'is not', null)
+      .where(mark, 'is not', null)
       .limit(1)
       .executeTakeFirst();
-    return fixed !== undefined;
+    return marked !== undefined;
   }
 }

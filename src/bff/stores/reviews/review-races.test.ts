@@ -198,6 +198,61 @@ describe.skipIf(!postgresAvailable())('review store races on PostgreSQL', () => 
     }
   });
 
+  it('exclusions racing two replicas’ workers: each row is answered or taken out once, and the counts agree', async () => {
+    const TOTAL = 30;
+    for (let r = 0; r < ROUNDS; r++) {
+      const accountId = account();
+      const reviewId = await running(accountId, TOTAL);
+      const qs = queues();
+      /** Leases and answers until no row is due (each replica its own worker). */
+      const work = (i: number) => async () => {
+        const q = pick(qs, i);
+        for (;;) {
+          const leased = await q.lease(`w${i}`, [accountId], 4, 30_000);
+          if (leased.length === 0) return;
+          for (const row of leased) await q.complete(`w${i}`, row, answered);
+        }
+      };
+      // Even rows excluded for good; odd rows excluded and included again at once after.
+      const reviewer = (index: number) => async () => {
+        const store = pick(stores(), index);
+        await store.excludeRow(accountId, { reviewId, index }, { reason: '', by: 'fp' });
+        if (index % 2 === 1) await store.excludeRow(accountId, { reviewId, index }, null);
+      };
+      const racers = [
+        ...Array.from({ length: 4 }, (_, i) => work(i)),
+        ...Array.from({ length: TOTAL }, (_, i) => reviewer(i)),
+      ];
+      await Promise.all(racers.map((f) => f()));
+      await work(0)();
+      const db = replicas[0]!.db;
+      const results = await db
+        .selectFrom('review_results')
+        .select(['row_index', 'state'])
+        .where('review_id', '=', reviewId)
+        .orderBy('row_index')
+        .execute();
+      const run = await db
+        .selectFrom('review_runs')
+        .selectAll()
+        .where('review_id', '=', reviewId)
+        .executeTakeFirstOrThrow();
+      const answeredRows = results.filter((x) => x.state === 'done').length;
+      const takenOut = results.filter((x) => x.state === 'cancelled');
+      // A row taken out is one excluded for good; every other was answered once, and counted once.
+      expect
+        .soft(
+          takenOut.every((x) => x.row_index % 2 === 0),
+          `round ${r}`,
+        )
+        .toBe(true);
+      expect.soft(answeredRows + takenOut.length, `round ${r}`).toBe(TOTAL);
+      expect
+        .soft([run.done, run.not_found, run.finished_at !== null], `round ${r}`)
+        .toEqual([TOTAL, answeredRows, true]);
+    }
+  }, 60_000);
+
   it('chunks of one review sent at once: every row is counted and run 1 starts once', async () => {
     for (let r = 0; r < ROUNDS; r++) {
       const accountId = account();

@@ -6,6 +6,7 @@ import {
   type ReviewChunkRequest,
   type ReviewRowResult,
   type ReviewSummary,
+  type RowExclusion,
   type RowFix,
 } from '../../../contract/index.ts';
 import { auditUnavailable } from '../../audit/writer.ts';
@@ -14,6 +15,7 @@ import type { RowResult } from '../../reviews/look-up-row.ts';
 import { auditRow, type NewAuditEntry } from '../audit/audit-store.ts';
 import { assertWithinQuota, lockQuota } from './pending-rows.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
+import { type ExclusionRefusal, type ExclusionWritten, writeExclusion } from './row-exclusions.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
 import { rowsWithResults } from './row-results.ts';
 import { startRun } from './start-run.ts';
@@ -22,7 +24,7 @@ import { toRowResult, toSummary } from './to-api.ts';
 type Db = Kysely<DatabaseSchema>;
 type Trx = Transaction<DatabaseSchema>;
 
-/** Rows per insert statement (8 parameters each; SQLite takes at most 32,766 but a build may take fewer). */
+/** Rows per insert statement (9 parameters each; SQLite takes at most 32,766 but a build may take fewer). */
 const INSERT_ROWS = 1_000;
 
 /** Why a chunk was not taken: the API answers each with its own error. */
@@ -134,6 +136,7 @@ export class SqlReviewStore {
       address: row.address,
       cells: row.cells ? JSON.stringify(row.cells) : null,
       fix: null,
+      excluded: null,
       source_row: row.sourceRow ?? null,
       parcel: row.parcel?.trim() || null,
       address_key: askedKey(row.address, row.parcel),
@@ -296,6 +299,37 @@ export class SqlReviewStore {
     if (refusal) return refusal;
     // Deleted since the fix went in: there is no row to show.
     return (await this.row(accountId, reviewId, index)) ?? 'not_found';
+  }
+
+  /**
+   * A reviewer excludes one row (`exclusion`) or includes it again (null): row-exclusions.ts. `entry` (the audit
+   * trail's) is inserted in the same transaction, as a control's is: the change stands only with its entry. The
+   * row as every view now reads it, and what became of its lookup in the latest run.
+   */
+  async excludeRow(
+    accountId: string,
+    target: { reviewId: string; index: number },
+    exclusion: Omit<RowExclusion, 'at'> | null,
+    entry?: (at: number) => NewAuditEntry,
+  ): Promise<{ row: ReviewRowResult; asked: ExclusionWritten['asked'] } | ExclusionRefusal> {
+    const { reviewId, index } = target;
+    const written = await this.db.transaction().execute(async (trx) => {
+      const now = this.now();
+      const marked = exclusion && { ...exclusion, at: new Date(now).toISOString() };
+      const done = await writeExclusion(trx, accountId, reviewId, index, marked, now);
+      if (typeof done !== 'string' && entry)
+        await trx
+          .insertInto('audit_entries')
+          .values(auditRow(entry(now)))
+          .execute()
+          .catch(() => {
+            throw auditUnavailable();
+          });
+      return done;
+    });
+    if (typeof written === 'string') return written;
+    const row = await this.row(accountId, reviewId, index);
+    return row ? { row, asked: written.asked } : 'not_found';
   }
 
   /** One row of the latest run, as the rows page gives it. */

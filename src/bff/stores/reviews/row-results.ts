@@ -26,6 +26,7 @@ export function rowsWithResults(db: Kysely<DatabaseSchema>, reviewId: string, ru
       'w.address',
       'w.cells',
       'w.fix',
+      'w.excluded',
       'w.source_row',
       'w.parcel',
       'r.state',

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
 
 export interface NewRun {
@@ -12,20 +12,28 @@ export interface NewRun {
 }
 
 /**
- * A new run: every row received pending, for the worker to look up (only the BFF's own lookups answer a row).
- * A run of no rows (an upload cancelled before its first chunk, checked again) is finished as it starts.
+ * A new run: every row received pending, for the worker to look up (only the BFF's own lookups answer a row),
+ * but those a reviewer excluded, which are not asked (each 'cancelled', counted done). A run with nothing to ask
+ * (an upload cancelled before its first chunk, every row excluded) is finished as it starts.
  */
 export async function startRun(trx: Transaction<DatabaseSchema>, n: NewRun): Promise<void> {
+  const { excluded } = await trx
+    .selectFrom('review_rows')
+    .select((eb) => eb.fn.countAll<number | string>().as('excluded'))
+    .where('review_id', '=', n.review.id)
+    .where('excluded', 'is not', null)
+    .executeTakeFirstOrThrow();
+  const done = Number(excluded);
   await trx
     .insertInto('review_runs')
     .values({
       review_id: n.review.id,
       run: n.run,
       started_at: n.now,
-      finished_at: n.rows === 0 ? n.now : null,
+      finished_at: done >= n.rows ? n.now : null,
       fresh: n.fresh ? 1 : 0,
       total: n.rows,
-      done: 0,
+      done,
       matched: 0,
       not_found: 0,
       ambiguous: 0,
@@ -57,7 +65,13 @@ export async function startRun(trx: Transaction<DatabaseSchema>, n: NewRun): Pro
           s.val(n.run).as('run'),
           'row_index',
           s.val(n.review.account_id).as('account_id'),
-          s.val('pending').as('state'),
+          s
+            .case()
+            .when('excluded', 'is', null)
+            .then(sql.lit('pending'))
+            .else(sql.lit('cancelled'))
+            .end()
+            .as('state'),
           s.val(0).as('lease_until'),
           s.val(0).as('not_before'),
           s.val(0).as('attempts'),

@@ -9,6 +9,7 @@ import {
   type ReviewRun,
   type ReviewStatus,
   type ReviewSummary,
+  RowExclusion,
   RowFix,
 } from '../../../contract/index.ts';
 import type { ReviewRunsTable, ReviewsTable } from '../../db/schema.ts';
@@ -67,6 +68,8 @@ export interface JoinedRow {
   address: string;
   cells: string | null;
   fix: string | null;
+  /** Absent in rows read before migration 0011's column was selected (tests' hand-made rows). */
+  excluded?: string | null;
   /** Absent in rows read before migration 0008's columns were selected (none now; tests' hand-made rows). */
   source_row?: number | null;
   parcel?: string | null;
@@ -80,6 +83,13 @@ function readFix(text: string | null): RowFix | undefined {
   if (!text) return undefined;
   const parsed = RowFix.safeParse(parsedJson(text));
   return parsed.success ? parsed.data : undefined;
+}
+
+/** A row's exclusion as written; one that does not read as one still excludes the row (the mark is what counts). */
+function readExclusion(text: string | null | undefined): RowExclusion | undefined {
+  if (!text) return undefined;
+  const parsed = RowExclusion.safeParse(parsedJson(text));
+  return parsed.success ? parsed.data : { reason: '', by: '', at: '' };
 }
 
 /**
@@ -269,12 +279,14 @@ const isExplanation = (v: unknown) =>
 export function toRowResult(row: JoinedRow, run: number, read = readResult): ReviewRowResult {
   const result = row.state === 'done' ? read(row.result) : undefined;
   const fix = readFix(row.fix);
+  const excluded = readExclusion(row.excluded);
   const previous =
     result && fix?.run !== run && row.previous ? previousIfChanged(read(row.previous), result) : undefined;
   return {
     index: row.row_index,
     input: row.address,
     ...(fix ? { fix } : {}),
+    ...(excluded ? { excluded } : {}),
     ...(row.cells ? { cells: JSON.parse(row.cells) as string[] } : {}),
     ...(row.source_row ? { sourceRow: Number(row.source_row) } : {}),
     ...(row.parcel ? { parcel: row.parcel } : {}),

@@ -10,6 +10,8 @@ const KIND: Record<AuditEntry['kind'], string> = {
   review_paused: 'Review paused',
   review_resumed: 'Review resumed',
   review_cancelled: 'Review cancelled',
+  review_row_excluded: 'Row excluded',
+  review_row_included: 'Row included again',
   sign_in: 'Signed in',
   sign_out: 'Signed out',
   sign_in_refused: 'Sign-in refused',
