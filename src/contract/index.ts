@@ -13,11 +13,5 @@ export * from './match.ts';
 export * from './match-quality.ts';
 export * from './review.ts';
 export * from './review-export.ts';
-/**
- * For now only: src/bff/reviews/export-columns.ts and src/bff/stores/reviews/to-api.test.ts still import it
- * from here. Once they import ./server/index.ts, this line goes. Nothing of it reaches the browser's bundle
- * (no module of ./server/ does work at load, and scripts/check-bundle.ts checks).
- */
-export { explainRecordMatch } from './server/explain-match.ts';
 export * from './upstream.ts';
 export * from './wording.ts';

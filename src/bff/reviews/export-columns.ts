@@ -2,7 +2,6 @@ import {
   csvCell,
   describeMatch,
   EXPORT_ATTRIBUTE_COLUMNS,
-  explainRecordMatch,
   type MatchExplanation,
   matchKind,
   notFoundReasonText,
@@ -10,6 +9,7 @@ import {
   qualityOf,
   type ReviewRowResult,
 } from '../../contract/index.ts';
+import { explainRecordMatch } from '../../contract/server/index.ts';
 
 /*
  * The review export's columns: one line per input row, in input order, whatever its outcome. The first columns

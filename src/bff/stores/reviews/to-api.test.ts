@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { explainRecordMatch, type Property } from '../../../contract/index.ts';
+import type { Property } from '../../../contract/index.ts';
+import { explainRecordMatch } from '../../../contract/server/index.ts';
 import { StoredAnswer } from '../../reviews/look-up-row.ts';
 import { readResult, readStoredAnswer, storedAnswerReader } from './to-api.ts';
 
