@@ -1,10 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import {
   type CreateReviewRequest,
+  type ExcludeRowRequest,
   type FixRowRequest,
   FixRowResponse,
   type ReviewChunkRequest,
   ReviewListResponse,
+  ReviewRowResult,
   ReviewRowsResponse,
   type ReviewStatus,
   ReviewSummary,
@@ -66,6 +68,14 @@ export const checkAgain = (id: string) => apiFetch(`${at(id)}/runs`, ReviewSumma
 /** Looks an address up for one row now; the row takes the answer only when it finds one property. */
 export const fixRow = (id: string, index: number, request: FixRowRequest) =>
   apiFetch(`${at(id)}/rows/${index}/fix`, FixRowResponse, { method: 'POST', body: request });
+
+/** Excludes one row from the review (`reason` may be empty), or includes it again (null); the row as it now is. */
+export const setRowExcluded = (id: string, index: number, reason: string | null) =>
+  apiFetch(
+    `${at(id)}/rows/${index}/exclusion`,
+    ReviewRowResult,
+    reason === null ? { method: 'DELETE' } : { method: 'PUT', body: { reason } satisfies ExcludeRowRequest },
+  );
 
 /** Pause, Resume or Cancel of a running review (any key of the account); the review as it now is. */
 export const controlReview = (id: string, action: 'pause' | 'resume' | 'cancel') =>

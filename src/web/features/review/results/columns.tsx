@@ -10,6 +10,7 @@ import {
 } from '../../property/index.ts';
 import { MAX_COMPARE } from './compare.ts';
 import {
+  EXCLUDED_TEXT,
   isLook,
   LOOK_TEXT,
   MATCH_TEXT,
@@ -51,6 +52,11 @@ function OutcomeCell({ r }: { r: ResultRow }) {
         <StrokePath d={OUTCOME_ICON[look ? 'ambiguous' : outcome]} />
       </svg>
       {look ? LOOK_TEXT : OUTCOME_TEXT[outcome]}
+      {r.row.excluded ? (
+        <span className="rounded border border-slate-400 px-1 text-xs font-medium text-slate-700 dark:border-slate-500 dark:text-slate-300">
+          {EXCLUDED_TEXT}
+        </span>
+      ) : null}
     </span>
   );
 }

@@ -2,7 +2,15 @@ import { useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { describeMatch } from '../../../../contract/index.ts';
 import { confidenceText } from '../../property/index.ts';
-import { isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow, TIER_TEXT } from './stats.ts';
+import {
+  EXCLUDED_TEXT,
+  isLook,
+  LOOK_TEXT,
+  MATCH_TEXT,
+  OUTCOME_TEXT,
+  type ResultRow,
+  TIER_TEXT,
+} from './stats.ts';
 
 /**
  * Whether the page is being printed. The full table is rendered only then: every row on paper (the screen
@@ -73,6 +81,7 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                 <td className={`${CELL} font-mono text-[7pt] whitespace-nowrap`}>{p?.id ?? '—'}</td>
                 <td className={CELL}>
                   {isLook(result) ? <strong>{LOOK_TEXT}</strong> : OUTCOME_TEXT[row.outcome]}
+                  {row.excluded ? <strong className="block">{EXCLUDED_TEXT}</strong> : null}
                 </td>
                 <td className={`${CELL} break-words`}>
                   {match ? MATCH_TEXT[match] : '—'}

@@ -1,6 +1,7 @@
 import { Fragment, type ReactNode } from 'react';
 import { CONFIDENCE_WORD, CONFIDENCES, relativeAge } from '../../property/index.ts';
 import {
+  EXCLUDED_TEXT,
   formatShare,
   LOOK_TEXT,
   OUTCOME_TEXT,
@@ -44,7 +45,7 @@ export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; r
             summary.properties < records
               ? ` · ${count(summary.properties)} distinct propert${summary.properties === 1 ? 'y' : 'ies'}`
               : ''
-          }`}
+          }${summary.excluded > 0 ? ` · ${count(summary.excluded)} excluded` : ''}`}
         />
         {CONFIDENCES.map((c) => (
           <Figure
@@ -90,6 +91,13 @@ export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; r
               ) : null}
             </Fragment>
           ))}
+          {summary.excluded > 0 ? (
+            <li>
+              <span className="text-slate-600 dark:text-slate-300">{EXCLUDED_TEXT}:</span>{' '}
+              <strong className="tabular-nums">{count(summary.excluded)}</strong>{' '}
+              <span className="text-slate-600 dark:text-slate-300">(in no figure above)</span>
+            </li>
+          ) : null}
         </ul>
         {looks > 0 ? (
           <p

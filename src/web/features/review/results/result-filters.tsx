@@ -128,6 +128,7 @@ export function ResultFiltersBar({
   sources,
   changed = 0,
   looks = 0,
+  excluded = 0,
 }: {
   filters: ResultFilters;
   onChange: (patch: Partial<ResultFilters>) => void;
@@ -137,6 +138,8 @@ export function ResultFiltersBar({
   changed?: number;
   /** Matches that need a look: offered as a filter when there are any. */
   looks?: number;
+  /** Rows a reviewer excluded: offered as a filter when there are any. */
+  excluded?: number;
 }) {
   const id = useId();
   return (
@@ -195,6 +198,12 @@ export function ResultFiltersBar({
         count={changed}
         checked={filters.changed}
         onChange={(changed) => onChange({ changed })}
+      />
+      <ToggleFilter
+        label="Excluded"
+        count={excluded}
+        checked={filters.excluded}
+        onChange={(excluded) => onChange({ excluded })}
       />
     </div>
   );

@@ -15,6 +15,7 @@ import { ResultsTable, useResultsTable } from './results-table.tsx';
 import { RowDetails } from './row-details.tsx';
 import {
   ageHistogram,
+  isCounted,
   type ResultRow,
   recordsByKind,
   recordsBySource,
@@ -68,19 +69,24 @@ function useResultStats(rows: ReviewRowResult[], now: Date) {
   const results = useMemo(() => toResultRows(rows, now), [rows, now]);
   const summary = useMemo(() => summarize(results), [results]);
   const looks = summary.looks;
-  const histogram = useMemo(() => ageHistogram(results), [results]);
-  const sourceBars = useMemo(() => recordsBySource(results), [results]);
-  const kindBars = useMemo(() => recordsByKind(results, sourceKindText), [results]);
+  // The charts count what the summary counts: rows a reviewer excluded are in the table only.
+  const counted = useMemo(
+    () => (summary.excluded === 0 ? results : results.filter(isCounted)),
+    [results, summary.excluded],
+  );
+  const histogram = useMemo(() => ageHistogram(counted), [counted]);
+  const sourceBars = useMemo(() => recordsBySource(counted), [counted]);
+  const kindBars = useMemo(() => recordsByKind(counted, sourceKindText), [counted]);
   const sources = useMemo(() => {
     const counts = new Map<string, number>();
-    for (const r of results) {
+    for (const r of counted) {
       const name = r.row.property ? agencyOf(r.row.property) : undefined;
       if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1);
     }
     return [...counts]
       .map(([name, count]) => ({ name, count }))
       .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
-  }, [results]);
+  }, [counted]);
   const changed = useMemo(() => rows.filter((r) => r.previous).length, [rows]);
   return { results, looks, summary, histogram, sourceBars, kindBars, sources, changed };
 }
@@ -254,6 +260,7 @@ function ResultsSection({
         sources={stats.sources}
         changed={stats.changed}
         looks={looks}
+        excluded={stats.summary.excluded}
       />
       <FilterChips
         filters={filters}

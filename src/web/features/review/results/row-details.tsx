@@ -4,8 +4,9 @@ import { Button } from '../../../components/ui/button.tsx';
 import { MatchNotice, PropertyRecord } from '../../property/index.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 import { MIN_COMPARE } from './compare.ts';
+import { ExcludeRow } from './exclude-row.tsx';
 import { FixNotice, FixRow } from './fix-row.tsx';
-import { isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
+import { EXCLUDED_TEXT, isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
 
 function retrievedText(r: ResultRow): string | null {
   if (!r.row.retrievedAt) return null;
@@ -32,7 +33,7 @@ export function RowDetails({
   result: ResultRow;
   onClose: () => void;
   now: Date;
-  /** The row fixed in place (the server's answer). */
+  /** The row fixed in place, excluded or included again (the server's answer): it replaces the row. */
   onFixed: (row: ReviewRowResult) => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -91,8 +92,9 @@ export function RowDetails({
           <p>This address has not been looked up yet.</p>
         ) : row.outcome === 'not_asked' ? (
           <p>
-            This address was never looked up: the review was cancelled first. Check the review again to ask
-            it.
+            {row.excluded
+              ? 'This address was not looked up: it was excluded before it was asked. Include it again to ask it.'
+              : 'This address was never looked up: the review was cancelled first. Check the review again to ask it.'}
           </p>
         ) : row.outcome === 'failed' ? (
           <>
@@ -105,6 +107,7 @@ export function RowDetails({
         {comparing ? (
           <CandidateComparison candidates={candidates} onClose={() => setComparing(false)} />
         ) : null}
+        <ExcludeRow reviewId={reviewId} row={row} onChanged={onFixed} />
       </div>
     </dialog>
   );
@@ -129,6 +132,7 @@ function RowDetailsHeader({
           Row {row.index + 1}
           {row.sourceRow ? ` (line ${row.sourceRow} of the file)` : ''} ·{' '}
           {isLook(result) ? LOOK_TEXT : OUTCOME_TEXT[row.outcome]}
+          {row.excluded ? ` · ${EXCLUDED_TEXT}` : ''}
           {result.match && result.match !== 'as_typed' ? ` · ${MATCH_TEXT[result.match]}` : ''}
         </p>
         <h2 id={titleId} className="break-words text-lg font-semibold">

@@ -37,6 +37,8 @@ export interface ResultFilters {
   changed: boolean;
   /** Only matches that need a look (a changed directional or suffix, a street line alone). */
   needsLook: boolean;
+  /** Only rows a reviewer excluded from the review. */
+  excluded: boolean;
   text: string;
 }
 
@@ -49,6 +51,7 @@ export const NO_FILTERS: ResultFilters = {
   ageBin: null,
   changed: false,
   needsLook: false,
+  excluded: false,
   text: '',
 };
 
@@ -69,6 +72,7 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
     if (bin && (r.ageDays === null || !inAgeBin(bin, r.ageDays))) return false;
     if (f.changed && !r.row.previous) return false;
     if (f.needsLook && !(r.quality && needsLook(r.quality))) return false;
+    if (f.excluded && !r.row.excluded) return false;
     if (text) {
       const hay = fold([r.row.input, p?.address ?? '', p ? agencyOf(p) : '', p?.id ?? ''].join('\n'));
       if (!hay.includes(text)) return false;
@@ -92,6 +96,7 @@ export function describeFilters(f: ResultFilters): { key: keyof ResultFilters; t
   }
   if (f.changed) out.push({ key: 'changed', text: 'Changed since the previous run' });
   if (f.needsLook) out.push({ key: 'needsLook', text: 'Matches that need a look' });
+  if (f.excluded) out.push({ key: 'excluded', text: 'Rows excluded from the review' });
   if (f.text.trim()) out.push({ key: 'text', text: `Text: “${f.text.trim()}”` });
   return out;
 }

@@ -107,8 +107,10 @@ export function toResultRows(rows: readonly ReviewRowResult[], now: Date): Resul
 }
 
 export interface ReliabilitySummary {
-  /** Input rows in the review. */
+  /** Input rows in the review that count (every row but those a reviewer excluded). */
   rows: number;
+  /** Rows a reviewer excluded: in the table, marked, but in none of these figures. */
+  excluded: number;
   /** Rows that came back with a record (matched). Confidence and age shares are of these. */
   records: number;
   /** Distinct properties among the records: several rows (spellings of one address) can find the same one. */
@@ -141,7 +143,12 @@ export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
   const ages: number[] = [];
   const ids = new Set<string>();
   let looks = 0;
+  let excluded = 0;
   for (const r of results) {
+    if (!isCounted(r)) {
+      excluded += 1;
+      continue;
+    }
     if (isLook(r)) looks += 1;
     else outcomes[r.row.outcome] += 1;
     if (r.row.property && r.ageDays !== null && r.tier !== null) {
@@ -152,7 +159,8 @@ export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
     }
   }
   return {
-    rows: results.length,
+    rows: results.length - excluded,
+    excluded,
     records: ages.length,
     properties: ids.size,
     outcomes,
@@ -162,6 +170,11 @@ export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
     medianAgeDays: median(ages),
   };
 }
+
+/** A row a reviewer excluded keeps its place in the table, but counts in none of the review's figures. */
+export const isCounted = (r: ResultRow) => r.row.excluded === undefined;
+/** Said of an excluded row, wherever its outcome is said (table, details, print). */
+export const EXCLUDED_TEXT = 'Excluded';
 
 /** A match a reviewer should look at before relying on it: not counted as matched. */
 export const isLook = (r: ResultRow) =>
