@@ -40,6 +40,8 @@ export default defineConfig({
         test: {
           name: 'server',
           environment: 'node',
+          // One initdb for the run, copied for each throwaway PostgreSQL (postgres-process.ts PG_TEMPLATE_ENV).
+          globalSetup: ['src/bff/test-support/postgres-template.ts'],
           include: [
             'src/*.test.ts',
             'src/contract/**/*.test.ts',
