@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
-import { MAX_EXCLUSION_REASON, type ReviewRowResult } from '../../../../contract/index.ts';
+import { MAX_EXCLUSION_REASON, type ReviewRowResult, type RowExclusion } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
@@ -23,8 +23,6 @@ export function ExcludeRow({
   onChanged: (row: ReviewRowResult) => void;
 }) {
   const [reason, setReason] = useState('');
-  const reasonId = useId();
-  const hintId = useId();
   const notice = useRef<HTMLElement | null>(null);
   const noticeRef = (el: HTMLElement | null) => {
     notice.current = el;
@@ -49,8 +47,7 @@ export function ExcludeRow({
         ? 'The change could not be saved. Try again.'
         : null;
 
-  if (row.excluded) {
-    const at = new Date(row.excluded.at);
+  if (row.excluded)
     return (
       <div
         ref={noticeRef}
@@ -58,24 +55,13 @@ export function ExcludeRow({
         data-testid="row-excluded"
         className="space-y-2 rounded-lg border border-slate-400 bg-slate-100 p-3 text-sm outline-none focus-visible:ring-2 focus-visible:ring-teal-600 dark:border-slate-600 dark:bg-slate-900"
       >
-        <p className="font-semibold">Excluded from the review.</p>
-        <p>
-          {row.excluded.reason ? <>“{row.excluded.reason}”. </> : null}
-          By <KeyLabel fingerprint={row.excluded.by} />
-          {Number.isNaN(at.getTime())
-            ? ''
-            : `, ${at.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`}
-          . It keeps its place in the export (marked excluded) but counts in none of the review’s figures, and
-          Check again does not look it up.
-        </p>
+        <ExcludedNotice excluded={row.excluded} />
         {error ? <Alert tone="error" title={error} /> : null}
         <Button variant="secondary" onClick={() => change.mutate(null)} disabled={change.isPending}>
           {change.isPending ? 'Including…' : 'Include again'}
         </Button>
       </div>
     );
-  }
-
   const submit = (e: FormEvent) => {
     e.preventDefault();
     change.mutate(reason.trim());
@@ -88,26 +74,55 @@ export function ExcludeRow({
     >
       <summary className="cursor-pointer text-sm font-semibold">Exclude this row from the review</summary>
       <form onSubmit={submit} className="mt-3 space-y-2">
-        <label htmlFor={reasonId} className={labelClass}>
-          Reason (optional)
-        </label>
-        <input
-          id={reasonId}
-          className={`${inputClass} h-10`}
-          value={reason}
-          maxLength={MAX_EXCLUSION_REASON}
-          aria-describedby={hintId}
-          onChange={(e) => setReason(e.target.value)}
-        />
-        <p id={hintId} className={hintClass}>
-          For whoever reads the export, e.g. “Not an address” or “Office, not collateral”. The row keeps its
-          place, marked excluded; it counts in no figure and is not looked up again.
-        </p>
+        <ReasonField value={reason} onChange={setReason} />
         {error ? <Alert tone="error" title={error} /> : null}
         <Button type="submit" variant="secondary" disabled={change.isPending}>
           {change.isPending ? 'Excluding…' : 'Exclude row'}
         </Button>
       </form>
     </details>
+  );
+}
+
+/** Who excluded the row, when and why, and what that means. */
+function ExcludedNotice({ excluded }: { excluded: RowExclusion }) {
+  const at = new Date(excluded.at);
+  return (
+    <>
+      <p className="font-semibold">Excluded from the review.</p>
+      <p>
+        {excluded.reason ? <>“{excluded.reason}”. </> : null}
+        By <KeyLabel fingerprint={excluded.by} />
+        {Number.isNaN(at.getTime())
+          ? ''
+          : `, ${at.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`}
+        . It keeps its place in the export (marked excluded) but counts in none of the review’s figures, and
+        Check again does not look it up.
+      </p>
+    </>
+  );
+}
+
+function ReasonField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const reasonId = useId();
+  const hintId = useId();
+  return (
+    <>
+      <label htmlFor={reasonId} className={labelClass}>
+        Reason (optional)
+      </label>
+      <input
+        id={reasonId}
+        className={`${inputClass} h-10`}
+        value={value}
+        maxLength={MAX_EXCLUSION_REASON}
+        aria-describedby={hintId}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      <p id={hintId} className={hintClass}>
+        For whoever reads the export, e.g. “Not an address” or “Office, not collateral”. The row keeps its
+        place, marked excluded; it counts in no figure and is not looked up again.
+      </p>
+    </>
   );
 }

@@ -27,7 +27,7 @@ const count = (n: number) => n.toLocaleString('en-US');
 
 /** The review at a glance: what share of the records can be relied on, and what became of every row. */
 export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; retrieved: ReactNode }) {
-  const { records, looks } = summary;
+  const { records } = summary;
   return (
     <section aria-labelledby="reliability-summary-heading" className="space-y-3 print:break-inside-avoid">
       <div>
@@ -70,46 +70,51 @@ export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; r
           }
         />
       </dl>
-      <div>
-        <h3 className="text-sm font-semibold" id="outcomes-heading">
-          Outcomes
-        </h3>
-        <ul aria-labelledby="outcomes-heading" className="mt-1 flex flex-wrap gap-x-5 gap-y-1 text-sm">
-          {/* "Not asked" only in a cancelled review: everywhere else it would be a zero to read past. */}
-          {OUTCOMES.filter((o) => o !== 'not_asked' || summary.outcomes[o] > 0).map((o) => (
-            <Fragment key={o}>
-              <li>
-                <span className="text-slate-600 dark:text-slate-300">{OUTCOME_TEXT[o]}:</span>{' '}
-                <strong className="tabular-nums">{count(summary.outcomes[o])}</strong>
-              </li>
-              {/* Beside Matched, not in it: such a record may be another property. */}
-              {o === 'matched' && looks > 0 ? (
-                <li>
-                  <span className="text-slate-600 dark:text-slate-300">{LOOK_TEXT}:</span>{' '}
-                  <strong className="tabular-nums">{count(looks)}</strong>
-                </li>
-              ) : null}
-            </Fragment>
-          ))}
-          {summary.excluded > 0 ? (
-            <li>
-              <span className="text-slate-600 dark:text-slate-300">{EXCLUDED_TEXT}:</span>{' '}
-              <strong className="tabular-nums">{count(summary.excluded)}</strong>{' '}
-              <span className="text-slate-600 dark:text-slate-300">(in no figure above)</span>
-            </li>
-          ) : null}
-        </ul>
-        {looks > 0 ? (
-          <p
-            className="mt-2 text-sm font-medium text-amber-900 dark:text-amber-200"
-            data-testid="needs-a-look"
-          >
-            {count(looks)} {looks === 1 ? 'match needs' : 'matches need'} a look: the record names another
-            directional or street type than the one typed, or was found from a street line alone. Filter the
-            table by “Needs a look”.
-          </p>
-        ) : null}
-      </div>
+      <Outcomes summary={summary} />
     </section>
+  );
+}
+
+/** What became of every row: by outcome, the matches that need a look beside Matched, and the rows excluded. */
+function Outcomes({ summary }: { summary: Summary }) {
+  const { looks } = summary;
+  return (
+    <div>
+      <h3 className="text-sm font-semibold" id="outcomes-heading">
+        Outcomes
+      </h3>
+      <ul aria-labelledby="outcomes-heading" className="mt-1 flex flex-wrap gap-x-5 gap-y-1 text-sm">
+        {/* "Not asked" only in a cancelled review: everywhere else it would be a zero to read past. */}
+        {OUTCOMES.filter((o) => o !== 'not_asked' || summary.outcomes[o] > 0).map((o) => (
+          <Fragment key={o}>
+            <li>
+              <span className="text-slate-600 dark:text-slate-300">{OUTCOME_TEXT[o]}:</span>{' '}
+              <strong className="tabular-nums">{count(summary.outcomes[o])}</strong>
+            </li>
+            {/* Beside Matched, not in it: such a record may be another property. */}
+            {o === 'matched' && looks > 0 ? (
+              <li>
+                <span className="text-slate-600 dark:text-slate-300">{LOOK_TEXT}:</span>{' '}
+                <strong className="tabular-nums">{count(looks)}</strong>
+              </li>
+            ) : null}
+          </Fragment>
+        ))}
+        {summary.excluded > 0 ? (
+          <li>
+            <span className="text-slate-600 dark:text-slate-300">{EXCLUDED_TEXT}:</span>{' '}
+            <strong className="tabular-nums">{count(summary.excluded)}</strong>{' '}
+            <span className="text-slate-600 dark:text-slate-300">(in no figure above)</span>
+          </li>
+        ) : null}
+      </ul>
+      {looks > 0 ? (
+        <p className="mt-2 text-sm font-medium text-amber-900 dark:text-amber-200" data-testid="needs-a-look">
+          {count(looks)} {looks === 1 ? 'match needs' : 'matches need'} a look: the record names another
+          directional or street type than the one typed, or was found from a street line alone. Filter the
+          table by “Needs a look”.
+        </p>
+      ) : null}
+    </div>
   );
 }
