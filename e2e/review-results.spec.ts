@@ -74,6 +74,20 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   await expectNoAxeViolations(page, 'review results with a comparison, dark');
   await page.emulateMedia({ colorScheme: 'light' });
 
+  // Exclude the last row (an address that is no property): it keeps its place, marked, and leaves the figures.
+  const nowhere = lines.at(-1) as string;
+  await resultsTable(page).getByRole('button', { name: nowhere }).click();
+  const details = page.getByRole('dialog', { name: nowhere });
+  await details.getByText('Exclude this row from the review').click();
+  await details.getByRole('textbox', { name: 'Reason (optional)' }).fill('Not collateral');
+  await details.getByRole('button', { name: 'Exclude row' }).click();
+  await expect(details.getByTestId('row-excluded')).toContainText('“Not collateral”. By ');
+  await details.getByRole('button', { name: 'Close' }).click();
+  await expect(summary).toContainText(`of ${lines.length - 1} addresses · 1 excluded`);
+  await expect(summary.getByRole('list', { name: 'Outcomes' })).toContainText('Excluded: 1');
+  const excludedRow = resultsTable(page).getByRole('row').filter({ hasText: nowhere });
+  await expect(excludedRow).toContainText('Excluded');
+
   // Export CSV: every input row, parsed back, in order, with the account.
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -85,10 +99,12 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   const parsed = Papa.parse<Record<string, string>>(text.slice(1), { header: true, skipEmptyLines: true });
   expect(parsed.errors).toEqual([]);
   expect(parsed.data.map((r) => r.input)).toEqual(lines);
-  expect(parsed.meta.fields?.slice(0, 15)).toEqual([
+  expect(parsed.meta.fields?.slice(0, 16)).toEqual([
     'source_row',
     'input',
     'outcome',
+    // A row is excluded: the mark stands beside every row's outcome.
+    'excluded',
     'matched_address',
     'match',
     'match_quality',
@@ -103,6 +119,8 @@ test('a finished review: summary, a chart bar filters the table, compare two row
     'account',
   ]);
   expect(parsed.data.at(-2)?.outcome).toBe('ambiguous');
+  expect(parsed.data.map((r) => r.excluded)).toEqual(lines.map((l) => String(l === nowhere)));
+  expect(parsed.data.at(-1)).toMatchObject({ outcome: 'not_found', excluded_reason: 'Not collateral' });
   expect(new Set(parsed.data.map((r) => r.account)).size).toBe(1);
   expect(parsed.data[0]?.property_id).not.toBe('');
 
