@@ -44,7 +44,7 @@ function OutcomeCell({ r }: { r: ResultRow }) {
   const look = isLook(r);
   return (
     <span
-      className={`inline-flex items-center gap-1.5 ${look ? 'font-medium text-amber-800 dark:text-amber-300' : ''}`}
+      className={`inline-flex flex-wrap items-center gap-x-1.5 gap-y-0.5 ${look ? 'font-medium text-amber-800 dark:text-amber-300' : ''}`}
       data-outcome={look ? 'needs_look' : outcome}
     >
       <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4 shrink-0">
