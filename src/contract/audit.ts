@@ -69,6 +69,13 @@ export const ActivityResponse = z.object({
   entries: z.array(AuditEntry),
   /** Pass as `cursor` for older entries; null at the oldest. */
   nextCursor: z.nullable(z.string()),
+  /**
+   * A text filter no index narrows (one or two characters, or a text made of common ones) searches for a bounded
+   * time per page: when that time was spent before the page was full, every entry newer than this time (ISO) was
+   * searched, and `nextCursor` searches on from there, so a page may hold fewer entries than asked, or none,
+   * and still not be the last. Null when the page is full or is the last.
+   */
+  searchedBackTo: z.optional(z.nullable(z.string())),
 });
 export type ActivityResponse = z.infer<typeof ActivityResponse>;
 

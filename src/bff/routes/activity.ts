@@ -62,11 +62,14 @@ export function activityRoutes(deps: ActivityRouteDeps) {
   app.get('/', async (c) => {
     const { filters, cursor, limit } = filtersOf(c.req.query());
     await deps.flush?.();
-    const entries = await inDatabase(() =>
-      deps.store.page(c.get('session').accountId, filters, cursor, limit),
+    const page = await inDatabase(() =>
+      deps.store.search(c.get('session').accountId, filters, cursor, limit),
     );
-    const nextCursor = entries.length === limit ? (entries.at(-1)?.id ?? null) : null;
-    return c.json({ entries, nextCursor } satisfies ActivityResponse);
+    return c.json({
+      entries: page.entries,
+      nextCursor: page.next === null ? null : String(page.next),
+      searchedBackTo: page.searchedBackTo === null ? null : new Date(page.searchedBackTo).toISOString(),
+    } satisfies ActivityResponse);
   });
 
   app.get('/export.csv', async (c) => {

@@ -31,6 +31,44 @@ export interface ActivityFilters {
   propertyId?: string;
 }
 
+/** A page of the Activity list as the API answers it: bounded in the work it does (ActivityStore.search). */
+export interface ActivityPage {
+  entries: AuditEntry[];
+  /** Where older entries are read from (an id, exclusive); null when nothing older is left. */
+  next: number | null;
+  /**
+   * Set when the page stopped at its time budget before it was full: every entry of the account newer than this
+   * time (epoch ms) was searched, and `next` goes on from there. Null when the page is full or is the last.
+   */
+  searchedBackTo: number | null;
+}
+
+/**
+ * How much one page of a text filter may do where no index narrows it: a text of one or two characters (no
+ * trigram), or one whose every trigram is on most entries while the text itself may be on none (the index would
+ * hand over the whole trail to be checked). Such a page walks the trail newest first, a range of ids at a time,
+ * until it is full or its time is spent. See bench 'audit'.
+ */
+export interface SearchBudget {
+  /** Time a page walks for before it answers with how far back it searched (the target is 100 ms). */
+  ms: number;
+  /** Ids in the first range walked; the next ones are sized by the rate measured so far. */
+  firstRange: number;
+  /**
+   * The index is asked when the text's rarest trigram is estimated on at most this many entries: its cost
+   * follows that count. Estimated from the newest `sample` entries.
+   */
+  indexMaxEntries: number;
+  sample: number;
+}
+
+export const SEARCH_BUDGET: SearchBudget = {
+  ms: 50,
+  firstRange: 2_000,
+  indexMaxEntries: 5_000,
+  sample: 1_000,
+};
+
 /**
  * The audit trail: append-only (nothing here updates or deletes an entry but retention), read newest first by
  * keyset on the id, always within one account.
@@ -43,6 +81,7 @@ export class SqlAuditStore {
   constructor(
     private readonly db: Db,
     sqlite?: BetterSqlite3.Database,
+    private readonly budget: SearchBudget = SEARCH_BUDGET,
   ) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#appendNow = sqlite ? preparedAppend(sqlite) : undefined;
@@ -62,7 +101,132 @@ export class SqlAuditStore {
   }
 
   /**
-   * Entries older than `before` (an id), newest first. The text is folded as the entries' search text was
+   * A page of the Activity list, its work bounded: a text no index can narrow walks the trail (SearchBudget)
+   * and may answer with fewer entries than `limit` and how far back it searched; any other filter is `page`.
+   */
+  async search(
+    accountId: string,
+    filters: ActivityFilters,
+    before: number | null,
+    limit: number,
+  ): Promise<ActivityPage> {
+    const started = performance.now();
+    const text = filters.text === undefined ? undefined : fold(filters.text);
+    if (text === undefined || !(await this.#unindexable(text))) {
+      const entries = await this.page(accountId, filters, before, limit);
+      const next = entries.length === limit ? Number(entries.at(-1)?.id) : null;
+      return { entries, next, searchedBackTo: null };
+    }
+    return this.#walk(accountId, { ...filters, text }, before, limit, started);
+  }
+
+  /**
+   * Is a (folded) text one no index narrows? One or two characters; or, on a trail larger than the index serves
+   * cheaply whatever it holds, a text whose rarest trigram is on more than `indexMaxEntries` entries (the index's
+   * cost follows that count). The trigrams are ranked by how many of the newest `sample` entries hold them (of
+   * every account: the indexes hold them all); on SQLite the three rarest are then counted in the index itself,
+   * up to the bound, as the newest entries may not be like the rest of the trail. Counting stops at the bound,
+   * so a common trigram costs little.
+   */
+  async #unindexable(text: string): Promise<boolean> {
+    const chars = [...text];
+    if (chars.length < 3) return true;
+    const bound = this.budget.indexMaxEntries;
+    // Two subqueries: SQLite reads min(id) and max(id) from the key only when each is alone in its select.
+    const { rows } = await sql<{ size: number | null }>`select
+      (select max(id) from audit_entries) - (select min(id) from audit_entries) + 1 as size`.execute(this.db);
+    const size = Number(rows[0]?.size ?? 0);
+    if (size <= bound) return false;
+    const sample = (
+      await this.db
+        .selectFrom('audit_entries')
+        .select('search_text')
+        .orderBy('id', 'desc')
+        .limit(this.budget.sample)
+        .execute()
+    ).flatMap((r) => (r.search_text === null ? [] : [r.search_text]));
+    const most = (bound / size) * sample.length;
+    const trigrams = [...new Set(chars.slice(2).map((c, i) => `${chars[i]}${chars[i + 1]}${c}`))];
+    const on = new Map<string, number>();
+    for (const trigram of trigrams) {
+      let n = 0;
+      for (const t of sample) if (t.includes(trigram) && ++n > 4 * most + 8) break;
+      on.set(trigram, n);
+    }
+    const rarest = trigrams.sort((a, b) => (on.get(a) ?? 0) - (on.get(b) ?? 0));
+    if (this.#postgres) return (on.get(rarest[0] ?? '') ?? 0) > most;
+    for (const trigram of rarest.slice(0, 3)) {
+      const { rows } = await sql<{ n: number }>`select count(*) as n from (select rowid from audit_search
+        where audit_search match ${`"${trigram.replaceAll('"', '""')}"`} limit ${bound + 1})`.execute(
+        this.db,
+      );
+      if (Number(rows[0]?.n) <= bound) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The account's entries older than `before` holding the (folded) text, newest first, read a range of ids at a
+   * time without an index until the page is full, the trail ends or the budget's time (from `started`, the
+   * page's start) is spent: then the page says how far back it searched and where to go on from.
+   */
+  async #walk(
+    accountId: string,
+    filters: ActivityFilters,
+    before: number | null,
+    limit: number,
+    started: number,
+  ): Promise<ActivityPage> {
+    const { rows } = await sql<{ lowest: number | null; highest: number | null }>`select
+      (select min(id) from audit_entries where account_id = ${accountId}) as lowest,
+      (select max(id) from audit_entries where account_id = ${accountId}) as highest`.execute(this.db);
+    const { lowest, highest } = rows[0] ?? { lowest: null, highest: null };
+    if (lowest === null || highest === null) return { entries: [], next: null, searchedBackTo: null };
+    const top = Math.min(before ?? Number.POSITIVE_INFINITY, Number(highest) + 1);
+    const entries: AuditEntry[] = [];
+    const walked = performance.now();
+    let range = this.budget.firstRange;
+    for (let to = top; ; ) {
+      const from = Math.max(Number(lowest), to - range);
+      entries.push(
+        ...(await this.#read(accountId, filters, {
+          before: to,
+          above: from - 1,
+          limit: limit - entries.length,
+          indexed: false,
+        })),
+      );
+      if (entries.length === limit)
+        return { entries, next: Number(entries.at(-1)?.id), searchedBackTo: null };
+      if (from <= Number(lowest)) return { entries, next: null, searchedBackTo: null };
+      to = from;
+      const spent = performance.now() - started;
+      if (spent >= this.budget.ms) {
+        // The account's newest entry not searched yet: every entry newer than it was.
+        const older = await this.db
+          .selectFrom('audit_entries')
+          .select('at')
+          .where('account_id', '=', accountId)
+          .where('id', '<', to)
+          .orderBy('id', 'desc')
+          .limit(1)
+          .executeTakeFirst();
+        return older
+          ? { entries, next: to, searchedBackTo: Number(older.at) }
+          : { entries, next: null, searchedBackTo: null };
+      }
+      // As many ids as the time left affords at the rate so far, but no more than four times the last range.
+      const perId = (performance.now() - walked) / (top - to);
+      range = Math.max(
+        this.budget.firstRange,
+        Math.min(range * 4, Math.floor((this.budget.ms - spent) / perId)),
+      );
+    }
+  }
+
+  /**
+   * Entries older than `before` (an id), newest first, every one there is up to `limit` (the export's path; the
+   * Activity list's is `search`). The text is folded as the entries' search text was
    * (search-text.ts). On SQLite a folded text of three characters or more is read from the trigram index
    * (migrations 0006, 0007) for the entries it holds and without it for the few appended since the follower's last
    * pass, so an entry is found by its text the moment its lookup is answered.
