@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { Lookups } from '../lookups.ts';
 import type { BffMetrics } from '../metrics.ts';
+import { isKeyRefused } from '../refused-keys.ts';
 import { SqlReviewQueue } from '../stores/reviews/queue.ts';
 import { ReviewRepeats } from '../stores/reviews/repeats.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
@@ -75,9 +76,9 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
         // The entry is held, to be written with the row's answer (ReviewWorker #process).
         audit: context,
       });
-      // A refused key (401) has ended its sessions already (Lookups, sessions.refuseKey): the row waits for
-      // another of the account's sessions, and is no answer to count.
-      if (result.error?.code !== 'unauthenticated')
+      // A refused key (refused-keys.ts) has ended its sessions already: the row waits for a sign-in, and is no
+      // answer to count.
+      if (!isKeyRefused(result))
         options.metrics?.reviewRows.inc({ outcome: result.outcome, cached: String(result.cached) });
       return result;
     },
