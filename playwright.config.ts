@@ -22,14 +22,9 @@ const movableClock = (port: number) => ({
 process.env.PROPLENS_E2E_DB ??= mkdtempSync(join(tmpdir(), 'proplens-e2e-'));
 const databaseDir = (port: number) => join(process.env.PROPLENS_E2E_DB as string, String(port));
 
+// Each server is `npm start` itself (the compiled server, built first if missing or stale) with this environment.
 const server = (port: number, env: Record<string, string>) => ({
-  // `npm start` itself: the compiled server, built first if missing or stale.
-  command: 'node scripts/start.js',
-  url: `http://127.0.0.1:${port}/healthz`,
-  reuseExistingServer: false,
-  timeout: 180_000,
-  stdout: 'ignore' as const,
-  stderr: 'pipe' as const,
+  port,
   env: {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -40,6 +35,27 @@ const server = (port: number, env: Record<string, string>) => ({
     ...env,
   },
 });
+
+const servers = [
+  server(MAIN_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
+  // 4 requests per 30 s, and the BFF holds a request at most 10 s: the UI's countdown is what recovers. The
+  // window is long enough for a slow run to spend it with time left, and the journeys aim at moments seconds
+  // wide: a search sent with over 10 s left is refused, one sent with 4 to 7 s left is held for seconds.
+  server(LIMITED_PORT, {
+    REFERENCE_RATE_LIMIT: '4/30',
+    MAX_RATE_LIMIT_WAIT_S: '10',
+    ...movableClock(LIMITED_PORT),
+  }),
+  // 15 per 10 s: a 42-row review takes over 20 s, so a slow page still sees it running (at 15 per 5 s it
+  // could finish before a loaded CI machine had drawn the page). Its clock is the journeys' to move
+  // (e2e/support.ts fastForwardUntil): once a journey has seen what it looks at, the windows left end at once.
+  server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/10', ...movableClock(PACED_PORT) }),
+  // As generous as the journeys' server: the review and sign-in projects.
+  server(SECOND_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
+];
+// Where e2e/servers.mjs says all four are up (the servers' ports are MAIN_PORT to MAIN_PORT + 3, their embedded
+// references' + 10).
+const READY_PORT = MAIN_PORT + 4;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -131,21 +147,14 @@ export default defineConfig({
       use: { baseURL: `http://127.0.0.1:${SECOND_PORT}` },
     },
   ],
-  webServer: [
-    server(MAIN_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
-    // 4 requests per 30 s, and the BFF holds a request at most 10 s: the UI's countdown is what recovers. The
-    // window is long enough for a slow run to spend it with time left, and the journeys aim at moments seconds
-    // wide: a search sent with over 10 s left is refused, one sent with 4 to 7 s left is held for seconds.
-    server(LIMITED_PORT, {
-      REFERENCE_RATE_LIMIT: '4/30',
-      MAX_RATE_LIMIT_WAIT_S: '10',
-      ...movableClock(LIMITED_PORT),
-    }),
-    // 15 per 10 s: a 42-row review takes over 20 s, so a slow page still sees it running (at 15 per 5 s it
-    // could finish before a loaded CI machine had drawn the page). Its clock is the journeys' to move
-    // (e2e/support.ts fastForwardUntil): once a journey has seen what it looks at, the windows left end at once.
-    server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/10', ...movableClock(PACED_PORT) }),
-    // As generous as the journeys' server: the review and sign-in projects.
-    server(SECOND_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
-  ],
+  // One launcher starts the four servers side by side (Playwright starts a list's servers one after another).
+  webServer: {
+    command: 'node e2e/servers.mjs',
+    url: `http://127.0.0.1:${READY_PORT}/`,
+    reuseExistingServer: false,
+    timeout: 180_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: { E2E_SERVERS: JSON.stringify(servers), E2E_READY_PORT: String(READY_PORT) },
+  },
 });
