@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressProblem, restoreZip, zipCell } from './address.ts';
+import { addressProblem, askedKey, restoreZip, zipCell } from './address.ts';
 
 describe('addressProblem', () => {
   it.each([
@@ -48,5 +48,19 @@ describe('a ZIP that lost its leading zero', () => {
       );
     for (const code of places) expect(restoreZip(`1 Calle Sol, Ponce, ${code} 731`)).toMatch(/ 00731$/);
     for (const code of ['ON', 'UK', 'XX']) expect(restoreZip(`1 Main St, ${code} 731`)).toMatch(/ 731$/);
+  });
+});
+
+describe('what a review row asks (askedKey)', () => {
+  it('is one key for one parcel however its separators are written, and for one address however it is spaced', () => {
+    const keys = ['45019-041-7397', '45019 041 7397', '45019.041.7397', ' 45019041 7397 '].map((p) =>
+      askedKey('', p),
+    );
+    expect(new Set(keys)).toEqual(new Set(['parcel:450190417397']));
+    expect(askedKey('', 'r-12a')).toBe(askedKey('', 'R12A'));
+    expect(askedKey('', '12-34')).not.toBe(askedKey('', '12-35'));
+    expect(askedKey('1 Main St , Austin', '99')).toBe(askedKey('1 MAIN ST, Austin', undefined));
+    expect(askedKey('  ', ' - ')).toBeNull();
+    expect(askedKey('', undefined)).toBeNull();
   });
 });

@@ -20,6 +20,21 @@ export function addressKey(text: string): string {
     .trim();
 }
 
+/**
+ * What a review row asks, as one key: its address's, or (a row with no address) its parcel number's, written
+ * without its separators ("45019-041-7397", "45019 041 7397" and "45019.041.7397" are one parcel); null when it
+ * asks nothing. Rows of a review with one key share one lookup: the form counts them by it before Start and the
+ * BFF shares the answer by it.
+ */
+export function askedKey(address: string, parcel: string | undefined): string | null {
+  if (address.trim() !== '') return addressKey(address);
+  const p = parcel
+    ?.normalize('NFKC')
+    .toUpperCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+  return p ? `parcel:${p}` : null;
+}
+
 /*
  * Inputs that cannot be a US property address whatever the service holds: the person learns why at once ("a PO
  * box is a mailing address") instead of a bare "not found".

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import {
-  addressKey,
+  askedKey,
   type CreateReviewRequest,
   type ReviewChunkRequest,
   type ReviewRowResult,
@@ -371,14 +371,4 @@ async function summaryOf(db: Db, accountId: string, reviewId: string): Promise<R
     .orderBy('run')
     .execute();
   return toSummary(review, runs);
-}
-
-/**
- * What an uploaded row asks, normalised: its address's key, or its parcel number's when it has no address (null:
- * nothing to ask). Rows of one review with the same key share one lookup (SqlReviewQueue.repeatAnswer).
- */
-export function askedKey(address: string, parcel: string | undefined): string | null {
-  if (address.trim() !== '') return addressKey(address);
-  const p = parcel?.trim();
-  return p ? `parcel:${p.toUpperCase()}` : null;
 }

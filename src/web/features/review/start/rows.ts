@@ -1,12 +1,13 @@
 import {
   AddressInput,
-  addressKey,
   addressProblem,
+  askedKey,
   MAX_ADDRESS_LENGTH,
   MAX_REVIEW_BYTES,
   MAX_REVIEW_ROWS,
   type ReviewRowResult,
 } from '../../../../contract/index.ts';
+import { formatCount } from '../../../lib/format.ts';
 
 /** Most rows in one review, and the largest input (pasted text or file) we read: the server's limits. */
 export { MAX_REVIEW_ROWS };
@@ -83,14 +84,14 @@ export function prepareRows(inputs: Iterable<string | RowInput>): PreparedRows {
     }
     if (rows.length >= MAX_REVIEW_ROWS) {
       throw new InputError(
-        `That is more than ${MAX_REVIEW_ROWS.toLocaleString('en-US')} addresses. Split the list and start one review for each part.`,
+        `That is more than ${formatCount(MAX_REVIEW_ROWS)} addresses. Split the list and start one review for each part.`,
       );
     }
     const index = rows.length;
     if (input === '') {
       if (given.parcel) {
         byParcel++;
-        const key = `parcel:${given.parcel.toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+        const key = askedKey('', given.parcel) as string;
         if (seen.has(key)) duplicates++;
         else seen.add(key);
         rows.push({ index, input, ...own, outcome: 'pending' });
@@ -123,7 +124,7 @@ export function prepareRows(inputs: Iterable<string | RowInput>): PreparedRows {
       });
       continue;
     }
-    const key = addressKey(input);
+    const key = askedKey(input, undefined) as string;
     if (seen.has(key)) duplicates++;
     else seen.add(key);
     rows.push({ index, input, ...own, outcome: 'pending' });
