@@ -122,11 +122,13 @@ export class SqlAuditStore {
 
   /**
    * Is a (folded) text one no index narrows? One or two characters; or, on a trail larger than the index serves
-   * cheaply whatever it holds, a text whose rarest trigram is on more than `indexMaxEntries` entries (the index's
-   * cost follows that count). The trigrams are ranked by how many of the newest `sample` entries hold them (of
-   * every account: the indexes hold them all); on SQLite the three rarest are then counted in the index itself,
-   * up to the bound, as the newest entries may not be like the rest of the trail. Counting stops at the bound,
-   * so a common trigram costs little.
+   * cheaply whatever it holds, a text whose trigrams are all together on more than `indexMaxEntries` entries:
+   * the index hands each of those over to be checked for the text itself (the trigrams in their order), so its
+   * cost follows that count, found or not. Every trigram of "springfield, springfield" is on every entry of a
+   * Springfield trail; those of "p49 main" are each on 1 in 50 or more, but together on a few. SQLite counts
+   * them in its index, up to the bound (cheap: the count stops there); PostgreSQL's GIN index has no such count,
+   * so the share of the newest `sample` entries (of every account: the indexes hold them all) that hold every
+   * trigram stands for it.
    */
   async #unindexable(text: string): Promise<boolean> {
     const chars = [...text];
@@ -137,32 +139,23 @@ export class SqlAuditStore {
       (select max(id) from audit_entries) - (select min(id) from audit_entries) + 1 as size`.execute(this.db);
     const size = Number(rows[0]?.size ?? 0);
     if (size <= bound) return false;
-    const sample = (
-      await this.db
-        .selectFrom('audit_entries')
-        .select('search_text')
-        .orderBy('id', 'desc')
-        .limit(this.budget.sample)
-        .execute()
-    ).flatMap((r) => (r.search_text === null ? [] : [r.search_text]));
-    const most = (bound / size) * sample.length;
     const trigrams = [...new Set(chars.slice(2).map((c, i) => `${chars[i]}${chars[i + 1]}${c}`))];
-    const on = new Map<string, number>();
-    for (const trigram of trigrams) {
-      let n = 0;
-      for (const t of sample) if (t.includes(trigram) && ++n > 4 * most + 8) break;
-      on.set(trigram, n);
-    }
-    const rarest = trigrams.sort((a, b) => (on.get(a) ?? 0) - (on.get(b) ?? 0));
-    if (this.#postgres) return (on.get(rarest[0] ?? '') ?? 0) > most;
-    for (const trigram of rarest.slice(0, 3)) {
+    if (!this.#postgres) {
+      const all = trigrams.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ');
       const { rows } = await sql<{ n: number }>`select count(*) as n from (select rowid from audit_search
-        where audit_search match ${`"${trigram.replaceAll('"', '""')}"`} limit ${bound + 1})`.execute(
-        this.db,
-      );
-      if (Number(rows[0]?.n) <= bound) return false;
+        where audit_search match ${all} limit ${bound + 1})`.execute(this.db);
+      return Number(rows[0]?.n) > bound;
     }
-    return true;
+    const sample = await this.db
+      .selectFrom('audit_entries')
+      .select('search_text')
+      .orderBy('id', 'desc')
+      .limit(this.budget.sample)
+      .execute();
+    const holding = sample.filter(
+      (r) => r.search_text !== null && trigrams.every((t) => r.search_text?.includes(t)),
+    );
+    return (holding.length / sample.length) * size > bound;
   }
 
   /**
