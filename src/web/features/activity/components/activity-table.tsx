@@ -30,7 +30,8 @@ const OUTCOME: Record<AuditEntry['outcome'], string> = {
 
 export const OUTCOME_CHOICES = Object.entries(OUTCOME) as [AuditEntry['outcome'], string][];
 
-const when = (iso: string) =>
+/** A moment as the Activity page shows it: date and time, in UTC. */
+export const when = (iso: string) =>
   new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }) +
   ' UTC';
 
