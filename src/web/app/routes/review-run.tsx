@@ -11,6 +11,7 @@ import { ReviewChanges } from '../../features/review/run/review-changes.tsx';
 import { originLabel } from '../../features/review/run/review-list.tsx';
 import { ReviewProgress } from '../../features/review/run/review-progress.tsx';
 import { ApiRequestError } from '../../lib/api-client.ts';
+import { formatCount, formatDateTime } from '../../lib/format.ts';
 
 const backLink = (
   <Link
@@ -76,8 +77,7 @@ function ReviewRun({ session }: { session: SessionResponse }) {
       {previous ? <ReviewChanges previous={previous} rows={snapshot.rows} /> : null}
       {snapshot.loaded < Math.min(summary.receivedRows, summary.totalRows) ? (
         <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
-          Loading results: {snapshot.loaded.toLocaleString('en-US')} of{' '}
-          {summary.totalRows.toLocaleString('en-US')} rows…
+          Loading results: {formatCount(snapshot.loaded)} of {formatCount(summary.totalRows)} rows…
         </p>
       ) : null}
       {/* An upload not finished has no results yet: its progress says what arrived and what to do. */}
@@ -116,12 +116,10 @@ function ReviewRunHeader({ summary }: { summary: ReviewSummary }) {
       {backLink}
       <h1 className="break-words text-2xl font-bold tracking-tight">{summary.name}</h1>
       <p className="text-sm text-slate-600 dark:text-slate-400">
-        {originLabel(summary)} · {summary.totalRows.toLocaleString('en-US')}{' '}
+        {originLabel(summary)} · {formatCount(summary.totalRows)}{' '}
         {summary.totalRows === 1 ? 'address' : 'addresses'} · started{' '}
-        <time dateTime={created.toISOString()}>
-          {created.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
-        </time>{' '}
-        by <KeyLabel fingerprint={summary.createdBy} />
+        <time dateTime={created.toISOString()}>{formatDateTime(created)}</time> by{' '}
+        <KeyLabel fingerprint={summary.createdBy} />
       </p>
       {summary.carriedBy && (summary.status === 'running' || summary.status === 'waiting') ? (
         <p className="text-sm font-medium" data-testid="carried-by">

@@ -4,6 +4,7 @@ import { type DemoKey, MAX_KEY_NAME } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
 import { useCreateSession } from '../api/create-session.ts';
 import { configQueryOptions } from '../api/get-config.ts';
 
@@ -26,7 +27,7 @@ const SIGN_IN_ERRORS: Partial<Record<ApiRequestError['code'], (err: ApiRequestEr
   rate_limited: (err) => ({
     title: 'Too many requests for this key',
     detail: err.resetAt
-      ? `The property service accepts requests again at ${new Date(err.resetAt).toLocaleTimeString('en-US')}. Try then.`
+      ? `The property service accepts requests again at ${formatDateTime(err.resetAt, DATE_TIME.time) ?? 'a later time'}. Try then.`
       : 'Wait a moment, then try again.',
   }),
   too_many_sign_ins: (err) => ({ title: 'Too many sign-ins from this network', detail: err.message }),

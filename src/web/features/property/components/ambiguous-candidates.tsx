@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router';
 import { addressKey, type Candidate, type Property, US_STATES } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
+import { formatCount } from '../../../lib/format.ts';
 import { resolveQueryOptions } from '../api/resolve-property.ts';
 import { searchPagesQueryOptions } from '../api/search-pages.ts';
 import {
@@ -161,8 +162,8 @@ function ListedStatus({
   return (
     <p id={id} role="status" className="text-sm text-slate-700 dark:text-slate-300">
       {listed === count
-        ? `All ${count.toLocaleString('en-US')} listed`
-        : `Showing ${listed.toLocaleString('en-US')} of ${count.toLocaleString('en-US')}`}
+        ? `All ${formatCount(count)} listed`
+        : `Showing ${formatCount(listed)} of ${formatCount(count)}`}
       , by state and city.
       {exhausted && listed < count
         ? ' The service lists no more of them: narrow it down to find the rest.'
@@ -222,7 +223,7 @@ export function AmbiguousCandidates({
     <div className="space-y-4">
       <Alert tone="info" title="More than one property matches">
         <p>
-          “{address}” matches {count === 1 ? 'one property' : `${count.toLocaleString('en-US')} properties`}
+          “{address}” matches {count === 1 ? 'one property' : `${formatCount(count)} properties`}
           {states.size > 1 ? ' in different places' : ''}. Pick the one you mean
           {all.length === 0 ? ', or add the city and state or the ZIP code' : ', or narrow it down'}.
         </p>

@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import type { Property } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
+import { formatCount } from '../../../lib/format.ts';
 import { searchPagesQueryOptions } from '../api/search-pages.ts';
 import { ConfidenceMark } from './badges.tsx';
 import { searchLink } from './candidate-list.tsx';
@@ -136,8 +137,8 @@ export function AreaListing({
         <>
           <p id={statusId} role="status" className="text-sm text-slate-700 dark:text-slate-300">
             {pages.hasNextPage
-              ? `Showing the first ${items.length.toLocaleString('en-US')}.`
-              : `All ${items.length.toLocaleString('en-US')} listed.`}{' '}
+              ? `Showing the first ${formatCount(items.length)}.`
+              : `All ${formatCount(items.length)} listed.`}{' '}
             Open one to see its record.
           </p>
           <AreaList items={items} zip={zip} headingId={headingId} listRef={listRef} onOpen={onOpen} />

@@ -2,6 +2,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { Property } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { formatCount } from '../../../lib/format.ts';
 import { searchPagesQueryOptions } from '../api/search-pages.ts';
 import { CandidateList } from './candidate-list.tsx';
 
@@ -28,7 +29,7 @@ export function BuildingUnits({ property }: { property: Property }) {
     >
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h3 id={headingId} className="text-base font-semibold">
-          This building has {count.toLocaleString('en-US')} {noun} on record
+          This building has {formatCount(count)} {noun} on record
         </h3>
         {open ? null : (
           <Button variant="secondary" onClick={() => setOpen(true)}>

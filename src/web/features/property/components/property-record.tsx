@@ -5,6 +5,7 @@ import { ageInDays, longDate, relativeAge, tierFor } from '../lib/verification.t
 import { confidenceText, recordFacts, sourceKindText } from '../lib/vocabulary.ts';
 import { ConfidenceBadge, SourceBadge, VerificationBadge } from './badges.tsx';
 import './record-print.css';
+import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
 
 /** One plain sentence that sums up whether the record can be relied on. */
 export function reliabilitySentence(property: Property, days: number): string {
@@ -62,8 +63,8 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
  * the reader's time zone, named, read at each call (a formatter made once would keep the zone it was made in).
  */
 export function retrievedLine(at: Date, by: string): string {
-  const time = at.toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
-  const date = at.toLocaleDateString('en-US', { dateStyle: 'long' });
+  const time = formatDateTime(at, { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+  const date = formatDateTime(at, DATE_TIME.day);
   return `Retrieved at ${time} on ${date} by ${by}.`;
 }
 

@@ -1,14 +1,11 @@
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 });
-const count = new Intl.NumberFormat('en-US');
+import { formatCount, formatUsd } from '../../../lib/format.ts';
 
-export const formatUsd = (n: number) => usd.format(n);
+export { formatCount, formatUsd };
 
 export function formatArea(sqft: number): string {
-  const base = `${count.format(sqft)} sq ft`;
+  const base = `${formatCount(sqft)} sq ft`;
   return sqft >= 43_560 ? `${base} (${(sqft / 43_560).toFixed(2)} acres)` : base;
 }
-
-export const formatCount = (n: number) => count.format(n);
 
 const PROPERTY_TYPES: Record<string, string> = {
   single_family: 'Single-family home',

@@ -1,3 +1,4 @@
+import { formatDateTime } from '../../../lib/format.ts';
 /**
  * How old a record's verification is, in the person's own calendar. `lastVerified` is a calendar date
  * (no time zone), so it is compared with today's date where the person is, not with a UTC instant: a
@@ -44,13 +45,15 @@ export function relativeAge(days: number): string {
   return `${Math.round(days / 365.25)} years ago`;
 }
 
-/** "October 20, 2026": en-US like the currency, and written out so no reader mistakes day for month. */
+/** "October 20, 2026": the month written out, so no reader mistakes day for month. A calendar day: in UTC. */
 export function longDate(isoDate: string): string {
   const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString('en-US', {
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
+  return (
+    formatDateTime(new Date(Date.UTC(y, m - 1, d)), {
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    }) ?? isoDate
+  );
 }

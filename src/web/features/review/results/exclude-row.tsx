@@ -5,6 +5,7 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { formatDateTime } from '../../../lib/format.ts';
 import { KeyLabel } from '../../auth/index.ts';
 import { setRowExcluded } from '../api/server-reviews.ts';
 
@@ -86,18 +87,15 @@ export function ExcludeRow({
 
 /** Who excluded the row, when and why, and what that means. */
 function ExcludedNotice({ excluded }: { excluded: RowExclusion }) {
-  const at = new Date(excluded.at);
+  const when = formatDateTime(excluded.at);
   return (
     <>
       <p className="font-semibold">Excluded from the review.</p>
       <p>
         {excluded.reason ? <>“{excluded.reason}”. </> : null}
         By <KeyLabel fingerprint={excluded.by} />
-        {Number.isNaN(at.getTime())
-          ? ''
-          : `, ${at.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`}
-        . It keeps its place in the export (marked excluded) but counts in none of the review’s figures, and
-        Check again does not look it up.
+        {when ? `, ${when}` : ''}. It keeps its place in the export (marked excluded) but counts in none of
+        the review’s figures, and Check again does not look it up.
       </p>
     </>
   );

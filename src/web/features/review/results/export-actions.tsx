@@ -3,6 +3,7 @@ import type { CsvSeparatorName, ReviewExportFormat, ReviewSummary } from '../../
 import { Button } from '../../../components/ui/button.tsx';
 import { StrokePath } from '../../../components/ui/stroke-path.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { downloadReviewExport } from './export.ts';
 
 const DOWNLOAD_ICON = (
@@ -44,7 +45,7 @@ export function ExportActions({
         now: now(),
         separator,
       });
-      setState({ kind: 'saved', text: `Saved ${name} (${review.totalRows.toLocaleString('en-US')} rows).` });
+      setState({ kind: 'saved', text: `Saved ${name} (${formatCount(review.totalRows)} rows).` });
     } catch (err) {
       const why = err instanceof ApiRequestError ? ` ${err.message}` : '';
       setState({ kind: 'failed', text: `The export could not be made.${why} Try again.` });

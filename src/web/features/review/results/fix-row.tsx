@@ -12,6 +12,7 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { inputClass, labelClass } from '../../../components/ui/field.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { formatDateTime } from '../../../lib/format.ts';
 import { ConfidenceMark, searchLink } from '../../property/index.ts';
 import { fixRow } from '../api/server-reviews.ts';
 
@@ -223,7 +224,7 @@ export function FixNotice({ fix, focusKey }: { fix: RowFix; focusKey: number }) 
   useEffect(() => {
     if (focusKey > 0) ref.current?.focus();
   }, [focusKey]);
-  const at = new Date(fix.at);
+  const when = formatDateTime(fix.at);
   return (
     <div
       ref={ref}
@@ -236,10 +237,7 @@ export function FixNotice({ fix, focusKey }: { fix: RowFix; focusKey: number }) 
       </p>
       <p>
         By key {fix.by}
-        {Number.isNaN(at.getTime())
-          ? ''
-          : `, ${at.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`}
-        . Check again looks up this address.
+        {when ? `, ${when}` : ''}. Check again looks up this address.
       </p>
     </div>
   );

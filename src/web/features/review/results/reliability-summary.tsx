@@ -1,4 +1,5 @@
 import { Fragment, type ReactNode } from 'react';
+import { formatCount } from '../../../lib/format.ts';
 import { CONFIDENCE_WORD, CONFIDENCES, relativeAge } from '../../property/index.ts';
 import {
   EXCLUDED_TEXT,
@@ -23,7 +24,7 @@ function Figure({ label, value, detail }: { label: string; value: ReactNode; det
   );
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = formatCount;
 
 /** The review at a glance: what share of the records can be relied on, and what became of every row. */
 export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; retrieved: ReactNode }) {

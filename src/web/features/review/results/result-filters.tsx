@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { formatCount } from '../../../lib/format.ts';
 import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/index.ts';
 import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, TIER_TEXT, TIERS } from './stats.ts';
 import { describeFilters, type ResultFilters } from './stats-filters.ts';
@@ -113,7 +114,7 @@ function SourceFilter({
         {source && sourceValue === GROUP ? <option value={GROUP}>{source.label}</option> : null}
         {sources.map((s) => (
           <option key={s.name} value={s.name}>
-            {s.name} ({s.count.toLocaleString('en-US')})
+            {s.name} ({formatCount(s.count)})
           </option>
         ))}
       </select>
@@ -231,7 +232,7 @@ function ToggleFilter({
           onChange={(e) => onChange(e.target.checked)}
           className="size-4 accent-teal-700"
         />
-        {label} ({count.toLocaleString('en-US')})
+        {label} ({formatCount(count)})
       </label>
     </div>
   );
@@ -261,8 +262,8 @@ export function FilterChips({
         {pending
           ? 'Filtering…'
           : chips.length === 0
-            ? `Showing all ${total.toLocaleString('en-US')} rows`
-            : `Showing ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows, filtered by`}
+            ? `Showing all ${formatCount(total)} rows`
+            : `Showing ${formatCount(shown)} of ${formatCount(total)} rows, filtered by`}
       </p>
       {chips.length > 0 ? (
         <>

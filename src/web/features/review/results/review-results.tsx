@@ -1,6 +1,7 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { agencyOf, sourceKindText } from '../../property/index.ts';
 import { AgeChart } from './charts/age-chart.tsx';
 import { ConfidenceChart } from './charts/confidence-chart.tsx';
@@ -30,7 +31,7 @@ import { clearFilter, describeFilters, filterRows, NO_FILTERS, type ResultFilter
  * "stale" record means the same thing on every screen.
  */
 
-const DATE_TIME: Intl.DateTimeFormatOptions = {
+const PRINTED_AT: Intl.DateTimeFormatOptions = {
   day: 'numeric',
   month: 'long',
   year: 'numeric',
@@ -50,10 +51,9 @@ export function retrievedLine(accountName: string, rows: readonly ReviewRowResul
     last = Math.max(last, t);
   }
   if (!Number.isFinite(first)) return `Nothing retrieved yet for ${accountName}.`;
-  const day = (t: number) =>
-    new Date(t).toLocaleDateString('en-US', { day: 'numeric', month: 'long', year: 'numeric' });
+  const day = (t: number) => formatDateTime(t, { day: 'numeric', month: 'long', year: 'numeric' });
   const time = (t: number) =>
-    new Date(t).toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+    formatDateTime(t, { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }) ?? '';
   // Said once when it is one moment or one day: "November 1, 2026, 10:00 – 10:45 AM UTC" (en-US, as elsewhere).
   const when =
     day(first) !== day(last)
@@ -124,8 +124,8 @@ function useCompareSelection() {
 function printScope(filters: ResultFilters, shown: number, total: number): string {
   const chips = describeFilters(filters);
   return chips.length === 0
-    ? `All ${shown.toLocaleString('en-US')} rows.`
-    : `${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows, filtered by ${chips
+    ? `All ${formatCount(shown)} rows.`
+    : `${formatCount(shown)} of ${formatCount(total)} rows, filtered by ${chips
         .map((c) => c.text)
         .join('; ')}.`;
 }
@@ -137,8 +137,7 @@ function PrintHeader({ review, retrieved, now }: { review: ReviewSummary; retrie
       <h1 className="text-xl font-bold">PropLens review: {review.name}</h1>
       <p className="text-sm">{retrieved}</p>
       <p className="text-xs">
-        Printed {now.toLocaleString('en-US', DATE_TIME)}. {review.totalRows.toLocaleString('en-US')} rows in
-        the review.
+        Printed {formatDateTime(now, PRINTED_AT)}. {formatCount(review.totalRows)} rows in the review.
       </p>
     </header>
   );

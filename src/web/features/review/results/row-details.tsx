@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { type LookupError, notFoundReasonText, type ReviewRowResult } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
 import { MatchNotice, PropertyRecord } from '../../property/index.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 import { MIN_COMPARE } from './compare.ts';
@@ -12,9 +13,7 @@ function retrievedText(r: ResultRow): string | null {
   if (!r.row.retrievedAt) return null;
   const at = new Date(r.row.retrievedAt);
   if (Number.isNaN(at.getTime())) return null;
-  return `Retrieved ${at.toLocaleString('en-US', { dateStyle: 'long', timeStyle: 'short' })}${
-    r.row.cached ? ' (from the cache)' : ''
-  }.`;
+  return `Retrieved ${formatDateTime(at, DATE_TIME.long)}${r.row.cached ? ' (from the cache)' : ''}.`;
 }
 
 /**

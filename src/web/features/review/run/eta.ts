@@ -1,4 +1,5 @@
 import type { RateLimit } from '../../../../contract/index.ts';
+import { formatCount, formatNumber } from '../../../lib/format.ts';
 
 /**
  * The window as the service means it: an observed one is read from whole-second resets, so a minute's window
@@ -20,10 +21,7 @@ export function lookupsPerMinute(rateLimit: RateLimit | null, recentPerMinute: n
 }
 
 function formatRate(perMinute: number, unit: 'lookup' | 'row'): string {
-  const n =
-    perMinute >= 10
-      ? Math.round(perMinute).toLocaleString('en-US')
-      : perMinute.toLocaleString('en-US', { maximumFractionDigits: 1 });
+  const n = perMinute >= 10 ? formatCount(Math.round(perMinute)) : formatNumber(perMinute, 1);
   return `${n} ${n === '1' ? unit : `${unit}s`} a minute`;
 }
 

@@ -1,6 +1,7 @@
 import type { ReviewRowResult, ReviewRun } from '../../../../contract/index.ts';
+import { formatCount, formatDateTime } from '../../../lib/format.ts';
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 const RANK = { low: 1, medium: 2, high: 3 } as const;
 
 export interface ChangeCounts {
@@ -66,10 +67,7 @@ const SHOWN = 50;
  * of them listed. Says plainly when none did.
  */
 export function ReviewChanges({ previous, rows }: { previous: ReviewRun; rows: readonly ReviewRowResult[] }) {
-  const since = new Date(previous.finishedAt ?? previous.startedAt).toLocaleString('en-US', {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  });
+  const since = formatDateTime(previous.finishedAt ?? previous.startedAt) ?? 'the previous run';
   const counts = countChanges(rows);
   const label = `Changes since ${since}`;
   const changed = rows.filter((r) => r.previous);

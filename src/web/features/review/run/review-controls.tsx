@@ -4,11 +4,12 @@ import { useNavigate } from 'react-router';
 import type { ReviewStatus, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { controlReview, deleteReview, reviewKeys } from '../api/server-reviews.ts';
 
 type Action = 'pause' | 'resume' | 'cancel';
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 const rows = (x: number) => `${n(x)} ${x === 1 ? 'row' : 'rows'}`;
 
 /** Statuses a reviewer can pause or cancel from; a paused review resumes or cancels; an upload only cancels. */

@@ -3,10 +3,11 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { KeyLabel } from '../../auth/index.ts';
 import { deleteReview, reviewKeys } from '../api/server-reviews.ts';
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 
 /** Where a server review's rows came from, in words. */
 export function originLabel(review: Pick<ReviewSummary, 'kind' | 'origin'>): string {
@@ -82,9 +83,7 @@ function ReviewItem({ review, accountId }: { review: ReviewSummary; accountId: s
           <span aria-hidden="true">·</span>
           <span>{originLabel(review)}</span>
           <span aria-hidden="true">·</span>
-          <time dateTime={created.toISOString()}>
-            {created.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}
-          </time>
+          <time dateTime={created.toISOString()}>{formatDateTime(created)}</time>
           <span aria-hidden="true">·</span>
           <span>
             started by <KeyLabel fingerprint={review.createdBy} />

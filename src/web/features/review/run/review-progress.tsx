@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ReviewCounts, ReviewRun, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
+import { formatCount } from '../../../lib/format.ts';
 import { describeEta, PaceTracker } from './eta.ts';
 import { ReviewControls } from './review-controls.tsx';
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 
 const OUTCOMES = [
   { key: 'matched', label: 'Matched', mark: '✓', tone: 'text-emerald-800 dark:text-emerald-300' },

@@ -5,6 +5,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
 import { useSecondsUntil } from '../../../hooks/use-seconds-until.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { AREA_CAP, type Area, areaName, areaQuery, walkArea } from './area.ts';
 import type { Draft } from './draft.ts';
 
@@ -14,7 +15,7 @@ type WalkState =
   | { kind: 'done'; records: Property[]; capped: boolean; area: Area }
   | { kind: 'error'; message: string };
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 
 function Field({
   label,

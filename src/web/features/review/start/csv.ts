@@ -1,4 +1,5 @@
 import Papa from 'papaparse';
+import { formatCount } from '../../../lib/format.ts';
 import { type ColumnChoice, type CsvTable, joinAddress, parcelOf } from './columns.ts';
 import { InputError, MAX_INPUT_BYTES, MAX_REVIEW_ROWS, type RowInput } from './rows.ts';
 
@@ -174,7 +175,7 @@ export function addRecords(
     table.columns = Math.max(table.columns, record.length);
     if (table.records.length > MAX_REVIEW_ROWS + 1) {
       return new InputError(
-        `The file has more than ${MAX_REVIEW_ROWS.toLocaleString('en-US')} rows. Split it and start one review for each part.`,
+        `The file has more than ${formatCount(MAX_REVIEW_ROWS)} rows. Split it and start one review for each part.`,
       );
     }
   }

@@ -1,4 +1,5 @@
 import type { Property, ReviewKind } from '../../../../contract/index.ts';
+import { formatCount } from '../../../lib/format.ts';
 import type { PreparedRows } from './rows.ts';
 
 /**
@@ -9,7 +10,7 @@ export type Draft =
   | { kind: Exclude<ReviewKind, 'area'>; origin?: string; prepared: PreparedRows; defaultName: string }
   | { kind: 'area'; origin: string; records: Property[]; defaultName: string };
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 const plural = (count: number, one: string, many: string) => `${n(count)} ${count === 1 ? one : many}`;
 
 /**

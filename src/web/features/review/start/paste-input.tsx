@@ -1,5 +1,6 @@
 import { useCallback, useDeferredValue, useEffect, useId, useMemo, useState } from 'react';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { parseTabbed } from './csv.ts';
 import { type Draft, describePrepared } from './draft.ts';
 import { guessed, type Loaded, type TableDraft, tableDraft } from './loaded.ts';
@@ -112,7 +113,7 @@ const describePasted = (prepared: PreparedRows, setAside: readonly SetAside[]) =
     describePrepared(prepared),
     ...(setAside.length > 0
       ? [
-          `${setAside.length.toLocaleString('en-US')} ${setAside.length === 1 ? 'line' : 'lines'} set aside: not an address`,
+          `${formatCount(setAside.length)} ${setAside.length === 1 ? 'line' : 'lines'} set aside: not an address`,
         ]
       : []),
   ].join(' · ');
@@ -122,8 +123,8 @@ function SetAsideList({ lines }: { lines: readonly SetAside[] }) {
   return (
     <details className="rounded-md border border-slate-200 p-3 text-sm dark:border-slate-700">
       <summary className="cursor-pointer font-medium">
-        Not an address: {lines.length.toLocaleString('en-US')} {lines.length === 1 ? 'line' : 'lines'} set
-        aside, not looked up
+        Not an address: {formatCount(lines.length)} {lines.length === 1 ? 'line' : 'lines'} set aside, not
+        looked up
       </summary>
       <ul className="mt-2 space-y-1">
         {lines.slice(0, 200).map((l) => (
@@ -132,7 +133,7 @@ function SetAsideList({ lines }: { lines: readonly SetAside[] }) {
             <span className="text-slate-600 dark:text-slate-400"> ({l.why})</span>
           </li>
         ))}
-        {lines.length > 200 ? <li>… and {(lines.length - 200).toLocaleString('en-US')} more</li> : null}
+        {lines.length > 200 ? <li>… and {formatCount(lines.length - 200)} more</li> : null}
       </ul>
     </details>
   );

@@ -1,8 +1,9 @@
+import { formatCount } from '../../../lib/format.ts';
 import { useRateLimit } from '../../../lib/rate-limit-store.ts';
 import { lookupsPerMinute } from '../run/eta.ts';
 import type { Draft } from './draft.ts';
 
-const n = (x: number) => x.toLocaleString('en-US');
+const n = formatCount;
 
 /**
  * Lookups a review will spend: one per distinct address (repeats share one; rows refused here or without

@@ -4,6 +4,7 @@ import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
+import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { createReview, putChunk } from '../api/server-reviews.ts';
 import { AreaInput } from './area-input.tsx';
 import { CsvInput } from './csv-input.tsx';
@@ -20,8 +21,7 @@ const MODES: { mode: Mode; label: string; missing: string }[] = [
   { mode: 'area', label: 'An area', missing: 'Find the records of an area first.' },
 ];
 
-export const dateName = (at = new Date()) =>
-  `Review of ${at.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}`;
+export const dateName = (at = new Date()) => `Review of ${formatDateTime(at)}`;
 
 /** The send: rows up in chunks with their progress, then the review opened; or why it could not start. */
 function useStartSubmit({
@@ -138,7 +138,7 @@ function UploadProgress({ sent, total }: { sent: number; total: number }) {
   return (
     <div role="status" className="max-w-md space-y-1">
       <p className="text-sm font-medium">
-        Uploading {sent.toLocaleString('en-US')} of {total.toLocaleString('en-US')} rows
+        Uploading {formatCount(sent)} of {formatCount(total)} rows
       </p>
       <progress
         max={total}

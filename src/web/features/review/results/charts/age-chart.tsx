@@ -1,5 +1,6 @@
 import { Bar, CartesianGrid, Cell, ReferenceArea, XAxis, YAxis } from 'recharts';
 import { useNarrow } from '../../../../hooks/use-media-query.ts';
+import { formatCount } from '../../../../lib/format.ts';
 import { AGEING_MAX_DAYS, FRESH_MAX_DAYS, type FreshnessTier } from '../../../property/index.ts';
 import { AGE_BINS, type AgeBin, formatShare, type ReliabilitySummary, TIER_TEXT, TIERS } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
@@ -130,7 +131,7 @@ function AgeList({
                     onClick={() => toggle(d)}
                     swatch={CHART_COLORS[t]}
                   >
-                    {d.label}: {d.count.toLocaleString('en-US')}
+                    {d.label}: {formatCount(d.count)}
                   </FilterButton>
                 </li>
               ))}

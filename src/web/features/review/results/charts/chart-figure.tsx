@@ -1,5 +1,6 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
 import { Tooltip, useActiveTooltipLabel } from 'recharts';
+import { formatCount } from '../../../../lib/format.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import { CHART_COLORS } from './palette.ts';
 
@@ -131,4 +132,4 @@ export function FilterButton({
   );
 }
 
-export const plural = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
+export const plural = (n: number, one: string) => `${formatCount(n)} ${one}${n === 1 ? '' : 's'}`;

@@ -1,5 +1,6 @@
 import { Bar, CartesianGrid, Cell, LabelList, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
+import { formatCount } from '../../../../lib/format.ts';
 import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/index.ts';
 import { formatShare, type ReliabilitySummary } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
@@ -30,7 +31,7 @@ function ConfidenceList({
             onClick={() => toggle(d.level)}
             swatch={CHART_COLORS[d.level]}
           >
-            {d.label}: {d.count.toLocaleString('en-US')} ({formatShare(d.count, records)})
+            {d.label}: {formatCount(d.count)} ({formatShare(d.count, records)})
           </FilterButton>
         </li>
       ))}
