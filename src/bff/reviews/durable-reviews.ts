@@ -62,20 +62,22 @@ export function createDurableReviews(options: DurableReviewOptions): DurableRevi
       // The entry names the review and its owner besides the key that makes the lookup.
       const audit = { kind: 'review_row' as const, reviewId: row.reviewId, row: row.index, hold };
       const context = row.owner ? { ...audit, owner: row.owner } : audit;
-      const repeat = await repeats.answerFor(row);
-      if (repeat && repeat.outcome !== 'failed') {
+      // A repeat of a key the review asks (or is asking) shares that answer: no lookup is made for it.
+      const { answer: result, repeat } = await repeats.answer(row, () =>
+        lookUpRow(lookups, session, row.address, {
+          fresh: row.fresh,
+          signal,
+          now,
+          // The entry is held, to be written with the row's answer (ReviewWorker #process).
+          audit: context,
+        }),
+      );
+      if (repeat && result.outcome !== 'failed') {
         // Its entry is held, as a lookup's would be, and kept with the row's answer.
-        await lookups.recordRepeat(session, context, row.address, { ...repeat, outcome: repeat.outcome });
-        options.metrics?.reviewRows.inc({ outcome: repeat.outcome, cached: 'true' });
-        return repeat;
+        await lookups.recordRepeat(session, context, row.address, { ...result, outcome: result.outcome });
+        options.metrics?.reviewRows.inc({ outcome: result.outcome, cached: 'true' });
+        return result;
       }
-      const result = await lookUpRow(lookups, session, row.address, {
-        fresh: row.fresh,
-        signal,
-        now,
-        // The entry is held, to be written with the row's answer (ReviewWorker #process).
-        audit: context,
-      });
       // A refused key (refused-keys.ts) has ended its sessions already: the row waits for a sign-in, and is no
       // answer to count.
       if (!isKeyRefused(result))

@@ -129,3 +129,42 @@ describe('a file’s rows, every one kept', () => {
     expect(secondRun).toEqual({ one: 1, two: 1 });
   });
 });
+
+describe('repeats next to each other, asked at once', () => {
+  it('gives every row one entry of the trail, and says which answers were fetched and which shared', async () => {
+    // The server's own settings: many rows asked at once, so a repeat is leased beside its first row.
+    const h = reviews.make({ cacheTtlMs: 0 });
+    await h.signIn();
+    const page = SearchResponse.parse(await (await h.call('/api/properties/search?q=main')).json());
+    const distinct = page.items.filter((p) => !p.attributes.unit).slice(0, 10);
+    const rows: ReviewInputRow[] = distinct.flatMap((p) => [
+      { address: p.address },
+      { address: p.address.toUpperCase() },
+      { address: p.address.toLowerCase() },
+      { address: p.address.replace(/, /g, ' , ') },
+    ]);
+    const id = await startReview(h, rows);
+    const before = h.upstreamRequests.length;
+    h.reviews?.worker.start();
+    await vi.waitFor(
+      async () => {
+        const s = ReviewSummary.parse(await (await h.call(`/api/reviews/${id}`)).json());
+        expect(s.runs[0]?.counts, JSON.stringify(s.runs[0]?.counts)).toMatchObject({ done: rows.length });
+      },
+      { timeout: 25_000, interval: 50 },
+    );
+    // Each distinct address asked once, whatever its spelling: the first row asks, its repeats wait for it.
+    expect(h.upstreamRequests.length - before).toBe(distinct.length);
+    const entries = await reviews.database.db
+      .selectFrom('audit_entries')
+      .select(['row_index', 'cached', 'upstream_request_id'])
+      .where('review_id', '=', id)
+      .execute();
+    const perRow = new Map<number, number>();
+    for (const e of entries) perRow.set(Number(e.row_index), (perRow.get(Number(e.row_index)) ?? 0) + 1);
+    expect([...perRow.values()].filter((n) => n !== 1)).toEqual([]);
+    expect(perRow.size).toBe(rows.length);
+    // As many entries say "fetched" as lookups were made; every other row's answer was shared.
+    expect(entries.filter((e) => !e.cached).length).toBe(distinct.length);
+  }, 30_000);
+});

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { LeasedRow } from '../../reviews/leased-row.ts';
-import type { RowResult } from '../../reviews/look-up-row.ts';
+import type { RowResult, StoredAnswer } from '../../reviews/look-up-row.ts';
 import { readResult } from './to-api.ts';
 
 /** Reviews whose repeated keys this replica remembers (a few keys each), then forgets all and starts again. */
@@ -21,13 +21,58 @@ const REMEMBERED_REVIEWS = 1_000;
  */
 export class ReviewRepeats {
   readonly #repeated = new Map<string, Promise<ReadonlySet<string>>>();
+  /** The row of each review, run and key this replica is answering now: its repeats wait for its answer. */
+  readonly #answering = new Map<string, Promise<RowResult | undefined>>();
 
   constructor(private readonly db: Kysely<DatabaseSchema>) {}
 
-  async answerFor(
+  /**
+   * The row's answer: shared from its review's answer for the same key (an earlier row's, answered; or one this
+   * replica is asking now, waited for), else `ask()`'s. Rows of one key leased together (a sorted tape has its
+   * repeats side by side) are asked once: the first asks, the others wait for it. `repeat` says the answer was
+   * shared: no lookup was made for this row.
+   */
+  async answer(
     row: Pick<LeasedRow, 'reviewId' | 'run' | 'index' | 'key'>,
-  ): Promise<RowResult | undefined> {
-    if (!row.key || !(await this.#repeatedKeys(row.reviewId)).has(row.key)) return undefined;
+    ask: () => Promise<RowResult>,
+  ): Promise<{ answer: RowResult; repeat: boolean }> {
+    if (!row.key || !(await this.#repeatedKeys(row.reviewId)).has(row.key))
+      return { answer: await ask(), repeat: false };
+    const slot = `${row.reviewId}:${row.run}:${row.key}`;
+    const first = this.#answering.get(slot);
+    if (first) {
+      const shared = asRepeat(await first);
+      // The first row's answer is not one to share (it failed): this row asks for itself.
+      return shared ? { answer: shared, repeat: true } : this.answer(row, ask);
+    }
+    // Taken before anything is awaited, so a repeat leased beside this row finds it.
+    let settle: (answer: RowResult | undefined) => void = () => {};
+    const mine = new Promise<RowResult | undefined>((resolve) => {
+      settle = resolve;
+    });
+    this.#answering.set(slot, mine);
+    try {
+      const earlier = asRepeat(await this.#earlierAnswer(row, row.key));
+      if (earlier) {
+        settle(earlier);
+        return { answer: earlier, repeat: true };
+      }
+      const answer = await ask();
+      settle(answer);
+      return { answer, repeat: false };
+    } catch (err) {
+      settle(undefined);
+      throw err;
+    } finally {
+      if (this.#answering.get(slot) === mine) this.#answering.delete(slot);
+    }
+  }
+
+  /** An earlier row of the run with the same key, answered from a lookup of its own (a fixed row's is not). */
+  async #earlierAnswer(
+    row: Pick<LeasedRow, 'reviewId' | 'run' | 'index'>,
+    key: string,
+  ): Promise<StoredAnswer | undefined> {
     const earlier = await this.db
       .selectFrom('review_rows as w')
       .innerJoin('review_results as r', (j) =>
@@ -35,7 +80,7 @@ export class ReviewRepeats {
       )
       .select('r.result')
       .where('w.review_id', '=', row.reviewId)
-      .where('w.address_key', '=', row.key)
+      .where('w.address_key', '=', key)
       .where('w.fix', 'is', null)
       .where('w.row_index', '!=', row.index)
       .where('r.run', '=', row.run)
@@ -43,10 +88,7 @@ export class ReviewRepeats {
       .where('r.outcome', 'in', ['matched', 'not_found', 'ambiguous'])
       .limit(1)
       .executeTakeFirst();
-    const answer = readResult(earlier?.result ?? null);
-    if (!answer?.retrievedAt) return undefined;
-    // The earlier row's answer as it was given (when, and whether from the cache): this row asked nothing.
-    return { ...answer, cached: true, retrievedAt: answer.retrievedAt };
+    return readResult(earlier?.result ?? null);
   }
 
   /** The keys more than one row of the review asks (read once; read again after a failed read). */
@@ -67,4 +109,13 @@ export class ReviewRepeats {
     this.#repeated.set(reviewId, reading);
     return reading;
   }
+}
+
+/**
+ * An answer as a repeat shares it: as it was given (when, and whether from the cache), marked cached, for this row
+ * asked nothing. A failed answer is not shared (it may be worth asking again), nor one without its time.
+ */
+function asRepeat(answer: StoredAnswer | undefined): RowResult | undefined {
+  if (!answer || answer.outcome === 'failed' || !answer.retrievedAt) return undefined;
+  return { ...answer, cached: true, retrievedAt: answer.retrievedAt };
 }
