@@ -4,8 +4,10 @@ import { csvCell } from './csv.ts';
 describe('csvCell', () => {
   it.each([
     ['=SUM(A1)', "'=SUM(A1)"],
-    ['+1', "'+1"],
-    ['-1', "'-1"],
+    ['+1+cmd', "'+1+cmd"],
+    ["-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"], // OWASP's example
+    ['-1e3', "'-1e3"],
+    [' -1', "' -1"], // not a plain number: a space first
     ['@cmd', "'@cmd"],
     ['  =1', "'  =1"], // after leading spaces
     ['\u3000=1', "'\u3000=1"], // after an ideographic space
@@ -23,6 +25,10 @@ describe('csvCell', () => {
     expect(csvCell('1100 Congress Ave')).toBe('1100 Congress Ave');
     expect(csvCell('a-b')).toBe('a-b');
     expect(csvCell(-5)).toBe('-5'); // a number is a number, not a formula
+    // The reviewer's own signed numbers stay numbers (review finding R17): a spreadsheet never runs them.
+    for (const n of ['-5', '+3', '-0.5', '1.5', '-.5']) expect(csvCell(n)).toBe(n);
+    expect(csvCell('-0,5', ';')).toBe('-0,5');
+    expect(csvCell('-0,5')).toBe('"-0,5"');
     expect(csvCell(null)).toBe('');
     expect(csvCell(undefined)).toBe('');
     expect(csvCell('Austin, TX')).toBe('"Austin, TX"');
