@@ -50,11 +50,23 @@ const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
 // What shows nothing: spaces, format characters (zero-width and the like), controls.
 const INVISIBLE = /^[\s\p{Cf}\p{Cc}]*$/u;
 
-/** A name people read in lists (a review's): some visible character, and none that reorders what it shows. */
+// Inside a name, what shows nothing yet makes two names differ: zero-width spaces, soft hyphens, word joiners,
+// byte-order marks, line and paragraph separators, controls. (Joiners that shape a script or an emoji, U+200C and
+// U+200D, are kept: Persian names and family emoji need them.)
+const HIDDEN_INSIDE = /[\u00AD\u180E\u200B\u2060-\u2064\uFEFF\u2028\u2029\p{Cc}]/u;
+
+/**
+ * A name people read in lists (a review's, a key holder's): some visible character, none that reorders what it
+ * shows, and none hidden inside it (so "Dana\u200bOrtiz" cannot pass for "DanaOrtiz").
+ */
 export const displayName = (field: string) =>
   text(field).check(
     z.refine((s) => !INVISIBLE.test(s), `${field}: use at least one visible character.`),
     z.refine((s) => !BIDI_CONTROLS.test(s), `${field}: remove the text-direction control characters.`),
+    z.refine(
+      (s) => INVISIBLE.test(s) || !HIDDEN_INSIDE.test(s),
+      `${field}: remove the invisible characters (zero-width spaces, soft hyphens, line breaks).`,
+    ),
   );
 
 /** A whole number, 0 or more, that every database can hold. */

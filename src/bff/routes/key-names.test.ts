@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiErrorBody, KeyNamesResponse, SessionResponse } from '../../contract/index.ts';
+import { ApiErrorBody, KeyNamesResponse, keyName, SessionResponse } from '../../contract/index.ts';
 import { DEMO_KEYS } from '../../reference/accounts.ts';
 import { reviewDatabase } from '../test-support/review-database.ts';
 
@@ -52,12 +52,23 @@ describe('names on keys', () => {
   it('refuses a name that would mislead or is too long, and answers 401 without a session', async () => {
     const h = reviews.make();
     await h.signIn();
-    for (const name of ['Dana\u202eztrO', 'x'.repeat(61), '\u200b\u200b'])
+    // Review finding R22: a name with something invisible inside could pass for a colleague's.
+    const hidden = [
+      'Dana\u200bOrtiz',
+      'Dana\u00adOrtiz',
+      'Dana\u2028Ortiz',
+      'Dana\nOrtiz',
+      'Dana\ufeffOrtiz',
+    ];
+    for (const name of ['Dana\u202eztrO', 'x'.repeat(61), '\u200b\u200b', ...hidden])
       expect(
         ApiErrorBody.parse(
           await (await h.call('/api/session/name', { method: 'PUT', body: { name } })).json(),
         ).error.code,
       ).toBe('bad_request');
+    // Joiners that shape a script or an emoji are part of a name.
+    for (const name of ['\u0645\u0647\u200c\u0633\u0627', 'Dana \u{1F469}\u200d\u{1F4BB}'])
+      expect(keyName.safeParse(name).success).toBe(true);
     h.cookie = '';
     expect((await h.call('/api/account/keys')).status).toBe(401);
     expect((await h.call('/api/session/name', { method: 'PUT', body: { name: 'Eve' } })).status).toBe(401);
