@@ -1,5 +1,5 @@
 import { Button } from '../../../components/ui/button.tsx';
-import { type ColumnChoice, joinAddress, lacksPlace, plausibleChoices } from './columns.ts';
+import { type ColumnChoice, joinAddress, lacksPlace, plausibleChoices, readsMailing } from './columns.ts';
 import type { Loaded } from './loaded.ts';
 import type { RowInput } from './rows.ts';
 
@@ -16,8 +16,8 @@ function describeChoice(choice: ColumnChoice, columns: readonly string[]): strin
 }
 
 /**
- * Before Start, when the address columns are a guess (no header named them) or the addresses say no town (a
- * street alone matches in many): what the choice sends for the first rows, and what each other plausible choice
+ * Before Start, when the address columns are a guess (no header named them), the owner's mailing address (the
+ * file names no other), or the addresses say no town (a street alone matches in many): what the choice sends for the first rows, and what each other plausible choice
  * would, so the reviewer picks instead of spending a lookup a row on the wrong thing.
  */
 export function ChoiceCheck({
@@ -37,7 +37,9 @@ export function ChoiceCheck({
     .map((r) => r.address)
     .filter((a) => a !== '');
   const placeless = lacksPlace(chosen);
-  if (!state.unsure && !placeless) return null;
+  const header = state.hasHeader ? (state.table.records[0] ?? []) : [];
+  const mailing = readsMailing(header, state.choice);
+  if (!state.unsure && !placeless && !mailing) return null;
   const body = state.table.records.slice(state.hasHeader ? 1 : 0);
   const first = (choice: ColumnChoice) =>
     body
@@ -56,6 +58,13 @@ export function ChoiceCheck({
       aria-label="Check the address columns"
       className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950/40 dark:text-amber-100"
     >
+      {mailing ? (
+        <p className="font-medium">
+          These are the owner’s mailing address columns, not the property’s: each row is looked up at the
+          mailing address, which is often another property or a P.O. box. Pick the property’s columns if the
+          file has them.
+        </p>
+      ) : null}
       {state.unsure ? (
         <p className="font-medium">
           No column is named like an address, so the columns were guessed from what the cells hold. Check them

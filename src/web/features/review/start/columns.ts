@@ -41,19 +41,42 @@ export type ColumnChoice = (
 
 export type PartsChoice = Extract<ColumnChoice, { kind: 'parts' }>;
 
+/** Records looked at for the header: a title line and a blank line or two may come before it. */
+export const HEADER_SEARCH = 8;
+
+/** How many of a record's cells name a column PropLens reads (a street, a city, a parcel number …). */
+const namedCells = (record: readonly string[]) =>
+  record.filter((cell) => {
+    const { role } = classifyHeader(cell);
+    return role !== null && role !== 'other' && !isWeak(cell);
+  }).length;
+
 /**
- * Whether the first record is a header: a cell named like a known column, or no digit anywhere in it while
- * most of the records after it carry some (addresses have house numbers; header names do not).
+ * Which record is the header, or null: among the first few, the one whose cells name the most address columns
+ * ("Travis County … export" and a blank line above "APN, …, Situs Street, …" are a title, not the header);
+ * without one, the first record when it has no digit anywhere while most of the records after it carry some
+ * (addresses have house numbers; header names do not).
  */
-export function detectHeader(records: readonly string[][]): boolean {
+export function findHeader(records: readonly string[][]): number | null {
+  let best: number | null = null;
+  let most = 0;
+  records.slice(0, HEADER_SEARCH).forEach((record, i) => {
+    const named = namedCells(record);
+    if (named > most) {
+      best = i;
+      most = named;
+    }
+  });
+  if (best !== null) return best;
   const first = records[0];
-  if (!first) return false;
-  if (first.some((cell) => classifyHeader(cell).role !== null && !isWeak(cell))) return true;
-  if (first.some((cell) => /\d/.test(cell))) return false;
+  if (!first || first.some((cell) => /\d/.test(cell))) return null;
   const sample = records.slice(1, 21);
-  if (sample.length === 0) return false;
-  return sample.filter((r) => r.some((cell) => /\d/.test(cell))).length * 2 >= sample.length;
+  if (sample.length === 0) return null;
+  return sample.filter((r) => r.some((cell) => /\d/.test(cell))).length * 2 >= sample.length ? 0 : null;
 }
+
+/** Whether the first record is the header (see findHeader). */
+export const detectHeader = (records: readonly string[][]): boolean => findHeader(records) === 0;
 
 const HOUSE_NUMBER = /^\s*\d+[a-z]?\s+\S/i;
 const STARTS_WITH_DIGIT = /^\s*\d/;
@@ -64,6 +87,12 @@ const US_STATE_CODE =
 export interface ColumnGuess {
   choice: ColumnChoice;
   byHeader: boolean;
+}
+
+/** Whether the choice reads a column named as a mailing (owner's) address: not the property's. */
+export function readsMailing(header: readonly string[], choice: ColumnChoice): boolean {
+  const street = choice.kind === 'single' ? choice.column : choice.street;
+  return classifyHeader(header[street] ?? '').mailing;
 }
 
 /**
@@ -78,11 +107,20 @@ export function guessMapping(records: readonly string[][], hasHeader: boolean): 
     const cells = body.map((r) => r[column] ?? '').filter((c) => c.trim() !== '');
     return cells.length === 0 ? 0 : cells.filter((c) => test.test(c)).length / cells.length;
   };
-  // The property's column for a role: a "Situs …" one first, then an unqualified one, never a mailing one.
-  const pick = (role: Role) => {
+  // The property's column for a role: a "Situs …" one first, then an unqualified one, never a mailing one;
+  // when the file names no property address at all, its mailing columns together (the form says so).
+  const property = (role: Role) => {
     const own = header.findIndex((h) => h.role === role && h.property);
-    const plain = header.findIndex((h) => h.role === role && !h.mailing);
-    const found = own !== -1 ? own : plain;
+    return own !== -1 ? own : header.findIndex((h) => h.role === role && !h.mailing);
+  };
+  const mailingOnly =
+    property('address') === -1 &&
+    property('street') === -1 &&
+    header.some((h) => h.mailing && (h.role === 'address' || h.role === 'street')) &&
+    // A column not named as an address whose cells are ("Collateral: 12 Main St") is the property's.
+    !header.some((h, c) => !h.mailing && share(c, HOUSE_NUMBER) > 0);
+  const pick = (role: Role) => {
+    const found = mailingOnly ? header.findIndex((h) => h.role === role && h.mailing) : property(role);
     return found === -1 ? null : found;
   };
   const whole = pick('address');
@@ -97,7 +135,7 @@ export function guessMapping(records: readonly string[][], hasHeader: boolean): 
     // A house-number column beside a street column that holds no numbers itself ("Straße;Hausnr."), or one
     // named the property's ("Situs No"); a bare "No." elsewhere is a row counter or a record's id.
     const beside = header.findIndex(
-      (h, i) => h.role === 'number' && !h.mailing && Math.abs(i - streetColumn) === 1,
+      (h, i) => h.role === 'number' && h.mailing === mailingOnly && Math.abs(i - streetColumn) === 1,
     );
     const named = header.findIndex((h) => h.role === 'number' && h.property);
     const numbered = beside !== -1 ? beside : named;
@@ -154,7 +192,23 @@ function guessByValues(
   const stateFound = state ?? byValue((v) => US_STATE_CODE.test(v));
   if (zipFound === null && stateFound === null && city === null)
     return { kind: 'single', column: best, parcel };
-  const cityFound = city ?? byValue((v) => /^[\p{L}][\p{L}\s.'-]*$/u.test(v) && !US_STATE_CODE.test(v));
+  // Letters alone do not make a city (owner names are letters too): a city column sits just before the state
+  // or ZIP column, as every layout writes them, and is not named for something else ("Owner", "Name").
+  const beforePlace = [stateFound, zipFound].filter((c): c is number => c !== null).map((c) => c - 1);
+  const cityFound =
+    city ??
+    beforePlace.find(
+      (c) =>
+        c >= 0 &&
+        c !== best &&
+        c !== parcel &&
+        header[c]?.role == null &&
+        !header[c]?.mailing &&
+        body.some((r) => (r[c] ?? '').trim() !== '') &&
+        body.every((r) => /^(?:[\p{L}][\p{L}\s.'-]*)?$/u.test((r[c] ?? '').trim())) &&
+        !body.every((r) => US_STATE_CODE.test((r[c] ?? '').trim())),
+    ) ??
+    null;
   return {
     kind: 'parts',
     street: best,
@@ -171,19 +225,62 @@ function guessByValues(
 export const guessColumns = (records: readonly string[][], hasHeader: boolean): ColumnChoice =>
   guessMapping(records, hasHeader).choice;
 
-/** A unit cell as the street's secondary part: "4B" → "Unit 4B"; "Apt 4B", "#4B" as they are. */
-const unitPart = (cell: string) => (/^(?:#|[A-Za-z]{2,}\.?\s)/.test(cell) ? cell : `Unit ${cell}`);
+/**
+ * Designators that take no number (USPS Publication 28, C2): "REAR", "BSMT" are a unit as they stand. The same
+ * list as NUMBERLESS_DESIGNATORS in contract/server/usps.ts, which the browser may not import.
+ */
+const NUMBERLESS =
+  /^(?:BASEMENT|BSMT|FRONT|FRNT|LOBBY|LBBY|LOWER|LOWR|OFFICE|OFC|PENTHOUSE|PH|REAR|SIDE|UPPER|UPPR)\.?$/i;
+/** What a unit column holds when a row has none: "0", "-", "N/A", "NONE", "NULL". */
+const NO_UNIT = /^(?:0+|-+|\.+|n\/?a|none|null|nil)$/i;
+
+/**
+ * A unit cell as the street's secondary part: "4B" → "Unit 4B"; "Apt 4B", "#4B" and numberless designators
+ * ("REAR") as they are; a placeholder ("0", "N/A") is no unit.
+ */
+const unitPart = (cell: string) => {
+  if (cell === '' || NO_UNIT.test(cell)) return '';
+  return NUMBERLESS.test(cell) || /^(?:#|[A-Za-z]{2,}\.?\s)/.test(cell) ? cell : `Unit ${cell}`;
+};
+
+/**
+ * A cell's text for an address: a line break inside it (Excel's Alt+Enter: "580 Morales Rd⏎New York") joins
+ * its lines with ", ", as the address would be written on one line; tabs and other spacing are spaces.
+ */
+const addressText = (cell: string) =>
+  cell
+    .replace(/\s*,?\s*(?:\r\n|\r|\n|\u2028|\u2029)+\s*/g, ', ')
+    .replace(/[\t\v\f]+/g, ' ')
+    .trim()
+    .replace(/^,\s*|,$/g, '')
+    .trim();
+
+/** A house number that is none: 0 is what assessor exports put on a vacant lot. */
+const NO_NUMBER = /^0+$/;
 
 /** The address a record stands for under `choice`: "12 Main St, city, ST ZIP", parts that are blank left out. */
 export function joinAddress(record: readonly string[], choice: ColumnChoice): string {
-  const cell = (i: number | null | undefined) => (i == null ? '' : (record[i] ?? '').trim());
+  const cell = (i: number | null | undefined) => (i == null ? '' : addressText(record[i] ?? ''));
   if (choice.kind === 'single') return cell(choice.column);
   const stateZip = [cell(choice.state), zipCell(cell(choice.zip))].filter((s) => s !== '').join(' ');
-  const unit = cell(choice.unit);
-  const street = [cell(choice.number), cell(choice.street), unit ? unitPart(unit) : '']
+  const number = cell(choice.number);
+  const street = [NO_NUMBER.test(number) ? '' : number, cell(choice.street), unitPart(cell(choice.unit))]
     .filter((s) => s !== '')
     .join(' ');
   return [street, cell(choice.city), stateZip].filter((s) => s !== '').join(', ');
+}
+
+/**
+ * Why a record has no street to look up under `choice`, or null when it has one: `blank`, the street cell is
+ * empty (a city and ZIP alone name a place, not a property: nothing to look up); `vacant`, its house number is
+ * 0, as assessor exports write a vacant lot (looked up by its parcel number when it has one).
+ */
+export function missingStreet(record: readonly string[], choice: ColumnChoice): 'blank' | 'vacant' | null {
+  const street = addressText(record[choice.kind === 'single' ? choice.column : choice.street] ?? '');
+  if (street === '') return 'blank';
+  if (/^0+\s/.test(street)) return 'vacant';
+  const number = choice.kind === 'parts' && choice.number != null ? record[choice.number] : undefined;
+  return number !== undefined && NO_NUMBER.test(number.trim()) ? 'vacant' : null;
 }
 
 /** A record's parcel number under `choice`, when a parcel column is mapped and the cell is filled. */

@@ -1,10 +1,10 @@
 import Papa from 'papaparse';
 import { formatCount } from '../../../lib/format.ts';
-import { type ColumnChoice, type CsvTable, joinAddress, parcelOf } from './columns.ts';
+import { type ColumnChoice, type CsvTable, joinAddress, missingStreet, parcelOf } from './columns.ts';
 import { InputError, MAX_INPUT_BYTES, MAX_REVIEW_ROWS, type RowInput } from './rows.ts';
 
 export type { ColumnChoice, CsvTable } from './columns.ts';
-export { detectHeader, guessColumns, guessMapping, joinAddress } from './columns.ts';
+export { detectHeader, findHeader, guessColumns, guessMapping, joinAddress } from './columns.ts';
 
 /** How a text file's bytes were read: UTF-8, or Windows-1252 when they are not UTF-8 (Excel's CSV in Europe). */
 export type TextEncoding = 'utf-8' | 'windows-1252';
@@ -31,13 +31,35 @@ export async function readBytes(file: Blob & { name?: string }): Promise<Uint8Ar
   return new Uint8Array(await file.arrayBuffer());
 }
 
+/** A text file read: its text, how, and (UTF-8 with a few lines that are not) which lines were read otherwise. */
+export interface DecodedText {
+  text: string;
+  encoding: TextEncoding;
+  /** Lines (1-based, as the file's lines) that were not UTF-8 in a UTF-8 file, read as Windows-1252. */
+  otherLines?: number[];
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Windows-1252's letters at 0x80–0x9F (€ ‚ ƒ „ … † ‡ ˆ ‰ Š ‹ Œ Ž ‘ ’ “ ” • – — ˜ ™ š › œ ž Ÿ); five are unused. */
+const CP1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const latin = new TextDecoder('windows-1252');
+/** Windows-1252 as browsers read it; Node's decoder reads that label as Latin-1, so 0x80–0x9F are mapped here. */
+const cp1252 = {
+  decode: (bytes: Uint8Array) =>
+    latin.decode(bytes).replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80] ?? c),
+};
+
 /**
  * A text file's bytes as text, refusing what is not text CSV with a message that says what to do. UTF-8 (a BOM
  * dropped) is read as such; bytes that are not valid UTF-8 are read as Windows-1252, which is what Excel writes
  * for "CSV" in Western Europe and the Americas (every byte is a letter there, so nothing is refused, and the form
- * says how it was read). UTF-16, PDF and other binary files are refused.
+ * says how it was read). A file that is UTF-8 but for a few lines (two files put together, a cell pasted from an
+ * old system) is UTF-8: those lines alone are read as Windows-1252, and named. UTF-16, PDF and other binary
+ * files are refused.
  */
-export function decodeText(bytes: Uint8Array, name = 'The file'): { text: string; encoding: TextEncoding } {
+export function decodeText(bytes: Uint8Array, name = 'The file'): DecodedText {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
     throw new InputError(`${name} is saved as UTF-16 text, which PropLens does not read. ${SAVE_AS}`);
   }
@@ -56,16 +78,45 @@ export function decodeText(bytes: Uint8Array, name = 'The file'): { text: string
   }
   try {
     // fatal: a byte that is not UTF-8 is an error, not a silent U+FFFD; the BOM is dropped.
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8' };
+    return { text: utf8.decode(bytes), encoding: 'utf-8' };
   } catch {
-    return { text: new TextDecoder('windows-1252').decode(bytes), encoding: 'windows-1252' };
+    return decodeByLine(bytes);
   }
 }
 
+/**
+ * Bytes that are not wholly UTF-8, line by line: a line with letters beyond ASCII that is valid UTF-8 says the
+ * file is UTF-8 (Windows-1252 text almost never is), and then only the lines that are not are read as
+ * Windows-1252; with no such line the whole file is Windows-1252.
+ */
+function decodeByLine(bytes: Uint8Array): DecodedText {
+  const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  const parts: string[] = [];
+  const otherLines: number[] = [];
+  let utf8Lines = 0;
+  let start = 0;
+  for (let line = 1; start <= body.length; line++) {
+    const end = body.indexOf(0x0a, start);
+    const stop = end === -1 ? body.length : end + 1;
+    const bytesOfLine = body.subarray(start, stop);
+    if (bytesOfLine.some((b) => b >= 0x80)) {
+      try {
+        parts.push(utf8.decode(bytesOfLine));
+        utf8Lines++;
+      } catch {
+        parts.push(cp1252.decode(bytesOfLine));
+        otherLines.push(line);
+      }
+    } else parts.push(cp1252.decode(bytesOfLine));
+    start = stop;
+    if (end === -1) break;
+  }
+  if (utf8Lines === 0) return { text: cp1252.decode(body), encoding: 'windows-1252' };
+  return { text: parts.join(''), encoding: 'utf-8', otherLines };
+}
+
 /** Reads an uploaded text file (see decodeText). */
-export async function readTextFile(
-  file: Blob & { name?: string },
-): Promise<{ text: string; encoding: TextEncoding }> {
+export async function readTextFile(file: Blob & { name?: string }): Promise<DecodedText> {
   return decodeText(await readBytes(file), fileLabel(file));
 }
 
@@ -85,7 +136,13 @@ export function parseCsv(
   } = {},
 ): Promise<CsvTable> {
   // A file may start with a BOM even after decoding elsewhere, and may end with a line break: neither is data.
-  const source = text.replace(/^\uFEFF/, '').replace(/(\r\n|\r|\n)$/, '');
+  const whole = text.replace(/^\uFEFF/, '').replace(/(\r\n|\r|\n)$/, '');
+  // Excel's "sep=;" first line names the delimiter (tools add it so Excel opens a semicolon file): it is not
+  // data, but it is a line of the file, so the rows after it keep their numbers.
+  const hint = /^sep=([^\r\n\w"])[ \t]*(?:\r\n|\r|\n|$)/i.exec(whole);
+  const source = hint ? whole.slice(hint[0].length) : whole;
+  const delimiter = options.delimiter ?? hint?.[1];
+  const offset = hint ? 1 : 0;
   return new Promise((resolve, reject) => {
     const table = emptyTable();
     let failure: InputError | null = null;
@@ -97,18 +154,18 @@ export function parseCsv(
     const config: Papa.ParseLocalConfig<string[], Papa.LocalFile> & { worker?: false; download?: false } = {
       chunkSize: options.chunkSize ?? 256 * 1024,
       skipEmptyLines: false,
-      ...(options.delimiter ? { delimiter: options.delimiter } : {}),
+      ...(delimiter ? { delimiter } : {}),
       chunk(results, parser) {
         table.delimiter = results.meta.delimiter || table.delimiter;
         const unclosed = results.errors.find((e) => e.code === 'MissingQuotes');
         if (unclosed) {
           failure = new InputError(
-            `Row ${(unclosed.row ?? 0) + 1} opens a quote (") that is never closed, so the rest of the file reads as one cell. Fix that row and upload the file again.`,
+            `Row ${(unclosed.row ?? 0) + 1 + offset} opens a quote (") that is never closed, so the rest of the file reads as one cell. Fix that row and upload the file again.`,
           );
           parser.abort();
           return;
         }
-        failure = addRecords(table, results.data);
+        failure = addRecords(table, results.data, offset);
         if (failure) {
           parser.abort();
           return;
@@ -195,8 +252,12 @@ export function tableRows(table: CsvTable, hasHeader: boolean, choice: ColumnCho
   let any = false;
   for (let i = first; i < table.records.length; i++) {
     const record = table.records[i] as string[];
-    const address = joinAddress(record, choice);
     const parcel = parcelOf(record, choice);
+    // A row without a street is looked up by its parcel number, or kept as "no address": never sent as a bare
+    // place ("CHARLESTON, SC 29417") nor as a vacant lot's "0 E Maple St".
+    const missing = missingStreet(record, choice);
+    const address =
+      missing === 'blank' || (missing === 'vacant' && parcel) ? '' : joinAddress(record, choice);
     if (address !== '' || parcel) any = true;
     rows.push({
       address,

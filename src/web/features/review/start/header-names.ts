@@ -4,11 +4,14 @@
  */
 
 /**
- * A header cell folded for matching: accents dropped (NFKD, so "Dirección" is "direccion"), ß as ss, "#" as
- * "no", anything else not a letter or digit a space.
+ * A header cell folded for matching: words written together split where their capitals say ("SitusAddress",
+ * "MailingCity", "ZIPCode" as GIS and CAD exports write them), accents dropped (NFKD, so "Dirección" is
+ * "direccion"), ß as ss, "#" as "no", anything else not a letter or digit a space.
  */
 export const foldHeader = (cell: string) =>
   cell
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
     .replace(/ß/g, 'ss')

@@ -1,12 +1,14 @@
 import { useId, useState } from 'react';
+import { MAX_REVIEW_COLUMNS } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
+import { formatCount } from '../../../lib/format.ts';
 import { ChoiceCheck } from './choice-check.tsx';
-import { type ColumnChoice, guessMapping, type PartsChoice } from './columns.ts';
+import { type ColumnChoice, findHeader, HEADER_SEARCH, type PartsChoice } from './columns.ts';
 import { columnExamples, columnNames } from './csv.ts';
 import { describePrepared } from './draft.ts';
-import { guessed, type Loaded, type TableDraft } from './loaded.ts';
-import { InputError, type PreparedRows, type RowInput } from './rows.ts';
+import { guessed, keptColumns, type Loaded, type TableDraft, withHeader } from './loaded.ts';
+import { InputError, type PreparedRows } from './rows.ts';
 
 const PREVIEW_ROWS = 5;
 
@@ -90,27 +92,12 @@ export function LoadedFile({
   const setChoice = (next: ColumnChoice) => onChange({ choice: next, unsure: false });
   return (
     <div className="space-y-4 rounded-lg border border-slate-200 p-4 dark:border-slate-700">
-      {state.encoding === 'windows-1252' ? (
-        <p className="text-sm text-slate-700 dark:text-slate-300">
-          Read as Windows-1252 (Excel’s CSV): the file is not UTF-8. Check that accented letters in the
-          preview read right.
-        </p>
-      ) : null}
+      <Encoding state={state} />
       {state.book && state.book.names.length > 1 ? (
         <SheetSelect book={state.book} onChange={onChange} />
       ) : null}
-      <label className="flex items-center gap-2 text-sm">
-        <input
-          type="checkbox"
-          className="size-4 accent-teal-700 dark:accent-teal-400"
-          checked={state.hasHeader}
-          onChange={(e) => {
-            const { choice: next, byHeader } = guessMapping(state.table.records, e.target.checked);
-            onChange({ hasHeader: e.target.checked, choice: next, unsure: !byHeader });
-          }}
-        />
-        The first row is a header
-      </label>
+      <HeaderRow state={state} onChange={onChange} />
+      <WideFile state={state} />
 
       {state.table.columns > 1 ? (
         <AddressLayout name={`${id}-kind`} choice={choice} onChange={setChoice} />
@@ -153,14 +140,17 @@ export function LoadedFile({
       {result && 'prepared' in result ? (
         <>
           <ChoiceCheck state={state} rows={result.rows} columns={columns.names} onChoose={setChoice} />
-          <AddressPreview rows={result.rows} prepared={result.prepared} />
+          <AddressPreview prepared={result.prepared} />
         </>
       ) : null}
     </div>
   );
 }
 
-/** A workbook's sheet, when it has several: the first is read until another is chosen. */
+/**
+ * A workbook's sheet, when it has several: the first one Excel shows with an address header is read until
+ * another is chosen.
+ */
 function SheetSelect({
   book,
   onChange,
@@ -193,7 +183,7 @@ function SheetSelect({
       >
         {book.names.map((name, i) => (
           <option key={name} value={i}>
-            {name}
+            {book.hidden[i] ? `${name} (hidden in Excel)` : name}
           </option>
         ))}
       </select>
@@ -324,11 +314,128 @@ function AddressPartColumns({
   );
 }
 
-/** What the rows come to, and the first of them as they will be looked up, by their row in the file. */
-function AddressPreview({ rows, prepared }: { rows: RowInput[]; prepared: PreparedRows }) {
+/** How a text file was read, when it was not plain UTF-8: so the reviewer checks its accented letters. */
+function Encoding({ state }: { state: Loaded }) {
+  const lines = state.otherLines ?? [];
+  if (state.encoding !== 'windows-1252' && lines.length === 0) return null;
+  return (
+    <p className="text-sm text-slate-700 dark:text-slate-300">
+      {state.encoding === 'windows-1252'
+        ? 'Read as Windows-1252 (Excel’s CSV): the file is not UTF-8. Check that accented letters in the preview read right.'
+        : `Read as UTF-8, except ${lines.length === 1 ? 'line' : 'lines'} ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ` and ${formatCount(lines.length - 5)} more` : ''}: not UTF-8, read as Windows-1252 (Excel’s CSV). Check the accented letters there.`}
+    </p>
+  );
+}
+
+/** A record as a header select shows it: its row and its first cells. */
+const recordLabel = (cells: readonly string[], row: number | undefined) => {
+  const text = cells
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
+    .join(', ');
+  return `Row ${row ?? '?'} · ${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
+};
+
+/**
+ * Whether the file has a header, and which row it is: found among the first rows (a title line may sit above
+ * it), or said by the reviewer. Rows above the header are not rows of the review.
+ */
+function HeaderRow({ state, onChange }: { state: Loaded; onChange: (patch: Partial<Loaded>) => void }) {
+  const id = useId();
+  const { read, headerAt } = state;
+  const firstRows = read.records.slice(0, HEADER_SEARCH);
+  const above = headerAt ?? 0;
+  return (
+    <div className="space-y-2">
+      <label className="flex items-center gap-2 text-sm">
+        <input
+          type="checkbox"
+          className="size-4 accent-teal-700 dark:accent-teal-400"
+          checked={state.hasHeader}
+          onChange={(e) =>
+            onChange(withHeader(read, e.target.checked ? (findHeader(read.records) ?? 0) : null))
+          }
+        />
+        {headerAt ? `Row ${read.rowNumbers[headerAt]} is the header` : 'The first row is a header'}
+      </label>
+      {state.hasHeader && firstRows.length > 1 ? (
+        <div className="max-w-xl space-y-1">
+          <label htmlFor={id} className={labelClass}>
+            Header row
+          </label>
+          <select
+            id={id}
+            aria-describedby={above > 0 ? `${id}-above` : undefined}
+            value={String(headerAt ?? 0)}
+            onChange={(e) => onChange(withHeader(read, Number(e.target.value)))}
+            className={`${inputClass} min-h-10 text-sm`}
+          >
+            {firstRows.map((cells, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the first records have only their position
+              <option key={i} value={i}>
+                {recordLabel(cells, read.rowNumbers[i])}
+              </option>
+            ))}
+          </select>
+          {above > 0 ? (
+            <p id={`${id}-above`} className={hintClass}>
+              {above === 1 ? 'Row' : 'Rows'}{' '}
+              {read.rowNumbers
+                .slice(0, above)
+                .map((r) => String(r))
+                .join(', ')}{' '}
+              above the header {above === 1 ? 'is a title' : 'are a title'}, not addresses: not looked up.
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** A file wider than a review: said when it is read, with which columns the review keeps. */
+function WideFile({ state }: { state: Loaded }) {
+  const width = state.table.columns;
+  const kept = keptColumns(width, state.choice);
+  if (!kept) return null;
+  return (
+    <p role="status" className="text-sm text-slate-700 dark:text-slate-300">
+      The file has {formatCount(width)} columns; a review keeps {MAX_REVIEW_COLUMNS}: the address and parcel
+      columns chosen and the first of the others. The other {formatCount(width - kept.length)} columns are
+      left out of the review and its export; the addresses are read all the same.
+    </p>
+  );
+}
+
+/**
+ * What the rows come to, and the first of them as they will be looked up, by their row in the file; a row that
+ * is refused is shown as refused, with why, and the refused rows are listed.
+ */
+function AddressPreview({ prepared }: { prepared: PreparedRows }) {
+  const rows = prepared.rows;
+  const refused = rows.filter((r) => r.outcome === 'failed' && r.error?.code === 'bad_request');
   return (
     <div className="space-y-2">
       <p className="text-sm text-slate-700 dark:text-slate-300">{describePrepared(prepared)}</p>
+      {refused.length > 0 ? (
+        <details className="rounded-md border border-slate-200 p-3 text-sm dark:border-slate-700">
+          <summary className="cursor-pointer font-medium">
+            Refused: {formatCount(refused.length)} {refused.length === 1 ? 'row is' : 'rows are'} not looked
+            up
+          </summary>
+          <ul className="mt-2 space-y-1">
+            {refused.slice(0, 200).map((r) => (
+              <li key={r.index} className="break-words">
+                <span className="tabular-nums text-slate-600 dark:text-slate-400">
+                  Row {r.sourceRow ?? r.index + 1}:
+                </span>{' '}
+                “{r.input}” ({r.error?.message})
+              </li>
+            ))}
+            {refused.length > 200 ? <li>… and {formatCount(refused.length - 200)} more</li> : null}
+          </ul>
+        </details>
+      ) : null}
       <div className="overflow-x-auto">
         <table className="w-full text-left text-sm">
           <caption className="mb-1 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">
@@ -345,15 +452,19 @@ function AddressPreview({ rows, prepared }: { rows: RowInput[]; prepared: Prepar
             </tr>
           </thead>
           <tbody>
-            {rows.slice(0, PREVIEW_ROWS).map((row, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: rows of a preview have only their position
-              <tr key={i} className="border-b border-slate-100 dark:border-slate-800">
+            {rows.slice(0, PREVIEW_ROWS).map((row) => (
+              <tr key={row.index} className="border-b border-slate-100 dark:border-slate-800">
                 <td className="py-1 pr-3 tabular-nums text-slate-600 dark:text-slate-400">
-                  {row.sourceRow ?? i + 1}
+                  {row.sourceRow ?? row.index + 1}
                 </td>
                 <td className="break-words py-1">
-                  {row.address !== '' ? (
-                    row.address
+                  {row.error?.code === 'bad_request' ? (
+                    <>
+                      <em className="text-red-700 dark:text-red-300">refused, not looked up:</em>{' '}
+                      {row.error.message}
+                    </>
+                  ) : row.input !== '' ? (
+                    row.input
                   ) : row.parcel ? (
                     <>Parcel {row.parcel}</>
                   ) : (

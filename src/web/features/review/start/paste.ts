@@ -19,12 +19,14 @@ const PHONE_ONLY = /^\+?[\d\s().-]+$/;
 const LIST_MARK = /^\s*(?:\(?\d{1,3}[.)]|[-*•·–])\s+(?=\S)/u;
 
 /**
- * Why a pasted line is not an address, or null when it may be one: an email address, a web link, a phone
- * number, a heading ("Here are the 3 we need:"), or words with no digit and no street word ("Hi all,",
+ * Why a pasted line is not an address, or null when it may be one: a quoted line of a reply ("> …"), an email
+ * address, a web link, a phone number, a heading ("Here are the 3 we need:"), or words with no digit and no street word ("Hi all,",
  * "Thanks!", a name in a signature).
  */
 export function notAnAddress(line: string): string | null {
   const text = line.trim();
+  // "> 3 properties attached": a reply's quoted line, whatever it holds (an address in it is the sender's).
+  if (text.startsWith('>')) return 'a quoted line of an e-mail';
   if (EMAIL.test(text)) return 'an email address';
   if (WEB_LINK.test(text)) return 'a web link';
   const digits = text.replace(/\D/g, '').length;

@@ -6,6 +6,8 @@ import { InputError } from './rows.ts';
 /** A workbook's sheets, by name, each read as a table when it is chosen. */
 export interface SheetBook {
   names: string[];
+  /** Sheets Excel does not show (hidden, or "very hidden"): not opened first. */
+  hidden: boolean[];
   table: (index: number) => CsvTable;
 }
 
@@ -39,8 +41,10 @@ export async function readWorkbook(bytes: Uint8Array, file: { name?: string }): 
   }
   const names = book.SheetNames.filter((n) => book.Sheets[n] !== undefined);
   if (names.length === 0) throw damaged;
+  const shown = new Map(book.Workbook?.Sheets?.map((s) => [s.name, !s.Hidden]) ?? []);
   return {
     names,
+    hidden: names.map((n) => shown.get(n) === false),
     table(index) {
       const sheet = book.Sheets[names[index] ?? ''];
       const ref = sheet?.['!ref'];
