@@ -85,7 +85,7 @@ describe.each(backends)('a text filter no index narrows, on $name', (backend) =>
       if (walked) expect(stops.length, `${text}: stopped at its budget`).toBeGreaterThan(10);
       else expect(stops, text).toEqual([]);
     }
-  });
+  }, 30_000);
 
   it('answers a text on no entry as the end of the trail once it has searched it all', async () => {
     const accountId = `acct-${randomUUID()}`;
