@@ -124,7 +124,14 @@ export const keyName = displayName('name').check(
 );
 
 /** PUT /api/session/name: this key's name; empty takes the name off. */
-export const KeyNameRequest = z.object({ name: z.union([z.literal(''), keyName]) });
+export const KeyNameRequest = z.object({
+  name: z.union([z.literal(''), keyName]),
+  /**
+   * The key the form was showing (its fingerprint): refused (409) when the session holds another key now (another
+   * tab signed in with a colleague's), so a name never lands on a key its writer did not see.
+   */
+  fingerprint: z.optional(z.string().check(z.regex(/^[0-9a-f]{8}$/, 'fingerprint: 8 hex digits'))),
+});
 export type KeyNameRequest = z.infer<typeof KeyNameRequest>;
 
 /** GET /api/account/keys: the names the account's keys were given, by fingerprint. */

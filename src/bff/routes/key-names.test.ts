@@ -85,4 +85,39 @@ describe('names on keys', () => {
     await h.signIn(COLLEAGUE);
     expect(KeyNamesResponse.parse(await (await h.call('/api/account/keys')).json()).keys).toEqual([]);
   });
+
+  it('shows a demo visitor no other visitor’s name (review finding R10: strangers share the demo account)', async () => {
+    const h = reviews.make({ demoKeys: [...DEMO_KEYS] });
+    const names = async () => KeyNamesResponse.parse(await (await h.call('/api/account/keys')).json()).keys;
+    await h.signIn('pi_demo_professional');
+    await session(await h.call('/api/session/name', { method: 'PUT', body: { name: 'Dana Ortiz' } }));
+    const dana = await names();
+    expect(dana.map((k) => k.name)).toEqual(['Dana Ortiz']);
+    // Another visitor, who closed nothing and signed out of nothing: sees only their own.
+    h.cookie = '';
+    await h.signIn('pi_demo_professional');
+    await session(await h.call('/api/session/name', { method: 'PUT', body: { name: 'Sam' } }));
+    expect((await names()).map((k) => k.name)).toEqual(['Sam']);
+  });
+
+  it('refuses to name a key other than the one the form showed (review finding R7: another tab signed in)', async () => {
+    const h = reviews.make();
+    const alice = await session(await h.signIn());
+    // The same browser signs in with a colleague's key in another tab: the cookie now holds that key.
+    const bob = await session(await h.signIn(COLLEAGUE));
+    const stale = await h.call('/api/session/name', {
+      method: 'PUT',
+      body: { name: 'Alice Adams (lead)', fingerprint: alice.keyFingerprint },
+    });
+    expect(stale.status).toBe(409);
+    expect(ApiErrorBody.parse(await stale.json()).error.message).toContain(
+      `signed in with another key now (key ${bob.keyFingerprint})`,
+    );
+    expect((await session(await h.call('/api/session'))).keyName ?? null).not.toBe('Alice Adams (lead)');
+    const own = await h.call('/api/session/name', {
+      method: 'PUT',
+      body: { name: 'Bob Brown', fingerprint: bob.keyFingerprint },
+    });
+    expect((await session(own)).keyName).toBe('Bob Brown');
+  });
 });

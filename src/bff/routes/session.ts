@@ -150,9 +150,15 @@ async function renameKey(
   if (!deps.keyNames)
     throw new ApiError(404, 'not_found', 'Names for keys need the database (DATABASE_DIR or DATABASE_URL).');
   const names = deps.keyNames;
-  await inDatabase(() =>
-    names.set(session.accountId, keyFingerprint(session.keyHash), c.req.valid('json').name),
-  );
+  const asked = c.req.valid('json');
+  const fingerprint = keyFingerprint(session.keyHash);
+  if (asked.fingerprint !== undefined && asked.fingerprint !== fingerprint)
+    throw new ApiError(
+      409,
+      'conflict',
+      `This browser is signed in with another key now (key ${fingerprint}), perhaps from another tab. Reload the page to see whose name you are setting.`,
+    );
+  await inDatabase(() => names.set(session.accountId, fingerprint, asked.name));
   return c.json(await sessionAnswer(deps, demo, session));
 }
 
@@ -236,9 +242,13 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     (c) => renameKey(c, deps, demo),
   );
   app.get('/account/keys', requireSession(deps.sessions), async (c) => {
-    const keys = deps.keyNames
-      ? await inDatabase(() => (deps.keyNames as SqlKeyNames).all(c.get('session').accountId))
+    const session = c.get('session');
+    const all = deps.keyNames
+      ? await inDatabase(() => (deps.keyNames as SqlKeyNames).all(session.accountId))
       : [];
+    // The public demo account is shared by strangers: a visitor reads their own name only, never another's.
+    const mine = keyFingerprint(session.keyHash);
+    const keys = demo.isDemo(session.apiKey) ? all.filter((k) => k.fingerprint === mine) : all;
     return c.json({ keys } satisfies KeyNamesResponse);
   });
   return app;

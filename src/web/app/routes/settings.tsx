@@ -22,13 +22,21 @@ export function SettingsRoute() {
           fingerprint: PropLens never shows the key itself).
         </p>
       </div>
-      <KeyNameForm current={session.keyName ?? ''} demo={session.demo} />
+      <KeyNameForm current={session.keyName ?? ''} demo={session.demo} fingerprint={session.keyFingerprint} />
     </div>
   );
 }
 
 /** "Your name on this key": saved for the key, shown beside its fingerprint in reviews, History and Activity. */
-function KeyNameForm({ current, demo }: { current: string; demo: boolean }) {
+function KeyNameForm({
+  current,
+  demo,
+  fingerprint,
+}: {
+  current: string;
+  demo: boolean;
+  fingerprint: string | undefined;
+}) {
   const id = useId();
   const help = useId();
   const [name, setName] = useState(current);
@@ -36,7 +44,7 @@ function KeyNameForm({ current, demo }: { current: string; demo: boolean }) {
   useEffect(() => setName(current), [current]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate(name.trim());
+    save.mutate({ name: name.trim(), ...(fingerprint ? { fingerprint } : {}) });
   };
   return (
     <section

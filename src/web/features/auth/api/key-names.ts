@@ -41,8 +41,9 @@ export function useKeyName(fingerprint: string): string | null | undefined {
 export function useSetKeyName() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) =>
-      apiFetch('/api/session/name', SessionResponse, { method: 'PUT', body: { name } }),
+    // The key the page shows: refused when this browser holds another key now (another tab signed in).
+    mutationFn: (body: { name: string; fingerprint?: string }) =>
+      apiFetch('/api/session/name', SessionResponse, { method: 'PUT', body }),
     onSuccess: (session) => {
       queryClient.setQueryData(sessionQueryKey, session);
       void queryClient.invalidateQueries({ queryKey: keyNamesQueryKey(session.accountId) });
