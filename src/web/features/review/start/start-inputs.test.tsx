@@ -186,3 +186,109 @@ describe('pasted text', () => {
     ]);
   });
 });
+
+describe('files as the hostile review of issue 27 brought them', () => {
+  it('R1: finds the header under a title line, says the title is not looked up, and lets the reviewer say which row is the header', async () => {
+    const csv = [
+      'Travis County Appraisal District - Parcel export run 2026-11-01',
+      '',
+      'APN,Owner Name,Mailing Address,Mailing City,Mailing State,Mailing Zip,Situs No,Situs Street,Unit #,Situs City,ST,Zip',
+      '37119-028-4680,OWNER 0,71 E 2nd St,Jeffersonville,GA,31044,490,PATE RD,REAR,CHARLOTTE,NC,28235',
+      '12001-656-7866,OWNER 1,341 Cedar Ave,Kennedy,MN,56733,251,MARY ST,N/A,GAINESVILLE,FL,32609',
+    ].join('\n');
+    const onDraft = await upload(new File([csv], 'title.csv'));
+    expect(await previewRows()).toEqual([
+      '4490 PATE RD REAR, CHARLOTTE, NC 28235',
+      '5251 MARY ST, GAINESVILLE, FL 32609',
+    ]);
+    expect(screen.getByRole('checkbox', { name: 'Row 3 is the header' })).toBeChecked();
+    const headerRow = screen.getByRole('combobox', { name: 'Header row' });
+    expect(headerRow).toHaveDisplayValue(/^Row 3 · APN, Owner Name/);
+    expect(headerRow).toHaveAccessibleDescription(
+      'Row 1 above the header is a title, not addresses: not looked up.',
+    );
+    await waitFor(() => expect(lastDraft(onDraft).prepared.columns?.[0]).toBe('APN'));
+    // The reviewer says there is no header: every row is data, the title too.
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Row 3 is the header' }));
+    await waitFor(() =>
+      expect(lastDraft(onDraft).prepared.rows.map((r) => r.sourceRow)).toEqual([1, 3, 4, 5]),
+    );
+    expect(screen.queryByRole('combobox', { name: 'Header row' })).not.toBeInTheDocument();
+    // … and back: the header is found again.
+    await userEvent.click(screen.getByRole('checkbox', { name: 'The first row is a header' }));
+    await waitFor(() => expect(lastDraft(onDraft).prepared.rows.map((r) => r.sourceRow)).toEqual([4, 5]));
+  }, 20_000); // Six re-renders of a 12-column form: slow on a loaded machine.
+
+  it('R11: says before Start that the only address columns are the owner’s mailing address', async () => {
+    const csv =
+      'Owner,Mailing Address,Mailing City,Mailing State,Mailing Zip\nOwner 0,530 N 3rd St,Joplin,MO,64804\n';
+    await upload(new File([csv], 'mailing.csv'));
+    expect(await previewRows()).toEqual(['2530 N 3rd St, Joplin, MO 64804']);
+    expect(screen.getByRole('region', { name: 'Check the address columns' })).toHaveTextContent(
+      'These are the owner’s mailing address columns, not the property’s',
+    );
+  });
+
+  it('R8: joins a cell’s line break; shows a refused row as refused, with why, and lists the refused rows', async () => {
+    const csv =
+      'Address\n"580 Morales Rd\nNew York, NY 10037"\nhttps://maps.example/12-main\n"12 Main St\u0007, Austin TX"\n';
+    await upload(new File([csv], 'multiline.csv'));
+    const rows = await previewRows();
+    expect(rows[0]).toBe('2580 Morales Rd, New York, NY 10037');
+    // The quoted line break keeps the cell in row 2, as in Excel: the next rows are 3 and 4.
+    expect(rows[1]).toMatch(/^3refused, not looked up: /);
+    expect(rows[2]).toMatch(/^4refused, not looked up: /);
+    await userEvent.click(screen.getByText('Refused: 2 rows are not looked up'));
+    expect(screen.getByText('Row 3:').closest('li')).toHaveTextContent(
+      'Row 3: “https://maps.example/12-main” (',
+    );
+    expect(screen.getByText('Row 4:').closest('li')).toHaveTextContent(
+      '(An address cannot contain control characters.)',
+    );
+  });
+
+  it('R15: says which lines of a UTF-8 file were not UTF-8', async () => {
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('Address,Note\n12 Main St,Müller\n14 Oak Ave,'),
+      0x80,
+      10,
+    ]);
+    await upload(new File([bytes], 'stray.csv'));
+    expect(
+      await screen.findByText(/Read as UTF-8, except line 3: not UTF-8, read as Windows-1252/),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/the file is not UTF-8/)).not.toBeInTheDocument();
+  });
+
+  it('R16: says when a file is wider than a review, and offers its rows all the same', async () => {
+    const header = Array.from({ length: 250 }, (_, i) => (i === 229 ? 'Address' : `F${i + 1}`));
+    const row = Array.from({ length: 250 }, (_, i) => (i === 229 ? '"12 Main St, Austin TX"' : 'x'));
+    const onDraft = await upload(new File([`${header.join(',')}\n${row.join(',')}\n`], 'wide.csv'));
+    expect(await screen.findByRole('status')).toHaveTextContent(
+      'The file has 250 columns; a review keeps 200',
+    );
+    await waitFor(() => expect(lastDraft(onDraft).prepared.columns).toHaveLength(200));
+  });
+
+  it('R21: opens the first sheet Excel shows that has an address header, not a hidden or cover sheet', async () => {
+    const XLSX = await import('@e965/xlsx');
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['A'], ['B']]), 'Lookups');
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['Loan tape Q3'], ['Rows', 2]]), 'Summary');
+    XLSX.utils.book_append_sheet(
+      book,
+      XLSX.utils.aoa_to_sheet([
+        ['Loan', 'Property Address'],
+        ['L-1', '1100 Congress Ave, Austin TX'],
+      ]),
+      'Portfolio',
+    );
+    book.Workbook = { Sheets: [{ name: 'Lookups', Hidden: 1 }, { name: 'Summary' }, { name: 'Portfolio' }] };
+    const bytes = new Uint8Array(XLSX.write(book, { type: 'array', bookType: 'xlsx' }) as ArrayBuffer);
+    await upload(new File([bytes], 'tape.xlsx'));
+    expect(await previewRows()).toEqual(['21100 Congress Ave, Austin TX']);
+    const sheet = screen.getByRole('combobox', { name: 'Sheet' });
+    expect(sheet).toHaveDisplayValue('Portfolio');
+    expect(within(sheet).getByRole('option', { name: 'Lookups (hidden in Excel)' })).toBeInTheDocument();
+  });
+});
