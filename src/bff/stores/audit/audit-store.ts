@@ -149,15 +149,19 @@ export class SqlAuditStore {
         where audit_search match ${all} limit ${bound + 1})`.execute(this.db);
       return Number(rows[0]?.n) > bound;
     }
-    // Entries spread over the trail's ids (the newest alone would be a few days' addresses), by the golden
-    // ratio's steps rather than evenly: a trail written in a pattern (a loan tape, row after row) is not sampled
-    // in step with it.
-    const n = Math.min(this.budget.sample, size);
-    const ids = Array.from({ length: n }, (_, k) => lowest + Math.floor((((k + 1) * GOLDEN) % 1) * size));
+    // Runs of 40 consecutive ids spread over the trail (the newest alone would be a few days' addresses), placed
+    // by the golden ratio's steps rather than evenly: a trail written in a pattern (a loan tape, row after row) is
+    // not sampled in step with it. Runs, not single ids: 1,000 entries read at 1,000 places of a cold table
+    // took 70-190 ms, at 25 places a few.
+    const runs = Math.max(1, Math.round(Math.min(this.budget.sample, size) / 40));
+    const starts = Array.from(
+      { length: runs },
+      (_, k) => lowest + Math.floor((((k + 1) * GOLDEN) % 1) * size),
+    );
     const sample = await this.db
       .selectFrom('audit_entries')
       .select('search_text')
-      .where('id', 'in', ids)
+      .where((w) => w.or(starts.map((start) => w.between('id', start, start + 39))))
       .execute();
     const holding = sample.filter(
       (r) => r.search_text !== null && trigrams.every((t) => r.search_text?.includes(t)),
@@ -370,7 +374,7 @@ export class SqlAuditStore {
   }
 }
 
-/** The golden ratio's fractional part: its multiples fall evenly over [0, 1) in no period. */
+/** The golden ratio's fractional part: its multiples fall evenly over [0, 1), in no period. */
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
 async function lastIndexed(db: Db): Promise<number> {
