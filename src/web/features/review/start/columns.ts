@@ -62,6 +62,10 @@ export function findHeader(records: readonly string[][]): number | null {
   let most = 0;
   records.slice(0, HEADER_SEARCH).forEach((record, i) => {
     const named = namedCells(record);
+    // Below the first record, one cell named like a column ("APT" in a unit column) is data, unless it is the
+    // record's only cell (a one-column file's "Address" under a title).
+    const filled = record.filter((cell) => cell.trim() !== '').length;
+    if (i > 0 && named < 2 && named < filled) return;
     if (named > most) {
       best = i;
       most = named;

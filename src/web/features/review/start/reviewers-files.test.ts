@@ -62,6 +62,10 @@ describe('R1: a title line, blank lines or Excel’s sep= line above the header'
   it('does not take a data row for a header, nor a title that names no column', () => {
     expect(findHeader([['Parcel export run 2026-11-01'], ['12 Main St, Austin TX']])).toBeNull();
     expect(findHeader([['Address list'], ['Address', 'City'], ['12 Main St', 'Austin']])).toBe(1);
+    expect(findHeader([['Address'], ['Parcel export'], ['Address']])).toBe(0);
+    expect(findHeader([['Export'], ['Address']])).toBe(1);
+    // A unit cell that reads like a column's name is data.
+    expect(findHeader([['12 Main St', '', 'Austin'], ['14 Oak Ave', 'APT', 'Austin']])).toBeNull();
   });
 });
 
