@@ -10,6 +10,7 @@ import {
   AGE_BINS,
   type AgeBin,
   inAgeBin,
+  isLook,
   MATCH_TEXT,
   OUTCOME_TEXT,
   type ResultRow,
@@ -65,6 +66,8 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
   return rows.filter((r) => {
     const p = r.row.property;
     if (f.outcome && r.row.outcome !== f.outcome) return false;
+    // "Matched" is what the summary counts as matched: a match that needs a look is not one.
+    if (f.outcome === 'matched' && isLook(r)) return false;
     if (f.confidence && p?.confidence !== f.confidence) return false;
     if (f.match && r.match !== f.match) return false;
     if (names && !(p && names.has(f.source?.byKind ? (p.sourceKind ?? '') : agencyOf(p)))) return false;

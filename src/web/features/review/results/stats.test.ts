@@ -45,6 +45,11 @@ describe('summarize', () => {
     expect(s.outcomes.matched).toBe(1);
     expect(s.looks).toBe(2);
     expect(s.rows).toBe(3);
+    // Review finding R3: such a record is in none of the records' shares (it may be another property)...
+    expect(s.records).toBe(1);
+    expect(s.confidence.high).toBe(1);
+    // ...nor shown by the Outcome filter's "Matched".
+    expect(filterRows(rows, { ...NO_FILTERS, outcome: 'matched' }).map((r) => r.row.index)).toEqual([0]);
   });
 
   it('counts outcomes over every row and confidence and tiers over the records only', () => {

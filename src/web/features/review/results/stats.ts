@@ -111,7 +111,7 @@ export interface ReliabilitySummary {
   rows: number;
   /** Rows a reviewer excluded: in the table, marked, but in none of these figures. */
   excluded: number;
-  /** Rows that came back with a record (matched). Confidence and age shares are of these. */
+  /** Rows that came back with a record (matched, not needing a look). Confidence and age shares are of these. */
   records: number;
   /** Distinct properties among the records: several rows (spellings of one address) can find the same one. */
   properties: number;
@@ -149,8 +149,12 @@ export function summarize(results: readonly ResultRow[]): ReliabilitySummary {
       excluded += 1;
       continue;
     }
-    if (isLook(r)) looks += 1;
-    else outcomes[r.row.outcome] += 1;
+    // A match that needs a look may be another property: counted apart, and in none of the records' shares.
+    if (isLook(r)) {
+      looks += 1;
+      continue;
+    }
+    outcomes[r.row.outcome] += 1;
     if (r.row.property && r.ageDays !== null && r.tier !== null) {
       ids.add(r.row.property.id);
       confidence[r.row.property.confidence] += 1;
