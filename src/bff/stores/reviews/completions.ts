@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { LeasedRow } from '../../reviews/leased-row.ts';
@@ -177,14 +177,26 @@ async function writeRun(
       not_found: eb('not_found', '+', counts.not_found),
       ambiguous: eb('ambiguous', '+', counts.ambiguous),
       failed: eb('failed', '+', counts.failed),
-      finished_at: eb
-        .case()
-        .when('done', '>=', eb('total', '-', n))
-        .then(now)
-        .else(eb.ref('finished_at'))
-        .end(),
+      finished_at: finishedWhenDone(eb, n, now),
     }))
     .where('review_id', '=', reviewId)
     .where('run', '=', run)
     .execute();
+}
+
+/**
+ * A run's finished_at as `n` more of its rows are done: now when they are its last, else as it was (set with
+ * done + n in the same update; SQL reads `done` as it was before it).
+ */
+export function finishedWhenDone(
+  eb: ExpressionBuilder<DatabaseSchema, 'review_runs'>,
+  n: number,
+  now: number,
+) {
+  return eb
+    .case()
+    .when('done', '>=', eb('total', '-', n))
+    .then(now)
+    .else(eb.ref('finished_at'))
+    .end();
 }

@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { RowExclusion } from '../../../contract/index.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
+import { finishedWhenDone } from './completions.ts';
 
 type Trx = Transaction<DatabaseSchema>;
 
@@ -108,12 +109,7 @@ async function countDone(
       .updateTable('review_runs')
       .set((eb) => ({
         done: eb('done', '+', 1),
-        finished_at: eb
-          .case()
-          .when('done', '>=', eb('total', '-', 1))
-          .then(now)
-          .else(eb.ref('finished_at'))
-          .end(),
+        finished_at: finishedWhenDone(eb, 1, now),
       }))
       .where('review_id', '=', reviewId)
       .where('run', '=', run)
