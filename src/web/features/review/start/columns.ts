@@ -321,9 +321,11 @@ export function plausibleChoices(
   const parcel = current.parcel ?? null;
   const withPlace =
     current.kind === 'parts' && (current.city !== null || current.state !== null || current.zip !== null);
+  const header = hasHeader ? (records[0] ?? []) : [];
   const found: ColumnChoice[] = [];
   for (let c = 0; c < width; c++) {
-    if (c === parcel) continue;
+    // A column named for something else ("Owner", "Name", "ID") is not offered, whatever its cells hold.
+    if (c === parcel || classifyHeader(header[c] ?? '').role === 'other') continue;
     const cells = body.map((r) => (r[c] ?? '').trim()).filter((v) => v !== '');
     const addressLike = cells.filter((v) => HOUSE_NUMBER.test(v) || (/\d/.test(v) && /\p{L}{3}/u.test(v)));
     if (cells.length === 0 || addressLike.length * 3 < cells.length) continue;

@@ -338,7 +338,8 @@ const recordLabel = (cells: readonly string[], row: number | undefined) => {
 
 /**
  * Whether the file has a header, and which row it is: found among the first rows (a title line may sit above
- * it), or said by the reviewer. Rows above the header are not rows of the review.
+ * it), or said by the reviewer when it was found below the first row or names no address column. Rows above
+ * the header are not rows of the review.
  */
 function HeaderRow({ state, onChange }: { state: Loaded; onChange: (patch: Partial<Loaded>) => void }) {
   const id = useId();
@@ -358,7 +359,7 @@ function HeaderRow({ state, onChange }: { state: Loaded; onChange: (patch: Parti
         />
         {headerAt ? `Row ${read.rowNumbers[headerAt]} is the header` : 'The first row is a header'}
       </label>
-      {state.hasHeader && firstRows.length > 1 ? (
+      {state.hasHeader && firstRows.length > 1 && (above > 0 || state.unsure) ? (
         <div className="max-w-xl space-y-1">
           <label htmlFor={id} className={labelClass}>
             Header row

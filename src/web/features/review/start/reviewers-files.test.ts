@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_REVIEW_COLUMNS } from '../../../../contract/index.ts';
-import { classifyHeader, findHeader, guessMapping, joinAddress } from './columns.ts';
+import { classifyHeader, findHeader, guessMapping, joinAddress, plausibleChoices } from './columns.ts';
 import { decodeText, parseCsv, tableRows } from './csv.ts';
 import { guessed, tableDraft } from './loaded.ts';
 import { notAnAddress } from './paste.ts';
@@ -65,7 +65,12 @@ describe('R1: a title line, blank lines or Excel’s sep= line above the header'
     expect(findHeader([['Address'], ['Parcel export'], ['Address']])).toBe(0);
     expect(findHeader([['Export'], ['Address']])).toBe(1);
     // A unit cell that reads like a column's name is data.
-    expect(findHeader([['12 Main St', '', 'Austin'], ['14 Oak Ave', 'APT', 'Austin']])).toBeNull();
+    expect(
+      findHeader([
+        ['12 Main St', '', 'Austin'],
+        ['14 Oak Ave', 'APT', 'Austin'],
+      ]),
+    ).toBeNull();
   });
 });
 
@@ -108,6 +113,18 @@ describe('R11: only the owner’s mailing address in the file', () => {
     const text =
       'Owner,Mailing Address,Mailing City,Mailing State,Mailing Zip\nOwner 0,530 N 3rd St,Joplin,MO,64804\n';
     expect(await sends(text)).toEqual([[2, '530 N 3rd St, Joplin, MO 64804']]);
+  });
+});
+
+describe('R11 and R2: choices offered beside a guess', () => {
+  it('never offers a column named for something else (an owner’s name) as the address', () => {
+    const records = [
+      ['Owner', 'Mailing Address', 'Mailing City'],
+      ['Owner 0', '530 N 3rd St', 'Joplin'],
+      ['Owner 1', '20 Keys Blvd', 'El Paso'],
+    ];
+    const offered = plausibleChoices(records, true, { kind: 'single', column: 1, parcel: null });
+    expect(offered.map((c) => (c.kind === 'single' ? c.column : c.street))).not.toContain(0);
   });
 });
 
