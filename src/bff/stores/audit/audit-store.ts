@@ -1,23 +1,16 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
-import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
-import { fold, searchTextOf } from './search-text.ts';
+import type { DatabaseSchema } from '../../db/schema.ts';
+import { auditRow, type NewAuditEntry, preparedAppend, toEntry } from './audit-rows.ts';
+import { fold } from './search-text.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
 /** Entries the follower indexes in one transaction (see bench 'audit' for how long one holds the connection). */
 export const FOLLOW_BATCH = 1_000;
 
-/** One entry as the BFF records it (the database gives it its id; its search text is worked out from it). */
-export type NewAuditEntry = Omit<AuditEntriesTable, 'id' | 'search_text'>;
-
-/** An entry as it is inserted: with its folded search text. Whoever inserts entries inserts these. */
-export const auditRow = (e: NewAuditEntry): Omit<AuditEntriesTable, 'id'> => ({
-  ...e,
-  review_owner: e.review_owner ?? null,
-  search_text: searchTextOf(e),
-});
+export { auditRow, type NewAuditEntry } from './audit-rows.ts';
 
 export interface ActivityFilters {
   /** Epoch ms, inclusive. */
@@ -380,66 +373,4 @@ const GOLDEN = (Math.sqrt(5) - 1) / 2;
 async function lastIndexed(db: Db): Promise<number> {
   const { rows } = await sql<{ last_id: number }>`select last_id from audit_search_indexed`.execute(db);
   return Number(rows[0]?.last_id ?? 0);
-}
-
-function toEntry(r: Selectable<AuditEntriesTable>): AuditEntry {
-  return {
-    id: String(r.id),
-    at: new Date(Number(r.at)).toISOString(),
-    kind: r.kind as AuditEntry['kind'],
-    keyFingerprint: r.key_fingerprint,
-    session: r.session_ref,
-    query: r.query,
-    outcome: r.outcome as AuditEntry['outcome'],
-    propertyId: r.property_id,
-    source: r.source,
-    confidence: r.confidence,
-    lastVerified: r.last_verified,
-    cached: r.cached === 1,
-    cachedAt: r.cached_at === null ? null : new Date(Number(r.cached_at)).toISOString(),
-    upstreamRequestId: r.upstream_request_id,
-    reviewId: r.review_id,
-    row: r.row_index,
-    reviewOwner: r.review_owner ?? null,
-  };
-}
-
-const COLUMNS = [
-  'at',
-  'account_id',
-  'key_fingerprint',
-  'session_ref',
-  'kind',
-  'query',
-  'outcome',
-  'property_id',
-  'source',
-  'confidence',
-  'last_verified',
-  'cached',
-  'cached_at',
-  'upstream_request_id',
-  'review_id',
-  'row_index',
-  'review_owner',
-  'search_text',
-] as const satisfies readonly (keyof AuditEntriesTable)[];
-
-/**
- * An entry inserted through a statement prepared once, in the caller's transaction (SQLite): the writer's, and
- * the review queue's beside the answers it keeps.
- */
-export function preparedAuditInsert(sqlite: BetterSqlite3.Database): (entry: NewAuditEntry) => void {
-  const insert = sqlite.prepare(
-    `insert into audit_entries (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
-  );
-  return (e) => insert.run(auditRow(e));
-}
-
-/** Entries appended in one SQLite transaction through a statement prepared once. */
-function preparedAppend(sqlite: BetterSqlite3.Database) {
-  const insert = preparedAuditInsert(sqlite);
-  return sqlite.transaction((entries: readonly NewAuditEntry[]) => {
-    for (const e of entries) insert(e);
-  });
 }

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { LeasedRow } from '../../reviews/leased-row.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
-import { preparedAuditInsert } from '../audit/audit-store.ts';
+import { preparedAuditInsert } from '../audit/audit-rows.ts';
 import { byReview, type Completion, keptEntries } from './completions.ts';
 import { type DueRow, dueRow, RECLAIM_BATCH } from './due-rows.ts';
 import type { LeaseOrder, LeaseShares, OpenRun } from './lease-order.ts';
