@@ -60,10 +60,9 @@ const READY_PORT = MAIN_PORT + 4;
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
-  // Two at a time, never two of one project (each project says `workers: 1`), the paced reviews first so their
-  // waiting starts at once. Tests that run side by side use different servers, or (review and sign-in) check
-  // nothing the other leaves on an account: a search's History, the audit trail, a spent rate window stay with
-  // their server. Four workers were tried: the work is the CPU's, not waiting, so on two cores every journey
+  // Two at a time, never two of one project (each project says `workers: 1`), in the projects' order. Tests
+  // that run side by side use different servers, or (review and sign-in) check nothing the other leaves on an
+  // account: a search's History, the audit trail, a spent rate window stay with their server. Four workers were tried: the work is the CPU's, not waiting, so on two cores every journey
   // took longer (the journeys' worker alone 388 s, where on two workers it took 220) and the run 409 s, not
   // 351. Two workers once made the rate-limit journey fail in two of three CI runs (it raced a 4 s hold and a
   // 20 s window, then spent its window by typing); it now spends the window through the API and aims at moments
@@ -105,8 +104,15 @@ export default defineConfig({
     },
   },
   projects: [
+    // The order is the run's: a free worker takes the next file of the first project in this list that has no
+    // worker busy. The paced reviews (178 s, one file after the other) and the journeys (326 s) start at once, one
+    // on each worker; the review journeys (319 s) follow the paced ones, and the short rate-limit and sign-in
+    // projects fill in behind. Measured at load 10-17, the run's wall time past its start over half the journeys'
+    // summed time: 1.13 with the rate-limit journeys before the review ones (the review journeys were the run's
+    // last 320 s on one worker), 1.07 in this order, 1.06 with the journeys and the review journeys first (the
+    // paced ones then the tail).
     // Review journeys tagged @paced, against a low limit (15 per 10 s): reviews longer than a window, so the
-    // BFF really paces them and rows really wait. The longest project, first, so its waiting starts at once.
+    // BFF really paces them and rows really wait (their windows end when the journeys move the server's clock).
     {
       name: 'review-paced',
       // Spec files only: e2e/fixtures/review-files/ holds the fixtures' builder, not journeys.
@@ -119,13 +125,6 @@ export default defineConfig({
       use: { baseURL: `http://127.0.0.1:${PACED_PORT}` },
     },
     { name: 'journeys', testIgnore: /rate-limit|review|sign-in/, workers: 1 },
-    // Its own server with a tiny rate limit, so the limit is hit on purpose and nowhere else.
-    {
-      name: 'rate-limit',
-      testMatch: /rate-limit/,
-      workers: 1,
-      use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` },
-    },
     // Every other review journey (results, export, fixing rows, the 5,000-row review of review-large, written
     // straight into the server's database): what a review shows, not how fast it may go, so its server's limit
     // is as generous as the journeys' and a review is done in a moment.
@@ -137,6 +136,13 @@ export default defineConfig({
       workers: 1,
       timeout: 120_000,
       use: { baseURL: `http://127.0.0.1:${SECOND_PORT}` },
+    },
+    // Its own server with a tiny rate limit, so the limit is hit on purpose and nowhere else.
+    {
+      name: 'rate-limit',
+      testMatch: /rate-limit/,
+      workers: 1,
+      use: { baseURL: `http://127.0.0.1:${LIMITED_PORT}` },
     },
     // The key screen, sign-in and sign-out, cold loads: journeys that look at no account-wide state (no
     // History, no Activity, no reviews), on the second server beside the review journeys.
