@@ -1,12 +1,6 @@
-import {
-  type InfiniteData,
-  type UseInfiniteQueryResult,
-  useInfiniteQuery,
-  useQuery,
-} from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { type Dispatch, type SetStateAction, useEffect, useId, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import type { ActivityResponse } from '../../../contract/index.ts';
 import { Button } from '../../components/ui/button.tsx';
 import {
   type ActivityFilters,
@@ -15,10 +9,10 @@ import {
   downloadActivityCsv,
   NO_ACTIVITY_FILTERS,
 } from '../../features/activity/api/get-activity.ts';
-import { ActivityTable, OUTCOME_CHOICES } from '../../features/activity/components/activity-table.tsx';
+import { ActivityEntries } from '../../features/activity/components/activity-entries.tsx';
+import { OUTCOME_CHOICES } from '../../features/activity/components/activity-table.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { keyNamesQueryOptions } from '../../features/auth/index.ts';
-import { ApiRequestError } from '../../lib/api-client.ts';
 
 const FIELD =
   'mt-1 w-full min-h-10 rounded-md border border-slate-400 bg-white px-3 text-sm shadow-sm dark:border-slate-600 dark:bg-slate-900';
@@ -179,46 +173,6 @@ function ExportActivityCsv({ filters }: { filters: ActivityFilters }) {
           {exporting}
         </p>
       ) : null}
-    </>
-  );
-}
-
-/** The matching entries, newest first, with a button for older ones; or why there are none yet. */
-function ActivityEntries({
-  list,
-  names,
-}: {
-  list: UseInfiniteQueryResult<InfiniteData<ActivityResponse>>;
-  names: ReadonlyMap<string, string> | undefined;
-}) {
-  const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
-  if (list.isError)
-    return (
-      <p role="alert" className="text-sm">
-        {list.error instanceof ApiRequestError ? list.error.message : 'The activity could not be loaded.'}
-      </p>
-    );
-  if (!list.data)
-    return (
-      <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
-        Loading the activity…
-      </p>
-    );
-  if (entries.length === 0) return <p className="text-sm">No activity matches these filters.</p>;
-  return (
-    <>
-      <ActivityTable entries={entries} {...(names ? { names } : {})} />
-      {list.hasNextPage ? (
-        <Button
-          variant="secondary"
-          disabled={list.isFetchingNextPage}
-          onClick={() => void list.fetchNextPage()}
-        >
-          Show older entries
-        </Button>
-      ) : (
-        <p className="text-xs text-slate-600 dark:text-slate-400">That is the oldest entry kept.</p>
-      )}
     </>
   );
 }
