@@ -120,17 +120,6 @@ describe('checkBundle over a real build', () => {
     );
   }, 60_000);
 
-  it('fails when the browser calls the match explanation through the contract’s barrel', async () => {
-    const dist = await buildEntry(
-      'barrel',
-      `import { explainRecordMatch } from ${contract('index.ts')};\n` +
-        `console.log(explainRecordMatch(location.hash, { id: '1', address: '1 Main St', attributes: {} }));\n`,
-    );
-    const { ok, lines } = checkBundle(dist, root);
-    expect(ok).toBe(false);
-    expect(lines.join('\n')).toContain('src/contract/server/explain-match.ts reached');
-  }, 60_000);
-
   it('passes what the SPA takes from the barrel: schemas, words and small helpers, no server module', async () => {
     const dist = await buildEntry(
       'browser',
