@@ -39,7 +39,7 @@ test('the Activity page shows who looked up what and what it said; History on a 
   ]);
   const csv = await readFile((await download.path()) as string, 'utf8');
   expect(csv.replace(/^\ufeff/, '').split('\r\n')[0]).toBe(
-    'time,kind,key,session,asked,outcome,property_id,source,confidence,last_verified,cached,cached_at,review_id,row,review_owner',
+    'time,kind,key,session,asked,outcome,property_id,source,confidence,last_verified,cached,cached_at,review_id,row,review_owner,key_name,review_owner_name',
   );
   expect(csv).toContain('1100 congress ave austin tx');
 

@@ -20,7 +20,7 @@ import { metricsRoutes } from './routes/metrics.ts';
 import { propertyRoutes } from './routes/properties.ts';
 import { reviewControlRoutes } from './routes/review-controls.ts';
 import { reviewExportRoutes } from './routes/review-export.ts';
-import { sessionRoutes } from './routes/session.ts';
+import { keyNamesFor, sessionRoutes } from './routes/session.ts';
 import { spaRoutes } from './routes/spa.ts';
 import type { ResultCache } from './stores/cache/types.ts';
 import { SqlKeyNames } from './stores/key-names.ts';
@@ -68,7 +68,6 @@ export interface BffDeps {
  */
 export function createBffApp(deps: BffDeps) {
   const cursorSecret = deps.cursorSecret ?? randomBytes(32).toString('hex');
-  const audit = deps.auditTrail?.audit;
   const { lookups } = deps;
   const app = new Hono<AppEnv>();
 
@@ -80,43 +79,7 @@ export function createBffApp(deps: BffDeps) {
   app.route('/', healthRoutes(deps.upstream, deps.sessions, deps.reviews?.database, deps.auditTrail?.writer));
   app.route('/', metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken, separatePort: false }));
 
-  const api = new Hono<AppEnv>();
-  api.use('*', csrf);
-  api.use('*', pathText);
-  api.use('*', allowedMethods(api));
-  api.route(
-    '/',
-    sessionRoutes({
-      ...deps,
-      ...(audit ? { audit } : {}),
-      ...(deps.reviews ? { keyNames: new SqlKeyNames(deps.reviews.database.db) } : {}),
-    }),
-  );
-  if (deps.auditTrail) {
-    const trail = deps.auditTrail;
-    api.route(
-      '/activity',
-      activityRoutes({ store: trail.store, sessions: deps.sessions, flush: () => trail.writer.flush() }),
-    );
-  }
-  api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
-  if (deps.reviews) api.route('/reviews', reviewControlRoutes({ ...deps, reviews: deps.reviews, audit }));
-  if (deps.reviews)
-    api.route(
-      '/reviews',
-      durableReviewRoutes({
-        reviews: deps.reviews,
-        sessions: deps.sessions,
-        lookups,
-        ...(deps.eventPollMs ? { eventPollMs: deps.eventPollMs } : {}),
-        ...(deps.reviewMaxPendingRows ? { maxPendingRows: deps.reviewMaxPendingRows } : {}),
-        ...(deps.trustProxy ? { trustProxy: deps.trustProxy } : {}),
-      }),
-    );
-  if (deps.reviews) api.route('/reviews', reviewExportRoutes({ ...deps, reviews: deps.reviews }));
-  // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
-  api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
-  app.route('/api', api);
+  app.route('/api', apiRoutes(deps, cursorSecret));
 
   if (deps.distDir) app.route('/', spaRoutes(deps.distDir));
 
@@ -143,4 +106,53 @@ export function createBffApp(deps: BffDeps) {
   });
   app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', 'Not found.')));
   return app;
+}
+
+/** /api: the session, Activity, properties and reviews, each route module with what it needs. */
+function apiRoutes(deps: BffDeps, cursorSecret: string) {
+  const audit = deps.auditTrail?.audit;
+  const { lookups } = deps;
+  const api = new Hono<AppEnv>();
+  api.use('*', csrf);
+  const keyNames = deps.reviews ? new SqlKeyNames(deps.reviews.database.db) : undefined;
+  api.use('*', pathText);
+  api.use('*', allowedMethods(api));
+  api.route(
+    '/',
+    sessionRoutes({
+      ...deps,
+      ...(audit ? { audit } : {}),
+      ...(keyNames ? { keyNames } : {}),
+    }),
+  );
+  if (deps.auditTrail) {
+    const trail = deps.auditTrail;
+    api.route(
+      '/activity',
+      activityRoutes({
+        store: trail.store,
+        sessions: deps.sessions,
+        flush: () => trail.writer.flush(),
+        keyNames: (session) => keyNamesFor(keyNames, deps.demoKeys, session),
+      }),
+    );
+  }
+  api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
+  if (deps.reviews) api.route('/reviews', reviewControlRoutes({ ...deps, reviews: deps.reviews, audit }));
+  if (deps.reviews)
+    api.route(
+      '/reviews',
+      durableReviewRoutes({
+        reviews: deps.reviews,
+        sessions: deps.sessions,
+        lookups,
+        ...(deps.eventPollMs ? { eventPollMs: deps.eventPollMs } : {}),
+        ...(deps.reviewMaxPendingRows ? { maxPendingRows: deps.reviewMaxPendingRows } : {}),
+        ...(deps.trustProxy ? { trustProxy: deps.trustProxy } : {}),
+      }),
+    );
+  if (deps.reviews) api.route('/reviews', reviewExportRoutes({ ...deps, reviews: deps.reviews }));
+  // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
+  api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
+  return api;
 }

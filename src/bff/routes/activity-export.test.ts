@@ -50,6 +50,44 @@ describe('the Activity export', () => {
     expect(asked).toEqual([...Array.from({ length: n }, (_, i) => `bulk ${n - 1 - i}`), '']);
     expect(data.at(-1)?.split(',')[1]).toBe('sign_in');
   });
+
+  it('names the key and the review’s owner by the names people gave their keys (review finding R14)', async () => {
+    const h = createHarness({ database });
+    await h.signIn('pi_demo_professional_2');
+    expect((await h.call('/api/session/name', { method: 'PUT', body: { name: 'Bob Brown' } })).status).toBe(
+      200,
+    );
+    const signedIn = await h.signIn('pi_demo_professional');
+    const { accountId, keyFingerprint } = (await signedIn.json()) as {
+      accountId: string;
+      keyFingerprint: string;
+    };
+    await h.call('/api/session/name', { method: 'PUT', body: { name: 'Dana Ortiz' } });
+    const colleague = (await h.call('/api/account/keys').then((r) => r.json())) as {
+      keys: { fingerprint: string; name: string }[];
+    };
+    const bobKey = colleague.keys.find((k) => k.name === 'Bob Brown')?.fingerprint as string;
+    await h.auditTrail?.store.append([
+      auditEntry({
+        account_id: accountId,
+        key_fingerprint: keyFingerprint,
+        kind: 'review_row',
+        query: '1 Main St',
+        review_id: 'r1',
+        row_index: 0,
+        review_owner: bobKey,
+      }),
+    ]);
+    const res = await h.call('/api/activity/export.csv');
+    const [header, ...rows] = (await res.text())
+      .replace(/^\ufeff/, '')
+      .trim()
+      .split('\r\n');
+    const columns = header?.split(',') ?? [];
+    expect(columns.slice(-4)).toEqual(['row', 'review_owner', 'key_name', 'review_owner_name']);
+    const row = rows.map((l) => l.split(',')).find((cells) => cells[columns.indexOf('review_id')] === 'r1');
+    expect(row?.slice(-4)).toEqual(['1', bobKey, 'Dana Ortiz', 'Bob Brown']);
+  });
 });
 
 describe('the outcome each entry records', () => {

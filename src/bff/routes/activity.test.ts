@@ -165,7 +165,7 @@ describe('the audit trail', () => {
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // a BOM, for Excel
     const csv = bytes.subarray(3).toString('utf8');
     expect(csv.split('\r\n')[0]).toBe(
-      'time,kind,key,session,asked,outcome,property_id,source,confidence,last_verified,cached,cached_at,review_id,row,review_owner',
+      'time,kind,key,session,asked,outcome,property_id,source,confidence,last_verified,cached,cached_at,review_id,row,review_owner,key_name,review_owner_name',
     );
     expect(csv).toContain("'=cmd|calc");
     // Another account: nothing of this one.

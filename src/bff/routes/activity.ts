@@ -6,13 +6,15 @@ import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { ActivityFilters, SqlAuditStore } from '../stores/audit/audit-store.ts';
-import type { SessionStore } from '../stores/sessions/types.ts';
+import type { Session, SessionStore } from '../stores/sessions/types.ts';
 
 export interface ActivityRouteDeps {
   store: SqlAuditStore;
   sessions: SessionStore;
   /** Writes what this replica still holds, so a page shows the lookup just made (read your own writes). */
   flush?: () => Promise<void>;
+  /** The names of the account's keys this session may read (session.ts keyNamesFor), for the export. */
+  keyNames?: (session: Session) => Promise<readonly { fingerprint: string; name: string }[]>;
 }
 
 function filtersOf(query: Record<string, string>): {
@@ -52,6 +54,9 @@ export const ACTIVITY_COLUMNS = [
   'review_id',
   'row',
   'review_owner',
+  // Who the key and the review's owner are, by the names people gave their keys (empty where none).
+  'key_name',
+  'review_owner_name',
 ] as const;
 
 /** /api/activity: the account's audit trail (newest first, keyset pages), a property's history, a CSV export. */
@@ -76,6 +81,9 @@ export function activityRoutes(deps: ActivityRouteDeps) {
     const { filters } = filtersOf(c.req.query());
     await deps.flush?.();
     const accountId = c.get('session').accountId;
+    const names = new Map(
+      (await deps.keyNames?.(c.get('session')))?.map((k) => [k.fingerprint, k.name] as const) ?? [],
+    );
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', 'attachment; filename="proplens-activity.csv"');
     return stream(c, async (out) => {
@@ -101,6 +109,8 @@ export function activityRoutes(deps: ActivityRouteDeps) {
             // Counted from 1, as the table and the review number their rows.
             e.row === null ? null : e.row + 1,
             e.reviewOwner ?? null,
+            names.get(e.keyFingerprint) ?? null,
+            e.reviewOwner ? (names.get(e.reviewOwner) ?? null) : null,
           ]
             .map((v) => csvCell(v))
             .join(','),

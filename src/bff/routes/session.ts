@@ -242,14 +242,23 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     (c) => renameKey(c, deps, demo),
   );
   app.get('/account/keys', requireSession(deps.sessions), async (c) => {
-    const session = c.get('session');
-    const all = deps.keyNames
-      ? await inDatabase(() => (deps.keyNames as SqlKeyNames).all(session.accountId))
-      : [];
-    // The public demo account is shared by strangers: a visitor reads their own name only, never another's.
-    const mine = keyFingerprint(session.keyHash);
-    const keys = demo.isDemo(session.apiKey) ? all.filter((k) => k.fingerprint === mine) : all;
+    const keys = await keyNamesFor(deps.keyNames, deps.demoKeys, c.get('session'));
     return c.json({ keys } satisfies KeyNamesResponse);
   });
   return app;
+}
+
+/**
+ * The names of the account's keys one session may read (the Activity page and its export, who started a review):
+ * all of them, but a demo visitor's own only, for strangers share the public demo account.
+ */
+export async function keyNamesFor(
+  keyNames: SqlKeyNames | undefined,
+  demoKeys: DemoKey[] | null,
+  session: Session,
+): Promise<KeyNamesResponse['keys']> {
+  const all = keyNames ? await inDatabase(() => keyNames.all(session.accountId)) : [];
+  if (!demoRules(demoKeys).isDemo(session.apiKey)) return all;
+  const mine = keyFingerprint(session.keyHash);
+  return all.filter((k) => k.fingerprint === mine);
 }
