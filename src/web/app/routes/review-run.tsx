@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useMemo } from 'react';
 import { Link, useParams } from 'react-router';
 import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
@@ -7,6 +7,7 @@ import { KeyLabel } from '../../features/auth/index.ts';
 import { checkAgain, reviewKeys } from '../../features/review/api/server-reviews.ts';
 import { useLiveReview } from '../../features/review/api/use-live-review.ts';
 import { ReviewResults } from '../../features/review/results/review-results.tsx';
+import { countLooks } from '../../features/review/results/stats.ts';
 import { ReviewChanges } from '../../features/review/run/review-changes.tsx';
 import { originLabel } from '../../features/review/run/review-list.tsx';
 import { ReviewProgress } from '../../features/review/run/review-progress.tsx';
@@ -38,6 +39,7 @@ function ReviewRun({ session }: { session: SessionResponse }) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: reviewKeys.list(session.accountId) }),
   });
   const { summary } = snapshot;
+  const looks = useMemo(() => countLooks(snapshot.rows), [snapshot.rows]);
 
   useEffect(() => {
     document.title = summary ? `${summary.name} · Reviews · PropLens` : 'Review · PropLens';
@@ -73,6 +75,7 @@ function ReviewRun({ session }: { session: SessionResponse }) {
         onCheckAgain={() => again.mutate()}
         checking={again.isPending}
         checkError={checkError}
+        looks={looks}
       />
       {previous ? <ReviewChanges previous={previous} rows={snapshot.rows} /> : null}
       {snapshot.loaded < Math.min(summary.receivedRows, summary.totalRows) ? (

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeProperty, makeRow } from '../testing/stats.fixtures.ts';
 import {
   ageHistogram,
+  countLooks,
   formatShare,
   median,
   recordsByKind,
@@ -48,6 +49,8 @@ describe('summarize', () => {
     // Review finding R3: such a record is in none of the records' shares (it may be another property)...
     expect(s.records).toBe(1);
     expect(s.confidence.high).toBe(1);
+    // The progress tiles count them apart too, from the rows as the server sends them.
+    expect(countLooks(rows.map((r) => r.row))).toBe(2);
     // ...nor shown by the Outcome filter's "Matched".
     expect(filterRows(rows, { ...NO_FILTERS, outcome: 'matched' }).map((r) => r.row.index)).toEqual([0]);
   });

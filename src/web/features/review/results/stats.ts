@@ -180,6 +180,15 @@ export const isCounted = (r: ResultRow) => r.row.excluded === undefined;
 /** Said of an excluded row, wherever its outcome is said (table, details, print). */
 export const EXCLUDED_TEXT = 'Excluded';
 
+/** Rows whose match needs a look (as isLook says of a row), counted from the rows as the server sends them. */
+export function countLooks(rows: readonly ReviewRowResult[]): number {
+  let looks = 0;
+  for (const row of rows)
+    if (row.outcome === 'matched' && row.property && !row.excluded && needsLook(qualityOf(row.match ?? null)))
+      looks += 1;
+  return looks;
+}
+
 /** A match a reviewer should look at before relying on it: not counted as matched. */
 export const isLook = (r: ResultRow) =>
   r.row.outcome === 'matched' && r.quality !== null && needsLook(r.quality);

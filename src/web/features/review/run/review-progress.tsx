@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ReviewCounts, ReviewRun, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { formatCount } from '../../../lib/format.ts';
+import { LOOK_TEXT } from '../results/stats.ts';
 import { describeEta, PaceTracker } from './eta.ts';
 import { ReviewControls } from './review-controls.tsx';
 
@@ -128,10 +129,18 @@ function ProgressBar({
 }
 
 /** The counts by outcome: matched, not found, ambiguous, failed. */
-function OutcomeCounts({ counts }: { counts: ReviewCounts }) {
+/** The run's counts by outcome; matches that need a look beside Matched, not in it (they may be another property). */
+function OutcomeCounts({ counts, looks }: { counts: ReviewCounts; looks: number }) {
+  const tiles = OUTCOMES.flatMap((o) => {
+    if (o.key !== 'matched' || looks === 0) return [{ ...o, value: counts[o.key] }];
+    return [
+      { ...o, value: counts.matched - looks },
+      { key: 'looks', label: LOOK_TEXT, mark: '?', tone: 'text-amber-800 dark:text-amber-300', value: looks },
+    ];
+  });
   return (
-    <dl className="mt-4 grid grid-cols-2 gap-2 sm:grid-cols-4">
-      {OUTCOMES.map((o) => (
+    <dl className={`mt-4 grid grid-cols-2 gap-2 ${looks > 0 ? 'sm:grid-cols-5' : 'sm:grid-cols-4'}`}>
+      {tiles.map((o) => (
         <div key={o.key} className="rounded-lg bg-slate-50 px-3 py-2 dark:bg-slate-800/60">
           <dt className={`text-xs font-medium ${o.tone}`}>
             <span aria-hidden="true" className="mr-1">
@@ -139,7 +148,7 @@ function OutcomeCounts({ counts }: { counts: ReviewCounts }) {
             </span>
             {o.label}
           </dt>
-          <dd className="text-lg font-semibold tabular-nums">{n(counts[o.key])}</dd>
+          <dd className="text-lg font-semibold tabular-nums">{n(o.value)}</dd>
         </div>
       ))}
     </dl>
@@ -196,8 +205,11 @@ export function ReviewProgress({
   onCheckAgain,
   checking,
   checkError,
+  looks = 0,
 }: {
   summary: ReviewSummary;
+  /** Matches of the loaded rows that need a look: shown beside Matched, not in it. */
+  looks?: number;
   /** Following the server's events; false while reconnecting. */
   live: boolean;
   onCheckAgain: () => void;
@@ -228,7 +240,7 @@ export function ReviewProgress({
     >
       <ProgressBar run={run} finished={finished} total={total} done={done} />
 
-      <OutcomeCounts counts={counts} />
+      <OutcomeCounts counts={counts} looks={Math.min(looks, counts.matched)} />
 
       {/* Announced when the state changes, not at every row. */}
       <p className="sr-only" aria-live="polite">
