@@ -116,14 +116,12 @@ export const ActivityQuery = z.object({
   q: z.optional(
     text('q').check(z.maxLength(MAX_ACTIVITY_TEXT, `q: at most ${MAX_ACTIVITY_TEXT} characters`)),
   ),
-  /** A key's fingerprint as the Activity table shows it ("key 1a2b3c4d"), in any case. */
+  /**
+   * A key as the Activity table shows it: its fingerprint ("key 1a2b3c4d", any case), the whole label ("Dana Ortiz
+   * (key 1a2b3c4d)"), or the name alone ("Dana Ortiz", which the BFF looks up among the account's key names).
+   */
   key: z.optional(
-    z.string().check(
-      z.trim(),
-      z.toLowerCase(),
-      z.overwrite((s) => s.replace(/^key\s*/, '')),
-      z.regex(/^[0-9a-f]{8}$/, 'key: a key fingerprint, 8 hex digits (as Activity shows it: key 1a2b3c4d)'),
-    ),
+    text('key').check(z.trim(), z.minLength(1, 'key: a name or a key fingerprint'), z.maxLength(100)),
   ),
   propertyId: z.optional(text('propertyId').check(z.maxLength(200, 'propertyId: at most 200 characters'))),
   cursor: z.optional(z.string().check(z.regex(/^\d{1,15}$/, 'cursor: the nextCursor of the previous page'))),
@@ -132,3 +130,10 @@ export const ActivityQuery = z.object({
   ),
 });
 export type ActivityQuery = z.infer<typeof ActivityQuery>;
+
+/** The fingerprint a key filter names outright ("key 1a2b3c4d", "1A2B3C4D", "Dana Ortiz (key 1a2b3c4d)"); else null. */
+export function keyFilterFingerprint(text: string): string | null {
+  const t = text.trim();
+  const found = /^(?:key\s*)?([0-9a-f]{8})$/i.exec(t) ?? /\(key\s*([0-9a-f]{8})\)$/i.exec(t);
+  return found ? (found[1] as string).toLowerCase() : null;
+}

@@ -150,6 +150,17 @@ describe('the audit trail', () => {
     const key = all.entries[0]?.keyFingerprint ?? '';
     expect((await activity(h, `?key=${key}`)).entries.length).toBeGreaterThan(0);
     expect((await activity(h, '?key=00000000')).entries).toEqual([]);
+    // What the table shows works too (review finding R24): the label, or the name alone in any case.
+    await h.call('/api/session/name', { method: 'PUT', body: { name: 'Dana Ortiz' } });
+    for (const shown of [`KEY ${key.toUpperCase()}`, `Dana Ortiz (key ${key})`, 'dana ortiz'])
+      expect((await activity(h, `?key=${encodeURIComponent(shown)}`)).entries.length, shown).toBeGreaterThan(
+        0,
+      );
+    const nobody = await h.call(`/api/activity?key=${encodeURIComponent('Sam Nobody')}`);
+    expect(nobody.status).toBe(400);
+    expect(ApiErrorBody.parse(await nobody.json()).error.message).toContain(
+      'no key of this account is named',
+    );
     for (const [query, message] of [
       ['?from=1999-01-01', /from: a date from 2000/],
       ['?cursor=abc', /cursor/],

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
-import { ActivityQuery, type ActivityResponse, csvCell } from '../../contract/index.ts';
+import { ActivityQuery, type ActivityResponse, csvCell, keyFilterFingerprint } from '../../contract/index.ts';
 import type { AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
@@ -17,11 +17,14 @@ export interface ActivityRouteDeps {
   keyNames?: (session: Session) => Promise<readonly { fingerprint: string; name: string }[]>;
 }
 
-function filtersOf(query: Record<string, string>): {
+async function filtersOf(
+  query: Record<string, string>,
+  names: () => Promise<readonly { fingerprint: string; name: string }[]>,
+): Promise<{
   filters: ActivityFilters;
   cursor: number | null;
   limit: number;
-} {
+}> {
   const parsed = ActivityQuery.safeParse(query);
   if (!parsed.success)
     throw new ApiError(400, 'bad_request', parsed.error.issues[0]?.message ?? 'Bad filter.');
@@ -32,7 +35,7 @@ function filtersOf(query: Record<string, string>): {
     ...(to !== undefined ? { to } : {}),
     ...(q.outcome ? { outcome: q.outcome } : {}),
     ...(q.q?.trim() ? { text: q.q.trim() } : {}),
-    ...(q.key ? { keyFingerprint: q.key } : {}),
+    ...(q.key ? { keyFingerprint: await keyOf(q.key, names) } : {}),
     ...(q.propertyId ? { propertyId: q.propertyId } : {}),
   };
   return { filters, cursor: q.cursor ? Number(q.cursor) : null, limit: q.limit ?? 100 };
@@ -59,13 +62,37 @@ export const ACTIVITY_COLUMNS = [
   'review_owner_name',
 ] as const;
 
+/**
+ * The key a filter names: by fingerprint, or by the name the table shows beside it (any case), among the names this
+ * session may read; a name nobody has is refused, so an empty page never pretends a known person did nothing.
+ */
+async function keyOf(
+  given: string,
+  names: () => Promise<readonly { fingerprint: string; name: string }[]>,
+): Promise<string> {
+  const fingerprint = keyFilterFingerprint(given);
+  if (fingerprint) return fingerprint;
+  const wanted = given.normalize('NFKC').toLocaleLowerCase();
+  const named = (await names()).filter((k) => k.name.normalize('NFKC').toLocaleLowerCase() === wanted);
+  if (named.length === 1) return (named[0] as { fingerprint: string }).fingerprint;
+  throw new ApiError(
+    400,
+    'bad_request',
+    named.length === 0
+      ? `key: no key of this account is named “${given}”. Give a name the table shows, or a key (key 1a2b3c4d).`
+      : `key: several keys are named “${given}”. Give the key as the table shows it (key 1a2b3c4d).`,
+  );
+}
+
 /** /api/activity: the account's audit trail (newest first, keyset pages), a property's history, a CSV export. */
 export function activityRoutes(deps: ActivityRouteDeps) {
   const app = new Hono<AppEnv>();
   app.use('*', requireSession(deps.sessions));
 
   app.get('/', async (c) => {
-    const { filters, cursor, limit } = filtersOf(c.req.query());
+    const { filters, cursor, limit } = await filtersOf(c.req.query(), () =>
+      readableNames(deps, c.get('session')),
+    );
     await deps.flush?.();
     const page = await inDatabase(() =>
       deps.store.search(c.get('session').accountId, filters, cursor, limit),
@@ -78,11 +105,11 @@ export function activityRoutes(deps: ActivityRouteDeps) {
   });
 
   app.get('/export.csv', async (c) => {
-    const { filters } = filtersOf(c.req.query());
+    const { filters } = await filtersOf(c.req.query(), () => readableNames(deps, c.get('session')));
     await deps.flush?.();
     const accountId = c.get('session').accountId;
     const names = new Map(
-      (await deps.keyNames?.(c.get('session')))?.map((k) => [k.fingerprint, k.name] as const) ?? [],
+      (await readableNames(deps, c.get('session'))).map((k) => [k.fingerprint, k.name] as const),
     );
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', 'attachment; filename="proplens-activity.csv"');
@@ -126,3 +153,6 @@ export function activityRoutes(deps: ActivityRouteDeps) {
 
   return app;
 }
+
+const readableNames = async (deps: ActivityRouteDeps, session: Session) =>
+  (await deps.keyNames?.(session)) ?? [];
