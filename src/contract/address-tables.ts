@@ -91,3 +91,26 @@ export const UNIT_DESIGNATORS: Readonly<Record<string, string>> = {
   UNIT: 'UNIT',
   '#': '#',
 };
+
+/**
+ * USPS designators that need no number (Publication 28, C2): "12 Main St Rear", "40 Elm St Upper". Each
+ * accepted spelling to its standard one.
+ */
+export const NUMBERLESS_DESIGNATORS: Readonly<Record<string, string>> = {
+  BASEMENT: 'BSMT',
+  BSMT: 'BSMT',
+  FRONT: 'FRNT',
+  FRNT: 'FRNT',
+  LOBBY: 'LBBY',
+  LBBY: 'LBBY',
+  LOWER: 'LOWR',
+  LOWR: 'LOWR',
+  OFFICE: 'OFC',
+  OFC: 'OFC',
+  PENTHOUSE: 'PH',
+  PH: 'PH',
+  REAR: 'REAR',
+  SIDE: 'SIDE',
+  UPPER: 'UPPR',
+  UPPR: 'UPPR',
+};

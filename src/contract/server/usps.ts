@@ -4,7 +4,9 @@
  * browser has no use for; the two tables the browser does read, the state names and the unit designators, are
  * in ../address-tables.ts.
  */
-import { US_STATES } from '../address-tables.ts';
+import { NUMBERLESS_DESIGNATORS, US_STATES } from '../address-tables.ts';
+
+export { NUMBERLESS_DESIGNATORS };
 
 /**
  * USPS Publication 28 street suffixes (C1), one group per ";": the standard abbreviation, then the suffix
@@ -78,29 +80,6 @@ export const ORDINALS: Readonly<Record<string, string>> = {
 
 /** Abbreviated wherever they stand, in street and place names alike ("Saint Louis", "Fort Worth"). */
 export const ABBREVIATED_WORDS: Readonly<Record<string, string>> = { SAINT: 'ST', MOUNT: 'MT', FORT: 'FT' };
-
-/**
- * USPS designators that need no number (Publication 28, C2): "12 Main St Rear", "40 Elm St Upper". Each
- * accepted spelling to its standard one.
- */
-export const NUMBERLESS_DESIGNATORS: Readonly<Record<string, string>> = {
-  BASEMENT: 'BSMT',
-  BSMT: 'BSMT',
-  FRONT: 'FRNT',
-  FRNT: 'FRNT',
-  LOBBY: 'LBBY',
-  LBBY: 'LBBY',
-  LOWER: 'LOWR',
-  LOWR: 'LOWR',
-  OFFICE: 'OFC',
-  OFC: 'OFC',
-  PENTHOUSE: 'PH',
-  PH: 'PH',
-  REAR: 'REAR',
-  SIDE: 'SIDE',
-  UPPER: 'UPPR',
-  UPPR: 'UPPR',
-};
 
 /*
  * Lookups built from the tables on first use, not at load: while contract/index.ts still re-exports a server

@@ -1,4 +1,4 @@
-import { zipCell } from '../../../../contract/index.ts';
+import { NUMBERLESS_DESIGNATORS, zipCell } from '../../../../contract/index.ts';
 import { classifyHeader, type HeaderCell, isWeak, type Role } from './header-names.ts';
 
 export { classifyHeader, foldHeader } from './header-names.ts';
@@ -229,12 +229,9 @@ function guessByValues(
 export const guessColumns = (records: readonly string[][], hasHeader: boolean): ColumnChoice =>
   guessMapping(records, hasHeader).choice;
 
-/**
- * Designators that take no number (USPS Publication 28, C2): "REAR", "BSMT" are a unit as they stand. The same
- * list as NUMBERLESS_DESIGNATORS in contract/server/usps.ts, which the browser may not import.
- */
-const NUMBERLESS =
-  /^(?:BASEMENT|BSMT|FRONT|FRNT|LOBBY|LBBY|LOWER|LOWR|OFFICE|OFC|PENTHOUSE|PH|REAR|SIDE|UPPER|UPPR)\.?$/i;
+/** Designators that take no number (USPS Publication 28, C2): "REAR", "BSMT" are a unit as they stand. */
+const isNumberless = (cell: string) =>
+  Object.hasOwn(NUMBERLESS_DESIGNATORS, cell.replace(/\.$/, '').toUpperCase());
 /** What a unit column holds when a row has none: "0", "-", "N/A", "NONE", "NULL". */
 const NO_UNIT = /^(?:0+|-+|\.+|n\/?a|none|null|nil)$/i;
 
@@ -244,7 +241,7 @@ const NO_UNIT = /^(?:0+|-+|\.+|n\/?a|none|null|nil)$/i;
  */
 const unitPart = (cell: string) => {
   if (cell === '' || NO_UNIT.test(cell)) return '';
-  return NUMBERLESS.test(cell) || /^(?:#|[A-Za-z]{2,}\.?\s)/.test(cell) ? cell : `Unit ${cell}`;
+  return isNumberless(cell) || /^(?:#|[A-Za-z]{2,}\.?\s)/.test(cell) ? cell : `Unit ${cell}`;
 };
 
 /**
