@@ -5,7 +5,6 @@ import {
   LookupError,
   LookupOutcome,
   MatchExplanation,
-  NO_ADDRESS_TEXT,
   Property,
   RETRYABLE_LOOKUP_CODES,
 } from '../../contract/index.ts';

@@ -65,7 +65,10 @@ describe('/settings', () => {
     await userEvent.type(field, 'Dana Ortiz');
     await userEvent.click(screen.getByRole('button', { name: 'Save name' }));
     expect(await screen.findByText('Saved: you are Dana Ortiz.')).toBeInTheDocument();
-    expect(api.calls.find((c) => c.method === 'PUT')?.body).toEqual({ name: 'Dana Ortiz', fingerprint: '3f9a1c2e' });
+    expect(api.calls.find((c) => c.method === 'PUT')?.body).toEqual({
+      name: 'Dana Ortiz',
+      fingerprint: '3f9a1c2e',
+    });
 
     await userEvent.click(screen.getByRole('link', { name: 'Activity' }));
     const table = await screen.findByRole('table', { name: 'Activity' });
