@@ -215,14 +215,7 @@ export class SqlReviewStore {
       const refusal = await controlRun(trx, accountId, reviewId, action, this.now());
       if (refusal) return refusal;
       const summary = (await summaryOf(trx, accountId, reviewId)) as ReviewSummary;
-      if (entry)
-        await trx
-          .insertInto('audit_entries')
-          .values(auditRow(entry(summary, this.now())))
-          .execute()
-          .catch(() => {
-            throw auditUnavailable();
-          });
+      if (entry) await insertEntry(trx, entry(summary, this.now()));
       return summary;
     });
   }
@@ -317,14 +310,7 @@ export class SqlReviewStore {
       const now = this.now();
       const marked = exclusion && { ...exclusion, at: new Date(now).toISOString() };
       const done = await writeExclusion(trx, accountId, reviewId, index, marked, now);
-      if (typeof done !== 'string' && entry)
-        await trx
-          .insertInto('audit_entries')
-          .values(auditRow(entry(now)))
-          .execute()
-          .catch(() => {
-            throw auditUnavailable();
-          });
+      if (typeof done !== 'string' && entry) await insertEntry(trx, entry(now));
       return done;
     });
     if (typeof written === 'string') return written;
@@ -353,6 +339,20 @@ export class SqlReviewStore {
       return true;
     });
   }
+}
+
+/**
+ * A reviewer's action's audit entry, in the action's own transaction: the action stands only with it (ADR 010,
+ * addendum); when the insert fails, the transaction is undone and the caller answers audit_unavailable.
+ */
+async function insertEntry(trx: Trx, entry: NewAuditEntry): Promise<void> {
+  await trx
+    .insertInto('audit_entries')
+    .values(auditRow(entry))
+    .execute()
+    .catch(() => {
+      throw auditUnavailable();
+    });
 }
 
 /** The review as the API gives it, read in `db` (a transaction, to read what it holds locked). */
