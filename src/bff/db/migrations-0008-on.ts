@@ -1,4 +1,8 @@
 import type { Kysely, Migration } from 'kysely';
+import { auditChain } from './migration-0012-audit-chain.ts';
+import { keyCustody } from './migration-0013-key-custody.ts';
+import { webhooks } from './migration-0014-webhooks.ts';
+import { decisions } from './migration-0015-decisions.ts';
 
 /*
  * The migrations from 0008 on (migrations.ts has the rules: append only, the same DDL on both databases). Kept
@@ -68,4 +72,8 @@ export const MIGRATIONS_0008_ON: Record<string, Migration> = {
   '0009-key-names': keyNames,
   '0010-review-owners': reviewOwners,
   '0011-review-row-exclusions': rowExclusions,
+  '0012-audit-chain': auditChain,
+  '0013-key-custody': keyCustody,
+  '0014-webhooks': webhooks,
+  '0015-decisions': decisions,
 };

@@ -1,4 +1,8 @@
 import type { Generated } from 'kysely';
+import type { CustodyKeysTable } from '../custody/custody-table.ts';
+import type { AuditChainTable, AuditCheckpointsTable, EvidenceKeysTable } from '../evidence/tables.ts';
+import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookOutboxTable } from '../webhooks/tables.ts';
+import type { ReviewDecisionsTable } from './migration-0015-decisions.ts';
 
 /*
  * The BFF's own database: durable reviews and the audit trail. One schema for the embedded SQLite and for
@@ -29,6 +33,12 @@ export interface ReviewsTable {
    * 0010); null while they go on the owner's own key.
    */
   carried_by?: string | null;
+  /** Sign-off and approval (migration 0015): keys' fingerprints, epoch ms, the reason rows were left undecided. */
+  signed_off_by?: string | null;
+  signed_off_at?: number | null;
+  signed_off_reason?: string | null;
+  approved_by?: string | null;
+  approved_at?: number | null;
 }
 
 export interface ReviewChunksTable {
@@ -55,6 +65,8 @@ export interface ReviewRowsTable {
   address_key: string | null;
   /** JSON RowExclusion while a reviewer has the row excluded from its review (migration 0011). */
   excluded: string | null;
+  /** JSON RowDecision: the reviewer's current decision (migration 0015; every one is in review_decisions). */
+  decision?: string | null;
 }
 
 export interface ReviewRunsTable {
@@ -124,6 +136,9 @@ export interface AuditEntriesTable {
    * stores/audit/search-text.ts as the entry is written (migration 0007); null when it has neither.
    */
   search_text: string | null;
+  /** The entry's place in the hash chain (migration 0012, stores/audit/chain.ts): the previous entry's hash, its own. */
+  prev_hash: string;
+  hash: string;
 }
 
 export interface DatabaseSchema {
@@ -134,6 +149,11 @@ export interface DatabaseSchema {
   review_results: ReviewResultsTable;
   audit_entries: AuditEntriesTable;
   key_names: KeyNamesTable;
+  custody_keys: CustodyKeysTable;
+  review_decisions: ReviewDecisionsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_outbox: WebhookOutboxTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 /** A name a key's holder gave it (migration 0009): one per key of an account. */
