@@ -14,4 +14,5 @@ export * from './match-quality.ts';
 export * from './review.ts';
 export * from './review-export.ts';
 export * from './upstream.ts';
+export * from './webhooks.ts';
 export * from './wording.ts';
