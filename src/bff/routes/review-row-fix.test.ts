@@ -141,6 +141,36 @@ describe('POST /api/reviews/:id/rows/:index/fix (a row fixed without leaving the
     expect(again?.property?.id).toBe(chosen.id);
   });
 
+  it('"Check again" asks a fixed row and a row already asking its address once, not twice (finding R29)', async () => {
+    let resolves = 0;
+    let reference: Harness['reference'] | undefined;
+    // No cache and one row at a time: only the review's sharing of one lookup between rows can save the second.
+    const h = make({
+      cacheTtlMs: 0,
+      reviewConcurrency: 1,
+      fetch: async (request) => {
+        if (new URL(request.url).pathname.endsWith('/resolve')) resolves++;
+        return (reference as Harness['reference']).fetch(request);
+      },
+    });
+    reference = h.reference;
+    await h.signIn();
+    const first = await reviewOf(h, [AMBIGUOUS]);
+    const chosen = (await rowsOf(h, first.id))[0]?.candidates?.[0];
+    if (!chosen) throw new Error('no candidate');
+    const review = await reviewOf(h, [AMBIGUOUS, chosen.address]);
+    // Fixed by typing the address (a candidate picked is looked up by its id, not by address).
+    expect((await fix(h, review.id, 0, { address: chosen.address })).status).toBe(200);
+    resolves = 0;
+    expect((await h.call(`/api/reviews/${review.id}/runs`, { method: 'POST' })).status).toBe(201);
+    await finished(h, review.id, 2);
+    const again = await rowsOf(h, review.id, 2);
+    expect(again.map((r) => r.property?.id)).toEqual([chosen.id, chosen.id]);
+    // One lookup, the other row shares it (as Activity then says: one entry not from the cache).
+    expect(again.map((r) => r.cached)).toEqual([false, true]);
+    expect(resolves).toBe(1);
+  });
+
   it('a lookup that cannot be made (rate limit) answers its error and changes nothing', async () => {
     let refuse = false;
     let reference: Harness['reference'] | undefined;

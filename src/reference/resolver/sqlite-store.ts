@@ -168,7 +168,8 @@ export class SqlitePropertyStore implements PropertyStore {
   /**
    * Why nothing matched, when the place named says: a ZIP code the data holds nothing in; the street known in
    * the place named (its ZIP code, or a city) but not the number; the place known but not the street. Nothing
-   * when no place was named, or the street was only found somewhere else.
+   * when no place was named, the place named contradicts itself (a ZIP code of another state), or the street was
+   * only found somewhere else.
    */
   #notFoundReason(parsed: ParsedAddress, match: Match | null): NotFoundReason | undefined {
     if (!parsed.house) return undefined;
@@ -178,7 +179,12 @@ export class SqlitePropertyStore implements PropertyStore {
       const inPlaceNamed = match.streets.every((c) => c.scope.zips && (!zip || c.scope.zips.includes(zip)));
       return inPlaceNamed ? 'no_such_house' : undefined;
     }
-    if (parsed.zip) return 'no_such_street';
+    // The street was not found in the ZIP code named; but a ZIP code in another state than the one named (a typo
+    // in either) says nothing about the street: "no such street in 29417" would be false when it is there.
+    if (parsed.zip) {
+      const state = this.#places.zip(parsed.zip)?.state;
+      return !parsed.state || state === parsed.state ? 'no_such_street' : undefined;
+    }
     if (parsed.city && parsed.state) {
       const city = nameForm(parsed.city, parsed.raw.city ?? parsed.city).std;
       return this.#places.hasCity(parsed.state, city) ? 'no_such_street' : undefined;

@@ -24,7 +24,7 @@ export function dueRow(run: OpenRun, d: DueRow): Omit<LeasedRow, 'fresh'> {
     run: run.run,
     index: d.row_index,
     address: lookupAddress(d.address, d.fix, d.parcel),
-    key: d.fix ? null : d.address_key,
+    key: d.address_key,
     attempts: d.attempts,
   };
 }

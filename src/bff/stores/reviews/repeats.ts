@@ -4,7 +4,7 @@ import type { LeasedRow } from '../../reviews/leased-row.ts';
 import type { RowResult, StoredAnswer } from '../../reviews/look-up-row.ts';
 import { readResult } from './to-api.ts';
 
-/** Reviews whose repeated keys this replica remembers (a few keys each), then forgets all and starts again. */
+/** Reviews' runs whose repeated keys this replica remembers (a few keys each), then forgets all and starts again. */
 const REMEMBERED_REVIEWS = 1_000;
 
 /**
@@ -12,12 +12,12 @@ const REMEMBERED_REVIEWS = 1_000;
  * (its input normalised, or its parcel number), answered from a lookup of its own. "Repeats (looked up once)" is
  * kept by this, not by the cache, whose TTL may have run out between the two rows of a long review (a
  * 20,000-row tape spent 3,493 extra lookups). A failed answer is not shared (it may be worth asking again, or it
- * was refused without a lookup anyway), nor a fixed row's (it answers another address). Served by
- * review_rows_by_key (migration 0008).
+ * was refused without a lookup anyway). A fixed row's key is its fixed address's (row-fixes.ts), so it shares
+ * with the rows that ask that address. Served by review_rows_by_key (migration 0008).
  *
- * Only a key the review holds more than once is looked for: which keys those are is read once per review (its
- * rows are all in before its first run starts, and a fix only takes a row's key away), so the rows of a review
- * without repeats, a cached one's hundreds a second among them, ask the database nothing more than before.
+ * Only a key the review holds more than once is looked for: which keys those are is read once per run (its rows
+ * are all in before its first run starts; a fix changes a row's key, seen from the next run on), so the rows of a
+ * review without repeats, a cached one's hundreds a second among them, ask the database nothing more than before.
  */
 export class ReviewRepeats {
   readonly #repeated = new Map<string, Promise<ReadonlySet<string>>>();
@@ -36,7 +36,7 @@ export class ReviewRepeats {
     row: Pick<LeasedRow, 'reviewId' | 'run' | 'index' | 'key'>,
     ask: () => Promise<RowResult>,
   ): Promise<{ answer: RowResult; repeat: boolean }> {
-    if (!row.key || !(await this.#repeatedKeys(row.reviewId)).has(row.key))
+    if (!row.key || !(await this.#repeatedKeys(row.reviewId, row.run)).has(row.key))
       return { answer: await ask(), repeat: false };
     const slot = `${row.reviewId}:${row.run}:${row.key}`;
     const first = this.#answering.get(slot);
@@ -81,7 +81,6 @@ export class ReviewRepeats {
       .select('r.result')
       .where('w.review_id', '=', row.reviewId)
       .where('w.address_key', '=', key)
-      .where('w.fix', 'is', null)
       .where('w.row_index', '!=', row.index)
       .where('r.run', '=', row.run)
       .where('r.state', '=', 'done')
@@ -91,9 +90,10 @@ export class ReviewRepeats {
     return readResult(earlier?.result ?? null);
   }
 
-  /** The keys more than one row of the review asks (read once; read again after a failed read). */
-  #repeatedKeys(reviewId: string): Promise<ReadonlySet<string>> {
-    const known = this.#repeated.get(reviewId);
+  /** The keys more than one row of the review asks (read once a run; read again after a failed read). */
+  #repeatedKeys(reviewId: string, run: number): Promise<ReadonlySet<string>> {
+    const memo = `${reviewId}:${run}`;
+    const known = this.#repeated.get(memo);
     if (known) return known;
     if (this.#repeated.size >= REMEMBERED_REVIEWS) this.#repeated.clear();
     const reading = this.db
@@ -105,8 +105,8 @@ export class ReviewRepeats {
       .having(sql`count(*)`, '>', 1)
       .execute()
       .then((rows) => new Set(rows.map((r) => r.address_key as string)));
-    reading.catch(() => this.#repeated.delete(reviewId));
-    this.#repeated.set(reviewId, reading);
+    reading.catch(() => this.#repeated.delete(memo));
+    this.#repeated.set(memo, reading);
     return reading;
   }
 }

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { LookupOutcome, type RowFix } from '../../../contract/index.ts';
+import { askedKey, LookupOutcome, type RowFix } from '../../../contract/index.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import { OUTCOME_COLUMN } from './queue.ts';
@@ -50,7 +50,9 @@ export async function writeFix(
     .execute();
   await trx
     .updateTable('review_rows')
-    .set({ fix: JSON.stringify({ ...fix, run: latest.run }) })
+    // The row now asks the fixed address: its key goes with it, so that a later run shares one lookup between it
+    // and a row that already asked that address (review finding R29).
+    .set({ fix: JSON.stringify({ ...fix, run: latest.run }), address_key: askedKey(fix.address, undefined) })
     .where('review_id', '=', reviewId)
     .where('row_index', '=', index)
     .execute();
