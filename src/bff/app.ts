@@ -5,6 +5,7 @@ import type { DemoKey } from '../contract/index.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
 import { ClientGone } from './cancel.ts';
 import type { AppEnv } from './context.ts';
+import type { KeyCustody } from './custody/key-custody.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
 import { allowedMethods } from './http.ts';
 import type { CachedResult, Lookups } from './lookups.ts';
@@ -12,8 +13,10 @@ import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
 import { pathText } from './middleware/path-text.ts';
 import { requestContext } from './middleware/request-context.ts';
+import { refusalsAtSignIn } from './refused-keys.ts';
 import type { DurableReviews } from './reviews/durable-reviews.ts';
 import { activityRoutes } from './routes/activity.ts';
+import { custodyRoutes } from './routes/custody.ts';
 import { durableReviewRoutes } from './routes/durable-reviews.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
@@ -60,6 +63,8 @@ export interface BffDeps {
   auditTrail?: AuditTrail;
   /** How often a review's event stream looks for news nobody announced (other replicas'); default 1 s. */
   eventPollMs?: number;
+  /** Key custody ("Work while I'm signed out"); absent without a database. */
+  custody?: KeyCustody;
 }
 
 /**
@@ -123,8 +128,10 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
       ...deps,
       ...(audit ? { audit } : {}),
       ...(keyNames ? { keyNames } : {}),
+      ...(deps.custody ? { lookups: refusalsAtSignIn(lookups, deps.custody) } : {}),
     }),
   );
+  if (deps.custody) api.route('/custody', custodyRoutes({ ...deps, custody: deps.custody }));
   if (deps.auditTrail) {
     const trail = deps.auditTrail;
     api.route(

@@ -166,6 +166,12 @@ const BffEnv = z.object({
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
   // Off only to measure what the trail costs (npm run bench): lookups then leave no evidence.
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
+  // Seals kept API keys (key custody, custody/secret.ts); at least 32 characters, refused at start otherwise.
+  KEY_ENCRYPTION_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters (it seals the API keys kept for work while signed out)')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   SESSION_SECRET: z
     .string()
     .min(32, 'must be at least 32 characters')
@@ -232,6 +238,8 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     redisUrl: e.REDIS_URL,
     /** Encrypts API keys held in Redis (and derives key names and, unless CURSOR_SECRET is set, cursors). */
     sessionSecret: e.SESSION_SECRET,
+    /** Seals API keys kept for work while signed out; absent: generated beside the embedded database, or none. */
+    keyEncryptionSecret: e.KEY_ENCRYPTION_SECRET,
     /** Undefined: the embedded database under databaseDir (reviews, the audit trail). */
     databaseUrl: e.DATABASE_URL,
     databaseDir: e.DATABASE_DIR,

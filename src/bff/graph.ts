@@ -6,6 +6,7 @@ import { type AuditTrail, createAuditTrail } from './audit/audit-trail.ts';
 import type { CancelSignal } from './cancel.ts';
 import type { Clock } from './clock.ts';
 import type { AppEnv } from './context.ts';
+import { createKeyCustody, type KeyCustody, withCustody } from './custody/index.ts';
 import type { Database } from './db/database.ts';
 import type { BffConfig } from './env.ts';
 import { Lookups } from './lookups.ts';
@@ -77,10 +78,13 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
   const upstream = upstreamClient(options, scheduler, transport);
   const auditTrail = database && options.config.auditTrail ? auditTrailOn(database, options) : undefined;
   if (metrics && auditTrail) metrics.countAuditWith(() => auditTrail.writer);
+  // Key custody: accounts with a kept key count as live and lend it when nobody is signed in (custody/).
+  const custody = database ? keyCustodyOn(database, options, auditTrail) : undefined;
+  const sessions = custody ? withCustody(stores.sessions, custody) : stores.sessions;
   const lookups = new Lookups({
     upstream,
     cache: stores.cache,
-    sessions: stores.sessions,
+    sessions,
     ...(metrics ? { metrics } : {}),
     ...(auditTrail ? { audit: auditTrail.audit } : {}),
   });
@@ -88,7 +92,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     ? createDurableReviews({
         database,
         lookups,
-        sessions: stores.sessions,
+        sessions,
         logger,
         concurrency: config.reviewConcurrency,
         slotWaiters: (keyHash) => scheduler.waiting(keyHash).review,
@@ -104,7 +108,8 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     lookups,
     ...(reviews ? { reviews } : {}),
     ...(auditTrail ? { auditTrail } : {}),
-    sessions: stores.sessions,
+    ...(custody ? { custody } : {}),
+    sessions,
     cache: stores.cache,
     logger,
     demoKeys: options.demoKeys,
@@ -168,6 +173,17 @@ function upstreamClient(options: BffGraphOptions, scheduler: UpstreamScheduler, 
       ...(metrics ? { onAttempt: metrics.upstreamAttempt.bind(metrics) } : {}),
     },
   );
+}
+
+/** Key custody on the database, with custody_on/off on the trail (when there is one). */
+function keyCustodyOn(database: Database, options: BffGraphOptions, auditTrail?: AuditTrail): KeyCustody {
+  return createKeyCustody({
+    database,
+    secret: options.config.keyEncryptionSecret,
+    sharedSessions: Boolean(options.config.redisUrl),
+    logger: options.logger,
+    ...(auditTrail ? { audit: auditTrail.writer } : {}),
+  });
 }
 
 /** The audit trail of every lookup, each entry committed (a group at a time) before its answer leaves. */

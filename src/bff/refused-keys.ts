@@ -1,4 +1,5 @@
-import { ApiError } from './errors.ts';
+import { ApiError, toApiError } from './errors.ts';
+import type { Lookups } from './lookups.ts';
 import type { Session, SessionStore } from './stores/sessions/types.ts';
 
 /*
@@ -13,7 +14,10 @@ import type { Session, SessionStore } from './stores/sessions/types.ts';
  *   (audit.ts outcomeOfError); nothing here writes another;
  * - a review row it answered has no answer of the service's (isKeyRefused): the worker gives the row back
  *   spending none of its attempts, no metric counts it, and its review waits for a sign-in of its account.
- * A key refused at sign-in (invalid_key) is no session's: the sign-in route records it as sign_in_refused.
+ * - a key kept for the account's unattended work (key custody, custody/) is deleted at once, and the refusal's date
+ *   kept for Settings and the review to say: `sessions` here is the store withCustody decorates (graph.ts).
+ * A key refused at sign-in (invalid_key) is no session's: the sign-in route records it as sign_in_refused, and
+ * wherever that key is kept it is deleted as above (refusalsAtSignIn).
  */
 
 const KEY_REFUSED = 'unauthenticated';
@@ -49,4 +53,19 @@ export class RefusedKeys {
       throw err;
     }
   }
+}
+
+/** The sign-in's key check (Lookups.checkKey), where a key the service refuses is also dropped wherever it is kept. */
+export function refusalsAtSignIn(
+  lookups: Pick<Lookups, 'checkKey' | 'rateLimit'>,
+  kept: { refusedAtSignIn(keyHash: string): Promise<void> },
+): Pick<Lookups, 'checkKey' | 'rateLimit'> {
+  return {
+    checkKey: (apiKey, keyHash) =>
+      lookups.checkKey(apiKey, keyHash).catch(async (err: unknown) => {
+        if (toApiError(err).code === 'invalid_key') await kept.refusedAtSignIn(keyHash);
+        throw err;
+      }),
+    rateLimit: (session) => lookups.rateLimit(session),
+  };
 }

@@ -23,6 +23,15 @@ export const AuditKind = z.enum([
   'sign_in',
   'sign_out',
   'sign_in_refused',
+  /** Key custody turned on or off (`query`: the kept key, "key 1a2b3c4d"), or dropped: the service refused it. */
+  'custody_on',
+  'custody_off',
+  'custody_refused',
+  /** A row's decision set or cleared (`query`: "accept: note"), a review signed off (`query`: the reason), approved, or its sign-off withdrawn by a later decision. */
+  'review_row_decided',
+  'review_signed_off',
+  'review_approved',
+  'review_sign_off_withdrawn',
 ]);
 export type AuditKind = z.infer<typeof AuditKind>;
 

@@ -15,6 +15,13 @@ const KIND: Record<AuditEntry['kind'], string> = {
   sign_in: 'Signed in',
   sign_out: 'Signed out',
   sign_in_refused: 'Sign-in refused',
+  custody_on: 'Work while signed out: on',
+  custody_off: 'Work while signed out: off',
+  custody_refused: 'Kept key refused',
+  review_row_decided: 'Row decided',
+  review_signed_off: 'Review signed off',
+  review_approved: 'Review approved',
+  review_sign_off_withdrawn: 'Sign-off withdrawn',
 };
 
 const OUTCOME: Record<AuditEntry['outcome'], string> = {
