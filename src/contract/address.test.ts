@@ -63,4 +63,24 @@ describe('what a review row asks (askedKey)', () => {
     expect(askedKey('  ', ' - ')).toBeNull();
     expect(askedKey('', undefined)).toBeNull();
   });
+
+  it('is one key for the spellings of one address a tape holds: commas, a final stop, St or Street (R27)', () => {
+    const spellings = [
+      '40 W 6th St, Yalaha, FL 34797',
+      '40 W 6th St Yalaha FL 34797',
+      '40 W 6th Street, Yalaha, FL 34797',
+      '40 w 6th st., yalaha, fl 34797.',
+      ' 40 W 6TH STREET , YALAHA , FL  34797 ',
+    ];
+    expect(new Set(spellings.map((a) => askedKey(a, undefined)))).toEqual(
+      new Set(['40 w 6th st yalaha fl 34797']),
+    );
+    expect(askedKey('12 Oak Avenue Apartment 4, Waco, TX', undefined)).toBe(
+      askedKey('12 Oak Ave Apt 4 Waco TX', undefined),
+    );
+    // What tells two properties apart stays: the number, the unit, the direction, the ZIP code.
+    expect(askedKey('40 W 6th St Apt 2', undefined)).not.toBe(askedKey('40 W 6th St Apt 3', undefined));
+    expect(askedKey('40 W 6th St', undefined)).not.toBe(askedKey('40 E 6th St', undefined));
+    expect(askedKey('40 W 6th St 34797', undefined)).not.toBe(askedKey('40 W 6th St 34798', undefined));
+  });
 });

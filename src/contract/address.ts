@@ -27,12 +27,48 @@ export function addressKey(text: string): string {
  * BFF shares the answer by it.
  */
 export function askedKey(address: string, parcel: string | undefined): string | null {
-  if (address.trim() !== '') return addressKey(address);
+  if (address.trim() !== '') return sameWords(address);
   const p = parcel
     ?.normalize('NFKC')
     .toUpperCase()
     .replace(/[^\p{L}\p{N}]/gu, '');
   return p ? `parcel:${p}` : null;
+}
+
+/**
+ * The words that write one street type or unit two ways in the files reviewers bring ("Street" and "St"): the
+ * usual ones only, each a word no address uses otherwise in that place. The rest of USPS Publication 28 is
+ * server-only (./server/), and the browser must count rows by the same key the BFF shares lookups by.
+ */
+const SAME_WORD: Readonly<Record<string, string>> = {
+  street: 'st',
+  str: 'st',
+  avenue: 'ave',
+  av: 'ave',
+  road: 'rd',
+  drive: 'dr',
+  boulevard: 'blvd',
+  lane: 'ln',
+  court: 'ct',
+  place: 'pl',
+  terrace: 'ter',
+  circle: 'cir',
+  highway: 'hwy',
+  parkway: 'pkwy',
+  apartment: 'apt',
+  suite: 'ste',
+};
+
+/**
+ * An address as a review's repeats are told apart: its key (case, spacing, Unicode form), and also without its
+ * commas and full stops and with the usual street types and units one way ("40 W 6th Street, Yalaha, FL 34797."
+ * and "40 W 6th St Yalaha FL 34797" are one lookup; review finding R27).
+ */
+function sameWords(address: string): string {
+  return addressKey(address.replace(/[.,;]/g, ' '))
+    .split(' ')
+    .map((word) => SAME_WORD[word] ?? word)
+    .join(' ');
 }
 
 /*
