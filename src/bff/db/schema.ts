@@ -149,6 +149,9 @@ export interface DatabaseSchema {
   review_results: ReviewResultsTable;
   audit_entries: AuditEntriesTable;
   key_names: KeyNamesTable;
+  audit_chain: AuditChainTable;
+  audit_checkpoints: AuditCheckpointsTable;
+  evidence_keys: EvidenceKeysTable;
   custody_keys: CustodyKeysTable;
   review_decisions: ReviewDecisionsTable;
   webhook_endpoints: WebhookEndpointsTable;

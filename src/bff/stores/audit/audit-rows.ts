@@ -1,16 +1,15 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
 import type { AuditEntriesTable } from '../../db/schema.ts';
 import { searchTextOf } from './search-text.ts';
 
-/* The audit trail's rows as the store reads and writes them: an entry as the API gives it, and SQLite's inserts. */
+/* The audit trail's rows as the store reads and writes them: an entry as the API gives it, and as inserted. */
 
 /** One entry as the BFF records it (the database gives it its id; its search text is worked out from it). */
-export type NewAuditEntry = Omit<AuditEntriesTable, 'id' | 'search_text'>;
+export type NewAuditEntry = Omit<AuditEntriesTable, 'id' | 'search_text' | 'hash' | 'prev_hash'>;
 
 /** An entry as it is inserted: with its folded search text. Whoever inserts entries inserts these. */
-export const auditRow = (e: NewAuditEntry): Omit<AuditEntriesTable, 'id'> => ({
+export const auditRow = (e: NewAuditEntry): Omit<AuditEntriesTable, 'id' | 'hash' | 'prev_hash'> => ({
   ...e,
   review_owner: e.review_owner ?? null,
   search_text: searchTextOf(e),
@@ -36,44 +35,4 @@ export function toEntry(r: Selectable<AuditEntriesTable>): AuditEntry {
     row: r.row_index,
     reviewOwner: r.review_owner ?? null,
   };
-}
-
-const COLUMNS = [
-  'at',
-  'account_id',
-  'key_fingerprint',
-  'session_ref',
-  'kind',
-  'query',
-  'outcome',
-  'property_id',
-  'source',
-  'confidence',
-  'last_verified',
-  'cached',
-  'cached_at',
-  'upstream_request_id',
-  'review_id',
-  'row_index',
-  'review_owner',
-  'search_text',
-] as const satisfies readonly (keyof AuditEntriesTable)[];
-
-/**
- * An entry inserted through a statement prepared once, in the caller's transaction (SQLite): the writer's, and
- * the review queue's beside the answers it keeps.
- */
-export function preparedAuditInsert(sqlite: BetterSqlite3.Database): (entry: NewAuditEntry) => void {
-  const insert = sqlite.prepare(
-    `insert into audit_entries (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
-  );
-  return (e) => insert.run(auditRow(e));
-}
-
-/** Entries appended in one SQLite transaction through a statement prepared once. */
-export function preparedAppend(sqlite: BetterSqlite3.Database) {
-  const insert = preparedAuditInsert(sqlite);
-  return sqlite.transaction((entries: readonly NewAuditEntry[]) => {
-    for (const e of entries) insert(e);
-  });
 }

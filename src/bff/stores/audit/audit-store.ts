@@ -2,7 +2,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
-import { auditRow, type NewAuditEntry, preparedAppend, toEntry } from './audit-rows.ts';
+import { type NewAuditEntry, toEntry } from './audit-rows.ts';
+import { insertChained, preparedAppend } from './chain.ts';
 import { fold } from './search-text.ts';
 
 type Db = Kysely<DatabaseSchema>;
@@ -86,11 +87,7 @@ export class SqlAuditStore {
     // a transaction of its own, written before anything else runs (every lookup's answer waits for this; Kysely
     // would compile and prepare the insert again each time). Otherwise, through Kysely, which waits its turn.
     if (this.#appendNow && this.#idle()) return this.#appendNow(entries);
-    for (let i = 0; i < entries.length; i += 500)
-      await this.db
-        .insertInto('audit_entries')
-        .values(entries.slice(i, i + 500).map(auditRow))
-        .execute();
+    await this.db.transaction().execute((trx) => insertChained(trx, entries));
   }
 
   /**
@@ -343,26 +340,45 @@ export class SqlAuditStore {
     }
   }
 
-  /** Retention: removes entries older than `cutoff` (epoch ms), a batch at a time; returns how many went. */
+  /**
+   * Retention: removes entries older than `cutoff` (epoch ms) from the start of the chain, a batch at a time, and
+   * moves the chain's start past them (the last one's id and hash, and how many went), so the entries left still
+   * verify. The start only: an entry is older than a newer one before it by the seconds its lookup took at most,
+   * and goes at the next sweep. Returns how many went.
+   */
   async deleteOlderThan(cutoff: number, batch = 10_000): Promise<number> {
     let removed = 0;
     for (;;) {
-      const ids = await this.db
-        .selectFrom('audit_entries')
-        .select('id')
-        .where('at', '<', cutoff)
-        .limit(batch)
-        .execute();
-      if (ids.length === 0) return removed;
-      await this.db
-        .deleteFrom('audit_entries')
-        .where(
-          'id',
-          'in',
-          ids.map((r) => r.id),
-        )
-        .execute();
-      removed += ids.length;
+      const n = await this.db.transaction().execute(async (trx) => {
+        // Locked as an append locks it (PostgreSQL): the start moves while nobody appends.
+        let base = trx.selectFrom('audit_chain').select('base_id').where('id', '=', 1);
+        if (this.#postgres) base = base.forUpdate();
+        const { base_id } = await base.executeTakeFirstOrThrow();
+        const rows = await trx
+          .selectFrom('audit_entries')
+          .select(['id', 'at', 'hash'])
+          .where('id', '>', base_id)
+          .orderBy('id')
+          .limit(batch)
+          .execute();
+        const newer = rows.findIndex((r) => Number(r.at) >= cutoff);
+        const gone = newer === -1 ? rows : rows.slice(0, newer);
+        const last = gone.at(-1);
+        if (last === undefined) return 0;
+        await trx.deleteFrom('audit_entries').where('id', '<=', last.id).execute();
+        await trx
+          .updateTable('audit_chain')
+          .set((eb) => ({
+            base_id: last.id,
+            base_hash: last.hash,
+            base_count: eb('base_count', '+', gone.length),
+          }))
+          .where('id', '=', 1)
+          .execute();
+        return gone.length;
+      });
+      removed += n;
+      if (n < batch) return removed;
     }
   }
 }

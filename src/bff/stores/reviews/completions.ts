@@ -3,7 +3,8 @@ import type { Dialect } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { LeasedRow } from '../../reviews/leased-row.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
-import { auditRow, type NewAuditEntry } from '../audit/audit-store.ts';
+import type { NewAuditEntry } from '../audit/audit-store.ts';
+import { insertChained } from '../audit/chain.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -62,10 +63,10 @@ export async function writeCompletions(
       const asked = reviews.get(reviewId) as number[];
       await writeReview(trx, dialect, reviewId, asked, batch, taken, now);
     }
-    // The entries of the answers kept, beside them (ADR 010, addendum), as the audit store inserts them (with
-    // their folded search text; the Activity search index follows the table, whoever wrote to it).
+    // The entries of the answers kept, beside them (ADR 010, addendum), chained as the audit store chains them
+    // (with their folded search text; the Activity search index follows the table, whoever wrote to it).
     const entries = keptEntries(batch, taken);
-    if (entries.length > 0) await trx.insertInto('audit_entries').values(entries.map(auditRow)).execute();
+    await insertChained(trx, entries);
   });
   return taken;
 }

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { LeasedRow } from '../../reviews/leased-row.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
-import { preparedAuditInsert } from '../audit/audit-rows.ts';
+import { preparedAuditInsert } from '../audit/chain.ts';
 import { byReview, type Completion, keptEntries } from './completions.ts';
 import { type DueRow, dueRow, RECLAIM_BATCH } from './due-rows.ts';
 import type { LeaseOrder, LeaseShares, OpenRun } from './lease-order.ts';
@@ -137,8 +137,8 @@ function prepareComplete(sqlite: BetterSqlite3.Database): PreparedQueue['complet
      where review_id = @reviewId and run = @run`,
   );
   const setLastSeq = sqlite.prepare('update reviews set last_seq = ? where id = ?');
-  // The entries of the answers kept, beside them (ADR 010, addendum): inserted as the audit store inserts them
-  // (with their folded search text).
+  // The entries of the answers kept, beside them (ADR 010, addendum): chained and inserted as the audit store
+  // does (with their folded search text).
   const audit = preparedAuditInsert(sqlite);
   return sqlite.transaction((batch: readonly Completion[], now: number): boolean[] => {
     const taken = batch.map(() => false);

@@ -12,7 +12,8 @@ import {
 import { auditUnavailable } from '../../audit/writer.ts';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
-import { auditRow, type NewAuditEntry } from '../audit/audit-store.ts';
+import type { NewAuditEntry } from '../audit/audit-store.ts';
+import { insertChained } from '../audit/chain.ts';
 import { assertWithinQuota, lockQuota } from './pending-rows.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
 import { type ExclusionRefusal, type ExclusionWritten, writeExclusion } from './row-exclusions.ts';
@@ -346,13 +347,9 @@ export class SqlReviewStore {
  * addendum); when the insert fails, the transaction is undone and the caller answers audit_unavailable.
  */
 async function insertEntry(trx: Trx, entry: NewAuditEntry): Promise<void> {
-  await trx
-    .insertInto('audit_entries')
-    .values(auditRow(entry))
-    .execute()
-    .catch(() => {
-      throw auditUnavailable();
-    });
+  await insertChained(trx, [entry]).catch(() => {
+    throw auditUnavailable();
+  });
 }
 
 /** The review as the API gives it, read in `db` (a transaction, to read what it holds locked). */

@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import canonicalize from 'canonicalize';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
+import { auditRow, type NewAuditEntry } from './audit-rows.ts';
+
+/*
+ * The audit trail's hash chain (migration 0012, docs/decisions/014-evidence-formats.md): each entry stores the
+ * SHA-256 of its canonical form (RFC 8785 JSON of every column an auditor relies on, with the previous entry's
+ * hash), so changing, removing or inserting an entry breaks the chain. The chain's order is the id order: ids are
+ * handed out while the chain is held (one writer on SQLite; `audit_chain` locked FOR UPDATE on PostgreSQL), so a
+ * later entry always has a higher id, whichever replica wrote it.
+ */
+
+/** The previous hash of the first entry ever written. */
+export const GENESIS = '0'.repeat(64);
+
+/** The canonical form's version: a new column or rule is a new version, and the old entries keep theirs. */
+export const CHAIN_VERSION = 1;
+
+/** An entry's columns the hash covers: all but the hash itself and the search text derived from the query. */
+export type ChainedEntry = Omit<AuditEntriesTable, 'search_text' | 'hash' | 'id'> & {
+  id: number | string;
+  prev_hash: string;
+};
+
+const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+
+/** The canonical form of an entry (RFC 8785): what its hash is of. */
+export function canonicalEntry(e: ChainedEntry): string {
+  return canonicalize({
+    v: CHAIN_VERSION,
+    id: Number(e.id),
+    at: Number(e.at),
+    account_id: e.account_id,
+    key_fingerprint: e.key_fingerprint,
+    session_ref: e.session_ref,
+    kind: e.kind,
+    query: e.query,
+    outcome: e.outcome,
+    property_id: e.property_id,
+    source: e.source,
+    confidence: e.confidence,
+    last_verified: e.last_verified,
+    cached: Number(e.cached),
+    cached_at: num(e.cached_at),
+    upstream_request_id: e.upstream_request_id,
+    review_id: e.review_id,
+    row_index: num(e.row_index),
+    review_owner: e.review_owner ?? null,
+    prev_hash: e.prev_hash,
+  }) as string;
+}
+
+export const entryHash = (e: ChainedEntry): string =>
+  createHash('sha256').update(canonicalEntry(e)).digest('hex');
+
+/** Where the chain goes on from: the last entry's id and hash (or, with none, where retention left it). */
+export interface ChainHead {
+  id: number;
+  hash: string;
+}
+
+/** Entries as inserted: each with its id, its previous entry's hash and its own, chained after `head`. */
+export function chained(head: ChainHead, ids: readonly number[], entries: readonly NewAuditEntry[]) {
+  let prev = head.hash;
+  return entries.map((e, i) => {
+    const row = { ...auditRow(e), id: ids[i] as number, prev_hash: prev };
+    const hash = entryHash(row);
+    prev = hash;
+    return { ...row, hash };
+  });
+}
+
+type Db = Kysely<DatabaseSchema>;
+
+/**
+ * Appends entries to the chain inside the caller's transaction (`trx`: every Kysely insert path). PostgreSQL: the
+ * one row of `audit_chain` is locked first (held until the transaction ends, so replicas append one after
+ * another), then the head is read in a statement of its own (a fresh snapshot: it sees the entry the previous
+ * holder committed) and the ids are drawn from the sequence, all under the lock.
+ */
+export async function insertChained(trx: Db, entries: readonly NewAuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const postgres = trx.getExecutor().adapter instanceof PostgresAdapter;
+  let head: ChainHead;
+  let ids: number[];
+  if (postgres) {
+    const base = await sql<ChainHead>`select base_id as id, base_hash as hash from audit_chain
+      where id = 1 for update`.execute(trx);
+    const { rows } = await sql<{ id: number | null; hash: string | null; ids: string[] }>`select
+        (select id from audit_entries order by id desc limit 1) as id,
+        (select hash from audit_entries order by id desc limit 1) as hash,
+        array(select nextval('audit_entries_id_seq') from generate_series(1, ${entries.length})) as ids`.execute(
+      trx,
+    );
+    const r = rows[0] as { id: number | null; hash: string | null; ids: string[] };
+    head = r.id === null ? (base.rows[0] as ChainHead) : { id: Number(r.id), hash: r.hash as string };
+    ids = r.ids.map(Number);
+  } else {
+    const { rows } = await sql<HeadRow>`${sql.raw(SQLITE_HEAD)}`.execute(trx);
+    head = sqliteHead(rows[0] as HeadRow);
+    ids = entries.map((_, i) => head.id + 1 + i);
+  }
+  const rows = chained(head, ids, entries);
+  for (let i = 0; i < rows.length; i += 500)
+    await trx
+      .insertInto('audit_entries')
+      .values(rows.slice(i, i + 500))
+      .execute();
+}
+
+/**
+ * SQLite's head, and where the next id goes on from: AUTOINCREMENT never gives an id twice (its sequence keeps
+ * the highest ever given, removed or not), and neither does the chain.
+ */
+const SQLITE_HEAD = `select c.base_id, c.base_hash,
+    (select id from audit_entries order by id desc limit 1) as last_id,
+    (select hash from audit_entries order by id desc limit 1) as last_hash,
+    (select seq from sqlite_sequence where name = 'audit_entries') as seq
+  from audit_chain c`;
+
+interface HeadRow {
+  base_id: number;
+  base_hash: string;
+  last_id: number | null;
+  last_hash: string | null;
+  seq: number | null;
+}
+
+/** The head to chain after, its id the highest given so far (the next is one more). */
+function sqliteHead(r: HeadRow): ChainHead {
+  const hash = r.last_id === null ? r.base_hash : (r.last_hash as string);
+  return { id: Math.max(Number(r.base_id), Number(r.last_id ?? 0), Number(r.seq ?? 0)), hash };
+}
+
+const COLUMNS = [
+  'id',
+  'at',
+  'account_id',
+  'key_fingerprint',
+  'session_ref',
+  'kind',
+  'query',
+  'outcome',
+  'property_id',
+  'source',
+  'confidence',
+  'last_verified',
+  'cached',
+  'cached_at',
+  'upstream_request_id',
+  'review_id',
+  'row_index',
+  'review_owner',
+  'search_text',
+  'prev_hash',
+  'hash',
+] as const;
+
+/**
+ * An entry chained and inserted through statements prepared once, in the caller's transaction (SQLite: one
+ * writer, so the head read in the transaction is the head).
+ */
+export function preparedAuditInsert(sqlite: BetterSqlite3.Database): (entry: NewAuditEntry) => void {
+  const head = sqlite.prepare<[], HeadRow>(SQLITE_HEAD);
+  const insert = sqlite.prepare(
+    `insert into audit_entries (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
+  );
+  return (e) => {
+    const at = sqliteHead(head.get() as HeadRow);
+    insert.run((chained(at, [at.id + 1], [e]) as object[])[0]);
+  };
+}
+
+/** Entries appended in one SQLite transaction through statements prepared once. */
+export function preparedAppend(sqlite: BetterSqlite3.Database) {
+  const insert = preparedAuditInsert(sqlite);
+  return sqlite.transaction((entries: readonly NewAuditEntry[]) => {
+    for (const e of entries) insert(e);
+  });
+}
