@@ -22,13 +22,16 @@ import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { propertyRoutes } from './routes/properties.ts';
 import { reviewControlRoutes } from './routes/review-controls.ts';
+import { reviewDecisionRoutes } from './routes/review-decisions.ts';
 import { reviewExportRoutes } from './routes/review-export.ts';
 import { keyNamesFor, sessionRoutes } from './routes/session.ts';
 import { spaRoutes } from './routes/spa.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import type { ResultCache } from './stores/cache/types.ts';
 import { SqlKeyNames } from './stores/key-names.ts';
 import type { SessionStore } from './stores/sessions/types.ts';
 import type { UpstreamClient } from './upstream/client.ts';
+import type { Webhooks } from './webhooks/index.ts';
 
 export type { CachedResult } from './lookups.ts';
 
@@ -61,6 +64,8 @@ export interface BffDeps {
   reviews?: DurableReviews;
   /** The audit trail (recorder, writer, store); absent in tests that do not need it. */
   auditTrail?: AuditTrail;
+  /** Webhook endpoints and their outbox; absent without a database. */
+  webhooks?: Webhooks;
   /** How often a review's event stream looks for news nobody announced (other replicas'); default 1 s. */
   eventPollMs?: number;
   /** Key custody ("Work while I'm signed out"); absent without a database. */
@@ -146,6 +151,7 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
   }
   api.route('/properties', propertyRoutes({ ...deps, lookups, cursorSecret }));
   if (deps.reviews) api.route('/reviews', reviewControlRoutes({ ...deps, reviews: deps.reviews, audit }));
+  if (deps.reviews) api.route('/reviews', reviewDecisionRoutes({ ...deps, reviews: deps.reviews, audit }));
   if (deps.reviews)
     api.route(
       '/reviews',
@@ -159,6 +165,8 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
       }),
     );
   if (deps.reviews) api.route('/reviews', reviewExportRoutes({ ...deps, reviews: deps.reviews }));
+  if (deps.webhooks)
+    api.route('/webhooks', webhookRoutes({ webhooks: deps.webhooks, sessions: deps.sessions }));
   // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
   api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
   return api;

@@ -27,6 +27,7 @@ export function rowsWithResults(db: Kysely<DatabaseSchema>, reviewId: string, ru
       'w.cells',
       'w.fix',
       'w.excluded',
+      'w.decision',
       'w.source_row',
       'w.parcel',
       'r.state',

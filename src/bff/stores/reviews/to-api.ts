@@ -7,8 +7,10 @@ import {
   NotFoundReason,
   type ReviewRowResult,
   type ReviewRun,
+  type ReviewSignOff,
   type ReviewStatus,
   type ReviewSummary,
+  RowDecision,
   RowExclusion,
   RowFix,
 } from '../../../contract/index.ts';
@@ -44,6 +46,22 @@ export function toSummary(review: ReviewsTable, runs: ReviewRunsTable[]): Review
     receivedRows: review.received_rows,
     skippedBlank: review.skipped_blank,
     runs: runs.map(toRun),
+    signOff: toSignOff(review),
+  };
+}
+
+/** A review's sign-off as the API gives it (on the summary; the evidence manifest reads it). */
+export function toSignOff(review: ReviewsTable): ReviewSignOff | null {
+  if (review.signed_off_at == null || !review.signed_off_by) return null;
+  const iso = (ms: number) => new Date(Number(ms)).toISOString();
+  return {
+    by: review.signed_off_by,
+    at: iso(review.signed_off_at),
+    reason: review.signed_off_reason ?? null,
+    approved:
+      review.approved_at != null && review.approved_by
+        ? { by: review.approved_by, at: iso(review.approved_at) }
+        : null,
   };
 }
 
@@ -70,6 +88,8 @@ export interface JoinedRow {
   fix: string | null;
   /** Absent in rows read before migration 0011's column was selected (tests' hand-made rows). */
   excluded?: string | null;
+  /** Absent in rows read before migration 0015's column was selected (tests' hand-made rows). */
+  decision?: string | null;
   /** Absent in rows read before migration 0008's columns were selected (none now; tests' hand-made rows). */
   source_row?: number | null;
   parcel?: string | null;
@@ -90,6 +110,13 @@ function readExclusion(text: string | null | undefined): RowExclusion | undefine
   if (!text) return undefined;
   const parsed = RowExclusion.safeParse(parsedJson(text));
   return parsed.success ? parsed.data : { reason: '', by: '', at: '' };
+}
+
+/** A row's current decision as written; one that does not read as one is left off (the history keeps it). */
+function readDecision(text: string | null | undefined): RowDecision | undefined {
+  if (!text) return undefined;
+  const parsed = RowDecision.safeParse(parsedJson(text));
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -280,6 +307,7 @@ export function toRowResult(row: JoinedRow, run: number, read = readResult): Rev
   const result = row.state === 'done' ? read(row.result) : undefined;
   const fix = readFix(row.fix);
   const excluded = readExclusion(row.excluded);
+  const decision = readDecision(row.decision);
   const previous =
     result && fix?.run !== run && row.previous ? previousIfChanged(read(row.previous), result) : undefined;
   return {
@@ -287,6 +315,7 @@ export function toRowResult(row: JoinedRow, run: number, read = readResult): Rev
     input: row.address,
     ...(fix ? { fix } : {}),
     ...(excluded ? { excluded } : {}),
+    ...(decision ? { decision } : {}),
     ...(row.cells ? { cells: JSON.parse(row.cells) as string[] } : {}),
     ...(row.source_row ? { sourceRow: Number(row.source_row) } : {}),
     ...(row.parcel ? { parcel: row.parcel } : {}),
