@@ -187,6 +187,10 @@ const BffEnv = z.object({
     .or(z.literal('').transform(() => undefined)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DIST_DIR: z.string().default('dist'),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(['true', 'false', '1', '0', ''])
+    .optional()
+    .transform((s) => s === 'true' || s === '1'),
 });
 
 export type BffConfig = ReturnType<typeof readBffConfig>;
@@ -263,5 +267,7 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     metricsToken: e.METRICS_TOKEN,
     logLevel: e.LOG_LEVEL,
     distDir: e.DIST_DIR,
+    /** Webhooks may go to loopback and private addresses (on-premises receivers, tests); off: public only. */
+    webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
   };
 }

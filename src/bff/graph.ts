@@ -16,6 +16,7 @@ import type { Stores } from './stores/create-stores.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
 import { UpstreamScheduler } from './upstream/scheduler.ts';
 import { createPoolTransport, type PoolTransport } from './upstream/transport.ts';
+import { createWebhooks, type Webhooks } from './webhooks/index.ts';
 
 export interface BffGraphOptions {
   config: BffConfig;
@@ -51,6 +52,10 @@ export interface BffGraph {
   lookups: Lookups;
   reviews?: DurableReviews;
   auditTrail?: AuditTrail;
+  /** Key custody, on the database ("Work while I'm signed out"). */
+  custody?: KeyCustody;
+  /** Webhook endpoints, the outbox and this replica's dispatcher (src/bff/webhooks/). */
+  webhooks?: Webhooks;
   /** Starts the background work: the review worker and the audit trail's writer and retention. */
   start(): void;
   /** Stops the background work: the worker first, so its last answers reach the trail's last write. */
@@ -103,11 +108,13 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
         ...(tuning.reviewLeaseMs ? { leaseMs: tuning.reviewLeaseMs } : {}),
       })
     : undefined;
+  const webhooks = database ? webhooksOn(database, options) : undefined;
   const app = createBffApp({
     upstream,
     lookups,
     ...(reviews ? { reviews } : {}),
     ...(auditTrail ? { auditTrail } : {}),
+    ...(webhooks ? { webhooks } : {}),
     ...(custody ? { custody } : {}),
     sessions,
     cache: stores.cache,
@@ -132,12 +139,16 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     lookups,
     ...(reviews ? { reviews } : {}),
     ...(auditTrail ? { auditTrail } : {}),
+    ...(webhooks ? { webhooks } : {}),
+    ...(custody ? { custody } : {}),
     start() {
       reviews?.worker.start();
+      webhooks?.dispatcher.start();
       auditTrail?.start();
     },
     async stop() {
       await reviews?.worker.stop();
+      await webhooks?.dispatcher.stop();
       await auditTrail?.stop();
     },
     async close() {
@@ -192,5 +203,15 @@ function auditTrailOn(database: Database, { config, logger }: BffGraphOptions): 
     database,
     logger,
     retentionDays: config.auditRetentionDays,
+  });
+}
+
+/** Webhooks on the database, timed by the BFF's clock; private receivers only with WEBHOOK_ALLOW_PRIVATE_NETWORKS. */
+function webhooksOn(database: Database, { config, logger, clock }: BffGraphOptions): Webhooks {
+  return createWebhooks({
+    database,
+    logger,
+    allowPrivate: config.webhookAllowPrivateNetworks,
+    ...(clock ? { now: clock.now } : {}),
   });
 }

@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DatabaseSchema } from '../db/schema.ts';
+import { enqueueCompletedRuns } from './completed-runs.ts';
+import type { AfterAttempt, LeasedMessage, WebhookOutbox } from './outbox-store.ts';
+import { type AttemptResult, type SendOptions, sendAttempt } from './sender.ts';
+
+/** First retry after about 5 s, doubling, at most an hour apart: about 30 attempts in the 24 hours. */
+const FIRST_RETRY_MS = 5_000;
+const LONGEST_WAIT_MS = 3_600_000;
+
+/**
+ * When to try again after failed attempt number `attempt`, or null to give up: exponential back-off with jitter
+ * (±25%, so endpoints that failed together do not all come back at one moment), never past `retryUntil`; the last
+ * attempt is made at `retryUntil` itself, and a failure then is final.
+ */
+export function nextAttemptAt(attempt: number, now: number, retryUntil: number, random: () => number) {
+  if (now >= retryUntil) return null;
+  const wait = Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempt - 1, 30), LONGEST_WAIT_MS);
+  return Math.min(now + Math.round(wait * (0.75 + random() * 0.5)), retryUntil);
+}
+
+export interface DispatcherOptions {
+  db: Kysely<DatabaseSchema>;
+  outbox: WebhookOutbox;
+  logger: Logger;
+  /** The BFF's clock (src/bff/clock.ts): when a message is due, leases, back-off. */
+  now: () => number;
+  send?: SendOptions;
+  /** A lease outlives an attempt (10 s) with room to spare; a dead replica's messages go to others after it. */
+  leaseMs?: number;
+  pollMs?: number;
+  /** Messages sent at once by this replica. */
+  concurrency?: number;
+  random?: () => number;
+  /** Test seam: the attempt itself (default sendAttempt). */
+  attempt?: (message: LeasedMessage, options: SendOptions) => Promise<AttemptResult>;
+}
+
+/**
+ * The loop every replica runs: queue the review.completed events durable state calls for, lease due messages,
+ * send each, log the attempt and move the message on (delivered, again later, failed). Nothing is held in memory
+ * that a restart would lose: what is due is in the outbox, and a lease of a replica that died runs out.
+ */
+export class WebhookDispatcher {
+  readonly owner = `webhooks-${randomBytes(6).toString('hex')}`;
+  readonly #o: Required<Omit<DispatcherOptions, 'send'>> & { send: SendOptions };
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<unknown> | null = null;
+  #stopped = true;
+  #again = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = {
+      leaseMs: 60_000,
+      pollMs: 1_000,
+      concurrency: 8,
+      random: Math.random,
+      attempt: (m, o) => sendAttempt(m, o),
+      send: { allowPrivate: false, timeoutMs: 10_000 },
+      ...options,
+    };
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#schedule(0);
+  }
+
+  /** Stops polling and waits for the pass under way (its attempts end within the send timeout). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  /** Something was queued: look now rather than at the next poll. */
+  notify(): void {
+    if (this.#stopped) return;
+    if (this.#running) this.#again = true;
+    else this.#schedule(0);
+  }
+
+  #schedule(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#running = this.tick()
+        .catch((err: Error) => this.#o.logger.warn({ err: { message: err.message } }, 'webhook pass failed'))
+        .finally(() => {
+          this.#running = null;
+          if (this.#stopped) return;
+          const again = this.#again;
+          this.#again = false;
+          this.#schedule(again ? 0 : this.#o.pollMs);
+        });
+    }, ms);
+    this.#timer.unref?.();
+  }
+
+  /** One pass; answers how many attempts it made. */
+  async tick(): Promise<number> {
+    const o = this.#o;
+    await enqueueCompletedRuns(o.db, o.outbox, o.now());
+    let made = 0;
+    for (;;) {
+      const leased = await o.outbox.lease(this.owner, o.concurrency, o.leaseMs);
+      if (leased.length === 0) return made;
+      await Promise.all(leased.map((m) => this.#deliver(m)));
+      made += leased.length;
+      if (this.#stopped) return made;
+    }
+  }
+
+  async #deliver(message: LeasedMessage): Promise<void> {
+    const o = this.#o;
+    const result = await o.attempt(message, o.send);
+    const now = o.now();
+    let after: AfterAttempt;
+    if (result.delivered) after = { state: 'delivered', at: now };
+    else {
+      const next = nextAttemptAt(message.attempt, now, message.retryUntil, o.random);
+      after = next === null ? { state: 'failed' } : { state: 'pending', nextAttemptAt: next };
+    }
+    await o.outbox.finish(this.owner, message, result, after);
+    if (after.state === 'failed')
+      o.logger.info(
+        { webhookId: message.id, endpoint: message.endpointId },
+        'webhook given up after retries',
+      );
+  }
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { WebhookEndpoint, WebhookEventType } from '../../contract/index.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
+import type { WebhookEndpointsTable } from './tables.ts';
+
+type Db = Kysely<DatabaseSchema>;
+
+/** A new signing secret, as Standard Webhooks writes one: `whsec_` and 24 random bytes in base64. */
+export const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+const newId = () => `ep_${randomBytes(12).toString('hex')}`;
+
+/** The endpoint as the API shows it: never its secret. */
+export function toEndpoint(row: WebhookEndpointsTable): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as WebhookEventType[],
+    enabled: row.enabled === 1,
+    createdBy: row.created_by,
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+  };
+}
+
+/**
+ * An account's webhook endpoints. Every call names the account: an endpoint of another account is not found.
+ * The secret is written here and read only by the dispatcher (outbox-store.ts) and the one answer that shows it.
+ */
+export class WebhookEndpoints {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {}
+
+  async list(accountId: string): Promise<WebhookEndpointsTable[]> {
+    return this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookEndpointsTable | undefined> {
+    return this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async create(
+    accountId: string,
+    input: { url: string; events: WebhookEventType[]; createdBy: string },
+  ): Promise<WebhookEndpointsTable> {
+    const row: WebhookEndpointsTable = {
+      id: newId(),
+      account_id: accountId,
+      url: input.url,
+      events: JSON.stringify([...new Set(input.events)]),
+      enabled: 1,
+      secret: newSecret(),
+      created_by: input.createdBy,
+      created_at: this.now(),
+    };
+    await this.db.insertInto('webhook_endpoints').values(row).execute();
+    return row;
+  }
+
+  /** Turns it on or off, or changes its events; the endpoint after, or undefined when there is none. */
+  async update(
+    accountId: string,
+    id: string,
+    change: { enabled?: boolean | undefined; events?: WebhookEventType[] | undefined },
+  ): Promise<WebhookEndpointsTable | undefined> {
+    const set: Partial<WebhookEndpointsTable> = {};
+    if (change.enabled !== undefined) set.enabled = change.enabled ? 1 : 0;
+    if (change.events !== undefined) set.events = JSON.stringify([...new Set(change.events)]);
+    if (Object.keys(set).length > 0)
+      await this.db
+        .updateTable('webhook_endpoints')
+        .set(set)
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .execute();
+    return this.get(accountId, id);
+  }
+
+  /** A new secret, from now on (messages already queued are signed with it too, at their next attempt). */
+  async rotateSecret(accountId: string, id: string): Promise<WebhookEndpointsTable | undefined> {
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set({ secret: newSecret() })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .execute();
+    return this.get(accountId, id);
+  }
+
+  /** Removes the endpoint with its outbox and delivery log; false when there was none. */
+  async delete(accountId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const gone = await trx
+        .deleteFrom('webhook_endpoints')
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) return false;
+      await trx
+        .deleteFrom('webhook_attempts')
+        .where('outbox_id', 'in', (eb) =>
+          eb.selectFrom('webhook_outbox').select('id').where('endpoint_id', '=', id),
+        )
+        .execute();
+      await trx.deleteFrom('webhook_outbox').where('endpoint_id', '=', id).execute();
+      return true;
+    });
+  }
+}

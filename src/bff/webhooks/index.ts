@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import type { WebhookEventType } from '../../contract/index.ts';
+import type { Database } from '../db/database.ts';
+import { WebhookDispatcher } from './dispatcher.ts';
+import { WebhookEndpoints } from './endpoint-store.ts';
+import { WebhookOutbox } from './outbox-store.ts';
+import { checkTarget, type Resolve } from './ssrf.ts';
+
+export { RefusedTarget } from './ssrf.ts';
+
+export interface WebhooksOptions {
+  database: Database;
+  logger: Logger;
+  /** The BFF's clock. */
+  now?: () => number;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: receivers on loopback and private networks (on premises, tests). */
+  allowPrivate: boolean;
+  /** Test seams. */
+  resolve?: Resolve;
+  timeoutMs?: number;
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+export interface Webhooks {
+  endpoints: WebhookEndpoints;
+  outbox: WebhookOutbox;
+  dispatcher: WebhookDispatcher;
+  /**
+   * Queues an event for the account's endpoints subscribed to it, once per `dedupeKey` (the monitoring slice
+   * calls this for review.changed and monitor.paused), and wakes the dispatcher.
+   */
+  enqueue(
+    accountId: string,
+    type: WebhookEventType,
+    data: Record<string, unknown>,
+    dedupeKey: string,
+  ): Promise<string[]>;
+  /** Refuses (RefusedTarget, words for the person) a URL no attempt could be sent to. */
+  checkUrl(url: string): Promise<void>;
+}
+
+/** Webhooks on the BFF's database: endpoints, the outbox and this replica's dispatcher (started by graph.ts). */
+export function createWebhooks(options: WebhooksOptions): Webhooks {
+  const now = options.now ?? Date.now;
+  const { db } = options.database;
+  const endpoints = new WebhookEndpoints(db, now);
+  const outbox = new WebhookOutbox(db, now);
+  const send = {
+    allowPrivate: options.allowPrivate,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  };
+  const dispatcher = new WebhookDispatcher({
+    db,
+    outbox,
+    logger: options.logger,
+    now,
+    send,
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+  });
+  return {
+    endpoints,
+    outbox,
+    dispatcher,
+    async enqueue(accountId, type, data, dedupeKey) {
+      const ids = await outbox.enqueue(accountId, type, data, dedupeKey);
+      if (ids.length > 0) dispatcher.notify();
+      return ids;
+    },
+    async checkUrl(url) {
+      await checkTarget(url, send);
+    },
+  };
+}

@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { WEBHOOK_TEST_EVENT, WebhookEventType } from '../../contract/index.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
+import type { AttemptResult } from './sender.ts';
+import type { WebhookOutboxTable } from './tables.ts';
+
+type Db = Kysely<DatabaseSchema>;
+
+/** How long an event is tried before it is given up (`failed`). */
+export const RETRY_WINDOW_MS = 24 * 3_600_000;
+
+export const newMessageId = () => `msg_${randomBytes(12).toString('hex')}`;
+
+/** An event one endpoint is to be sent, with what its attempt needs (leased by one dispatcher). */
+export interface LeasedMessage {
+  id: string;
+  endpointId: string;
+  url: string;
+  secret: string;
+  payload: string;
+  /** This attempt's number, 1 for the first. */
+  attempt: number;
+  retryUntil: number;
+}
+
+/** What becomes of a message after an attempt: delivered, tried again at a time, or given up. */
+export type AfterAttempt =
+  | { state: 'delivered'; at: number }
+  | { state: 'pending'; nextAttemptAt: number }
+  | { state: 'failed' };
+
+/**
+ * The outbox: one row per event per endpoint, written before anything is sent, so an event is never lost to a
+ * restart; a row is leased by one dispatcher at a time with a conditional UPDATE (only a row still due, or whose
+ * lease ran out, changes hands), so two replicas never send one event at once, and a replica killed mid-attempt
+ * leaves a lease another takes when it runs out.
+ */
+export class WebhookOutbox {
+  constructor(
+    readonly db: Db,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Queues an event for each enabled endpoint of the account subscribed to `type` (or for the one endpoint named,
+   * whatever it subscribes to: the test event). `dedupeKey` names the event: enqueued again (another replica, a
+   * retry), it is kept once per endpoint. Answers the number of rows queued now.
+   */
+  async enqueue(
+    accountId: string,
+    type: WebhookEventType | typeof WEBHOOK_TEST_EVENT,
+    data: Record<string, unknown>,
+    dedupeKey: string,
+    only?: { endpointId: string },
+  ): Promise<string[]> {
+    let q = this.db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'events'])
+      .where('account_id', '=', accountId);
+    q = only ? q.where('id', '=', only.endpointId) : q.where('enabled', '=', 1);
+    const endpoints = (await q.execute()).filter(
+      (e) => only || (JSON.parse(e.events) as string[]).includes(type),
+    );
+    if (endpoints.length === 0) return [];
+    const now = this.now();
+    const payload = JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
+    const rows = endpoints.map((e) => newRow(e.id, accountId, type, payload, dedupeKey, now));
+    return this.insert(rows);
+  }
+
+  /** Inserts rows, keeping the first of each endpoint and dedupe key; the ids actually inserted. */
+  async insert(rows: WebhookOutboxTable[]): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const inserted = await this.db
+      .insertInto('webhook_outbox')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['endpoint_id', 'dedupe_key']).doNothing())
+      .returning('id')
+      .execute();
+    return inserted.map((r) => r.id);
+  }
+
+  /**
+   * Up to `limit` due messages of enabled endpoints, leased to `owner` until now + leaseMs: pending ones whose
+   * time has come, and ones whose lease ran out (a dispatcher that died mid-attempt). Each row is taken by an
+   * UPDATE that repeats the condition: on PostgreSQL a second dispatcher's UPDATE of the same row waits for the
+   * first and then finds it no longer due, so it takes nothing.
+   */
+  async lease(owner: string, limit: number, leaseMs: number): Promise<LeasedMessage[]> {
+    const now = this.now();
+    const due = await this.db
+      .selectFrom('webhook_outbox as o')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'o.endpoint_id')
+      .select(['o.id', 'o.endpoint_id', 'e.url', 'e.secret', 'o.payload', 'o.attempts', 'o.retry_until'])
+      .where('e.enabled', '=', 1)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('o.state', '=', 'pending'), eb('o.next_attempt_at', '<=', now)]),
+          eb.and([eb('o.state', '=', 'sending'), eb('o.lease_until', '<=', now)]),
+        ]),
+      )
+      .orderBy('o.next_attempt_at')
+      .limit(limit)
+      .execute();
+    const leased: LeasedMessage[] = [];
+    for (const row of due) {
+      const taken = await this.db
+        .updateTable('webhook_outbox')
+        .set({
+          state: 'sending',
+          lease_owner: owner,
+          lease_until: now + leaseMs,
+          attempts: sql`attempts + 1`,
+        })
+        .where('id', '=', row.id)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+            eb.and([eb('state', '=', 'sending'), eb('lease_until', '<=', now)]),
+          ]),
+        )
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) !== 1) continue;
+      leased.push({
+        id: row.id,
+        endpointId: row.endpoint_id,
+        url: row.url,
+        secret: row.secret,
+        payload: row.payload,
+        attempt: Number(row.attempts) + 1,
+        retryUntil: Number(row.retry_until),
+      });
+    }
+    return leased;
+  }
+
+  /**
+   * Logs an attempt and, while the lease is still this owner's (same attempt), moves the message on. A lease
+   * that ran out meanwhile belongs to another dispatcher now: the attempt is logged (it was made), the state
+   * is theirs to write. Answers whether the state was written.
+   */
+  async finish(
+    owner: string,
+    message: LeasedMessage,
+    result: AttemptResult,
+    after: AfterAttempt,
+  ): Promise<boolean> {
+    const at = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          outbox_id: message.id,
+          attempt: message.attempt,
+          at,
+          status_code: result.statusCode,
+          error: result.error,
+          duration_ms: result.durationMs,
+          response: result.response,
+        })
+        .onConflict((oc) => oc.columns(['outbox_id', 'attempt']).doNothing())
+        .execute();
+      const set =
+        after.state === 'delivered'
+          ? { state: 'delivered', delivered_at: after.at }
+          : after.state === 'pending'
+            ? { state: 'pending', next_attempt_at: after.nextAttemptAt }
+            : { state: 'failed' };
+      const moved = await trx
+        .updateTable('webhook_outbox')
+        .set({ ...set, lease_owner: null, lease_until: 0 })
+        .where('id', '=', message.id)
+        .where('state', '=', 'sending')
+        .where('lease_owner', '=', owner)
+        .where('attempts', '=', message.attempt)
+        .executeTakeFirst();
+      return Number(moved.numUpdatedRows) === 1;
+    });
+  }
+
+  /**
+   * *Resend*: the same event (same `webhook-id`) gets one more attempt now; if that fails it is `failed` again
+   * (no new 24 hours of retries). 'sending' while an attempt is under way (nothing changes), 'not_found'.
+   */
+  async resend(accountId: string, endpointId: string, id: string): Promise<'ok' | 'sending' | 'not_found'> {
+    const now = this.now();
+    const row = await this.db
+      .selectFrom('webhook_outbox')
+      .select('state')
+      .where('id', '=', id)
+      .where('endpoint_id', '=', endpointId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!row) return 'not_found';
+    const done = await this.db
+      .updateTable('webhook_outbox')
+      .set({ state: 'pending', next_attempt_at: now, retry_until: now, delivered_at: null })
+      .where('id', '=', id)
+      .where('state', '!=', 'sending')
+      .executeTakeFirst();
+    return Number(done.numUpdatedRows) === 1 ? 'ok' : 'sending';
+  }
+}
+
+/** A new outbox row: due now, tried for RETRY_WINDOW_MS. */
+export function newRow(
+  endpointId: string,
+  accountId: string,
+  type: string,
+  payload: string,
+  dedupeKey: string,
+  now: number,
+): WebhookOutboxTable {
+  return {
+    id: newMessageId(),
+    endpoint_id: endpointId,
+    account_id: accountId,
+    dedupe_key: dedupeKey,
+    type,
+    payload,
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    retry_until: now + RETRY_WINDOW_MS,
+    lease_owner: null,
+    lease_until: 0,
+    created_at: now,
+    delivered_at: null,
+  };
+}
