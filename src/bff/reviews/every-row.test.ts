@@ -1,10 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  type ReviewInputRow,
-  ReviewRowsResponse,
-  ReviewSummary,
-  SearchResponse,
-} from '../../contract/index.ts';
+import { type ReviewInputRow, SearchResponse } from '../../contract/index.ts';
+import { finished, rowsOf, summaryOf, uploadReview } from '../test-support/review-api.ts';
 import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
 /*
@@ -15,38 +11,9 @@ import { type Harness, reviewDatabase } from '../test-support/review-database.ts
 
 const reviews = reviewDatabase('every-row');
 
-async function startReview(h: Harness, rows: ReviewInputRow[]): Promise<string> {
-  const created = await h.call('/api/reviews', {
-    method: 'POST',
-    body: {
-      clientToken: `t${Math.random().toString(36).slice(2, 14)}`,
-      name: 'Assessor export',
-      kind: 'csv',
-      columns: ['Situs Address', 'APN'],
-      totalRows: rows.length,
-    },
-  });
-  expect(created.status).toBe(201);
-  const { id } = ReviewSummary.parse(await created.json());
-  const put = await h.call(`/api/reviews/${id}/chunks`, {
-    method: 'PUT',
-    body: { index: 0, firstRow: 0, rows, last: true },
-  });
-  expect(put.status, await put.clone().text()).toBe(200);
-  return id;
-}
-
-const finished = (h: Harness, id: string, run: number) =>
-  vi.waitFor(
-    async () => {
-      const s = ReviewSummary.parse(await (await h.call(`/api/reviews/${id}`)).json());
-      expect(s.runs[run - 1]?.finishedAt).toBeTruthy();
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-
-const rowsOf = async (h: Harness, id: string) =>
-  ReviewRowsResponse.parse(await (await h.call(`/api/reviews/${id}/rows`)).json()).rows;
+/** An assessor export's rows, every row in, not started. */
+const startReview = (h: Harness, rows: ReviewInputRow[]) =>
+  uploadReview(h, rows, { name: 'Assessor export', kind: 'csv', columns: ['Situs Address', 'APN'] });
 
 /** Lookups the upstream was asked of this text (as an address or a parcel number). */
 const asked = (h: Harness, text: string) =>
@@ -148,7 +115,7 @@ describe('repeats next to each other, asked at once', () => {
     h.reviews?.worker.start();
     await vi.waitFor(
       async () => {
-        const s = ReviewSummary.parse(await (await h.call(`/api/reviews/${id}`)).json());
+        const s = await summaryOf(h, id);
         expect(s.runs[0]?.counts, JSON.stringify(s.runs[0]?.counts)).toMatchObject({ done: rows.length });
       },
       { timeout: 25_000, interval: 50 },

@@ -1,13 +1,8 @@
 import Papa from 'papaparse';
-import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiErrorBody,
-  type ReviewInputRow,
-  ReviewRowResult,
-  ReviewRowsResponse,
-  ReviewSummary,
-} from '../../contract/index.ts';
+import { describe, expect, it } from 'vitest';
+import { ApiErrorBody, ReviewRowResult, ReviewSummary } from '../../contract/index.ts';
 import { hashKey, keyFingerprint } from '../stores/sessions/types.ts';
+import { fileRows, finished, rowsOf, summaryOf, uploadReview } from '../test-support/review-api.ts';
 import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
 /*
@@ -22,46 +17,9 @@ const db = reviewDatabase('row-exclusion');
 const MATCHED = '1100 Congress Ave, Austin, TX 78701';
 const NOWHERE = '99999 Nowhere Lane, Atlantis, ZZ';
 
-async function review(h: Harness, addresses: string[]): Promise<string> {
-  const made = await h.call('/api/reviews', {
-    method: 'POST',
-    body: {
-      clientToken: `t${Math.random().toString(36).slice(2, 14)}`,
-      name: 'Collateral',
-      kind: 'csv',
-      columns: ['Address'],
-      totalRows: addresses.length,
-    },
-  });
-  expect(made.status).toBe(201);
-  const { id } = ReviewSummary.parse(await made.json());
-  const rows: ReviewInputRow[] = addresses.map((address, i) => ({
-    address,
-    cells: [address],
-    sourceRow: i + 2,
-  }));
-  const put = await h.call(`/api/reviews/${id}/chunks`, {
-    method: 'PUT',
-    body: { index: 0, firstRow: 0, rows, last: true },
-  });
-  expect(put.status, await put.clone().text()).toBe(200);
-  return id;
-}
-
-const summaryOf = async (h: Harness, id: string) =>
-  ReviewSummary.parse(await (await h.call(`/api/reviews/${id}`)).json());
-const finished = (h: Harness, id: string, run = 1) =>
-  vi.waitFor(
-    async () => {
-      const s = await summaryOf(h, id);
-      expect(s.runs[run - 1]?.finishedAt).toBeTruthy();
-      return s;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-const rowsOf = async (h: Harness, id: string, run?: number) =>
-  ReviewRowsResponse.parse(await (await h.call(`/api/reviews/${id}/rows${run ? `?run=${run}` : ''}`)).json())
-    .rows;
+/** A review of a file with one address column, every row in, not started. */
+const review = (h: Harness, addresses: string[]) =>
+  uploadReview(h, fileRows(addresses), { kind: 'csv', columns: ['Address'] });
 const exclude = (h: Harness, id: string, index: number | string, body: unknown = {}) =>
   h.call(`/api/reviews/${id}/rows/${index}/exclusion`, { method: 'PUT', body });
 const include = (h: Harness, id: string, index: number | string) =>

@@ -1,11 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
+import { ApiErrorBody, FixRowResponse, ReviewSummary } from '../../contract/index.ts';
 import {
-  ApiErrorBody,
-  FixRowResponse,
-  type ReviewRowResult,
-  ReviewRowsResponse,
-  ReviewSummary,
-} from '../../contract/index.ts';
+  checkAgain,
+  clientToken,
+  finished,
+  finishedReview,
+  rowsOf,
+  summaryOf,
+} from '../test-support/review-api.ts';
 import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
 const reviews = reviewDatabase('row-fix');
@@ -15,38 +17,8 @@ const make = reviews.make;
 const AMBIGUOUS = '100 Main St';
 const NOWHERE = '99999 Nowhere Lane, Atlantis, ZZ';
 
-const token = () => `t${Math.random().toString(36).slice(2, 14)}`;
-
 /** A finished review of these addresses (one row each), worked by the harness's own worker. */
-async function reviewOf(h: Harness, addresses: string[]): Promise<ReviewSummary> {
-  const created = await h.call('/api/reviews', {
-    method: 'POST',
-    body: { clientToken: token(), name: 'Fixes', kind: 'paste', columns: [], totalRows: addresses.length },
-  });
-  const review = ReviewSummary.parse(await created.json());
-  const rows = addresses.map((address) => ({ address }));
-  await h.call(`/api/reviews/${review.id}/chunks`, {
-    method: 'PUT',
-    body: { index: 0, firstRow: 0, rows, last: true },
-  });
-  h.reviews?.worker.start();
-  return finished(h, review.id);
-}
-
-const summaryOf = async (h: Harness, id: string) =>
-  ReviewSummary.parse(await (await h.call(`/api/reviews/${id}`)).json());
-const finished = (h: Harness, id: string, run = 1) =>
-  vi.waitFor(
-    async () => {
-      const s = await summaryOf(h, id);
-      expect(s.runs[run - 1]?.finishedAt).toBeTruthy();
-      return s;
-    },
-    { timeout: 10_000, interval: 20 },
-  );
-const rowsOf = async (h: Harness, id: string, run?: number): Promise<ReviewRowResult[]> =>
-  ReviewRowsResponse.parse(await (await h.call(`/api/reviews/${id}/rows${run ? `?run=${run}` : ''}`)).json())
-    .rows;
+const reviewOf = (h: Harness, addresses: string[]) => finishedReview(h, addresses, { name: 'Fixes' });
 const fix = (h: Harness, id: string, index: number, body: unknown) =>
   h.call(`/api/reviews/${id}/rows/${index}/fix`, { method: 'POST', body });
 
@@ -134,7 +106,7 @@ describe('POST /api/reviews/:id/rows/:index/fix (a row fixed without leaving the
     const chosen = (await rowsOf(h, review.id))[0]?.candidates?.[0];
     if (!chosen) throw new Error('no candidate');
     await fix(h, review.id, 0, { address: chosen.address, candidateId: chosen.id });
-    expect((await h.call(`/api/reviews/${review.id}/runs`, { method: 'POST' })).status).toBe(201);
+    await checkAgain(h, review.id);
     await finished(h, review.id, 2);
     const [again] = await rowsOf(h, review.id, 2);
     expect(again).toMatchObject({ outcome: 'matched', input: AMBIGUOUS, fix: { address: chosen.address } });
@@ -162,7 +134,7 @@ describe('POST /api/reviews/:id/rows/:index/fix (a row fixed without leaving the
     // Fixed by typing the address (a candidate picked is looked up by its id, not by address).
     expect((await fix(h, review.id, 0, { address: chosen.address })).status).toBe(200);
     resolves = 0;
-    expect((await h.call(`/api/reviews/${review.id}/runs`, { method: 'POST' })).status).toBe(201);
+    await checkAgain(h, review.id);
     await finished(h, review.id, 2);
     const again = await rowsOf(h, review.id, 2);
     expect(again.map((r) => r.property?.id)).toEqual([chosen.id, chosen.id]);
@@ -208,7 +180,7 @@ describe('POST /api/reviews/:id/rows/:index/fix (a row fixed without leaving the
     await h.reviews?.worker.stop();
     const created = await h.call('/api/reviews', {
       method: 'POST',
-      body: { clientToken: token(), name: 'Still going', kind: 'paste', columns: [], totalRows: 2 },
+      body: { clientToken: clientToken(), name: 'Still going', kind: 'paste', columns: [], totalRows: 2 },
     });
     const pending = ReviewSummary.parse(await created.json());
     expect((await fix(h, pending.id, 0, { address: AMBIGUOUS })).status).toBe(409);
