@@ -96,16 +96,14 @@ function pinnedAgent(address: string, family: 4 | 6, timeoutMs: number): Agent {
 }
 
 /** The answer's first RESPONSE_READ_MAX bytes at most (a 10 MB answer is not read), as text for the log. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string | null> {
+async function readCapped(body: AsyncIterable<Buffer>): Promise<string | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     chunks.push(chunk);
     size += chunk.length;
-    if (size >= RESPONSE_READ_MAX) {
-      body.destroy();
-      break;
-    }
+    // Leaving the loop destroys the stream: the rest is never read, the connection is dropped.
+    if (size >= RESPONSE_READ_MAX) break;
   }
   if (size === 0) return null;
   // Untrusted bytes, kept as text: invalid UTF-8 becomes U+FFFD, and NUL too (PostgreSQL's text cannot hold it).
