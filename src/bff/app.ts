@@ -7,6 +7,8 @@ import { ClientGone } from './cancel.ts';
 import type { AppEnv } from './context.ts';
 import type { KeyCustody } from './custody/key-custody.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
+import type { Evidence } from './evidence/evidence.ts';
+import { evidenceKeyRoutes } from './evidence/keys-route.ts';
 import { allowedMethods } from './http.ts';
 import type { CachedResult, Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
@@ -64,6 +66,8 @@ export interface BffDeps {
   reviews?: DurableReviews;
   /** The audit trail (recorder, writer, store); absent in tests that do not need it. */
   auditTrail?: AuditTrail;
+  /** Audit checkpoints and the evidence keys (JWKS); absent without the trail. */
+  evidence?: Evidence;
   /** Webhook endpoints and their outbox; absent without a database. */
   webhooks?: Webhooks;
   /** How often a review's event stream looks for news nobody announced (other replicas'); default 1 s. */
@@ -88,6 +92,7 @@ export function createBffApp(deps: BffDeps) {
   app.use('*', requestContext({ logger: deps.logger, trustProxy: deps.trustProxy, metrics: deps.metrics }));
   app.route('/', healthRoutes(deps.upstream, deps.sessions, deps.reviews?.database, deps.auditTrail?.writer));
   app.route('/', metricsRoutes({ metrics: deps.metrics, token: deps.metricsToken, separatePort: false }));
+  if (deps.evidence) app.route('/', evidenceKeyRoutes(deps.evidence.checkpoints));
 
   app.route('/api', apiRoutes(deps, cursorSecret));
 
@@ -164,7 +169,15 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
         ...(deps.trustProxy ? { trustProxy: deps.trustProxy } : {}),
       }),
     );
-  if (deps.reviews) api.route('/reviews', reviewExportRoutes({ ...deps, reviews: deps.reviews }));
+  if (deps.reviews)
+    api.route(
+      '/reviews',
+      reviewExportRoutes({
+        ...deps,
+        reviews: deps.reviews,
+        keyNames: (session) => keyNamesFor(keyNames, deps.demoKeys, session),
+      }),
+    );
   if (deps.webhooks)
     api.route('/webhooks', webhookRoutes({ webhooks: deps.webhooks, sessions: deps.sessions }));
   // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).

@@ -164,6 +164,8 @@ const BffEnv = z.object({
   REVIEW_LEASE_S: int(2, 3600, 30),
   REVIEW_MAX_PENDING_ROWS: int(1, 100_000_000, 500_000),
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
+  // The Ed25519 key audit checkpoints and evidence are signed with (PEM or JWK; src/bff/evidence/signing-key.ts).
+  EVIDENCE_SIGNING_KEY: z.string().optional(),
   // Off only to measure what the trail costs (npm run bench): lookups then leave no evidence.
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   // Seals kept API keys (key custody, custody/secret.ts); at least 32 characters, refused at start otherwise.
@@ -258,6 +260,8 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     reviewMaxPendingRows: e.REVIEW_MAX_PENDING_ROWS,
     /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    /** Signs audit checkpoints and evidence; undefined: generated beside the embedded database (none on PostgreSQL). */
+    evidenceSigningKey: e.EVIDENCE_SIGNING_KEY?.trim() || undefined,
     /** False: no audit trail at all (no entries, no Activity): for measuring its cost, never for production. */
     auditTrail: e.AUDIT_TRAIL === 'on',
     /** Undefined: no separate metrics listener (README "Metrics"). */

@@ -9,6 +9,7 @@ import type { AppEnv } from './context.ts';
 import { createKeyCustody, type KeyCustody, withCustody } from './custody/index.ts';
 import type { Database } from './db/database.ts';
 import type { BffConfig } from './env.ts';
+import { createEvidence, type Evidence } from './evidence/evidence.ts';
 import { Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
 import { createDurableReviews, type DurableReviews } from './reviews/durable-reviews.ts';
@@ -56,6 +57,8 @@ export interface BffGraph {
   custody?: KeyCustody;
   /** Webhook endpoints, the outbox and this replica's dispatcher (src/bff/webhooks/). */
   webhooks?: Webhooks;
+  /** Signed checkpoints of the audit chain and the evidence keys (src/bff/evidence/). */
+  evidence?: Evidence;
   /** Starts the background work: the review worker and the audit trail's writer and retention. */
   start(): void;
   /** Stops the background work: the worker first, so its last answers reach the trail's last write. */
@@ -83,6 +86,10 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
   const upstream = upstreamClient(options, scheduler, transport);
   const auditTrail = database && options.config.auditTrail ? auditTrailOn(database, options) : undefined;
   if (metrics && auditTrail) metrics.countAuditWith(() => auditTrail.writer);
+  const evidence =
+    auditTrail && database
+      ? createEvidence({ database, signingKey: config.evidenceSigningKey, logger })
+      : undefined;
   // Key custody: accounts with a kept key count as live and lend it when nobody is signed in (custody/).
   const custody = database ? keyCustodyOn(database, options, auditTrail) : undefined;
   const sessions = custody ? withCustody(stores.sessions, custody) : stores.sessions;
@@ -114,6 +121,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     lookups,
     ...(reviews ? { reviews } : {}),
     ...(auditTrail ? { auditTrail } : {}),
+    ...(evidence ? { evidence } : {}),
     ...(webhooks ? { webhooks } : {}),
     ...(custody ? { custody } : {}),
     sessions,
@@ -139,16 +147,19 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     lookups,
     ...(reviews ? { reviews } : {}),
     ...(auditTrail ? { auditTrail } : {}),
+    ...(evidence ? { evidence } : {}),
     ...(webhooks ? { webhooks } : {}),
     ...(custody ? { custody } : {}),
     start() {
       reviews?.worker.start();
       webhooks?.dispatcher.start();
       auditTrail?.start();
+      evidence?.start();
     },
     async stop() {
       await reviews?.worker.stop();
       await webhooks?.dispatcher.stop();
+      evidence?.stop();
       await auditTrail?.stop();
     },
     async close() {

@@ -1,0 +1,183 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DatabaseSchema } from '../db/schema.ts';
+import { type ChainedEntry, entryHash } from '../stores/audit/chain.ts';
+import { checkpointSigned } from './checkpoints.ts';
+import type { AuditCheckpointsTable } from './tables.ts';
+
+/*
+ * The audit trail checked whole (npm run audit:verify): every entry against its hash and the previous entry's,
+ * in the chain's order from where it starts, a batch at a time; every checkpoint against its signature (by an
+ * evidence key the database keeps) and against the entry it names (its hash, and the count up to it).
+ */
+
+type Db = Kysely<DatabaseSchema>;
+
+export interface TrailVerified {
+  ok: true;
+  entries: number;
+  checkpoints: number;
+  /** The head's hash (the start's, with no entry). */
+  head: string;
+}
+
+export interface TrailBroken {
+  ok: false;
+  /** The first entry that does not match (or the one a checkpoint names): its id and time (epoch ms). */
+  id: number;
+  at: number;
+  how: 'changed' | 'removed' | 'inserted' | 'checkpoint';
+  message: string;
+}
+
+/** Entries read per query. */
+const BATCH = 10_000;
+
+const COLUMNS = [
+  'id',
+  'at',
+  'account_id',
+  'key_fingerprint',
+  'session_ref',
+  'kind',
+  'query',
+  'outcome',
+  'property_id',
+  'source',
+  'confidence',
+  'last_verified',
+  'cached',
+  'cached_at',
+  'upstream_request_id',
+  'review_id',
+  'row_index',
+  'review_owner',
+  'prev_hash',
+  'hash',
+] as const;
+
+type Row = ChainedEntry & { hash: string };
+
+async function* entries(db: Db, after: number, batch: number): AsyncGenerator<Row> {
+  for (;;) {
+    const rows = (await db
+      .selectFrom('audit_entries')
+      .select(COLUMNS)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(batch)
+      .execute()) as Row[];
+    yield* rows;
+    if (rows.length < batch) return;
+    after = Number(rows.at(-1)?.id);
+  }
+}
+
+const when = (at: number) => new Date(at).toISOString();
+
+/** Walks the whole trail and every checkpoint; the first thing that does not match, or the count. */
+export async function verifyTrail(db: Db, batch = BATCH): Promise<TrailVerified | TrailBroken> {
+  const base = await db.selectFrom('audit_chain').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+  const baseId = Number(base.base_id);
+  const checkpoints = await db.selectFrom('audit_checkpoints').selectAll().orderBy('at').execute();
+  const unsigned = await checkSignatures(db, checkpoints);
+  if (unsigned) return unsigned;
+  // The checkpoints still checkable against entries: those naming the start or an entry after it.
+  const named = new Map<number, AuditCheckpointsTable[]>();
+  for (const c of checkpoints) {
+    const head = Number(c.head_id);
+    if (head === baseId && (c.head_hash !== base.base_hash || Number(c.entries) !== Number(base.base_count)))
+      return checkpointBroken(c, 'names the start of the trail as it was not');
+    if (head > baseId) named.set(head, [...(named.get(head) ?? []), c]);
+  }
+
+  let prev = base.base_hash;
+  let beforePrev: string | undefined;
+  let previous: Row | undefined;
+  let count = Number(base.base_count);
+  const walk = entries(db, baseId, batch);
+  let next = (await walk.next()).value as Row | undefined;
+  while (next) {
+    const e = next;
+    next = (await walk.next()).value as Row | undefined;
+    const sound = entryHash(e) === e.hash;
+    if (!sound || e.prev_hash !== prev) {
+      if (next && next.prev_hash === prev && entryHash(next) === next.hash)
+        return broken(e, 'inserted', 'it is not in the chain: the entry after it follows the one before it');
+      if (sound && previous && beforePrev !== undefined && e.prev_hash === beforePrev)
+        return broken(
+          previous,
+          'inserted',
+          'it is not in the chain: the entry after it follows the one before it',
+        );
+      if (!sound) return broken(e, 'changed', 'its content does not match its hash');
+      return broken(
+        e,
+        'removed',
+        `it does not follow ${previous ? `entry ${previous.id}` : 'the start of the trail'}: an entry between them was removed (or that one was changed and its hash made again)`,
+      );
+    }
+    count++;
+    for (const c of named.get(Number(e.id)) ?? []) {
+      if (Number(c.entries) !== count || c.head_hash !== e.hash)
+        return checkpointBroken(c, `counts ${c.entries} entries up to entry ${e.id}, the trail ${count}`);
+    }
+    named.delete(Number(e.id));
+    beforePrev = prev;
+    prev = e.hash;
+    previous = e;
+  }
+  // A checkpoint naming an entry the walk never met: the entry, or the trail's end, was removed.
+  const [missing] = [...named.values()].flat();
+  if (missing) {
+    return {
+      ok: false,
+      id: Number(missing.head_id),
+      at: Number(missing.at),
+      how: 'removed',
+      message: `entry ${missing.head_id}, the head of the checkpoint of ${when(Number(missing.at))}, is not in the trail (it ends at ${previous ? `entry ${previous.id}` : 'its start'})`,
+    };
+  }
+  return { ok: true, entries: count, checkpoints: checkpoints.length, head: prev };
+}
+
+function broken(e: Row, how: TrailBroken['how'], why: string): TrailBroken {
+  const at = Number(e.at);
+  return { ok: false, id: Number(e.id), at, how, message: `entry ${e.id} (${when(at)}) was ${how}: ${why}` };
+}
+
+function checkpointBroken(c: AuditCheckpointsTable, why: string): TrailBroken {
+  const at = Number(c.at);
+  return {
+    ok: false,
+    id: Number(c.head_id),
+    at,
+    how: 'checkpoint',
+    message: `the checkpoint of ${when(at)} (entry ${c.head_id}) ${why}`,
+  };
+}
+
+/** Each checkpoint signed by an evidence key the database keeps; the first that is not, or undefined. */
+async function checkSignatures(
+  db: Db,
+  checkpoints: AuditCheckpointsTable[],
+): Promise<TrailBroken | undefined> {
+  const keys = new Map<string, KeyObject>();
+  for (const k of await db.selectFrom('evidence_keys').selectAll().execute())
+    keys.set(k.key_id, createPublicKey({ key: JSON.parse(k.public_jwk), format: 'jwk' }));
+  for (const c of checkpoints) {
+    const key = keys.get(c.key_id);
+    if (!key)
+      return checkpointBroken(c, `is signed by key ${c.key_id}, which is not among the evidence keys`);
+    if (!checkpointSigned({ ...c, at: Number(c.at) }, c.signature, key))
+      return checkpointBroken(c, 'does not match its signature: it was changed after it was signed');
+  }
+  return undefined;
+}
+
+/** The one line `npm run audit:verify` prints. */
+export function verdictLine(result: TrailVerified | TrailBroken): string {
+  if (!result.ok) return `Audit trail NOT verified: ${result.message}`;
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `Audit trail verified: ${n(result.entries)} entries, ${n(result.checkpoints)} checkpoints, head ${result.head.slice(0, 12)}…`;
+}
