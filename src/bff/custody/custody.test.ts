@@ -172,7 +172,8 @@ describe.each(databaseBackends('custody'))('key custody on $name', (backend) => 
     const { database } = backend;
     const h = bff(database);
     await h.signIn();
-    await custody(h, 'PUT');
+    const answered = await (await h.call('/api/custody', { method: 'PUT' })).text();
+    expect(answered).not.toContain(PRO_KEY);
     const reviewId = await startReview(h, ['3 Elm St, Austin, TX']);
     h.reviews?.worker.start();
     await vi.waitFor(async () => expect(await finishedAt(database, reviewId)).not.toBeNull(), {
@@ -182,6 +183,9 @@ describe.each(databaseBackends('custody'))('key custody on $name', (backend) => 
     const dump = await everyRowAsText(database);
     expect(dump).toContain('hkdf-sha256:v1');
     expect(dump).not.toContain(PRO_KEY);
+    // Nor in the log, nor the secret.
+    expect(h.logs.join('\n')).not.toContain(PRO_KEY);
+    expect(h.logs.join('\n')).not.toContain(SECRET);
     if (database.dialect === 'sqlite') {
       const dir = dirname(database.sqlite?.name as string);
       database.sqlite?.pragma('wal_checkpoint(PASSIVE)');

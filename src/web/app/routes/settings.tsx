@@ -4,9 +4,10 @@ import { MAX_KEY_NAME } from '../../../contract/index.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { useSetKeyName } from '../../features/auth/index.ts';
+import { CustodySection } from '../../features/settings/index.ts';
 import { ApiRequestError } from '../../lib/api-client.ts';
 
-/** /settings: what this sign-in's key is called where the account sees its work. */
+/** /settings: what this sign-in's key is called where the account sees its work, and work while signed out. */
 export function SettingsRoute() {
   const session = useQuery(sessionQueryOptions()).data;
   useEffect(() => {
@@ -23,6 +24,8 @@ export function SettingsRoute() {
         </p>
       </div>
       <KeyNameForm current={session.keyName ?? ''} demo={session.demo} fingerprint={session.keyFingerprint} />
+      <CustodySection accountId={session.accountId} />
+      {/* The account's webhook endpoints go here, after "Work while I'm signed out" (issue 29). */}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ReviewCounts, ReviewRun, ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { formatCount } from '../../../lib/format.ts';
+import { CustodyWaitingNote } from '../../settings/index.ts';
 import { LOOK_TEXT } from '../results/stats.ts';
 import { describeEta, PaceTracker } from './eta.ts';
 import { ReviewControls } from './review-controls.tsx';
@@ -250,6 +251,7 @@ export function ReviewProgress({
         <p className="text-sm font-medium" data-testid="review-status">
           {statusSentence(summary, perMinute)}
         </p>
+        {summary.status === 'waiting' ? <CustodyWaitingNote /> : null}
         {!live && !ended ? (
           <p className="text-xs text-slate-600 dark:text-slate-400">
             Reconnecting to follow it live… the review goes on on the server meanwhile.

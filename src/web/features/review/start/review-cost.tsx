@@ -1,5 +1,6 @@
 import { formatCount } from '../../../lib/format.ts';
 import { useRateLimit } from '../../../lib/rate-limit-store.ts';
+import { CustodyOffer } from '../../settings/index.ts';
 import { lookupsPerMinute } from '../run/eta.ts';
 import type { Draft } from './draft.ts';
 
@@ -34,10 +35,15 @@ export function costText(lookups: number, perMinute: number | null): string {
 export function ReviewCost({ draft }: { draft: Draft | null }) {
   const rateLimit = useRateLimit();
   if (!draft) return null;
+  const lookups = lookupsOf(draft);
+  const perMinute = lookupsPerMinute(rateLimit, 0);
   return (
-    <p className="text-sm" data-testid="review-cost">
-      <span className="font-semibold">This review: </span>
-      {costText(lookupsOf(draft), lookupsPerMinute(rateLimit, 0))}
-    </p>
+    <>
+      <p className="text-sm" data-testid="review-cost">
+        <span className="font-semibold">This review: </span>
+        {costText(lookups, perMinute)}
+      </p>
+      <CustodyOffer minutes={perMinute ? lookups / perMinute : null} />
+    </>
   );
 }
