@@ -11,6 +11,7 @@ export * from './common.ts';
 export * from './csv.ts';
 export * from './match.ts';
 export * from './match-quality.ts';
+export * from './monitoring.ts';
 export * from './review.ts';
 export * from './review-export.ts';
 export * from './upstream.ts';

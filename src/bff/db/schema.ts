@@ -3,6 +3,7 @@ import type { CustodyKeysTable } from '../custody/custody-table.ts';
 import type { AuditChainTable, AuditCheckpointsTable, EvidenceKeysTable } from '../evidence/tables.ts';
 import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookOutboxTable } from '../webhooks/tables.ts';
 import type { ReviewDecisionsTable } from './migration-0015-decisions.ts';
+import type { MonitorSlotsTable, MonitorsTable, NotificationsTable } from './migration-0016-monitoring.ts';
 
 /*
  * The BFF's own database: durable reviews and the audit trail. One schema for the embedded SQLite and for
@@ -157,6 +158,9 @@ export interface DatabaseSchema {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_outbox: WebhookOutboxTable;
   webhook_attempts: WebhookAttemptsTable;
+  monitors: MonitorsTable;
+  monitor_slots: MonitorSlotsTable;
+  notifications: NotificationsTable;
 }
 
 /** A name a key's holder gave it (migration 0009): one per key of an account. */
