@@ -251,7 +251,9 @@ export function ReviewProgress({
         <p className="text-sm font-medium" data-testid="review-status">
           {statusSentence(summary, perMinute)}
         </p>
-        {summary.status === 'waiting' ? <CustodyWaitingNote /> : null}
+        {summary.status === 'waiting' || summary.status === 'running' ? (
+          <CustodyWaitingNote waiting={summary.status === 'waiting'} />
+        ) : null}
         {!live && !ended ? (
           <p className="text-xs text-slate-600 dark:text-slate-400">
             Reconnecting to follow it live… the review goes on on the server meanwhile.

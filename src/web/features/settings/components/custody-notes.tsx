@@ -14,10 +14,10 @@ function useCustody() {
 }
 
 /**
- * Beside "Waiting for a sign-in" on a review: why (the service refused the kept key, and when), or how to let it go
- * on with nobody signed in.
+ * On an unfinished review: that the service refused the kept key, and when (it waited from then until a sign-in);
+ * else, beside "Waiting for a sign-in", how to let it go on with nobody signed in.
  */
-export function CustodyWaitingNote() {
+export function CustodyWaitingNote({ waiting }: { waiting: boolean }) {
   const custody = useCustody();
   if (custody?.problem === 'refused' && custody.problemAt)
     return (
@@ -25,6 +25,7 @@ export function CustodyWaitingNote() {
         {refusedSentence(formatDateTime(custody.problemAt, DATE_TIME.long) ?? custody.problemAt)}
       </p>
     );
+  if (!waiting) return null;
   return (
     <p className="text-sm text-slate-700 dark:text-slate-300">
       To let reviews go on while nobody is signed in, turn on{' '}
