@@ -48,7 +48,10 @@ export class WebhookDispatcher {
   readonly #o: Required<Omit<DispatcherOptions, 'send'>> & { send: SendOptions };
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<unknown> | null = null;
-  #stopped = true;
+  /** The loop is on (start() until stop()). */
+  #looping = false;
+  /** stop() was called: a pass under way sends what it leased and stops. */
+  #stopping = false;
   #again = false;
 
   constructor(options: DispatcherOptions) {
@@ -64,21 +67,23 @@ export class WebhookDispatcher {
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
+    if (this.#looping) return;
+    this.#looping = true;
+    this.#stopping = false;
     this.#schedule(0);
   }
 
   /** Stops polling and waits for the pass under way (its attempts end within the send timeout). */
   async stop(): Promise<void> {
-    this.#stopped = true;
+    this.#looping = false;
+    this.#stopping = true;
     clearTimeout(this.#timer);
     await this.#running;
   }
 
   /** Something was queued: look now rather than at the next poll. */
   notify(): void {
-    if (this.#stopped) return;
+    if (!this.#looping) return;
     if (this.#running) this.#again = true;
     else this.#schedule(0);
   }
@@ -90,7 +95,7 @@ export class WebhookDispatcher {
         .catch((err: Error) => this.#o.logger.warn({ err: { message: err.message } }, 'webhook pass failed'))
         .finally(() => {
           this.#running = null;
-          if (this.#stopped) return;
+          if (!this.#looping) return;
           const again = this.#again;
           this.#again = false;
           this.#schedule(again ? 0 : this.#o.pollMs);
@@ -109,7 +114,7 @@ export class WebhookDispatcher {
       if (leased.length === 0) return made;
       await Promise.all(leased.map((m) => this.#deliver(m)));
       made += leased.length;
-      if (this.#stopped) return made;
+      if (this.#stopping) return made;
     }
   }
 

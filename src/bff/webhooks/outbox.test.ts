@@ -1,0 +1,253 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ReviewCompletedData, WebhookMessage } from '../../contract/index.ts';
+import type { Database } from '../db/database.ts';
+import { createLogger } from '../logger.ts';
+import { databaseBackends } from '../test-support/database-backends.ts';
+import { nextAttemptAt, WebhookDispatcher } from './dispatcher.ts';
+import { WebhookEndpoints } from './endpoint-store.ts';
+import { type LeasedMessage, RETRY_WINDOW_MS, WebhookOutbox } from './outbox-store.ts';
+import type { AttemptResult } from './sender.ts';
+
+/*
+ * The outbox on both databases: an event is queued once per endpoint however often it is enqueued, never sent
+ * twice by dispatchers racing on one database, survives a dispatcher that dies mid-attempt, is retried with
+ * growing waits for 24 hours and then given up; review.completed comes from finished runs. Time is a fake clock
+ * (src/bff/clock.ts) the test moves; the attempt is a function the test answers.
+ */
+
+const LEASE = 60_000;
+const logger = createLogger('silent');
+const ok: AttemptResult = { delivered: true, statusCode: 204, error: null, durationMs: 3, response: null };
+const down: AttemptResult = {
+  delivered: false,
+  statusCode: 503,
+  error: 'The receiver answered 503.',
+  durationMs: 3,
+  response: 'busy',
+};
+
+function world(database: Database) {
+  const clock = { t: Date.UTC(2026, 10, 20, 9) };
+  const now = () => clock.t;
+  const endpoints = new WebhookEndpoints(database.db, now);
+  const outbox = new WebhookOutbox(database.db, now);
+  const account = `acct-${randomBytes(6).toString('hex')}`;
+  const dispatcher = (attempt: (m: LeasedMessage) => Promise<AttemptResult>) =>
+    new WebhookDispatcher({
+      db: database.db,
+      outbox,
+      logger,
+      now,
+      leaseMs: LEASE,
+      random: () => 0.5,
+      attempt,
+    });
+  const endpoint = (events = ['review.completed', 'review.changed'] as const) =>
+    endpoints.create(account, {
+      url: 'https://hooks.example.com/x',
+      events: [...events],
+      createdBy: 'ab12cd34',
+    });
+  const state = async (id: string) =>
+    database.db.selectFrom('webhook_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const attempts = async (id: string) =>
+    database.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('outbox_id', '=', id)
+      .orderBy('attempt')
+      .execute();
+  return { clock, endpoints, outbox, account, dispatcher, endpoint, state, attempts };
+}
+
+/** A review of the account whose run 1 finished at `finishedAt` (cancelled when said). */
+async function finishedRun(database: Database, accountId: string, finishedAt: number, cancelled = false) {
+  const id = `rv_${randomBytes(8).toString('hex')}`;
+  await database.db
+    .insertInto('reviews')
+    .values({
+      id,
+      account_id: accountId,
+      created_by: 'ab12cd34',
+      created_at: finishedAt - 1000,
+      client_token: id,
+      name: 'Collateral Q4',
+      kind: 'paste',
+      origin: null,
+      columns: '[]',
+      total_rows: 3,
+      received_rows: 3,
+      skipped_blank: 0,
+      last_seq: 3,
+    })
+    .execute();
+  await sql`insert into review_runs (review_id, run, started_at, finished_at, fresh, total, done, matched,
+      not_found, ambiguous, failed, cancelled_at)
+    values (${id}, 1, ${finishedAt - 500}, ${finishedAt}, 0, 3, 3, 2, 1, 0, 0, ${cancelled ? finishedAt : null})`.execute(
+    database.db,
+  );
+  return id;
+}
+
+describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (backend) => {
+  // Dispatchers lease every account's due messages: each test starts from an empty outbox.
+  beforeEach(async () => {
+    for (const table of ['webhook_attempts', 'webhook_outbox', 'webhook_endpoints'] as const)
+      await backend.database.db.deleteFrom(table).execute();
+  });
+
+  it('queues an event once per subscribed, enabled endpoint, however often it is enqueued', async () => {
+    const w = world(backend.database);
+    const a = await w.endpoint(['review.changed']);
+    const b = await w.endpoint(['review.completed']);
+    const off = await w.endpoint(['review.changed']);
+    await w.endpoints.update(w.account, off.id, { enabled: false });
+    const data = { reviewId: 'rv_1', run: 2 };
+    const first = await w.outbox.enqueue(w.account, 'review.changed', data, 'review.changed:rv_1:2');
+    const again = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        w.outbox.enqueue(w.account, 'review.changed', data, 'review.changed:rv_1:2'),
+      ),
+    );
+    expect(first).toHaveLength(1);
+    expect(again.flat()).toEqual([]);
+    const row = await w.state(first[0] as string);
+    expect(row.endpoint_id).toBe(a.id);
+    expect(WebhookMessage.parse(JSON.parse(row.payload))).toMatchObject({ type: 'review.changed', data });
+    expect(b.id).not.toBe(a.id);
+  });
+
+  it('never sends an event twice with dispatchers racing on one database', async () => {
+    const w = world(backend.database);
+    const sent = new Map<string, number>();
+    const racers = Array.from({ length: 4 }, () =>
+      w.dispatcher(async (m) => {
+        sent.set(m.id, (sent.get(m.id) ?? 0) + 1);
+        await new Promise((r) => setImmediate(r));
+        return ok;
+      }),
+    );
+    const ep = await w.endpoint();
+    let queued = 0;
+    for (let round = 0; round < 8; round++) {
+      for (let i = 0; i < 12; i++)
+        queued += (await w.outbox.enqueue(w.account, 'review.changed', { i }, `r${round}-${i}`)).length;
+      await Promise.all(racers.map((d) => d.tick()));
+    }
+    expect(sent.size).toBe(queued);
+    expect([...sent.values()].filter((n) => n > 1)).toEqual([]);
+    const left = await backend.database.db
+      .selectFrom('webhook_outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('endpoint_id', '=', ep.id)
+      .where('state', '!=', 'delivered')
+      .executeTakeFirstOrThrow();
+    expect(Number(left.n)).toBe(0);
+  });
+
+  it('survives a dispatcher killed mid-attempt: another sends the event once its lease runs out', async () => {
+    const w = world(backend.database);
+    await w.endpoint();
+    const [id] = await w.outbox.enqueue(w.account, 'review.changed', { n: 1 }, 'killed');
+    let release: (r: AttemptResult) => void = () => {};
+    const dying = w.dispatcher(() => new Promise((r) => (release = r)));
+    const dead = dying.tick(); // leases and hangs in its attempt: the replica is gone as far as anyone knows
+    await expect.poll(async () => (await w.state(id as string)).state).toBe('sending');
+    const survivor = w.dispatcher(async () => ok);
+    expect(await survivor.tick()).toBe(0);
+    w.clock.t += LEASE - 1;
+    expect(await survivor.tick()).toBe(0);
+    w.clock.t += 1;
+    expect(await survivor.tick()).toBe(1);
+    expect(await w.state(id as string)).toMatchObject({ state: 'delivered', attempts: 2 });
+    // The dead replica's attempt comes back late: logged, but the state is the survivor's.
+    release(down);
+    await dead;
+    expect((await w.state(id as string)).state).toBe('delivered');
+    expect((await w.attempts(id as string)).map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 503],
+      [2, 204],
+    ]);
+  });
+
+  it('retries with growing waits for 24 hours, then gives up', async () => {
+    const w = world(backend.database);
+    await w.endpoint();
+    const [id] = await w.outbox.enqueue(w.account, 'review.changed', { n: 1 }, 'never');
+    const start = w.clock.t;
+    const failing = w.dispatcher(async () => down);
+    const times: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      times.push(w.clock.t);
+      expect(await failing.tick()).toBe(1);
+      const row = await w.state(id as string);
+      if (row.state === 'failed') break;
+      expect(row.state).toBe('pending');
+      w.clock.t = Number(row.next_attempt_at);
+    }
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    expect(gaps.slice(0, 4)).toEqual([5_000, 10_000, 20_000, 40_000]);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(3_600_000);
+    expect(times.at(-1)).toBe(start + RETRY_WINDOW_MS);
+    expect((await w.state(id as string)).state).toBe('failed');
+    expect(await w.attempts(id as string)).toHaveLength(times.length);
+    w.clock.t += 7 * 24 * 3_600_000;
+    expect(await failing.tick()).toBe(0);
+  });
+
+  it('sends review.completed once per finished run and endpoint, from the database alone', async () => {
+    const w = world(backend.database);
+    const before = await finishedRun(backend.database, w.account, w.clock.t - 1); // finished before the endpoint
+    const ep = await w.endpoint(['review.completed']);
+    await w.endpoint(['review.changed']); // not subscribed
+    const reviewId = await finishedRun(backend.database, w.account, w.clock.t + 10);
+    await finishedRun(backend.database, w.account, w.clock.t + 20, true); // cancelled: nothing
+    await finishedRun(backend.database, 'another-account', w.clock.t + 30);
+    const bodies: string[] = [];
+    const dispatchers = [0, 1, 2].map(() => w.dispatcher(async (m) => (bodies.push(m.payload), ok)));
+    await Promise.all(dispatchers.map((d) => d.tick()));
+    await Promise.all(dispatchers.map((d) => d.tick()));
+    expect(bodies).toHaveLength(1);
+    const message = WebhookMessage.parse(JSON.parse(bodies[0] as string));
+    expect(message.type).toBe('review.completed');
+    expect(ReviewCompletedData.parse(message.data)).toEqual({
+      reviewId,
+      name: 'Collateral Q4',
+      run: 1,
+      finishedAt: new Date(w.clock.t + 10).toISOString(),
+      counts: { total: 3, matched: 2, notFound: 1, ambiguous: 0, failed: 0 },
+    });
+    const rows = await backend.database.db
+      .selectFrom('webhook_outbox')
+      .select('endpoint_id')
+      .where('account_id', '=', w.account)
+      .execute();
+    expect(rows).toEqual([{ endpoint_id: ep.id }]);
+    expect(before).not.toBe(reviewId);
+  });
+
+  it('resends an event with the same id: one more attempt, then failed again if it fails', async () => {
+    const w = world(backend.database);
+    const ep = await w.endpoint();
+    const [id] = await w.outbox.enqueue(w.account, 'review.changed', { n: 1 }, 'resend');
+    await w.dispatcher(async () => ok).tick();
+    expect(await w.outbox.resend('another-account', ep.id, id as string)).toBe('not_found');
+    expect(await w.outbox.resend(w.account, ep.id, id as string)).toBe('ok');
+    const ids: string[] = [];
+    await w.dispatcher(async (m) => (ids.push(m.id), down)).tick();
+    expect(ids).toEqual([id]);
+    expect(await w.state(id as string)).toMatchObject({ state: 'failed', attempts: 2 });
+  });
+});
+
+describe('nextAttemptAt', () => {
+  it('jitters each wait by at most a quarter and never passes the deadline', () => {
+    expect(nextAttemptAt(1, 0, RETRY_WINDOW_MS, () => 0)).toBe(3_750);
+    expect(nextAttemptAt(1, 0, RETRY_WINDOW_MS, () => 0.999_999)).toBe(6_250);
+    expect(nextAttemptAt(40, 0, RETRY_WINDOW_MS, () => 0.5)).toBe(3_600_000);
+    expect(nextAttemptAt(3, RETRY_WINDOW_MS - 1_000, RETRY_WINDOW_MS, () => 0.5)).toBe(RETRY_WINDOW_MS);
+    expect(nextAttemptAt(3, RETRY_WINDOW_MS, RETRY_WINDOW_MS, () => 0.5)).toBeNull();
+  });
+});
