@@ -300,6 +300,30 @@ describe.each(databaseBackends('custody'))('key custody on $name', (backend) => 
     expect(await custody(h)).toMatchObject({ on: false, problem: 'unreadable' });
   });
 
+  it('after KEY_ENCRYPTION_SECRET changes, a kept key is unreadable (said so), lends nothing, and is kept again when turned on', async () => {
+    const { database } = backend;
+    const key = `pi_custody_rotated_${backend.name}`;
+    const before = bff(database, { fetch: fakeUpstream(() => ({})) });
+    const me = SessionResponse.parse(await (await before.signIn(key)).json());
+    await custody(before, 'PUT');
+    const after = createHarness({
+      database,
+      fetch: fakeUpstream(() => ({})),
+      upstream: { keyEncryptionSecret: `${SECRET}-rotated` } as Partial<UpstreamConfig>,
+    });
+    harnesses.push(after);
+    await after.signIn(key);
+    expect(await custody(after)).toMatchObject({
+      on: false,
+      problem: 'unreadable',
+      keyFingerprint: me.keyFingerprint,
+    });
+    expect(await after.graph.custody?.accounts()).not.toContain(me.accountId);
+    expect(await after.graph.custody?.sessionFor(me.accountId)).toBeUndefined();
+    expect(await custody(after, 'PUT')).toMatchObject({ on: true, problem: null });
+    expect((await after.graph.custody?.sessionFor(me.accountId))?.accountId).toBe(me.accountId);
+  });
+
   it('refuses demo keys: every visitor shares the demo account', async () => {
     const { database } = backend;
     const h = bff(database, { demoKeys: [{ key: PRO_KEY, plan: 'professional', label: 'Professional' }] });
