@@ -203,10 +203,7 @@ export const RowDecisionHistory = z.object({ history: z.array(RowDecisionStep) }
 export type RowDecisionHistory = z.infer<typeof RowDecisionHistory>;
 
 const decisionNote = z.optional(
-  text('note').check(
-    z.trim(),
-    z.maxLength(MAX_DECISION_NOTE, `A note is at most ${MAX_DECISION_NOTE} characters.`),
-  ),
+  text('note').check(z.trim(), z.maxLength(MAX_DECISION_NOTE, 'A note is at most 2,000 characters.')),
 );
 
 /** PUT /api/reviews/:id/rows/:index/decision (DELETE clears it: the row is undecided again). */
@@ -219,7 +216,7 @@ export const BulkDecisionRequest = z.object({
     .array(z.int().check(z.nonnegative()))
     .check(
       z.minLength(1, 'Choose at least one row.'),
-      z.maxLength(MAX_BULK_DECISION_ROWS, `At most ${MAX_BULK_DECISION_ROWS} rows at once.`),
+      z.maxLength(MAX_BULK_DECISION_ROWS, 'At most 5,000 rows at once.'),
     ),
   decision: DecisionKind,
   note: decisionNote,
@@ -232,10 +229,7 @@ export const MAX_SIGN_OFF_REASON = 2_000;
 /** POST /api/reviews/:id/sign-off: a reason is required while rows (not excluded) have no decision. */
 export const SignOffRequest = z.object({
   reason: z.optional(
-    text('reason').check(
-      z.trim(),
-      z.maxLength(MAX_SIGN_OFF_REASON, `A reason is at most ${MAX_SIGN_OFF_REASON} characters.`),
-    ),
+    text('reason').check(z.trim(), z.maxLength(MAX_SIGN_OFF_REASON, 'A reason is at most 2,000 characters.')),
   ),
 });
 export type SignOffRequest = z.infer<typeof SignOffRequest>;

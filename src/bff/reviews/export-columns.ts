@@ -14,8 +14,8 @@ import { explainRecordMatch } from '../../contract/server/index.ts';
 /*
  * The review export's columns: one line per input row, in input order, whatever its outcome. The first columns
  * say what was asked, what came back and how reliable it is, when it was retrieved and by whom; every attribute
- * follows, then why a row has no record, then (when they apply) what changed since the previous run and which
- * rows a reviewer fixed. A CSV review's own columns come first, PropLens's after them, prefixed. The CSV is for
+ * follows, then why a row has no record, then (when they apply) what changed since the previous run, which
+ * rows a reviewer fixed or excluded, and each row's decision (keys by fingerprint, each with its holder's name). A CSV review's own columns come first, PropLens's after them, prefixed. The CSV is for
  * spreadsheets (csvCell: formula injection neutralised; UTF-8 with a BOM so Excel reads accents right); the
  * JSON keeps raw values for programs.
  *
@@ -40,7 +40,15 @@ export interface ExportContext {
   today: string;
   /** Whole days from a verification date to `today` (exportLayout supplies it). */
   ageOf?: (lastVerified: string) => number;
+  /** Who started the review: the key's fingerprint. */
+  startedBy?: string;
+  /** The name a key's holder gave it, among those the reader may read (routes/session.ts keyNamesFor); null: none. */
+  nameOf?: (fingerprint: string) => string | null;
 }
+
+/** A key's name beside its fingerprint (empty where it has none, or the reader may not read it). */
+const nameOf = (ctx: ExportContext, fingerprint: string | undefined): string | null =>
+  fingerprint ? (ctx.nameOf?.(fingerprint) ?? null) : null;
 
 type Column = readonly [name: string, value: (r: ExportRow, ctx: ExportContext) => ExportValue];
 
@@ -67,6 +75,9 @@ const CORE: readonly Column[] = [
   ],
   ['retrieved_at', (r) => r.row.retrievedAt ?? null],
   ['account', (_r, ctx) => ctx.accountName],
+  // Who started the review, by key and by the name its holder gave it.
+  ['started_by', (_r, ctx) => ctx.startedBy ?? null],
+  ['started_by_name', (_r, ctx) => nameOf(ctx, ctx.startedBy)],
 ];
 
 export const CORE_COLUMNS = CORE.map(([name]) => name);
@@ -116,6 +127,7 @@ const FIXES: readonly Column[] = [
   ['looked_up_as', (r) => r.row.fix?.address ?? null],
   ['fixed_how', (r) => r.row.fix?.how ?? null],
   ['fixed_by', (r) => r.row.fix?.by ?? null],
+  ['fixed_by_name', (r, ctx) => nameOf(ctx, r.row.fix?.by)],
   ['fixed_at', (r) => r.row.fix?.at ?? null],
 ];
 
@@ -127,7 +139,17 @@ const EXCLUDED: Column = ['excluded', (r) => r.row.excluded !== undefined];
 const EXCLUSIONS: readonly Column[] = [
   ['excluded_reason', (r) => r.row.excluded?.reason ?? null],
   ['excluded_by', (r) => r.row.excluded?.by ?? null],
+  ['excluded_by_name', (r, ctx) => nameOf(ctx, r.row.excluded?.by)],
   ['excluded_at', (r) => r.row.excluded?.at ?? null],
+];
+
+/** When a reviewer decided any row (issue 30): each row's current decision, its note, by whom and when. */
+const DECISIONS: readonly Column[] = [
+  ['decision', (r) => r.row.decision?.decision ?? null],
+  ['decision_note', (r) => r.row.decision?.note ?? null],
+  ['decided_by', (r) => r.row.decision?.by ?? null],
+  ['decided_by_name', (r, ctx) => nameOf(ctx, r.row.decision?.by)],
+  ['decided_at', (r) => r.row.decision?.at ?? null],
 ];
 
 /** PropLens's columns next to a file's own: prefixed, so they never collide with the reviewer's. */
@@ -145,6 +167,8 @@ export interface ExportPlan {
   anyFixed: boolean;
   /** A reviewer excluded a row: the exclusion columns. */
   anyExcluded: boolean;
+  /** A row has a decision: the decision columns. */
+  anyDecided?: boolean;
 }
 
 export interface ExportLayout {
@@ -177,6 +201,7 @@ export function exportLayout(plan: ExportPlan, ctx: ExportContext): ExportLayout
     ...(plan.checkedAgain ? CHANGES : []),
     ...(plan.anyFixed ? FIXES : []),
     ...(plan.anyExcluded ? EXCLUSIONS : []),
+    ...(plan.anyDecided ? DECISIONS : []),
   ];
   const inputColumns = inputColumnNames(plan.header);
   const prefix = inputColumns.length > 0 ? JOINED_PREFIX : '';

@@ -3,7 +3,6 @@ import {
   BulkDecisionRequest,
   type BulkDecisionResponse,
   DecideRowRequest,
-  MAX_BULK_DECISION_ROWS,
   type ReviewRowResult,
   type ReviewSummary,
   type RowDecisionHistory,
@@ -74,7 +73,7 @@ export function reviewDecisionRoutes(deps: ReviewDecisionDeps) {
     if (!history) throw noReview();
     return c.json({ history } satisfies RowDecisionHistory);
   });
-  const bulkTooLarge = { maxBytes: 128 * 1024, tooLarge: `At most ${MAX_BULK_DECISION_ROWS} rows at once.` };
+  const bulkTooLarge = { maxBytes: 128 * 1024, tooLarge: 'At most 5,000 rows at once.' };
   app.post('/:id/decisions', session, jsonBody(BulkDecisionRequest, bulkTooLarge), (c) =>
     decideMany(c, deps, stores, c.req.valid('json')),
   );

@@ -171,7 +171,7 @@ describe.each(backends)('the review export on $name', (backend) => {
     ]);
     const parsed = parse(await csv(id));
     expect(parsed.errors).toEqual([]);
-    expect(parsed.meta.fields?.slice(0, 15)).toEqual([
+    expect(parsed.meta.fields?.slice(0, 17)).toEqual([
       'source_row',
       'input',
       'outcome',
@@ -187,9 +187,12 @@ describe.each(backends)('the review export on $name', (backend) => {
       'age_days',
       'retrieved_at',
       'account',
+      // Who started the review: the key, and its holder's name when they gave one (none here).
+      'started_by',
+      'started_by_name',
     ]);
     // Every attribute of a record follows, in the record's order, then the service's extra fields.
-    expect(parsed.meta.fields?.slice(15, 18)).toEqual(['street_number', 'street_name', 'unit']);
+    expect(parsed.meta.fields?.slice(17, 20)).toEqual(['street_number', 'street_name', 'unit']);
     expect(parsed.meta.fields?.slice(-5)).toEqual([
       'other.flood_zone',
       'error_code',
@@ -534,7 +537,13 @@ describe.each(backends)('runs, fixes and who may export, on $name', (backend) =>
       row: (i) => rows[i] as SeedRow,
     });
     const doc = JSON.parse(await (await h.call(`/api/reviews/${id}/export.json`)).text());
-    expect(doc.columns.slice(-4)).toEqual(['looked_up_as', 'fixed_how', 'fixed_by', 'fixed_at']);
+    expect(doc.columns.slice(-5)).toEqual([
+      'looked_up_as',
+      'fixed_how',
+      'fixed_by',
+      'fixed_by_name',
+      'fixed_at',
+    ]);
     expect(doc.rows[0]).toMatchObject({
       input: '100 Main St',
       looked_up_as: '100 Main St, Salem, OR',

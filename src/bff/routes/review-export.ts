@@ -15,7 +15,7 @@ import {
   UTF8_BOM,
 } from '../reviews/export-columns.ts';
 import { type ExportShape, ReviewExportRows } from '../stores/reviews/export-rows.ts';
-import type { SessionStore } from '../stores/sessions/types.ts';
+import type { Session, SessionStore } from '../stores/sessions/types.ts';
 
 export interface ReviewExportRouteDeps {
   reviews: DurableReviews;
@@ -24,6 +24,8 @@ export interface ReviewExportRouteDeps {
   /** Rows read per database query (tests and the bench may change it). */
   pageRows?: number;
   now?: () => number;
+  /** The names of the account's keys this session may read (session.ts keyNamesFor), beside the fingerprints. */
+  keyNames?: (session: Session) => Promise<readonly { fingerprint: string; name: string }[]>;
 }
 
 const CONTENT_TYPE: Record<ReviewExportFormat, string> = {
@@ -61,6 +63,8 @@ async function exportReview(
     return review ? rows.shape(review, parsed.data.run) : undefined;
   });
   if (!shape) throw new ApiError(404, 'not_found', 'There is no such review or run in this account.');
+  const names = new Map((await deps.keyNames?.(session))?.map((k) => [k.fingerprint, k.name] as const));
+  const nameOf = (fingerprint: string) => names.get(fingerprint) ?? null;
   const layout = exportLayout(
     {
       header: shape.review.columns,
@@ -68,8 +72,9 @@ async function exportReview(
       checkedAgain: shape.run > 1,
       anyFixed: shape.anyFixed,
       anyExcluded: shape.anyExcluded,
+      anyDecided: shape.anyDecided,
     },
-    { accountName: session.account.name, today },
+    { accountName: session.account.name, today, startedBy: shape.review.createdBy, nameOf },
   );
   c.header('Content-Type', CONTENT_TYPE[format]);
   c.header(
@@ -80,7 +85,7 @@ async function exportReview(
   const text =
     format === 'csv'
       ? csvText(layout, pages, CSV_SEPARATORS[parsed.data.separator ?? 'comma'])
-      : jsonText(layout, pages, { ...shape, accountName: session.account.name, exportedAt: now });
+      : jsonText(layout, pages, { ...shape, accountName: session.account.name, exportedAt: now, nameOf });
   return c.body(
     pulled(text, (err) =>
       deps.logger.error(
@@ -147,16 +152,31 @@ async function* csvText(layout: ExportLayout, pages: Pages, separator: ',' | ';'
 async function* jsonText(
   layout: ExportLayout,
   pages: Pages,
-  about: ExportShape & { accountName: string; exportedAt: Date },
+  about: ExportShape & {
+    accountName: string;
+    exportedAt: Date;
+    nameOf: (fingerprint: string) => string | null;
+  },
 ): AsyncGenerator<string[]> {
+  const { signOff } = about.review;
   const review = {
     id: about.review.id,
     name: about.review.name,
     account: about.accountName,
     createdAt: about.review.createdAt,
+    startedBy: about.review.createdBy,
+    startedByName: about.nameOf(about.review.createdBy),
     exportedAt: about.exportedAt.toISOString(),
     run: about.run,
     rows: about.review.receivedRows,
+    // Who signed it off and who approved it (issue 30), by key and name; null while it is not signed off.
+    signOff: signOff
+      ? {
+          ...signOff,
+          byName: about.nameOf(signOff.by),
+          approved: signOff.approved && { ...signOff.approved, byName: about.nameOf(signOff.approved.by) },
+        }
+      : null,
   };
   yield [`{"review":${JSON.stringify(review)},\n"columns":${JSON.stringify(layout.columns)},\n"rows":[`];
   let separator = '\n';

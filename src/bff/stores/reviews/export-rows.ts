@@ -20,6 +20,8 @@ export interface ExportShape {
   anyFixed: boolean;
   /** A row of the review is excluded. */
   anyExcluded: boolean;
+  /** A row of the review has a decision. */
+  anyDecided: boolean;
 }
 
 /**
@@ -37,12 +39,13 @@ export class ReviewExportRows {
     const chosen = run ?? review.runs.at(-1)?.number ?? 1;
     // A review still uploading has no run yet: its rows export as pending, under run 1.
     if (review.runs.length > 0 && !review.runs.some((r) => r.number === chosen)) return undefined;
-    const [otherKeys, anyFixed, anyExcluded] = await Promise.all([
+    const [otherKeys, anyFixed, anyExcluded, anyDecided] = await Promise.all([
       this.#otherKeys(review.id, chosen),
       this.#anyMarked(review.id, 'fix'),
       this.#anyMarked(review.id, 'excluded'),
+      this.#anyMarked(review.id, 'decision'),
     ]);
-    return { review, run: chosen, otherKeys, anyFixed, anyExcluded };
+    return { review, run: chosen, otherKeys, anyFixed, anyExcluded, anyDecided };
   }
 
   /** Every row of the run in input order, a page at a time (keyset on row_index). */
@@ -83,8 +86,8 @@ export class ReviewExportRows {
     return rows.map((r) => r.key).sort();
   }
 
-  /** Whether any row of the review has a fix, or is excluded. */
-  async #anyMarked(reviewId: string, mark: 'fix' | 'excluded'): Promise<boolean> {
+  /** Whether any row of the review has a fix, is excluded, or has a decision. */
+  async #anyMarked(reviewId: string, mark: 'fix' | 'excluded' | 'decision'): Promise<boolean> {
     const marked = await this.db
       .selectFrom('review_rows')
       .select('row_index')
