@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ReviewCompletedData, WebhookMessage } from '../../contract/index.ts';
+import { ReviewCompletedData, type WebhookEventType, WebhookMessage } from '../../contract/index.ts';
 import type { Database } from '../db/database.ts';
 import { createLogger } from '../logger.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
@@ -44,10 +44,10 @@ function world(database: Database) {
       random: () => 0.5,
       attempt,
     });
-  const endpoint = (events = ['review.completed', 'review.changed'] as const) =>
+  const endpoint = (events: WebhookEventType[] = ['review.completed', 'review.changed']) =>
     endpoints.create(account, {
       url: 'https://hooks.example.com/x',
-      events: [...events],
+      events,
       createdBy: 'ab12cd34',
     });
   const state = async (id: string) =>
@@ -206,7 +206,12 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     await finishedRun(backend.database, w.account, w.clock.t + 20, true); // cancelled: nothing
     await finishedRun(backend.database, 'another-account', w.clock.t + 30);
     const bodies: string[] = [];
-    const dispatchers = [0, 1, 2].map(() => w.dispatcher(async (m) => (bodies.push(m.payload), ok)));
+    const dispatchers = [0, 1, 2].map(() =>
+      w.dispatcher(async (m) => {
+        bodies.push(m.payload);
+        return ok;
+      }),
+    );
     await Promise.all(dispatchers.map((d) => d.tick()));
     await Promise.all(dispatchers.map((d) => d.tick()));
     expect(bodies).toHaveLength(1);
@@ -236,7 +241,12 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     expect(await w.outbox.resend('another-account', ep.id, id as string)).toBe('not_found');
     expect(await w.outbox.resend(w.account, ep.id, id as string)).toBe('ok');
     const ids: string[] = [];
-    await w.dispatcher(async (m) => (ids.push(m.id), down)).tick();
+    await w
+      .dispatcher(async (m) => {
+        ids.push(m.id);
+        return down;
+      })
+      .tick();
     expect(ids).toEqual([id]);
     expect(await w.state(id as string)).toMatchObject({ state: 'failed', attempts: 2 });
   });
