@@ -1,3 +1,4 @@
+import { UNATTENDED } from './custody/key-custody.ts';
 import { ApiError, toApiError } from './errors.ts';
 import type { Lookups } from './lookups.ts';
 import type { Session, SessionStore } from './stores/sessions/types.ts';
@@ -15,7 +16,9 @@ import type { Session, SessionStore } from './stores/sessions/types.ts';
  * - a review row it answered has no answer of the service's (isKeyRefused): the worker gives the row back
  *   spending none of its attempts, no metric counts it, and its review waits for a sign-in of its account.
  * - a key kept for the account's unattended work (key custody, custody/) is deleted at once, and the refusal's date
- *   kept for Settings and the review to say: `sessions` here is the store withCustody decorates (graph.ts).
+ *   kept for Settings and the review to say: `sessions` here is the store withCustody decorates (graph.ts). A
+ *   kept key's lookup answered 403 (its account lost API access) is refused the same way: nobody is there to be
+ *   told, and every row would otherwise fail on it;
  * A key refused at sign-in (invalid_key) is no session's: the sign-in route records it as sign_in_refused, and
  * wherever that key is kept it is deleted as above (refusalsAtSignIn).
  */
@@ -45,11 +48,18 @@ export class RefusedKeys {
    * Asks the service with the session's key (`ask`): when it refuses the key, every session holding the key has
    * ended before the refusal is thrown on to the caller.
    */
-  async asking<T>(session: Pick<Session, 'accountId' | 'keyHash'>, ask: () => Promise<T>): Promise<T> {
+  async asking<T>(
+    session: Pick<Session, 'accountId' | 'keyHash' | 'auditRef'>,
+    ask: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await ask();
     } catch (err) {
       if (isKeyRefused(err)) await this.sessions.refuseKey(session);
+      else if (session.auditRef === UNATTENDED && toApiError(err).code === 'plan_not_eligible') {
+        await this.sessions.refuseKey(session);
+        throw keyRefused();
+      }
       throw err;
     }
   }
@@ -67,5 +77,19 @@ export function refusalsAtSignIn(
         throw err;
       }),
     rateLimit: (session) => lookups.rateLimit(session),
+  };
+}
+
+/**
+ * The store's refuseKey where keys may be kept (custody/custody-sessions.ts): every session holding the key ends,
+ * then the key, if kept, is dropped (its sealed columns deleted, the refusal's date kept).
+ */
+export function refusingKeptKeys(
+  sessions: Pick<SessionStore, 'refuseKey'>,
+  kept: { refused(who: Pick<Session, 'accountId' | 'keyHash'>): Promise<void> },
+): SessionStore['refuseKey'] {
+  return async (refused) => {
+    await sessions.refuseKey(refused);
+    await kept.refused(refused);
   };
 }

@@ -1,3 +1,4 @@
+import { refusingKeptKeys } from '../refused-keys.ts';
 import type { SessionStore } from '../stores/sessions/types.ts';
 import type { KeyCustody } from './key-custody.ts';
 
@@ -26,9 +27,6 @@ export function withCustody(store: SessionStore, custody: KeyCustody): SessionSt
       const kept = await custody.sessionFor(accountId);
       return kept ? { session: kept, ref: `custody:${accountId}` } : undefined;
     },
-    async refuseKey(refused) {
-      await store.refuseKey(refused);
-      await custody.refused(refused);
-    },
+    refuseKey: refusingKeptKeys(store, custody),
   };
 }

@@ -97,8 +97,8 @@ async function everyRowAsText(database: Database): Promise<string> {
   return text;
 }
 
-/** An upstream that takes any key at sign-in and refuses it (401) on every lookup. */
-function refusingUpstream() {
+/** An upstream that takes any key at sign-in and refuses it (401, or 403: no API access) on every lookup. */
+function refusingUpstream(status: number) {
   const lookups: URL[] = [];
   const me = fakeUpstream(() => ({}));
   const fetch = async (request: Request) => {
@@ -106,7 +106,7 @@ function refusingUpstream() {
     if (url.pathname.endsWith('/auth/me')) return me(request);
     lookups.push(url);
     return new Response(JSON.stringify({ error: { code: 'invalid_key', message: 'Key revoked.' } }), {
-      status: 401,
+      status,
       headers: { 'content-type': 'application/json' },
     });
   };
@@ -213,40 +213,43 @@ describe.each(databaseBackends('custody'))('key custody on $name', (backend) => 
     expect(await h.graph.custody?.sessionFor(me.accountId)).toBeUndefined();
   });
 
-  it('a kept key the service refuses (401) is dropped at once and the work waits; Settings says when', async () => {
-    const { database } = backend;
-    const upstream = refusingUpstream();
-    const h = bff(database, { fetch: upstream.fetch });
-    const key = `pi_custody_refused_${backend.name}`;
-    const me = SessionResponse.parse(await (await h.signIn(key)).json());
-    await custody(h, 'PUT');
-    const reviewId = await startReview(h, ['4 Pine St, Austin, TX']);
-    await h.call('/api/session', { method: 'DELETE' });
-    h.reviews?.worker.start();
-    await vi.waitFor(
-      async () => {
-        const row = await database.db
-          .selectFrom('custody_keys')
-          .selectAll()
-          .where('account_id', '=', me.accountId)
-          .executeTakeFirstOrThrow();
-        expect(row.refused_at).not.toBeNull();
-        expect([row.ciphertext, row.iv, row.auth_tag, row.key_check]).toEqual([null, null, null, null]);
-      },
-      { timeout: 4_000, interval: 25 },
-    );
-    // Paused: no account with a key to lend, no session of the kept key, and it was asked with once.
-    expect(await h.graph.custody?.accounts()).not.toContain(me.accountId);
-    expect(await h.graph.custody?.sessionFor(me.accountId)).toBeUndefined();
-    expect(upstream.lookups).toHaveLength(1);
-    expect(await finishedAt(database, reviewId)).toBeNull();
-    // Signed in again (the service takes the key at sign-in here): Settings says the kept key was refused, and when.
-    await h.reviews?.worker.stop();
-    await h.signIn(key);
-    const state = await custody(h);
-    expect(state).toMatchObject({ on: false, problem: 'refused', keyFingerprint: me.keyFingerprint });
-    expect(Date.parse(state.problemAt as string)).toBeGreaterThan(Date.now() - 60_000);
-  });
+  it.each([401, 403])(
+    'a kept key the service refuses (%i) is dropped at once and the work waits; Settings says when',
+    async (status) => {
+      const { database } = backend;
+      const upstream = refusingUpstream(status);
+      const h = bff(database, { fetch: upstream.fetch });
+      const key = `pi_custody_refused_${status}_${backend.name}`;
+      const me = SessionResponse.parse(await (await h.signIn(key)).json());
+      await custody(h, 'PUT');
+      const reviewId = await startReview(h, ['4 Pine St, Austin, TX']);
+      await h.call('/api/session', { method: 'DELETE' });
+      h.reviews?.worker.start();
+      await vi.waitFor(
+        async () => {
+          const row = await database.db
+            .selectFrom('custody_keys')
+            .selectAll()
+            .where('account_id', '=', me.accountId)
+            .executeTakeFirstOrThrow();
+          expect(row.refused_at).not.toBeNull();
+          expect([row.ciphertext, row.iv, row.auth_tag, row.key_check]).toEqual([null, null, null, null]);
+        },
+        { timeout: 4_000, interval: 25 },
+      );
+      // Paused: no account with a key to lend, no session of the kept key, and it was asked with once.
+      expect(await h.graph.custody?.accounts()).not.toContain(me.accountId);
+      expect(await h.graph.custody?.sessionFor(me.accountId)).toBeUndefined();
+      expect(upstream.lookups).toHaveLength(1);
+      expect(await finishedAt(database, reviewId)).toBeNull();
+      // Signed in again (the service takes the key at sign-in here): Settings says the kept key was refused, and when.
+      await h.reviews?.worker.stop();
+      await h.signIn(key);
+      const state = await custody(h);
+      expect(state).toMatchObject({ on: false, problem: 'refused', keyFingerprint: me.keyFingerprint });
+      expect(Date.parse(state.problemAt as string)).toBeGreaterThan(Date.now() - 60_000);
+    },
+  );
 
   it('a sign-in with a key the service refuses deletes that key wherever it is kept', async () => {
     const { database } = backend;
