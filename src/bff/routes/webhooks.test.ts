@@ -1,0 +1,242 @@
+import { Hono } from 'hono';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ApiErrorBody,
+  WebhookDeliveriesResponse,
+  WebhookEndpointsResponse,
+  WebhookSecretResponse,
+  WebhookTestResponse,
+} from '../../contract/index.ts';
+import type { AppEnv } from '../context.ts';
+import { errorResponse, toApiError } from '../errors.ts';
+import { createLogger } from '../logger.ts';
+import { csrf } from '../middleware/csrf.ts';
+import { reviewDatabase } from '../test-support/review-database.ts';
+import { createWebhooks } from '../webhooks/index.ts';
+import { startReceiver } from '../webhooks/test-support/receiver.ts';
+import { webhookRoutes } from './webhooks.ts';
+
+/*
+ * /api/webhooks as the browser sends it. The app as shipped (graph.ts, WEBHOOK_ALLOW_PRIVATE_NETWORKS unset)
+ * refuses private receivers at save time; the end-to-end cases run the same routes with private networks allowed,
+ * against a receiver on 127.0.0.1 that checks each signature with the standardwebhooks library.
+ */
+
+const db = reviewDatabase('webhook-routes');
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+/** The shipped harness for sign-in and sessions; the webhook routes on it with private receivers allowed. */
+async function signedIn(key = 'pi_demo_professional') {
+  const h = db.make();
+  expect((await h.signIn(key)).status).toBe(200);
+  const webhooks = createWebhooks({
+    database: db.database,
+    logger: createLogger('silent'),
+    allowPrivate: true,
+  });
+  const app = new Hono<AppEnv>();
+  app.use('*', csrf);
+  app.route('/api/webhooks', webhookRoutes({ webhooks, sessions: h.sessions }));
+  app.onError((err, c) => errorResponse(c, toApiError(err)));
+  const call = (
+    path: string,
+    init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) =>
+    app.request(path, {
+      method: init.method ?? 'GET',
+      headers: {
+        'X-Requested-With': 'proplens',
+        'Content-Type': 'application/json',
+        Cookie: h.cookie,
+        ...init.headers,
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+  return { h, webhooks, call };
+}
+const refusal = async (res: Response) => ({
+  status: res.status,
+  ...ApiErrorBody.parse(await res.json()).error,
+});
+
+describe('/api/webhooks as shipped', () => {
+  it('refuses a receiver on this machine or a private network at save time, in words', async () => {
+    const h = db.make();
+    await h.signIn();
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'https://[::1]/',
+      'http://169.254.169.254/',
+      'http://2130706433/',
+    ]) {
+      const res = await h.call('/api/webhooks', {
+        method: 'POST',
+        body: { url, events: ['review.completed'] },
+      });
+      const error = await refusal(res);
+      expect(error, url).toMatchObject({ status: 400, code: 'bad_request' });
+      expect(error.message, url).toMatch(/only to public internet addresses/);
+    }
+    const list = WebhookEndpointsResponse.parse(await (await h.call('/api/webhooks')).json());
+    expect(list.endpoints).toEqual([]);
+  });
+
+  it('answers only a signed-in app: 401 without a session, 403 without the CSRF header', async () => {
+    const h = db.make();
+    expect((await h.call('/api/webhooks')).status).toBe(401);
+    await h.signIn();
+    const forged = await h.call('/api/webhooks', {
+      method: 'POST',
+      body: { url: 'https://hooks.example.com/', events: ['review.completed'] },
+      headers: { 'X-Requested-With': '' },
+    });
+    expect(forged.status).toBe(403);
+  });
+});
+
+describe('/api/webhooks with a receiver on 127.0.0.1', () => {
+  it('adds an endpoint, shows its secret once, sends a signed test event and logs it; resend keeps the id', async () => {
+    const { webhooks, call } = await signedIn();
+    const made = await call('/api/webhooks', {
+      method: 'POST',
+      body: { url: receiver.url('/routes'), events: ['review.completed', 'review.changed'] },
+    });
+    expect(made.status).toBe(201);
+    const { endpoint, secret } = WebhookSecretResponse.parse(await made.json());
+    expect(secret).toMatch(/^whsec_/);
+    const listed = await (await call('/api/webhooks')).text();
+    expect(listed).not.toContain(secret);
+    expect(WebhookEndpointsResponse.parse(JSON.parse(listed)).endpoints).toEqual([endpoint]);
+
+    const test = await call(`/api/webhooks/${endpoint.id}/test`, { method: 'POST' });
+    expect(test.status).toBe(202);
+    const { id } = WebhookTestResponse.parse(await test.json());
+    expect(await webhooks.dispatcher.tick()).toBe(1);
+    const got = receiver.received.filter((r) => r.headers['webhook-id'] === id);
+    expect(got).toHaveLength(1);
+    expect(new Webhook(secret).verify(got[0]?.body ?? '', got[0]?.headers ?? {})).toMatchObject({
+      type: 'webhook.test',
+      data: { endpointId: endpoint.id },
+    });
+
+    const log = WebhookDeliveriesResponse.parse(
+      await (await call(`/api/webhooks/${endpoint.id}/deliveries`)).json(),
+    );
+    expect(log.deliveries).toHaveLength(1);
+    expect(log.deliveries[0]).toMatchObject({ id, type: 'webhook.test', state: 'delivered' });
+    expect(log.deliveries[0]?.attempts).toMatchObject([{ attempt: 1, statusCode: 204, error: null }]);
+
+    const resend = await call(`/api/webhooks/${endpoint.id}/deliveries/${id}/resend`, { method: 'POST' });
+    expect(resend.status).toBe(202);
+    expect(await webhooks.dispatcher.tick()).toBe(1);
+    expect(receiver.received.filter((r) => r.headers['webhook-id'] === id)).toHaveLength(2);
+    const again = WebhookDeliveriesResponse.parse(
+      await (await call(`/api/webhooks/${endpoint.id}/deliveries`)).json(),
+    );
+    expect(again.deliveries[0]?.attempts.map((a) => a.attempt)).toEqual([2, 1]);
+  });
+
+  it('turns an endpoint off and on, rotates its secret, deletes it with its log', async () => {
+    const { webhooks, call } = await signedIn();
+    const made = WebhookSecretResponse.parse(
+      await (
+        await call('/api/webhooks', {
+          method: 'POST',
+          body: { url: receiver.url('/rot'), events: ['monitor.paused'] },
+        })
+      ).json(),
+    );
+    const id = made.endpoint.id;
+    const off = await call(`/api/webhooks/${id}`, { method: 'PATCH', body: { enabled: false } });
+    expect(await off.json()).toMatchObject({ enabled: false, events: ['monitor.paused'] });
+    expect(await refusal(await call(`/api/webhooks/${id}/test`, { method: 'POST' }))).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/turned off/),
+    });
+    await call(`/api/webhooks/${id}`, {
+      method: 'PATCH',
+      body: { enabled: true, events: ['review.changed'] },
+    });
+    const rotated = WebhookSecretResponse.parse(
+      await (await call(`/api/webhooks/${id}/rotate-secret`, { method: 'POST' })).json(),
+    );
+    expect(rotated.secret).not.toBe(made.secret);
+    const { id: eventId } = WebhookTestResponse.parse(
+      await (await call(`/api/webhooks/${id}/test`, { method: 'POST' })).json(),
+    );
+    await webhooks.dispatcher.tick();
+    const got = receiver.received.find((r) => r.headers['webhook-id'] === eventId);
+    expect(() => new Webhook(made.secret).verify(got?.body ?? '', got?.headers ?? {})).toThrow();
+    expect(new Webhook(rotated.secret).verify(got?.body ?? '', got?.headers ?? {})).toBeTruthy();
+    expect((await call(`/api/webhooks/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await call(`/api/webhooks/${id}/deliveries`)).status).toBe(404);
+    const left = await db.database.db
+      .selectFrom('webhook_outbox')
+      .select('id')
+      .where('endpoint_id', '=', id)
+      .execute();
+    expect(left).toEqual([]);
+  });
+
+  it('keeps an account’s endpoints from every other account', async () => {
+    const mine = await signedIn('pi_demo_professional');
+    const { endpoint } = WebhookSecretResponse.parse(
+      await (
+        await mine.call('/api/webhooks', {
+          method: 'POST',
+          body: { url: receiver.url('/own'), events: ['review.completed'] },
+        })
+      ).json(),
+    );
+    const theirs = await signedIn('pi_demo_enterprise');
+    const list = WebhookEndpointsResponse.parse(await (await theirs.call('/api/webhooks')).json());
+    expect(list.endpoints.map((e) => e.id)).not.toContain(endpoint.id);
+    for (const [method, path] of [
+      ['PATCH', `/api/webhooks/${endpoint.id}`],
+      ['DELETE', `/api/webhooks/${endpoint.id}`],
+      ['POST', `/api/webhooks/${endpoint.id}/test`],
+      ['POST', `/api/webhooks/${endpoint.id}/rotate-secret`],
+      ['GET', `/api/webhooks/${endpoint.id}/deliveries`],
+    ] as const) {
+      const res = await theirs.call(path, {
+        method,
+        ...(method === 'PATCH' ? { body: { enabled: false } } : {}),
+      });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+  });
+
+  it('refuses a bad body in words: no events, a URL that is not http(s), a bad page cursor', async () => {
+    const { call } = await signedIn();
+    expect(
+      await refusal(
+        await call('/api/webhooks', { method: 'POST', body: { url: receiver.url(), events: [] } }),
+      ),
+    ).toMatchObject({
+      status: 400,
+      message: 'Choose at least one event.',
+    });
+    expect(
+      await refusal(
+        await call('/api/webhooks', {
+          method: 'POST',
+          body: { url: 'ftp://x.example/', events: ['review.completed'] },
+        }),
+      ),
+    ).toMatchObject({ status: 400, message: expect.stringMatching(/https:\/\//) });
+    const { endpoint } = WebhookSecretResponse.parse(
+      await (
+        await call('/api/webhooks', {
+          method: 'POST',
+          body: { url: receiver.url('/cur'), events: ['review.completed'] },
+        })
+      ).json(),
+    );
+    expect((await call(`/api/webhooks/${endpoint.id}/deliveries?before=nonsense`)).status).toBe(400);
+  });
+});
