@@ -5,10 +5,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CustodyState } from '../../contract/custody.ts';
 import { ReviewSummary, SessionResponse } from '../../contract/index.ts';
 import type { Database } from '../db/database.ts';
+import { createLogger } from '../logger.ts';
+import { accountIdFor, hashKey, type Session } from '../stores/sessions/types.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
 import { createHarness, fakeUpstream, type HarnessOptions, PRO_KEY } from '../test-support/harness.ts';
 import type { UpstreamConfig } from '../upstream/client.ts';
-import { UNATTENDED } from './key-custody.ts';
+import { CUSTODY_READ_MS, KeyCustody, UNATTENDED } from './key-custody.ts';
+import { KeySealer } from './sealing.ts';
 
 /*
  * "Work while I'm signed out" end to end over HTTP, on the embedded SQLite (its secret generated beside the
@@ -325,6 +328,36 @@ describe.each(databaseBackends('custody'))('key custody on $name', (backend) => 
     expect(await after.graph.custody?.sessionFor(me.accountId)).toBeUndefined();
     expect(await custody(after, 'PUT')).toMatchObject({ on: true, problem: null });
     expect((await after.graph.custody?.sessionFor(me.accountId))?.accountId).toBe(me.accountId);
+  });
+
+  it('turned off on one replica, no longer lent by another once its one-second read has passed', async () => {
+    const { database } = backend;
+    let now = Date.parse('2026-11-26T09:00:00Z');
+    const replica = () =>
+      new KeyCustody({
+        db: database.db,
+        sealer: new KeySealer(SECRET),
+        logger: createLogger('silent'),
+        now: () => now,
+      });
+    const [a, b] = [replica(), replica()];
+    const keyHash = hashKey(`pi_custody_replicas_${backend.name}`);
+    const session: Session = {
+      apiKey: `pi_custody_replicas_${backend.name}`,
+      keyHash,
+      account: { name: 'Acme Lending', plan: 'enterprise' },
+      accountId: accountIdFor(keyHash),
+      createdAt: now,
+      lastSeenAt: now,
+    };
+    await a.turnOn(session);
+    expect((await b.sessionFor(session.accountId))?.apiKey).toBe(session.apiKey);
+    expect(await b.accounts()).toContain(session.accountId);
+    await a.turnOff(session);
+    expect(await a.sessionFor(session.accountId)).toBeUndefined();
+    now += CUSTODY_READ_MS + 1;
+    expect(await b.sessionFor(session.accountId)).toBeUndefined();
+    expect(await b.accounts()).not.toContain(session.accountId);
   });
 
   it('refuses demo keys: every visitor shares the demo account', async () => {

@@ -297,7 +297,7 @@ export class KeyCustody {
       upstream_request_id: null,
       review_id: null,
       row_index: null,
-    } as NewAuditEntry);
+    });
   }
 }
 
