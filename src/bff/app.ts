@@ -15,6 +15,7 @@ import type { BffMetrics } from './metrics.ts';
 import { csrf } from './middleware/csrf.ts';
 import { pathText } from './middleware/path-text.ts';
 import { requestContext } from './middleware/request-context.ts';
+import type { Monitoring } from './monitoring/index.ts';
 import { refusalsAtSignIn } from './refused-keys.ts';
 import type { DurableReviews } from './reviews/durable-reviews.ts';
 import { activityRoutes } from './routes/activity.ts';
@@ -22,6 +23,7 @@ import { custodyRoutes } from './routes/custody.ts';
 import { durableReviewRoutes } from './routes/durable-reviews.ts';
 import { healthRoutes } from './routes/health.ts';
 import { metricsRoutes } from './routes/metrics.ts';
+import { monitoringRoutes } from './routes/monitoring.ts';
 import { propertyRoutes } from './routes/properties.ts';
 import { reviewControlRoutes } from './routes/review-controls.ts';
 import { reviewDecisionRoutes } from './routes/review-decisions.ts';
@@ -74,6 +76,8 @@ export interface BffDeps {
   eventPollMs?: number;
   /** Key custody ("Work while I'm signed out"); absent without a database. */
   custody?: KeyCustody;
+  /** Monitored reviews and their alerts; absent without a database. */
+  monitoring?: Monitoring;
 }
 
 /**
@@ -180,6 +184,7 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
     );
   if (deps.webhooks)
     api.route('/webhooks', webhookRoutes({ webhooks: deps.webhooks, sessions: deps.sessions }));
+  if (deps.monitoring) api.route('/', monitoringRoutes({ ...deps, monitoring: deps.monitoring, audit }));
   // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
   api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
   return api;

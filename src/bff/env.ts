@@ -189,6 +189,8 @@ const BffEnv = z.object({
     .or(z.literal('').transform(() => undefined)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DIST_DIR: z.string().default('dist'),
+  /** The shortest monitoring interval offered (1: adds "Every minute", for demos and tests). */
+  MONITOR_MIN_INTERVAL_MINUTES: int(1, 10_080, 60),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
     .enum(['true', 'false', '1', '0', ''])
     .optional()
@@ -273,5 +275,7 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     distDir: e.DIST_DIR,
     /** Webhooks may go to loopback and private addresses (on-premises receivers, tests); off: public only. */
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    /** MONITOR_MIN_INTERVAL_MINUTES: the shortest interval a monitor is offered. */
+    monitorMinIntervalMinutes: e.MONITOR_MIN_INTERVAL_MINUTES,
   };
 }

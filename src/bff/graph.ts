@@ -12,6 +12,7 @@ import type { BffConfig } from './env.ts';
 import { createEvidence, type Evidence } from './evidence/evidence.ts';
 import { Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
+import { createMonitoring, type Monitoring } from './monitoring/index.ts';
 import { createDurableReviews, type DurableReviews } from './reviews/durable-reviews.ts';
 import type { Stores } from './stores/create-stores.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
@@ -59,6 +60,8 @@ export interface BffGraph {
   webhooks?: Webhooks;
   /** Signed checkpoints of the audit chain and the evidence keys (src/bff/evidence/). */
   evidence?: Evidence;
+  /** Monitored reviews: their store, alerts and this replica's scheduler (src/bff/monitoring/). */
+  monitoring?: Monitoring;
   /** Starts the background work: the review worker and the audit trail's writer and retention. */
   start(): void;
   /** Stops the background work: the worker first, so its last answers reach the trail's last write. */
@@ -116,6 +119,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
       })
     : undefined;
   const webhooks = database ? webhooksOn(database, options) : undefined;
+  const monitoring = reviews ? monitoringOn(reviews, options, webhooks) : undefined;
   const app = createBffApp({
     upstream,
     lookups,
@@ -124,6 +128,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     ...(evidence ? { evidence } : {}),
     ...(webhooks ? { webhooks } : {}),
     ...(custody ? { custody } : {}),
+    ...(monitoring ? { monitoring } : {}),
     sessions,
     cache: stores.cache,
     logger,
@@ -150,13 +155,16 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     ...(evidence ? { evidence } : {}),
     ...(webhooks ? { webhooks } : {}),
     ...(custody ? { custody } : {}),
+    ...(monitoring ? { monitoring } : {}),
     start() {
       reviews?.worker.start();
       webhooks?.dispatcher.start();
       auditTrail?.start();
       evidence?.start();
+      monitoring?.scheduler.start();
     },
     async stop() {
+      await monitoring?.scheduler.stop();
       await reviews?.worker.stop();
       await webhooks?.dispatcher.stop();
       evidence?.stop();
@@ -224,5 +232,19 @@ function webhooksOn(database: Database, { config, logger, clock }: BffGraphOptio
     logger,
     allowPrivate: config.webhookAllowPrivateNetworks,
     ...(clock ? { now: clock.now } : {}),
+  });
+}
+
+/** Monitored reviews: scheduled Check agains on the BFF's clock, their alerts, and webhooks for them. */
+function monitoringOn(reviews: DurableReviews, options: BffGraphOptions, webhooks?: Webhooks): Monitoring {
+  const { config, logger, clock } = options;
+  return createMonitoring({
+    reviews,
+    ...(webhooks ? { webhooks } : {}),
+    logger,
+    minIntervalMinutes: config.monitorMinIntervalMinutes,
+    maxPendingRows: config.reviewMaxPendingRows,
+    ...(clock ? { now: clock.now } : {}),
+    ...(clock?.onAdvance ? { onClockAdvance: clock.onAdvance.bind(clock) } : {}),
   });
 }

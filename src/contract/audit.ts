@@ -32,6 +32,9 @@ export const AuditKind = z.enum([
   'review_signed_off',
   'review_approved',
   'review_sign_off_withdrawn',
+  /** A review monitored (or its schedule changed) or no longer (`query`: the schedule, "every day at 09:00 (Europe/Paris)"). */
+  'monitor_started',
+  'monitor_stopped',
 ]);
 export type AuditKind = z.infer<typeof AuditKind>;
 

@@ -22,6 +22,8 @@ const KIND: Record<AuditEntry['kind'], string> = {
   review_signed_off: 'Review signed off',
   review_approved: 'Review approved',
   review_sign_off_withdrawn: 'Sign-off withdrawn',
+  monitor_started: 'Review monitored',
+  monitor_stopped: 'Monitoring stopped',
 };
 
 const OUTCOME: Record<AuditEntry['outcome'], string> = {

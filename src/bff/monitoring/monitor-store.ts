@@ -1,0 +1,300 @@
+import type { Kysely, Transaction } from 'kysely';
+import { type Monitor, type MonitorRequest, MonitorRules } from '../../contract/index.ts';
+import { auditUnavailable } from '../audit/writer.ts';
+import type { MonitorSlotsTable, MonitorsTable } from '../db/migration-0016-monitoring.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
+import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
+import { insertChained } from '../stores/audit/chain.ts';
+import { monthStart, nextRunAfter, wallTime } from './schedule.ts';
+
+type Db = Kysely<DatabaseSchema>;
+type Trx = Transaction<DatabaseSchema>;
+
+/** A monitor's audit entry, made once the change is known (the review's name for `query`), at `at`. */
+export type MonitorEntry = (review: { id: string; name: string }) => NewAuditEntry;
+
+const schedule = (m: MonitorsTable) => ({
+  interval: m.interval as Monitor['interval'],
+  timeOfDay: m.time_of_day,
+  weekday: Number(m.weekday),
+  timeZone: m.time_zone,
+});
+
+/**
+ * The monitors of reviews (migration 0016) as people set them, and the slots the scheduler claims. Every read
+ * and write a person makes names the account; the scheduler's read across accounts.
+ */
+export class SqlMonitors {
+  constructor(
+    private readonly db: Db,
+    /** The BFF's clock (clock.ts): scheduled times follow it. */
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Monitors the review (or sets its monitor anew: a paused one runs again): its next run the first scheduled
+   * time from now. 'not_found': no such review in the account; 'not_run': it has no run to check again yet.
+   */
+  async put(
+    accountId: string,
+    reviewId: string,
+    request: MonitorRequest,
+    createdBy: string,
+    entry?: MonitorEntry,
+  ): Promise<Monitor | 'not_found' | 'not_run'> {
+    return this.db.transaction().execute(async (trx) => {
+      const review = await trx
+        .selectFrom('reviews')
+        .select(['id', 'name'])
+        .where('id', '=', reviewId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!review) return 'not_found' as const;
+      const run = await trx
+        .selectFrom('review_runs')
+        .select('run')
+        .where('review_id', '=', reviewId)
+        .executeTakeFirst();
+      if (!run) return 'not_run' as const;
+      const now = this.now();
+      const row: MonitorsTable = {
+        review_id: reviewId,
+        account_id: accountId,
+        interval: request.interval,
+        time_of_day: request.timeOfDay,
+        weekday: wallTime(now, request.timeZone).weekday,
+        time_zone: request.timeZone,
+        rules: JSON.stringify(request.rules),
+        monthly_cap: request.monthlyCap,
+        created_by: createdBy,
+        created_at: now,
+        next_run_at: 0,
+        last_run_at: null,
+        paused_reason: null,
+        paused_at: null,
+      };
+      row.next_run_at = nextRunAfter(schedule(row), now);
+      const { review_id: _id, created_at: _at, last_run_at: _last, ...changed } = row;
+      await trx
+        .insertInto('monitors')
+        .values(row)
+        .onConflict((oc) => oc.column('review_id').doUpdateSet(changed))
+        .execute();
+      if (entry) await insertEntry(trx, entry(review));
+      return (await this.#read(trx, accountId, reviewId))[0] as Monitor;
+    });
+  }
+
+  /** Stop monitoring: false when the review has no monitor in the account. Its alerts stay. */
+  async remove(accountId: string, reviewId: string, entry?: MonitorEntry): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const gone = await trx
+        .deleteFrom('monitors')
+        .where('review_id', '=', reviewId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) return false;
+      const review = await trx
+        .selectFrom('reviews')
+        .select(['id', 'name'])
+        .where('id', '=', reviewId)
+        .executeTakeFirst();
+      if (entry) await insertEntry(trx, entry(review ?? { id: reviewId, name: '' }));
+      return true;
+    });
+  }
+
+  /** The account's monitors, the soonest due first. */
+  async list(accountId: string): Promise<Monitor[]> {
+    return this.#read(this.db, accountId);
+  }
+
+  async #read(db: Db, accountId: string, reviewId?: string): Promise<Monitor[]> {
+    let q = db
+      .selectFrom('monitors as m')
+      .innerJoin('reviews as r', 'r.id', 'm.review_id')
+      .selectAll('m')
+      .select('r.name')
+      .where('m.account_id', '=', accountId)
+      .orderBy('m.next_run_at')
+      .orderBy('m.review_id');
+    if (reviewId) q = q.where('m.review_id', '=', reviewId);
+    const rows = await q.execute();
+    return Promise.all(rows.map(async (m) => toMonitor(m, m.name, await this.usedThisMonth(db, m))));
+  }
+
+  /** Rows the monitor's runs asked since its month began (in its zone): what the monthly cap counts. */
+  async usedThisMonth(db: Db, m: Pick<MonitorsTable, 'review_id' | 'time_zone'>): Promise<number> {
+    const since = monthStart(this.now(), m.time_zone);
+    const { used } = await db
+      .selectFrom('monitor_slots as s')
+      .innerJoin('review_runs as u', (j) =>
+        j.onRef('u.review_id', '=', 's.review_id').onRef('u.run', '=', 's.run'),
+      )
+      .select((eb) => eb.fn.sum<number | string | null>('u.total').as('used'))
+      .where('s.review_id', '=', m.review_id)
+      .where('u.started_at', '>=', since)
+      .executeTakeFirstOrThrow();
+    return Number(used ?? 0);
+  }
+
+  /** Monitors whose next run has come (not paused), oldest due first. */
+  async due(limit = 100): Promise<MonitorsTable[]> {
+    return this.db
+      .selectFrom('monitors')
+      .selectAll()
+      .where('next_run_at', '<=', this.now())
+      .where('paused_reason', 'is', null)
+      .orderBy('next_run_at')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Claims the monitor's due run for `owner`: inserts its slot (review, scheduled time), leased until now +
+   * leaseMs, and moves the monitor's next run to the first scheduled time after now (runs missed while no
+   * replica was up make one slot, not one each). True for the one claimer of the slot: the slot's primary key
+   * refuses every other replica's insert of the same time, and its transaction then moves nothing.
+   */
+  async claim(m: MonitorsTable, owner: string, leaseMs: number): Promise<boolean> {
+    const now = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('monitor_slots')
+        .values({
+          review_id: m.review_id,
+          scheduled_at: Number(m.next_run_at),
+          claimed_at: now,
+          state: 'claimed',
+          lease_owner: owner,
+          lease_until: now + leaseMs,
+          run: null,
+          decided_at: null,
+        })
+        .onConflict((oc) => oc.columns(['review_id', 'scheduled_at']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+      await trx
+        .updateTable('monitors')
+        .set({ next_run_at: nextRunAfter(schedule(m), now) })
+        .where('review_id', '=', m.review_id)
+        .where('next_run_at', '=', Number(m.next_run_at))
+        .execute();
+      return true;
+    });
+  }
+
+  /** Slots whose run is not started: this replica's, and others' whose lease ran out (a replica that died). */
+  async unstarted(owner: string, limit = 100): Promise<MonitorSlotsTable[]> {
+    return this.db
+      .selectFrom('monitor_slots')
+      .selectAll()
+      .where('state', '=', 'claimed')
+      .where((eb) => eb.or([eb('lease_owner', '=', owner), eb('lease_until', '<=', this.now())]))
+      .orderBy('scheduled_at')
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Takes (or renews) the slot's lease for `owner`: an UPDATE that repeats the condition, so of two replicas
+   * after the same expired lease one takes it (on PostgreSQL the second waits, then finds it taken).
+   */
+  async lease(slot: MonitorSlotsTable, owner: string, leaseMs: number): Promise<boolean> {
+    const now = this.now();
+    const taken = await this.db
+      .updateTable('monitor_slots')
+      .set({ lease_owner: owner, lease_until: now + leaseMs })
+      .where('review_id', '=', slot.review_id)
+      .where('scheduled_at', '=', Number(slot.scheduled_at))
+      .where('state', '=', 'claimed')
+      .where((eb) => eb.or([eb('lease_owner', '=', owner), eb('lease_until', '<=', now)]))
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) === 1;
+  }
+
+  /** What the slot's claimer needs: its monitor (undefined: stopped since), the review's rows, the month's use. */
+  async forStart(slot: MonitorSlotsTable) {
+    const monitor = await this.db
+      .selectFrom('monitors as m')
+      .innerJoin('reviews as r', 'r.id', 'm.review_id')
+      .selectAll('m')
+      .select(['r.received_rows', 'r.name'])
+      .where('m.review_id', '=', slot.review_id)
+      .executeTakeFirst();
+    if (!monitor) return undefined;
+    // A run started since the slot was claimed is its own: the claimer that started it died before saying so.
+    const started = await this.db
+      .selectFrom('review_runs')
+      .select('run')
+      .where('review_id', '=', slot.review_id)
+      .where('started_at', '>=', Number(slot.claimed_at))
+      .orderBy('run')
+      .executeTakeFirst();
+    return {
+      monitor,
+      startedRun: started ? Number(started.run) : undefined,
+      used: await this.usedThisMonth(this.db, monitor),
+    };
+  }
+
+  /** The slot's outcome: its run started (the monitor's last run now), or why none was. */
+  async settle(
+    slot: MonitorSlotsTable,
+    state: 'started' | 'busy' | 'capped' | 'gone' | 'refused',
+    run: number | null,
+  ): Promise<void> {
+    const now = this.now();
+    await this.db
+      .updateTable('monitor_slots')
+      .set({ state, run, lease_owner: null, decided_at: run === null ? now : null })
+      .where('review_id', '=', slot.review_id)
+      .where('scheduled_at', '=', Number(slot.scheduled_at))
+      .execute();
+    if (state === 'started')
+      await this.db
+        .updateTable('monitors')
+        .set({ last_run_at: now })
+        .where('review_id', '=', slot.review_id)
+        .execute();
+  }
+
+  /** Pauses the monitor (the month's cap would be passed); saving it again resumes it. */
+  async pause(reviewId: string, reason: 'cap_reached'): Promise<void> {
+    await this.db
+      .updateTable('monitors')
+      .set({ paused_reason: reason, paused_at: this.now() })
+      .where('review_id', '=', reviewId)
+      .execute();
+  }
+
+  /** A review deleted under its monitor: the monitor goes too. */
+  async forget(reviewId: string): Promise<void> {
+    await this.db.deleteFrom('monitors').where('review_id', '=', reviewId).execute();
+  }
+}
+
+function toMonitor(m: MonitorsTable, name: string, used: number): Monitor {
+  return {
+    reviewId: m.review_id,
+    reviewName: name,
+    interval: m.interval as Monitor['interval'],
+    timeOfDay: m.time_of_day,
+    weekday: Number(m.weekday),
+    timeZone: m.time_zone,
+    rules: MonitorRules.parse(JSON.parse(m.rules)),
+    monthlyCap: Number(m.monthly_cap),
+    usedThisMonth: used,
+    nextRunAt: new Date(Number(m.next_run_at)).toISOString(),
+    lastRunAt: m.last_run_at === null ? null : new Date(Number(m.last_run_at)).toISOString(),
+    pausedReason: m.paused_reason,
+    createdBy: m.created_by,
+  };
+}
+
+/** The entry in the change's own transaction: the change stands only with it (ADR 010, addendum). */
+async function insertEntry(trx: Trx, entry: NewAuditEntry): Promise<void> {
+  await insertChained(trx, [entry]).catch(() => {
+    throw auditUnavailable();
+  });
+}
