@@ -37,6 +37,11 @@ const RELEASED = [
   '0009-key-names',
   '0010-review-owners',
   '0011-review-row-exclusions',
+  '0012-audit-chain',
+  '0013-key-custody',
+  '0014-webhooks',
+  '0015-decisions',
+  '0016-monitoring',
 ];
 
 describe('released migrations', () => {
