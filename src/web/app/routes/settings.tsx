@@ -5,6 +5,7 @@ import { Button } from '../../components/ui/button.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { useSetKeyName } from '../../features/auth/index.ts';
 import { CustodySection } from '../../features/settings/index.ts';
+import { WebhooksSection } from '../../features/settings/webhooks/index.ts';
 import { ApiRequestError } from '../../lib/api-client.ts';
 
 /** /settings: what this sign-in's key is called where the account sees its work, and work while signed out. */
@@ -26,6 +27,7 @@ export function SettingsRoute() {
       <KeyNameForm current={session.keyName ?? ''} demo={session.demo} fingerprint={session.keyFingerprint} />
       <CustodySection accountId={session.accountId} />
       {/* The account's webhook endpoints go here, after "Work while I'm signed out" (issue 29). */}
+      <WebhooksSection accountId={session.accountId} />
     </div>
   );
 }

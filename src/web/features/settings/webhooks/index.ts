@@ -1,0 +1,2 @@
+export { webhookKeys } from './api/webhooks.ts';
+export { WebhooksSection } from './components/webhooks-section.tsx';
