@@ -9,7 +9,6 @@ import { createLogger } from '../logger.ts';
 import { accountIdFor, hashKey, type Session } from '../stores/sessions/types.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
 import { createHarness, fakeUpstream, type HarnessOptions, PRO_KEY } from '../test-support/harness.ts';
-import type { UpstreamConfig } from '../upstream/client.ts';
 import { CUSTODY_READ_MS, KeyCustody, UNATTENDED } from './key-custody.ts';
 import { KeySealer } from './sealing.ts';
 
@@ -29,14 +28,10 @@ afterEach(async () => {
   harnesses = [];
 });
 
-/** A BFF on the database; PostgreSQL's is given the secret (the harness passes `upstream`'s extra fields on to the config). */
+/** A BFF on the database; PostgreSQL's is given the secret (shared databases have no generated one). */
 function bff(database: Database, options: Omit<HarnessOptions, 'database'> = {}): Harness {
   const secret = database.dialect === 'postgres' ? { keyEncryptionSecret: SECRET } : {};
-  const h = createHarness({
-    database,
-    ...options,
-    upstream: { ...options.upstream, ...secret } as Partial<UpstreamConfig>,
-  });
+  const h = createHarness({ database, ...secret, ...options });
   harnesses.push(h);
   return h;
 }
@@ -315,7 +310,7 @@ describe.each(databaseBackends('custody'))('key custody on $name', (backend) => 
     const after = createHarness({
       database,
       fetch: fakeUpstream(() => ({})),
-      upstream: { keyEncryptionSecret: `${SECRET}-rotated` } as Partial<UpstreamConfig>,
+      keyEncryptionSecret: `${SECRET}-rotated`,
     });
     harnesses.push(after);
     await after.signIn(key);

@@ -79,6 +79,8 @@ export interface HarnessOptions {
   logLevel?: BffConfig['logLevel'];
   /** The embedded reference's demo keys, as `npm start` offers them. Default: none. */
   demoKeys?: DemoKey[];
+  /** KEY_ENCRYPTION_SECRET (key custody); default: none (generated beside an embedded database). */
+  keyEncryptionSecret?: string;
 }
 
 /** The configuration a test BFF runs with: the production defaults, quick to time out, API only. */
@@ -97,6 +99,7 @@ function testConfig(options: HarnessOptions): BffConfig {
     metricsToken: options.metricsToken,
     ...(options.reviewMaxPendingRows ? { reviewMaxPendingRows: options.reviewMaxPendingRows } : {}),
     ...(options.reviewConcurrency ? { reviewConcurrency: options.reviewConcurrency } : {}),
+    ...(options.keyEncryptionSecret ? { keyEncryptionSecret: options.keyEncryptionSecret } : {}),
     ...upstream,
   };
 }
