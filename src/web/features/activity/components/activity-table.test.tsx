@@ -55,4 +55,22 @@ describe('the Activity table', () => {
     expect(screen.getByRole('link', { name: 'row 1 of a review' })).toHaveAttribute('href', '/review/rv_1');
     expect(screen.getAllByRole('link', { name: 'the review' })).toHaveLength(2);
   });
+
+  it('says which lookups were made unattended, on the key kept for work while signed out', () => {
+    render(
+      <MemoryRouter>
+        <ActivityTable
+          entries={[
+            { ...action(2, 'review_row', 'aaaa1111'), session: 'unattended', outcome: 'matched', row: 1 },
+            { ...action(1, 'review_row', 'aaaa1111'), outcome: 'matched', row: 0 },
+          ]}
+        />
+      </MemoryRouter>,
+    );
+    const [unattended, attended] = within(screen.getByRole('table', { name: 'Activity' }))
+      .getAllByRole('row')
+      .slice(1);
+    expect(unattended).toHaveTextContent('Review row · unattended, on the kept key');
+    expect(attended).not.toHaveTextContent('unattended');
+  });
 });

@@ -26,6 +26,9 @@ const KIND: Record<AuditEntry['kind'], string> = {
   monitor_stopped: 'Monitoring stopped',
 };
 
+/** The session of an entry made with the key kept for work while signed out (the BFF's custody). */
+const UNATTENDED = 'unattended';
+
 const OUTCOME: Record<AuditEntry['outcome'], string> = {
   matched: 'Matched',
   listed: 'Listed',
@@ -48,7 +51,11 @@ export const when = (iso: string) =>
 function AskedCell({ e, names }: { e: AuditEntry; names: ReadonlyMap<string, string> | undefined }) {
   return (
     <td className="max-w-64 break-words px-3 py-2">
-      <span className="text-xs text-slate-600 dark:text-slate-400">{KIND[e.kind]}</span>
+      <span className="text-xs text-slate-600 dark:text-slate-400">
+        {KIND[e.kind]}
+        {/* A lookup made with the key kept for "Work while I'm signed out", nobody of the account signed in. */}
+        {e.session === UNATTENDED ? ' · unattended, on the kept key' : null}
+      </span>
       {e.query ? <div>{e.query}</div> : null}
       {e.reviewId !== null ? (
         <div className="text-xs text-slate-600 dark:text-slate-400">
