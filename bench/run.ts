@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { benchAccuracy } from './sections/accuracy.ts';
 import { benchAudit } from './sections/audit.ts';
 import { benchBundle } from './sections/bundle.ts';
+import { benchEvidence } from './sections/evidence.ts';
 import { benchExport } from './sections/export.ts';
 import { benchLeasing } from './sections/leasing.ts';
 import { benchPacing } from './sections/pacing.ts';
@@ -37,6 +38,7 @@ const SECTIONS = [
   'proxies',
   'pacing',
   'audit',
+  'evidence',
   'export',
   'leasing',
   'throughput',
@@ -67,13 +69,16 @@ async function main() {
   try {
     // The dataset (built once, shared) only for the sections that start a reference or query it: the audit,
     // export and leasing sections write their own databases and the bundle reads dist/.
-    const usesDataset = SECTIONS.filter((x) => !['audit', 'export', 'leasing', 'bundle'].includes(x));
+    const usesDataset = SECTIONS.filter(
+      (x) => !['audit', 'evidence', 'export', 'leasing', 'bundle'].includes(x),
+    );
     if (usesDataset.some(wants)) buildDataset(ctx);
     if (wants('reference')) benchReference(ctx);
     if (wants('accuracy')) benchAccuracy(ctx);
     if (wants('proxies')) await benchProxies(ctx);
     if (wants('pacing')) await benchPacing(ctx);
     if (wants('audit')) await benchAudit();
+    if (wants('evidence')) await benchEvidence();
     if (wants('export')) await benchExport();
     if (wants('leasing')) await benchLeasing();
     if (wants('throughput')) await benchThroughput(ctx);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, type Migration, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyTrail } from '../evidence/verify-trail.ts';
@@ -52,7 +52,9 @@ describe.each(dialects)('migration 0012 on %s', (dialect) => {
     const before = names.slice(0, names.indexOf('0012-audit-chain'));
     const { error } = await new Migrator({
       db: old.db,
-      provider: { getMigrations: async () => Object.fromEntries(before.map((n) => [n, all[n]])) },
+      provider: {
+        getMigrations: async () => Object.fromEntries(before.map((n) => [n, all[n] as Migration])),
+      },
     }).migrateToLatest();
     expect(error).toBeUndefined();
     const N = 2_345; // more than one batch of the migration's

@@ -57,8 +57,10 @@ describe.each(backends)('the audit chain on $name', (backend) => {
     const key = loadSigningKey(pem(), '');
     const checkpoints = new Checkpoints(db, key, () => 1_800_000_000_000);
     const entry = (n: number) => auditEntry({ at: 1_700_000_000_000 + n, query: `${n} Chain St` });
-    await prepared.append([entry(1), entry(2)]);
-    await kysely.append([entry(3)]);
+    // A lone surrogate in what was asked: kept by either database as U+FFFD, hashed as kept.
+    const lone = (n: number) => ({ ...entry(n), query: `${n} Chain St \ud800` });
+    await prepared.append([lone(1), entry(2)]);
+    await kysely.append([lone(3)]);
     // The reviews' path: inside the caller's transaction, beside what it writes.
     await db.transaction().execute((trx) => insertChained(trx, [entry(4), entry(5)]));
     // An id never given (a rolled-back append on PostgreSQL; AUTOINCREMENT's sequence on SQLite): a gap in the ids.

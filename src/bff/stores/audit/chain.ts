@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import canonicalize from 'canonicalize';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
@@ -27,34 +27,67 @@ export type ChainedEntry = Omit<AuditEntriesTable, 'search_text' | 'hash' | 'id'
 
 const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
-/** The canonical form of an entry (RFC 8785): what its hash is of. */
-export function canonicalEntry(e: ChainedEntry): string {
-  return canonicalize({
+/**
+ * Well-formed text (RFC 8785 takes no other): a lone UTF-16 surrogate (a query may carry one) becomes U+FFFD. The
+ * entry is written so (chained), for the databases would each keep it otherwise: PostgreSQL's driver as one
+ * U+FFFD, SQLite as bytes read back as three, and the verifier's reading would not hash as the writer did.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const kept = (s: string | null | undefined): string | null =>
+  s === null || s === undefined ? null : s.replace(LONE_SURROGATE, '\ufffd');
+
+function wellFormed<T extends object>(row: T): T {
+  const out = { ...row } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(out)) if (typeof v === 'string') out[k] = kept(v);
+  return out as T;
+}
+
+/** The object the canonical form is of: every column it covers, by name, and the form's version. */
+export function chainedFields(e: ChainedEntry) {
+  return {
     v: CHAIN_VERSION,
     id: Number(e.id),
     at: Number(e.at),
-    account_id: e.account_id,
-    key_fingerprint: e.key_fingerprint,
-    session_ref: e.session_ref,
-    kind: e.kind,
-    query: e.query,
-    outcome: e.outcome,
-    property_id: e.property_id,
-    source: e.source,
-    confidence: e.confidence,
-    last_verified: e.last_verified,
+    account_id: kept(e.account_id),
+    key_fingerprint: kept(e.key_fingerprint),
+    session_ref: kept(e.session_ref),
+    kind: kept(e.kind),
+    query: kept(e.query),
+    outcome: kept(e.outcome),
+    property_id: kept(e.property_id),
+    source: kept(e.source),
+    confidence: kept(e.confidence),
+    last_verified: kept(e.last_verified),
     cached: Number(e.cached),
     cached_at: num(e.cached_at),
-    upstream_request_id: e.upstream_request_id,
-    review_id: e.review_id,
+    upstream_request_id: kept(e.upstream_request_id),
+    review_id: kept(e.review_id),
     row_index: num(e.row_index),
-    review_owner: e.review_owner ?? null,
-    prev_hash: e.prev_hash,
-  }) as string;
+    review_owner: kept(e.review_owner),
+    prev_hash: kept(e.prev_hash),
+  };
 }
 
-export const entryHash = (e: ChainedEntry): string =>
-  createHash('sha256').update(canonicalEntry(e)).digest('hex');
+/** The members in RFC 8785's order (UTF-16 code units of the names: all ASCII here). */
+const MEMBERS = Object.keys(chainedFields({} as ChainedEntry)).sort();
+
+/**
+ * The canonical form of an entry (RFC 8785): what its hash is of. The members' order is fixed, so it is written
+ * here without sorting them for each entry (what `canonicalize` would do: a 1,000,000-entry walk spent a third of
+ * its time there); each value as `canonicalize` writes it (JSON.stringify of a string, a number or null, which
+ * RFC 8785 adopts). chain.test.ts holds it equal to `canonicalize` of chainedFields.
+ */
+export function canonicalEntry(e: ChainedEntry): string {
+  const fields = chainedFields(e) as Record<string, unknown>;
+  let out = '{';
+  for (const m of MEMBERS) out += `${out.length > 1 ? ',' : ''}"${m}":${JSON.stringify(fields[m])}`;
+  return `${out}}`;
+}
+
+/** The canonical form by the `canonicalize` package itself (the reference canonicalEntry is held to). */
+export const canonicalized = (e: ChainedEntry): string => canonicalize(chainedFields(e)) as string;
+
+export const entryHash = (e: ChainedEntry): string => hash('sha256', canonicalEntry(e), 'hex');
 
 /** Where the chain goes on from: the last entry's id and hash (or, with none, where retention left it). */
 export interface ChainHead {
@@ -66,7 +99,7 @@ export interface ChainHead {
 export function chained(head: ChainHead, ids: readonly number[], entries: readonly NewAuditEntry[]) {
   let prev = head.hash;
   return entries.map((e, i) => {
-    const row = { ...auditRow(e), id: ids[i] as number, prev_hash: prev };
+    const row = wellFormed({ ...auditRow(e), id: ids[i] as number, prev_hash: prev });
     const hash = entryHash(row);
     prev = hash;
     return { ...row, hash };
