@@ -9,6 +9,7 @@ export * from './api.ts';
 export * from './audit.ts';
 export * from './common.ts';
 export * from './csv.ts';
+export * from './decisions.ts';
 export * from './match.ts';
 export * from './match-quality.ts';
 export * from './monitoring.ts';

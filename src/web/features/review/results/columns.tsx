@@ -8,7 +8,7 @@ import {
   relativeAge,
   sourceKindText,
 } from '../../property/index.ts';
-import { MAX_COMPARE } from './compare.ts';
+import { DECISION_TEXT } from './decisions.ts';
 import {
   EXCLUDED_TEXT,
   isLook,
@@ -57,6 +57,14 @@ function OutcomeCell({ r }: { r: ResultRow }) {
           {EXCLUDED_TEXT}
         </span>
       ) : null}
+      {r.row.decision ? (
+        <span
+          data-decision={r.row.decision.decision}
+          className="rounded bg-slate-200 px-1 text-xs font-medium text-slate-800 dark:bg-slate-700 dark:text-slate-100"
+        >
+          {DECISION_TEXT[r.row.decision.decision]}
+        </span>
+      ) : null}
     </span>
   );
 }
@@ -83,21 +91,21 @@ export const meta = (table: Table<ResultRow>) => table.options.meta as ResultsMe
 export const COLUMNS: ColumnDef<ResultRow, unknown>[] = [
   {
     id: 'select',
-    header: () => <span className="sr-only">Select for comparison</span>,
+    header: () => <span className="sr-only">Select</span>,
     enableSorting: false,
+    // Every row: a decision goes to any number of them; Compare takes 2 to 4 with a record.
     cell: ({ row: { original: r }, table }) => {
       const { selected, onToggle } = meta(table);
-      return r.row.property ? (
+      return (
         <input
           type="checkbox"
           className="size-4 accent-teal-700"
-          aria-label={`Select ${r.row.input} for comparison`}
+          aria-label={`Select ${r.row.input}`}
           checked={selected.has(r.row.index)}
-          disabled={!selected.has(r.row.index) && selected.size >= MAX_COMPARE}
           onClick={(e) => e.stopPropagation()}
           onChange={() => onToggle(r.row.index)}
         />
-      ) : null;
+      );
     },
   },
   {

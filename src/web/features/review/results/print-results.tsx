@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { describeMatch } from '../../../../contract/index.ts';
 import { confidenceText } from '../../property/index.ts';
+import { DECISION_TEXT } from './decisions.ts';
 import {
   EXCLUDED_TEXT,
   isLook,
@@ -60,6 +61,7 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
             <th className={CELL}>Confidence</th>
             <th className={CELL}>Source</th>
             <th className={CELL}>Last verified</th>
+            <th className={CELL}>Decision</th>
           </tr>
         </thead>
         <tbody>
@@ -95,6 +97,19 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                   {p && ageDays !== null && tier
                     ? `${p.lastVerified} · ${TIER_TEXT[tier].toLowerCase()}`
                     : '—'}
+                </td>
+                <td className={`${CELL} break-words`}>
+                  {row.decision ? (
+                    <>
+                      {DECISION_TEXT[row.decision.decision]}
+                      <span className="block text-[7pt]">
+                        {row.decision.note ? `“${row.decision.note}”, ` : ''}key {row.decision.by},{' '}
+                        {row.decision.at.slice(0, 10)}
+                      </span>
+                    </>
+                  ) : (
+                    '—'
+                  )}
                 </td>
               </tr>
             );

@@ -1,6 +1,7 @@
 import { Fragment, type ReactNode } from 'react';
 import { formatCount } from '../../../lib/format.ts';
 import { CONFIDENCE_WORD, CONFIDENCES, relativeAge } from '../../property/index.ts';
+import { DECISION_TEXT, DECISIONS, type decisionCounts } from './decisions.ts';
 import {
   EXCLUDED_TEXT,
   formatShare,
@@ -27,7 +28,16 @@ function Figure({ label, value, detail }: { label: string; value: ReactNode; det
 const count = formatCount;
 
 /** The review at a glance: what share of the records can be relied on, and what became of every row. */
-export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; retrieved: ReactNode }) {
+export function ReliabilitySummary({
+  summary,
+  retrieved,
+  decisions,
+}: {
+  summary: Summary;
+  retrieved: ReactNode;
+  /** The reviewer's decisions on the rows (decisions.ts decisionCounts). */
+  decisions?: ReturnType<typeof decisionCounts>;
+}) {
   const { records } = summary;
   return (
     <section aria-labelledby="reliability-summary-heading" className="space-y-3 print:break-inside-avoid">
@@ -72,7 +82,31 @@ export function ReliabilitySummary({ summary, retrieved }: { summary: Summary; r
         />
       </dl>
       <Outcomes summary={summary} />
+      {decisions ? <Decisions counts={decisions} /> : null}
     </section>
+  );
+}
+
+/** The reviewer's decisions: how many rows each, and how many (not excluded) have none yet. */
+function Decisions({ counts }: { counts: ReturnType<typeof decisionCounts> }) {
+  return (
+    <div>
+      <h3 className="text-sm font-semibold" id="decisions-heading">
+        Decisions
+      </h3>
+      <ul aria-labelledby="decisions-heading" className="mt-1 flex flex-wrap gap-x-5 gap-y-1 text-sm">
+        {DECISIONS.map((d) => (
+          <li key={d}>
+            <span className="text-slate-600 dark:text-slate-300">{DECISION_TEXT[d]}:</span>{' '}
+            <strong className="tabular-nums">{count(counts[d])}</strong>
+          </li>
+        ))}
+        <li>
+          <span className="text-slate-600 dark:text-slate-300">No decision yet:</span>{' '}
+          <strong className="tabular-nums">{count(counts.undecided)}</strong>
+        </li>
+      </ul>
+    </div>
   );
 }
 

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { formatCount } from '../../../lib/format.ts';
 import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/index.ts';
+import { DECISION_TEXT, DECISIONS, type DecisionFilter } from './decisions.ts';
 import { MATCH_TEXT, MATCHES, OUTCOME_TEXT, OUTCOMES, TIER_TEXT, TIERS } from './stats.ts';
 import { describeFilters, type ResultFilters } from './stats-filters.ts';
 
@@ -122,6 +123,12 @@ function SourceFilter({
   );
 }
 
+const DECISION_FILTERS: readonly DecisionFilter[] = [...DECISIONS, 'undecided'];
+const DECISION_FILTER_TEXT: Record<DecisionFilter, string> = {
+  ...DECISION_TEXT,
+  undecided: 'No decision yet',
+};
+
 /** The table's filters: the same state the chart bars set. */
 export function ResultFiltersBar({
   filters,
@@ -187,6 +194,15 @@ export function ResultFiltersBar({
         choices={TIERS}
         text={TIER_TEXT}
         onChange={(tier) => onChange({ tier })}
+      />
+      <ChoiceFilter
+        id={`${id}-decision`}
+        label="Decision"
+        any="All decisions"
+        value={filters.decision}
+        choices={DECISION_FILTERS}
+        text={DECISION_FILTER_TEXT}
+        onChange={(decision) => onChange({ decision })}
       />
       <ToggleFilter
         label="Needs a look"

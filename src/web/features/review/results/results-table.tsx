@@ -13,7 +13,6 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
 import { useNarrow } from '../../../hooks/use-media-query.ts';
 import { COLUMNS, meta, type ResultsMeta } from './columns.tsx';
-import { MAX_COMPARE } from './compare.ts';
 import type { ResultRow } from './stats.ts';
 
 /** Rows are one line high, so the virtualiser needs no measuring and scrolling 10,000 rows stays smooth. */
@@ -143,7 +142,6 @@ const ResultRowView = memo(function ResultRowView({
   rowIndex: number;
   /** Only to re-render when the checkbox's state changes; the cell reads it from the table's meta. */
   checked: boolean;
-  disabled: boolean;
   onOpen: (r: ResultRow) => void;
 }) {
   return (
@@ -276,14 +274,7 @@ export function ResultsTable({
             const row = rowOf(result, item.index);
             const checked = selected.has(result.row.index);
             return (
-              <ResultRowView
-                key={row.id}
-                row={row}
-                rowIndex={item.index}
-                checked={checked}
-                disabled={!checked && selected.size >= MAX_COMPARE}
-                onOpen={onOpen}
-              />
+              <ResultRowView key={row.id} row={row} rowIndex={item.index} checked={checked} onOpen={onOpen} />
             );
           })}
           {padBottom > 0 ? <SpacerRow colCount={colCount} height={padBottom} /> : null}

@@ -252,9 +252,9 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     renderResults();
     const compare = screen.getByRole('button', { name: 'Compare selected' });
     expect(compare).toBeDisabled();
-    await user.click(screen.getByRole('checkbox', { name: 'Select 233 Wacker Dr for comparison' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Select 233 Wacker Dr' }));
     expect(compare).toBeDisabled();
-    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Rd for comparison' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Rd' }));
     await user.click(compare);
 
     const comparison = screen.getByRole('region', { name: 'Comparison' });
@@ -294,8 +294,8 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
       }),
     ];
     renderResults(rows);
-    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Rd for comparison' }));
-    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Road, Austin for comparison' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Rd' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Road, Austin' }));
     await user.click(screen.getByRole('button', { name: 'Compare selected' }));
     const comparison = screen.getByRole('region', { name: 'Comparison' });
     expect(within(comparison).getAllByRole('columnheader')[2]).toHaveTextContent('Most reliable');
@@ -304,14 +304,17 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     );
   });
 
-  it('allows at most four rows in a comparison', async () => {
+  it('compares 2 to 4 ticked rows with a record; more are for a decision, not a comparison', async () => {
     const user = userEvent.setup();
     const rows = Array.from({ length: 6 }, (_, i) => makeRow(i, { property: makeProperty({ id: `P${i}` }) }));
     renderResults(rows);
-    const boxes = screen.getAllByRole('checkbox', { name: /^Select .* for comparison$/ });
+    const boxes = screen.getAllByRole('checkbox', { name: /^Select / });
     for (const box of boxes.slice(0, 4)) await user.click(box);
-    expect(boxes[4]).toBeDisabled();
-    expect(screen.getByText('4 selected for comparison (the most there can be).')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Compare selected' })).toBeEnabled();
+    await user.click(boxes[4] as HTMLElement);
+    expect(screen.getByText('5 selected.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Compare selected' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Accept 5 selected' })).toBeEnabled();
   });
 
   it('opens the full record from a row, and the candidates of an ambiguous row', async () => {

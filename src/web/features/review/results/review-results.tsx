@@ -1,19 +1,21 @@
 import { useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
 import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
-import { Button } from '../../../components/ui/button.tsx';
 import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { agencyOf, sourceKindText } from '../../property/index.ts';
 import { AgeChart } from './charts/age-chart.tsx';
 import { ConfidenceChart } from './charts/confidence-chart.tsx';
 import { SourceChart } from './charts/source-chart.tsx';
-import { MAX_COMPARE, MIN_COMPARE } from './compare.ts';
+import { MIN_COMPARE } from './compare.ts';
 import { Comparison } from './comparison.tsx';
+import { decisionCounts } from './decisions.ts';
 import { ExportActions } from './export-actions.tsx';
 import { PrintTable, usePrinting } from './print-results.tsx';
 import { ReliabilitySummary } from './reliability-summary.tsx';
 import { FilterChips, ResultFiltersBar } from './result-filters.tsx';
 import { ResultsTable, useResultsTable } from './results-table.tsx';
 import { RowDetails } from './row-details.tsx';
+import { SelectionBar, useRowSelection } from './selection-bar.tsx';
+import { SignOffLines, SignOffPanel } from './sign-off.tsx';
 import {
   ageHistogram,
   isCounted,
@@ -88,7 +90,8 @@ function useResultStats(rows: ReviewRowResult[], now: Date) {
       .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
   }, [counted]);
   const changed = useMemo(() => rows.filter((r) => r.previous).length, [rows]);
-  return { results, looks, summary, histogram, sourceBars, kindBars, sources, changed };
+  const decisions = useMemo(() => decisionCounts(results), [results]);
+  return { results, looks, summary, histogram, sourceBars, kindBars, sources, changed, decisions };
 }
 
 /** The table's filters (the charts set them too), and the rows they let through, a moment behind typing. */
@@ -101,23 +104,6 @@ function useResultFilters(results: ResultRow[]) {
   // The table has not caught up with the filters yet: the status says so rather than a count of the old rows.
   const pending = filters !== deferred;
   return { filters, setFilters, filtered, patch, pending };
-}
-
-/** The rows ticked for comparison (at most MAX_COMPARE), and the ones being compared. */
-function useCompareSelection() {
-  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
-  const [compared, setCompared] = useState<number[] | null>(null);
-  const toggle = useCallback(
-    (index: number) =>
-      setSelected((s) => {
-        const next = new Set(s);
-        if (next.has(index)) next.delete(index);
-        else if (next.size < MAX_COMPARE) next.add(index);
-        return next;
-      }),
-    [],
-  );
-  return { selected, setSelected, compared, setCompared, toggle };
 }
 
 /** "All 300 rows." or "42 of 300 rows, filtered by Confidence: High.": what a printed table holds. */
@@ -139,6 +125,9 @@ function PrintHeader({ review, retrieved, now }: { review: ReviewSummary; retrie
       <p className="text-xs">
         Printed {formatDateTime(now, PRINTED_AT)}. {formatCount(review.totalRows)} rows in the review.
       </p>
+      <div className="text-xs">
+        {review.signOff ? <SignOffLines signOff={review.signOff} /> : <p>Not signed off.</p>}
+      </div>
     </header>
   );
 }
@@ -181,35 +170,6 @@ function ChartsSection({
   );
 }
 
-/** How many rows are ticked, "Compare selected" and "Clear selection". */
-function CompareBar({
-  selected,
-  onCompare,
-  onClear,
-}: {
-  selected: ReadonlySet<number>;
-  onCompare: () => void;
-  onClear: () => void;
-}) {
-  return (
-    <div className="flex flex-wrap items-center gap-3 print:hidden">
-      <p className="text-sm text-slate-600 dark:text-slate-300">
-        {selected.size === 0
-          ? `Tick ${MIN_COMPARE} to ${MAX_COMPARE} matched rows to compare them.`
-          : `${selected.size} selected for comparison${selected.size >= MAX_COMPARE ? ' (the most there can be)' : ''}.`}
-      </p>
-      <Button onClick={onCompare} disabled={selected.size < MIN_COMPARE || selected.size > MAX_COMPARE}>
-        Compare selected
-      </Button>
-      {selected.size > 0 ? (
-        <Button variant="ghost" onClick={onClear}>
-          Clear selection
-        </Button>
-      ) : null}
-    </div>
-  );
-}
-
 /**
  * The results: export and print, the filters and what they let through, the comparison's selection, and
  * the table (every row of it, as text, while printing).
@@ -225,13 +185,15 @@ function ResultsSection({
   onOpen,
   printing,
   onPrint,
+  byIndex,
 }: {
   headingId: string;
   review: ReviewSummary;
   rows: ReviewRowResult[];
   stats: ReturnType<typeof useResultStats>;
   filtering: ReturnType<typeof useResultFilters>;
-  selection: ReturnType<typeof useCompareSelection>;
+  selection: ReturnType<typeof useRowSelection>;
+  byIndex: ReadonlyMap<number, ResultRow>;
   table: ReturnType<typeof useResultsTable>;
   onOpen: (r: ResultRow) => void;
   printing: boolean;
@@ -269,10 +231,13 @@ function ResultsSection({
         onClear={(key) => setFilters((f) => clearFilter(f, key))}
         onClearAll={() => setFilters(NO_FILTERS)}
       />
-      <CompareBar
+      <SelectionBar
+        reviewId={review.id}
         selected={selected}
+        shown={table.rows}
+        byIndex={byIndex}
         onCompare={() => setCompared([...selected].sort((a, b) => a - b))}
-        onClear={() => setSelected(new Set())}
+        onSelect={setSelected}
       />
       <ResultsTable
         table={table.table}
@@ -324,7 +289,7 @@ export function ReviewResults({
   const resultsId = useId();
   const stats = useResultStats(rows, now);
   const filtering = useResultFilters(stats.results);
-  const selection = useCompareSelection();
+  const selection = useRowSelection();
   const [openIndex, setOpenIndex] = useState<number | null>(null);
   const open = useCallback((r: { row: ReviewRowResult }) => setOpenIndex(r.row.index), []);
   const table = useResultsTable({
@@ -345,7 +310,9 @@ export function ReviewResults({
     <div className="space-y-8">
       <PrintHeader review={review} retrieved={retrieved} now={now} />
 
-      <ReliabilitySummary summary={stats.summary} retrieved={retrieved} />
+      <ReliabilitySummary summary={stats.summary} retrieved={retrieved} decisions={stats.decisions} />
+
+      <SignOffPanel review={review} undecided={stats.decisions.undecided} />
 
       <ChartsSection
         headingId={`${resultsId}-charts`}
@@ -374,6 +341,7 @@ export function ReviewResults({
         onOpen={open}
         printing={printing}
         onPrint={print}
+        byIndex={byIndex}
       />
 
       {openRow ? (

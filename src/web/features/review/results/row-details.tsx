@@ -5,6 +5,8 @@ import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
 import { MatchNotice, PropertyRecord } from '../../property/index.ts';
 import { CandidateComparison } from './candidate-comparison.tsx';
 import { MIN_COMPARE } from './compare.ts';
+import { DecideRow } from './decide-row.tsx';
+import { DECISION_TEXT } from './decisions.ts';
 import { ExcludeRow } from './exclude-row.tsx';
 import { FixNotice, FixRow } from './fix-row.tsx';
 import { EXCLUDED_TEXT, isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
@@ -106,6 +108,7 @@ export function RowDetails({
         {comparing ? (
           <CandidateComparison candidates={candidates} onClose={() => setComparing(false)} />
         ) : null}
+        <DecideRow reviewId={reviewId} row={row} onChanged={onFixed} />
         <ExcludeRow reviewId={reviewId} row={row} onChanged={onFixed} />
       </div>
     </dialog>
@@ -132,6 +135,7 @@ function RowDetailsHeader({
           {row.sourceRow ? ` (line ${row.sourceRow} of the file)` : ''} ·{' '}
           {isLook(result) ? LOOK_TEXT : OUTCOME_TEXT[row.outcome]}
           {row.excluded ? ` · ${EXCLUDED_TEXT}` : ''}
+          {row.decision ? ` · ${DECISION_TEXT[row.decision.decision]}` : ''}
           {result.match && result.match !== 'as_typed' ? ` · ${MATCH_TEXT[result.match]}` : ''}
         </p>
         <h2 id={titleId} className="break-words text-lg font-semibold">

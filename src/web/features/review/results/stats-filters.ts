@@ -6,6 +6,7 @@ import {
 } from '../../../../contract/index.ts';
 import type { FreshnessTier } from '../../property/index.ts';
 import { agencyOf, CONFIDENCE_WORD } from '../../property/index.ts';
+import { DECISION_TEXT, type DecisionFilter, matchesDecision } from './decisions.ts';
 import {
   AGE_BINS,
   type AgeBin,
@@ -40,6 +41,8 @@ export interface ResultFilters {
   needsLook: boolean;
   /** Only rows a reviewer excluded from the review. */
   excluded: boolean;
+  /** Only rows of one decision, or those with none yet. */
+  decision: DecisionFilter | null;
   text: string;
 }
 
@@ -53,6 +56,7 @@ export const NO_FILTERS: ResultFilters = {
   changed: false,
   needsLook: false,
   excluded: false,
+  decision: null,
   text: '',
 };
 
@@ -76,6 +80,7 @@ export function filterRows(rows: readonly ResultRow[], f: ResultFilters): Result
     if (f.changed && !r.row.previous) return false;
     if (f.needsLook && !(r.quality && needsLook(r.quality))) return false;
     if (f.excluded && !r.row.excluded) return false;
+    if (f.decision && !matchesDecision(r.row, f.decision)) return false;
     if (text) {
       const hay = fold([r.row.input, p?.address ?? '', p ? agencyOf(p) : '', p?.id ?? ''].join('\n'));
       if (!hay.includes(text)) return false;
@@ -100,6 +105,11 @@ export function describeFilters(f: ResultFilters): { key: keyof ResultFilters; t
   if (f.changed) out.push({ key: 'changed', text: 'Changed since the previous run' });
   if (f.needsLook) out.push({ key: 'needsLook', text: 'Matches that need a look' });
   if (f.excluded) out.push({ key: 'excluded', text: 'Rows excluded from the review' });
+  if (f.decision)
+    out.push({
+      key: 'decision',
+      text: `Decision: ${f.decision === 'undecided' ? 'None yet' : DECISION_TEXT[f.decision]}`,
+    });
   if (f.text.trim()) out.push({ key: 'text', text: `Text: “${f.text.trim()}”` });
   return out;
 }

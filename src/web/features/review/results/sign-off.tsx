@@ -1,0 +1,126 @@
+import { useMutation } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useId, useState } from 'react';
+import { MAX_SIGN_OFF_REASON, type ReviewSignOff, type ReviewSummary } from '../../../../contract/index.ts';
+import { Alert } from '../../../components/ui/alert.tsx';
+import { Button } from '../../../components/ui/button.tsx';
+import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
+import { ApiRequestError } from '../../../lib/api-client.ts';
+import { formatCount, formatDateTime } from '../../../lib/format.ts';
+import { KeyLabel } from '../../auth/index.ts';
+import { approveReview, signOffReview } from './decisions-api.ts';
+
+const errorText = (error: unknown) =>
+  error instanceof ApiRequestError ? error.message : error ? 'That could not be saved. Try again.' : null;
+
+/** Who signed the review off and when (with the reason rows were left undecided), and who approved it. */
+export function SignOffLines({ signOff }: { signOff: ReviewSignOff }) {
+  return (
+    <>
+      <p data-testid="signed-off">
+        Signed off by <KeyLabel fingerprint={signOff.by} />, {formatDateTime(signOff.at)}
+        {signOff.reason ? ` (rows left undecided: “${signOff.reason}”)` : ''}.
+      </p>
+      <p data-testid="approved">
+        {signOff.approved ? (
+          <>
+            Approved by <KeyLabel fingerprint={signOff.approved.by} />, {formatDateTime(signOff.approved.at)}.
+          </>
+        ) : (
+          'Not approved yet: another key of the account approves it.'
+        )}
+      </p>
+    </>
+  );
+}
+
+/**
+ * Sign off the review (every row not excluded decided, or a reason for those that are not) and Approve it (by
+ * another key of the account: the server refuses the key that signed off, in words). A decision made after the
+ * sign-off withdraws it; the review's next summary says so.
+ */
+export function SignOffPanel({
+  review,
+  undecided,
+  onChanged,
+}: {
+  review: ReviewSummary;
+  /** Rows (not excluded) without a decision. */
+  undecided: number;
+  onChanged?: (review: ReviewSummary) => void;
+}) {
+  const headingId = useId();
+  const reasonId = useId();
+  const hintId = useId();
+  const [reason, setReason] = useState('');
+  // The server's answer shows at once; the review's next summary (its live view) takes over from it.
+  const [answer, setAnswer] = useState<ReviewSummary | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new summary of the review replaces the answer
+  useEffect(() => setAnswer(null), [review]);
+  const done = (summary: ReviewSummary) => {
+    setAnswer(summary);
+    onChanged?.(summary);
+  };
+  const signOff = useMutation({
+    mutationFn: () => signOffReview(review.id, { reason: reason.trim() }),
+    onSuccess: done,
+  });
+  const approve = useMutation({ mutationFn: () => approveReview(review.id), onSuccess: done });
+  const current = answer?.id === review.id ? answer.signOff : review.signOff;
+  const error = errorText(signOff.error ?? approve.error);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    signOff.mutate();
+  };
+  return (
+    // Printed in the page's header instead (review-results.tsx PrintHeader).
+    <section
+      aria-labelledby={headingId}
+      className="space-y-2 rounded-xl border border-slate-200 p-4 dark:border-slate-700 print:hidden"
+    >
+      <h2 id={headingId} className="text-lg font-semibold">
+        Sign-off
+      </h2>
+      {current ? (
+        <>
+          <SignOffLines signOff={current} />
+          {error ? <Alert tone="error" title={error} /> : null}
+          {current.approved ? null : (
+            <Button className="print:hidden" disabled={approve.isPending} onClick={() => approve.mutate()}>
+              {approve.isPending ? 'Approving…' : 'Approve'}
+            </Button>
+          )}
+        </>
+      ) : (
+        <form onSubmit={submit} className="space-y-2 print:hidden">
+          <p className="text-sm">
+            {undecided === 0
+              ? 'Every row has a decision: the review can be signed off.'
+              : `${formatCount(undecided)} ${undecided === 1 ? 'row has' : 'rows have'} no decision yet: decide ${undecided === 1 ? 'it' : 'them'}, or say why you sign off without.`}
+          </p>
+          {undecided > 0 ? (
+            <>
+              <label htmlFor={reasonId} className={labelClass}>
+                Reason for signing off with rows undecided
+              </label>
+              <input
+                id={reasonId}
+                className={`${inputClass} h-10`}
+                value={reason}
+                maxLength={MAX_SIGN_OFF_REASON}
+                aria-describedby={hintId}
+                onChange={(e) => setReason(e.target.value)}
+              />
+              <p id={hintId} className={hintClass}>
+                Shown with the sign-off, on the printout and in the export.
+              </p>
+            </>
+          ) : null}
+          {error ? <Alert tone="error" title={error} /> : null}
+          <Button type="submit" disabled={signOff.isPending}>
+            {signOff.isPending ? 'Signing off…' : 'Sign off'}
+          </Button>
+        </form>
+      )}
+    </section>
+  );
+}
