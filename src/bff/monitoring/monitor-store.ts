@@ -238,20 +238,26 @@ export class SqlMonitors {
     };
   }
 
-  /** The slot's outcome: its run started (the monitor's last run now), or why none was. */
+  /**
+   * The slot's outcome: its run started (the monitor's last run now), or why none was. Only while `owner` holds
+   * the slot: a replica whose lease ran out while it worked says nothing over the one that took the slot over.
+   */
   async settle(
     slot: MonitorSlotsTable,
+    owner: string,
     state: 'started' | 'busy' | 'capped' | 'gone' | 'refused',
     run: number | null,
   ): Promise<void> {
     const now = this.now();
-    await this.db
+    const settled = await this.db
       .updateTable('monitor_slots')
       .set({ state, run, lease_owner: null, decided_at: run === null ? now : null })
       .where('review_id', '=', slot.review_id)
       .where('scheduled_at', '=', Number(slot.scheduled_at))
-      .execute();
-    if (state === 'started')
+      .where('state', '=', 'claimed')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    if (state === 'started' && Number(settled.numUpdatedRows) === 1)
       await this.db
         .updateTable('monitors')
         .set({ last_run_at: now })

@@ -17,8 +17,8 @@ import { runChanges, worthAnAlert } from './run-changes.ts';
 export interface MonitorSchedulerOptions {
   monitors: SqlMonitors;
   notifications: SqlNotifications;
-  /** The reviews' store and worker: a scheduled run is their Check again. */
-  reviews: Pick<DurableReviews, 'store' | 'worker' | 'database'>;
+  /** The reviews' store and worker: a scheduled run is their Check again (the worker is told of it). */
+  reviews: Pick<DurableReviews, 'store' | 'database'> & { worker: Pick<DurableReviews['worker'], 'notify'> };
   /** REVIEW_MAX_PENDING_ROWS: a scheduled run counts against it as a person's Check again does. */
   maxPendingRows: number;
   /** Queues review.changed and monitor.paused for the account's endpoints (absent: no webhooks). */
@@ -34,7 +34,7 @@ export interface MonitorSchedulerOptions {
   leaseMs?: number;
 }
 
-type SlotOutcome = Parameters<SqlMonitors['settle']>[1];
+type SlotOutcome = Parameters<SqlMonitors['settle']>[2];
 
 /**
  * The loop every replica runs: claims due monitors' slots (the slot's primary key lets one replica have each),
@@ -116,7 +116,7 @@ export class MonitorScheduler {
     for (const slot of await this.o.monitors.unstarted(this.owner)) {
       if (!(await this.o.monitors.lease(slot, this.owner, this.#leaseMs))) continue;
       const [outcome, run] = await this.#start(slot);
-      await this.o.monitors.settle(slot, outcome, run);
+      await this.o.monitors.settle(slot, this.owner, outcome, run);
     }
   }
 
@@ -150,7 +150,11 @@ export class MonitorScheduler {
         await this.o.monitors.forget(monitor.review_id);
         return ['gone', null];
       }
-      if (started === 'busy') return ['busy', null];
+      if (started === 'busy') {
+        // Busy with this slot's own run, started by a replica whose lease ran out meanwhile: it is the slot's.
+        const again = await this.o.monitors.forStart(slot);
+        return again?.startedRun === undefined ? ['busy', null] : ['started', again.startedRun];
+      }
       this.o.reviews.worker.notify();
       return ['started', started.runs.at(-1)?.number ?? null];
     } catch (err) {

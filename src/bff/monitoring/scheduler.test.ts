@@ -1,0 +1,232 @@
+import { sql } from 'kysely';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { MonitorRequest } from '../../contract/index.ts';
+import type { Database } from '../db/database.ts';
+import type { StoredAnswer } from '../reviews/look-up-row.ts';
+import { SqlReviewStore } from '../stores/reviews/review-store.ts';
+import { databaseBackends } from '../test-support/database-backends.ts';
+import { seedReview } from '../test-support/seed-review.ts';
+import { WebhookEndpoints } from '../webhooks/endpoint-store.ts';
+import { WebhookOutbox } from '../webhooks/outbox-store.ts';
+import { createMonitoring } from './index.ts';
+import { nextRunAfter } from './schedule.ts';
+
+/*
+ * The scheduler on both databases, as replicas run it: two at once claim each scheduled time once and start one
+ * run for it; runs missed while no replica was up are made once; a replica that dies after its claim leaves a
+ * lease another takes; the monthly cap pauses the monitor (monitor.paused queued); a daily 09:00 in New York
+ * stays 09:00 across the March change.
+ */
+
+const ANSWER: StoredAnswer = { outcome: 'not_found', cached: false, retrievedAt: '2026-11-01T09:00:00.000Z' };
+const HOUR = 3_600_000;
+const HOURLY: MonitorRequest = {
+  interval: 'hour',
+  timeOfDay: '00:00',
+  timeZone: 'UTC',
+  rules: { anyChange: true, kinds: [], staleDays: 365 },
+  monthlyCap: 1_000_000,
+};
+const silent = pino({ level: 'silent' });
+
+function replicas(database: Database, clock: { t: number }, count = 2) {
+  const now = () => clock.t;
+  const reviews = { store: new SqlReviewStore(database.db, now), worker: { notify() {} }, database };
+  const outbox = new WebhookOutbox(database.db, now);
+  return Array.from({ length: count }, () =>
+    createMonitoring({
+      reviews: reviews as never,
+      logger: silent,
+      minIntervalMinutes: 1,
+      maxPendingRows: 1_000_000,
+      now,
+      leaseMs: 60_000,
+      webhooks: { enqueue: outbox.enqueue.bind(outbox) } as never,
+    }),
+  );
+}
+
+async function review(database: Database, accountId: string, total = 2, excludeAll = false) {
+  const id = await seedReview(database, {
+    accountId,
+    name: 'Collateral',
+    runs: 1,
+    total,
+    row: (i) => ({ address: `${i + 1} Main St`, answers: [ANSWER] }),
+  });
+  // Every row excluded: a Check again finishes as it starts, so a second run for one slot would show at once.
+  if (excludeAll)
+    await database.db
+      .updateTable('review_rows')
+      .set({ excluded: '{"reason":"test"}' })
+      .where('review_id', '=', id)
+      .execute();
+  return id;
+}
+
+const runsOf = async (database: Database, reviewId: string) =>
+  Number(
+    (
+      await database.db
+        .selectFrom('review_runs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('review_id', '=', reviewId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+const slotsOf = (database: Database, reviewId: string) =>
+  database.db
+    .selectFrom('monitor_slots')
+    .selectAll()
+    .where('review_id', '=', reviewId)
+    .orderBy('scheduled_at')
+    .execute();
+
+describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (backend) => {
+  let n = 0;
+  const account = () => `acct_mon_${backend.name}_${++n}`;
+
+  it('two replicas racing start exactly one run per monitor and scheduled time', async () => {
+    const db = backend.database;
+    const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
+    const [a, b] = replicas(db, clock) as [
+      ReturnType<typeof createMonitoring>,
+      ReturnType<typeof createMonitoring>,
+    ];
+    const acct = account();
+    const ids = await Promise.all(Array.from({ length: 8 }, () => review(db, acct, 2, true)));
+    for (const id of ids)
+      expect(await a.monitors.put(acct, id, HOURLY, 'ab12cd34')).toMatchObject({ reviewId: id });
+    const rounds = 4;
+    for (let round = 1; round <= rounds; round++) {
+      clock.t += HOUR;
+      await Promise.all([a.scheduler.tick(), b.scheduler.tick(), a.scheduler.tick(), b.scheduler.tick()]);
+    }
+    for (const id of ids) {
+      const slots = await slotsOf(db, id);
+      expect(slots.map((s) => [s.state, Number(s.run)])).toEqual(
+        Array.from({ length: rounds }, (_, i) => ['started', i + 2]),
+      );
+      // The first run, then one per scheduled time: never two for one.
+      expect(await runsOf(db, id)).toBe(1 + rounds);
+    }
+  });
+
+  it('runs missed while no replica was up are made once, the next time counted from now', async () => {
+    const db = backend.database;
+    const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
+    const [a] = replicas(db, clock, 1) as [ReturnType<typeof createMonitoring>];
+    const acct = account();
+    const id = await review(db, acct);
+    await a.monitors.put(acct, id, { ...HOURLY, interval: 'day', timeOfDay: '09:00' }, 'ab12cd34');
+    clock.t += 5 * 24 * HOUR;
+    await a.scheduler.tick();
+    await a.scheduler.tick();
+    const slots = await slotsOf(db, id);
+    expect(slots).toHaveLength(1);
+    expect(Number(slots[0]?.scheduled_at)).toBe(Date.UTC(2027, 0, 5, 9));
+    expect(slots[0]?.state).toBe('started');
+    const [m] = await a.monitors.list(acct);
+    expect(m?.nextRunAt).toBe(new Date(Date.UTC(2027, 0, 10, 9)).toISOString());
+    expect(await runsOf(db, id)).toBe(2);
+  });
+
+  it('a replica that dies after claiming leaves a lease that another takes once it runs out', async () => {
+    const db = backend.database;
+    const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
+    const [a, b] = replicas(db, clock) as [
+      ReturnType<typeof createMonitoring>,
+      ReturnType<typeof createMonitoring>,
+    ];
+    const acct = account();
+    const id = await review(db, acct);
+    await a.monitors.put(acct, id, HOURLY, 'ab12cd34');
+    clock.t += HOUR;
+    // Replica a claims the slot and dies before starting its run.
+    expect(await a.scheduler.claimDue()).toBe(1);
+    await b.scheduler.tick();
+    expect((await slotsOf(db, id))[0]?.state).toBe('claimed');
+    clock.t += 61_000;
+    await b.scheduler.tick();
+    expect((await slotsOf(db, id)).map((s) => [s.state, s.run])).toEqual([['started', 2]]);
+    expect(await runsOf(db, id)).toBe(2);
+  });
+
+  it('a run that would pass the monthly cap is not started: the monitor pauses and monitor.paused is queued', async () => {
+    const db = backend.database;
+    const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
+    const [a] = replicas(db, clock, 1) as [ReturnType<typeof createMonitoring>];
+    const acct = account();
+    await new WebhookEndpoints(db.db, () => clock.t).create(acct, {
+      url: 'https://hooks.example/in',
+      events: ['monitor.paused'],
+      createdBy: 'ab12cd34',
+    });
+    const id = await review(db, acct, 3);
+    await a.monitors.put(acct, id, { ...HOURLY, monthlyCap: 5 }, 'ab12cd34');
+    clock.t += HOUR;
+    await a.scheduler.tick();
+    // The run takes its 3 rows; finished, as the worker would.
+    await sql`update review_runs set finished_at = ${clock.t} where review_id = ${id}`.execute(db.db);
+    clock.t += HOUR;
+    await a.scheduler.tick();
+    const [m] = await a.monitors.list(acct);
+    expect(m).toMatchObject({ pausedReason: 'cap_reached', usedThisMonth: 3, monthlyCap: 5 });
+    expect((await slotsOf(db, id)).map((s) => s.state)).toEqual(['started', 'capped']);
+    expect(await runsOf(db, id)).toBe(2);
+    const queued = await db.db
+      .selectFrom('webhook_outbox')
+      .selectAll()
+      .where('account_id', '=', acct)
+      .execute();
+    expect(queued.map((q) => [q.type, JSON.parse(q.payload).data.reason])).toEqual([
+      ['monitor.paused', 'cap_reached'],
+    ]);
+    // Paused: later times are not claimed until it is saved again.
+    clock.t += 3 * HOUR;
+    await a.scheduler.tick();
+    expect(await slotsOf(db, id)).toHaveLength(2);
+  });
+
+  it('a daily 09:00 in America/New_York runs at 09:00 on both sides of the March change', async () => {
+    const db = backend.database;
+    const clock = { t: Date.UTC(2027, 2, 12, 15) };
+    const [a] = replicas(db, clock, 1) as [ReturnType<typeof createMonitoring>];
+    const acct = account();
+    const id = await review(db, acct, 1, true);
+    await a.monitors.put(
+      acct,
+      id,
+      { ...HOURLY, interval: 'day', timeOfDay: '09:00', timeZone: 'America/New_York' },
+      'ab12cd34',
+    );
+    const times: string[] = [];
+    for (let day = 0; day < 3; day++) {
+      const [m] = await a.monitors.list(acct);
+      clock.t = Date.parse(m?.nextRunAt ?? '');
+      await a.scheduler.tick();
+    }
+    for (const s of await slotsOf(db, id)) times.push(new Date(Number(s.scheduled_at)).toISOString());
+    // 09:00 EST is 14:00 UTC; from Sunday 14 March 09:00 EDT, 13:00 UTC.
+    expect(times).toEqual([
+      '2027-03-13T14:00:00.000Z',
+      '2027-03-14T13:00:00.000Z',
+      '2027-03-15T13:00:00.000Z',
+    ]);
+  });
+});
+
+describe('next run', () => {
+  it('weekly on the day set up, hourly at its minute in a zone half an hour off UTC', () => {
+    const now = Date.UTC(2027, 2, 12, 15, 10); // a Friday
+    const base = { timeOfDay: '09:00', weekday: 1, timeZone: 'America/New_York' };
+    expect(new Date(nextRunAfter({ ...base, interval: 'week' }, now)).toISOString()).toBe(
+      '2027-03-15T13:00:00.000Z',
+    );
+    const kolkata = { ...base, interval: 'hour' as const, timeOfDay: '00:30', timeZone: 'Asia/Kolkata' };
+    expect(new Date(nextRunAfter(kolkata, now)).toISOString()).toBe('2027-03-12T16:00:00.000Z');
+    expect(nextRunAfter({ ...base, interval: 'minute' }, now + 5_000)).toBe(now + 60_000);
+  });
+});
