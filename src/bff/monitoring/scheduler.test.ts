@@ -159,11 +159,14 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
     const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
     const [a] = replicas(db, clock, 1) as [ReturnType<typeof createMonitoring>];
     const acct = account();
-    await new WebhookEndpoints(db.db, () => clock.t).create(acct, {
-      url: 'https://hooks.example/in',
-      events: ['monitor.paused'],
-      createdBy: 'ab12cd34',
-    });
+    await new WebhookEndpoints(db.db, () => clock.t).create(
+      { accountId: acct, visitor: null },
+      {
+        url: 'https://hooks.example/in',
+        events: ['monitor.paused'],
+        createdBy: 'ab12cd34',
+      },
+    );
     const id = await review(db, acct, 3);
     await a.monitors.put(acct, id, { ...HOURLY, monthlyCap: 5 }, 'ab12cd34');
     clock.t += HOUR;
