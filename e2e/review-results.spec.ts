@@ -88,6 +88,42 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   const excludedRow = resultsTable(page).getByRole('row').filter({ hasText: nowhere });
   await expect(excludedRow).toContainText('Excluded');
 
+  // Decide (issue 30): one row from its dialog with a note, the rest at once from the table's ticks; sign off;
+  // a colleague's key approves.
+  await page.getByRole('button', { name: 'Clear selection' }).click();
+  await resultsTable(page)
+    .getByRole('button', { name: lines[0] as string })
+    .click();
+  const first = page.getByRole('dialog', { name: lines[0] as string });
+  await first.getByRole('textbox', { name: 'Note (optional)' }).fill('Deed checked');
+  await first.getByRole('button', { name: 'Accept', exact: true }).click();
+  await expect(first.getByTestId('row-decision')).toContainText('Accepted “Deed checked”. By ');
+  await first.getByRole('button', { name: 'Close' }).click();
+  await page.getByRole('button', { name: `Select all ${lines.length} shown` }).click();
+  await resultsTable(page)
+    .getByRole('checkbox', { name: `Select ${lines[0]}` })
+    .uncheck();
+  await page.getByRole('button', { name: `Accept ${lines.length - 1} selected` }).click();
+  await expect(page.getByText(`${lines.length - 1} rows decided.`)).toBeVisible();
+  await expect(summary.getByRole('list', { name: 'Decisions' })).toContainText(`Accepted: ${lines.length}`);
+  const signOff = page.getByRole('region', { name: 'Sign-off' });
+  await expect(signOff).toContainText('Every row has a decision');
+  await signOff.getByRole('button', { name: 'Sign off' }).click();
+  await expect(signOff.getByTestId('signed-off')).toContainText('Signed off by ');
+  // Another browser, its own cookies: the colleague signs in with the account's second key.
+  const colleague = await page
+    .context()
+    .browser()
+    ?.newPage({ baseURL: new URL(page.url()).origin });
+  if (!colleague) throw new Error('no second page');
+  await signInWithDemoKey(colleague, 'pi_demo_professional_2');
+  await colleague.goto(page.url());
+  await colleague.getByRole('region', { name: 'Sign-off' }).getByRole('button', { name: 'Approve' }).click();
+  await expect(colleague.getByTestId('approved').first()).toContainText('Approved by ');
+  await colleague.close();
+  // The reviewer's own page hears of it.
+  await expect(signOff.getByTestId('approved')).toContainText('Approved by ');
+
   // Export CSV: every input row, parsed back, in order, with the account.
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -123,6 +159,8 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   expect(parsed.data.at(-1)).toMatchObject({ outcome: 'not_found', excluded_reason: 'Not collateral' });
   expect(new Set(parsed.data.map((r) => r.account)).size).toBe(1);
   expect(parsed.data[0]?.property_id).not.toBe('');
+  expect(parsed.data[0]).toMatchObject({ decision: 'accept', decision_note: 'Deed checked' });
+  expect(parsed.data.every((r) => r.decision === 'accept' && r.decided_by !== '')).toBe(true);
 
   // Print: every row, under "Retrieved at ... by ...", without the controls.
   await page.emulateMedia({ media: 'print' });

@@ -56,12 +56,11 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
             <th className={CELL}>Input</th>
             <th className={CELL}>Matched address</th>
             <th className={CELL}>Property ID</th>
-            <th className={CELL}>Outcome</th>
+            <th className={CELL}>Outcome / decision</th>
             <th className={CELL}>Match</th>
             <th className={CELL}>Confidence</th>
             <th className={CELL}>Source</th>
             <th className={CELL}>Last verified</th>
-            <th className={CELL}>Decision</th>
           </tr>
         </thead>
         <tbody>
@@ -84,6 +83,11 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                 <td className={CELL}>
                   {isLook(result) ? <strong>{LOOK_TEXT}</strong> : OUTCOME_TEXT[row.outcome]}
                   {row.excluded ? <strong className="block">{EXCLUDED_TEXT}</strong> : null}
+                  {/* The reviewer's decision under the outcome (its note, who and when are the export's: a row
+                      stays within its lines, 25 or more to a page). */}
+                  {row.decision ? (
+                    <span className="block italic">{DECISION_TEXT[row.decision.decision]}</span>
+                  ) : null}
                 </td>
                 <td className={`${CELL} break-words`}>
                   {match ? MATCH_TEXT[match] : '—'}
@@ -97,19 +101,6 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                   {p && ageDays !== null && tier
                     ? `${p.lastVerified} · ${TIER_TEXT[tier].toLowerCase()}`
                     : '—'}
-                </td>
-                <td className={`${CELL} break-words`}>
-                  {row.decision ? (
-                    <>
-                      {DECISION_TEXT[row.decision.decision]}
-                      <span className="block text-[7pt]">
-                        {row.decision.note ? `“${row.decision.note}”, ` : ''}key {row.decision.by},{' '}
-                        {row.decision.at.slice(0, 10)}
-                      </span>
-                    </>
-                  ) : (
-                    '—'
-                  )}
                 </td>
               </tr>
             );
