@@ -6,6 +6,7 @@ import { Button } from '../components/ui/button.tsx';
 import { useDeleteSession } from '../features/auth/api/delete-session.ts';
 import { sessionQueryOptions } from '../features/auth/api/get-session.ts';
 import { useSessionFlags } from '../features/auth/session-flags.ts';
+import { NotificationsLink } from '../features/monitoring/notifications-link.tsx';
 
 export function Logo() {
   return (
@@ -201,6 +202,7 @@ function MainNav() {
       <NavLink to="/settings" className={NAV_LINK}>
         Settings
       </NavLink>
+      <NotificationsLink className={NAV_LINK} />
     </nav>
   );
 }

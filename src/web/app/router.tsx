@@ -13,6 +13,9 @@ const SearchRoute = lazy(() => loadSearchRoute().then((m) => ({ default: m.Searc
 const ReviewRoute = lazy(() => import('./routes/review.tsx').then((m) => ({ default: m.ReviewRoute })));
 const ActivityRoute = lazy(() => import('./routes/activity.tsx').then((m) => ({ default: m.ActivityRoute })));
 const SettingsRoute = lazy(() => import('./routes/settings.tsx').then((m) => ({ default: m.SettingsRoute })));
+const NotificationsRoute = lazy(() =>
+  import('./routes/notifications.tsx').then((m) => ({ default: m.NotificationsRoute })),
+);
 const ReviewRunRoute = lazy(() =>
   import('./routes/review-run.tsx').then((m) => ({ default: m.ReviewRunRoute })),
 );
@@ -60,6 +63,14 @@ export function AppRoutes() {
           element={
             <Suspense fallback={<RouteFallback />}>
               <SettingsRoute />
+            </Suspense>
+          }
+        />
+        <Route
+          path="/notifications"
+          element={
+            <Suspense fallback={<RouteFallback />}>
+              <NotificationsRoute />
             </Suspense>
           }
         />

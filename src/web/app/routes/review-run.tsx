@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { KeyLabel } from '../../features/auth/index.ts';
+import { ReviewMonitor } from '../../features/monitoring/review-monitor.tsx';
 import { checkAgain, reviewKeys } from '../../features/review/api/server-reviews.ts';
 import { useLiveReview } from '../../features/review/api/use-live-review.ts';
 import { ReviewResults } from '../../features/review/results/review-results.tsx';
@@ -77,6 +78,7 @@ function ReviewRun({ session }: { session: SessionResponse }) {
         checkError={checkError}
         looks={looks}
       />
+      <ReviewMonitor review={summary} />
       {previous ? <ReviewChanges previous={previous} rows={snapshot.rows} /> : null}
       {snapshot.loaded < Math.min(summary.receivedRows, summary.totalRows) ? (
         <p role="status" className="text-sm text-slate-600 dark:text-slate-400">

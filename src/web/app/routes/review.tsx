@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
+import { MonitoredReviews } from '../../features/monitoring/monitored-reviews.tsx';
 import { useReviewList } from '../../features/review/api/server-reviews.ts';
 import { ReviewList } from '../../features/review/run/review-list.tsx';
 import { SampleReview } from '../../features/review/start/sample-review.tsx';
@@ -37,6 +38,7 @@ function ReviewHome({ session }: { session: SessionResponse }) {
         </p>
       </div>
       {session.demo ? <SampleReview onStarted={started} /> : null}
+      <MonitoredReviews />
       {/* Wide screens: the account's reviews beside the form, where a returning reviewer looks first. */}
       <div className="grid items-start gap-8 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <StartReview initialArea={area} onStarted={started} />

@@ -1,0 +1,74 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { ReviewSummary } from '../../../contract/index.ts';
+import { Button } from '../../components/ui/button.tsx';
+import { ApiRequestError } from '../../lib/api-client.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { monitorsQueryOptions, scheduleText, useSetMonitor, useStopMonitor } from './api.ts';
+import { MonitorDialog } from './monitor-dialog.tsx';
+
+const message = (err: unknown) =>
+  err instanceof ApiRequestError ? err.message : err ? 'That did not work. Try again.' : null;
+
+/**
+ * On a review's page: *Monitor* (once it has finished a run) opens the schedule; a monitored review says when it
+ * runs next and last, and offers *Stop monitoring*.
+ */
+export function ReviewMonitor({ review }: { review: ReviewSummary }) {
+  const list = useQuery(monitorsQueryOptions());
+  const [open, setOpen] = useState(false);
+  const set = useSetMonitor(review.id);
+  const stop = useStopMonitor(review.id);
+  const monitor = list.data?.monitors.find((m) => m.reviewId === review.id);
+  if (!list.data || (!monitor && review.status !== 'done')) return null;
+  const dialog = open ? (
+    <MonitorDialog
+      intervals={list.data.intervals}
+      current={monitor}
+      rows={review.receivedRows}
+      pending={set.isPending}
+      error={message(set.error)}
+      onSubmit={(request) => set.mutate(request, { onSuccess: () => setOpen(false) })}
+      onCancel={() => setOpen(false)}
+    />
+  ) : null;
+  if (!monitor)
+    return (
+      <div className="space-y-3 print:hidden">
+        {open ? null : (
+          <Button variant="secondary" onClick={() => setOpen(true)}>
+            Monitor
+          </Button>
+        )}
+        {dialog}
+      </div>
+    );
+  return (
+    <section aria-label="Monitoring" className="space-y-3 text-sm print:hidden">
+      <p>
+        <span className="font-semibold">Monitored:</span> {scheduleText(monitor)}.{' '}
+        {monitor.pausedReason ? (
+          <span className="font-medium text-amber-800 dark:text-amber-300">
+            Paused: the next run would pass this month’s cap of {monitor.monthlyCap} lookups (
+            {monitor.usedThisMonth} used). Raise the cap to resume.
+          </span>
+        ) : (
+          <>Next run {formatDateTime(new Date(monitor.nextRunAt))}.</>
+        )}{' '}
+        {monitor.lastRunAt ? `Last run ${formatDateTime(new Date(monitor.lastRunAt))}.` : 'Not run yet.'}
+      </p>
+      <div className="flex gap-2">
+        {open ? null : (
+          <Button variant="secondary" onClick={() => setOpen(true)}>
+            Change schedule
+          </Button>
+        )}
+        <Button variant="secondary" disabled={stop.isPending} onClick={() => stop.mutate()}>
+          Stop monitoring
+        </Button>
+      </div>
+      {message(stop.error) ? <p role="alert">{message(stop.error)}</p> : null}
+      {dialog}
+    </section>
+  );
+}
