@@ -20,6 +20,7 @@ export const webhooks: Migration = {
       .addColumn('secret', 'text', (c) => c.notNull())
       .addColumn('created_by', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('visitor', 'text')
       .execute();
     await db.schema
       .createIndex('webhook_endpoints_by_account')

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiErrorBody,
+  type DemoKey,
   WebhookDeliveriesResponse,
   WebhookEndpointsResponse,
   WebhookSecretResponse,
@@ -31,8 +32,8 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 /** The shipped harness for sign-in and sessions; the webhook routes on it with private receivers allowed. */
-async function signedIn(key = 'pi_demo_professional') {
-  const h = db.make();
+async function signedIn(key = 'pi_demo_professional', demoKeys: DemoKey[] | null = null) {
+  const h = db.make(demoKeys ? { demoKeys } : {});
   expect((await h.signIn(key)).status).toBe(200);
   const webhooks = createWebhooks({
     database: db.database,
@@ -41,7 +42,7 @@ async function signedIn(key = 'pi_demo_professional') {
   });
   const app = new Hono<AppEnv>();
   app.use('*', csrf);
-  app.route('/api/webhooks', webhookRoutes({ webhooks, sessions: h.sessions }));
+  app.route('/api/webhooks', webhookRoutes({ webhooks, sessions: h.sessions, demoKeys }));
   app.onError((err, c) => errorResponse(c, toApiError(err)));
   const call = (
     path: string,
@@ -238,5 +239,24 @@ describe('/api/webhooks with a receiver on 127.0.0.1', () => {
       ).json(),
     );
     expect((await call(`/api/webhooks/${endpoint.id}/deliveries?before=nonsense`)).status).toBe(400);
+  });
+
+  it('gives each public demo visitor endpoints of their own: strangers share the demo account', async () => {
+    const demo: DemoKey[] = [{ key: 'pi_demo_professional', plan: 'professional', label: 'Professional' }];
+    const first = await signedIn('pi_demo_professional', demo);
+    const second = await signedIn('pi_demo_professional', demo);
+    const { endpoint } = WebhookSecretResponse.parse(
+      await (
+        await first.call('/api/webhooks', {
+          method: 'POST',
+          body: { url: receiver.url('/visitor'), events: ['review.completed'] },
+        })
+      ).json(),
+    );
+    const theirs = WebhookEndpointsResponse.parse(await (await second.call('/api/webhooks')).json());
+    expect(theirs.endpoints).toEqual([]);
+    expect((await second.call(`/api/webhooks/${endpoint.id}`, { method: 'DELETE' })).status).toBe(404);
+    const mine = WebhookEndpointsResponse.parse(await (await first.call('/api/webhooks')).json());
+    expect(mine.endpoints.map((e) => e.id)).toEqual([endpoint.id]);
   });
 });

@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import {
   CreateWebhookRequest,
+  type DemoKey,
+  demoKeyOf,
   MAX_WEBHOOK_ENDPOINTS,
   UpdateWebhookRequest,
   WEBHOOK_TEST_EVENT,
@@ -16,13 +18,15 @@ import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
 import { deliveryLog } from '../webhooks/delivery-log.ts';
-import { toEndpoint } from '../webhooks/endpoint-store.ts';
+import { type EndpointScope, toEndpoint } from '../webhooks/endpoint-store.ts';
 import { RefusedTarget, type Webhooks } from '../webhooks/index.ts';
 import type { WebhookEndpointsTable } from '../webhooks/tables.ts';
 
 export interface WebhookRouteDeps {
   webhooks: Webhooks;
   sessions: SessionStore;
+  /** The public demo's keys: strangers share the demo account, so each visitor has endpoints of their own. */
+  demoKeys: DemoKey[] | null;
 }
 
 const BODY = { maxBytes: 8 * 1024, tooLarge: 'Give a Webhook URL of at most 2,000 characters.' };
@@ -38,17 +42,18 @@ const noSuchEndpoint = () =>
  */
 export function webhookRoutes(deps: WebhookRouteDeps) {
   const { webhooks } = deps;
+  const scope = scopeOf(deps.demoKeys);
   const app = new Hono<AppEnv>();
   app.use('*', requireSession(deps.sessions));
   app.get('/', async (c) => {
-    const rows = await inDatabase(() => webhooks.endpoints.list(c.get('session').accountId));
+    const rows = await inDatabase(() => webhooks.endpoints.list(scope(c)));
     return c.json({ endpoints: rows.map(toEndpoint) } satisfies WebhookEndpointsResponse);
   });
   app.post('/', jsonBody(CreateWebhookRequest, BODY), async (c) => {
     const session = c.get('session');
     const input = c.req.valid('json');
     const url = await checkedUrl(webhooks, input.url);
-    const existing = await inDatabase(() => webhooks.endpoints.list(session.accountId));
+    const existing = await inDatabase(() => webhooks.endpoints.list(scope(c)));
     if (existing.length >= MAX_WEBHOOK_ENDPOINTS)
       throw new ApiError(
         409,
@@ -56,7 +61,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints: remove one first.`,
       );
     const row = await inDatabase(() =>
-      webhooks.endpoints.create(session.accountId, {
+      webhooks.endpoints.create(scope(c), {
         url,
         events: input.events,
         createdBy: keyFingerprint(session.keyHash),
@@ -66,29 +71,23 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   });
   app.patch('/:id', jsonBody(UpdateWebhookRequest, BODY), async (c) => {
     const change = c.req.valid('json');
-    const row = await inDatabase(() =>
-      webhooks.endpoints.update(c.get('session').accountId, c.req.param('id'), change),
-    );
+    const row = await inDatabase(() => webhooks.endpoints.update(scope(c), c.req.param('id'), change));
     if (!row) throw noSuchEndpoint();
     return c.json(toEndpoint(row));
   });
   app.delete('/:id', async (c) => {
-    const gone = await inDatabase(() =>
-      webhooks.endpoints.delete(c.get('session').accountId, c.req.param('id')),
-    );
+    const gone = await inDatabase(() => webhooks.endpoints.delete(scope(c), c.req.param('id')));
     if (!gone) throw noSuchEndpoint();
     return c.body(null, 204);
   });
   app.post('/:id/rotate-secret', async (c) => {
-    const row = await inDatabase(() =>
-      webhooks.endpoints.rotateSecret(c.get('session').accountId, c.req.param('id')),
-    );
+    const row = await inDatabase(() => webhooks.endpoints.rotateSecret(scope(c), c.req.param('id')));
     if (!row) throw noSuchEndpoint();
     return c.json(withSecret(row));
   });
-  app.post('/:id/test', (c) => sendTest(c, webhooks));
+  app.post('/:id/test', (c) => sendTest(c, webhooks, scope(c)));
   app.get('/:id/deliveries', async (c) => {
-    const endpoint = await ownEndpoint(c, webhooks);
+    const endpoint = await ownEndpoint(c, webhooks, scope(c));
     const before = c.req.query('before');
     if (before !== undefined && !/^\d{1,16}\.msg_[0-9a-f]{24}$/.test(before))
       throw new ApiError(400, 'bad_request', 'before: pass the `next` of the previous page.');
@@ -96,7 +95,7 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
     return c.json(log satisfies WebhookDeliveriesResponse);
   });
   app.post('/:id/deliveries/:eventId/resend', async (c) => {
-    const endpoint = await ownEndpoint(c, webhooks);
+    const endpoint = await ownEndpoint(c, webhooks, scope(c));
     const answer = await inDatabase(() =>
       webhooks.outbox.resend(endpoint.account_id, endpoint.id, c.req.param('eventId')),
     );
@@ -124,23 +123,42 @@ async function checkedUrl(webhooks: Webhooks, text: string): Promise<string> {
   return new URL(text.trim()).toString();
 }
 
-async function ownEndpoint(c: AppContext, webhooks: Webhooks): Promise<WebhookEndpointsTable> {
+/**
+ * Whose endpoints the caller's session sees: its account's, or a public demo visitor's own (their key is theirs
+ * for the visit, and every visitor signs in to the one demo account).
+ */
+function scopeOf(demoKeys: DemoKey[] | null) {
+  const isDemo = (key: string) => demoKeys?.some((d) => d.key === key || d.key === demoKeyOf(key)) ?? false;
+  return (c: AppContext): EndpointScope => {
+    const session = c.get('session');
+    return {
+      accountId: session.accountId,
+      visitor: isDemo(session.apiKey) ? keyFingerprint(session.keyHash) : null,
+    };
+  };
+}
+
+async function ownEndpoint(
+  c: AppContext,
+  webhooks: Webhooks,
+  scope: EndpointScope,
+): Promise<WebhookEndpointsTable> {
   const id = c.req.param('id') as string;
-  const row = await inDatabase(() => webhooks.endpoints.get(c.get('session').accountId, id));
+  const row = await inDatabase(() => webhooks.endpoints.get(scope, id));
   if (!row) throw noSuchEndpoint();
   return row;
 }
 
 /** *Send test event*: a `webhook.test` message to this endpoint alone, whatever events it subscribes to. */
-async function sendTest(c: AppContext, webhooks: Webhooks) {
-  const endpoint = await ownEndpoint(c, webhooks);
+async function sendTest(c: AppContext, webhooks: Webhooks, scope: EndpointScope) {
+  const endpoint = await ownEndpoint(c, webhooks, scope);
   if (endpoint.enabled !== 1)
     throw new ApiError(409, 'conflict', 'This endpoint is turned off: turn it on to send it a test event.');
   const session = c.get('session');
   const data = { endpointId: endpoint.id, sentBy: keyFingerprint(session.keyHash) };
   const [id] = await inDatabase(() =>
     webhooks.outbox.enqueue(endpoint.account_id, WEBHOOK_TEST_EVENT, data, `test:${crypto.randomUUID()}`, {
-      endpointId: endpoint.id,
+      only: { endpointId: endpoint.id },
     }),
   );
   if (!id) throw noSuchEndpoint();

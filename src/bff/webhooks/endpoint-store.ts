@@ -6,6 +6,13 @@ import type { WebhookEndpointsTable } from './tables.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
+/** Whose endpoints a caller sees: the account's, or, for a public demo visitor, the ones that visitor added. */
+export interface EndpointScope {
+  accountId: string;
+  /** The demo visitor's key fingerprint; null for a real account. */
+  visitor: string | null;
+}
+
 /** A new signing secret, as Standard Webhooks writes one: `whsec_` and 24 random bytes in base64. */
 export const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const newId = () => `ep_${randomBytes(12).toString('hex')}`;
@@ -32,38 +39,37 @@ export class WebhookEndpoints {
     private readonly now: () => number,
   ) {}
 
-  async list(accountId: string): Promise<WebhookEndpointsTable[]> {
+  /** The scope's endpoints (a query to narrow further). */
+  #in(scope: EndpointScope) {
     return this.db
       .selectFrom('webhook_endpoints')
       .selectAll()
-      .where('account_id', '=', accountId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+      .where('account_id', '=', scope.accountId)
+      .$if(scope.visitor !== null, (q) => q.where('visitor', '=', scope.visitor));
   }
 
-  async get(accountId: string, id: string): Promise<WebhookEndpointsTable | undefined> {
-    return this.db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+  async list(scope: EndpointScope): Promise<WebhookEndpointsTable[]> {
+    return this.#in(scope).orderBy('created_at').orderBy('id').execute();
+  }
+
+  async get(scope: EndpointScope, id: string): Promise<WebhookEndpointsTable | undefined> {
+    return this.#in(scope).where('id', '=', id).executeTakeFirst();
   }
 
   async create(
-    accountId: string,
+    scope: EndpointScope,
     input: { url: string; events: WebhookEventType[]; createdBy: string },
   ): Promise<WebhookEndpointsTable> {
     const row: WebhookEndpointsTable = {
       id: newId(),
-      account_id: accountId,
+      account_id: scope.accountId,
       url: input.url,
       events: JSON.stringify([...new Set(input.events)]),
       enabled: 1,
       secret: newSecret(),
       created_by: input.createdBy,
       created_at: this.now(),
+      visitor: scope.visitor,
     };
     await this.db.insertInto('webhook_endpoints').values(row).execute();
     return row;
@@ -71,10 +77,11 @@ export class WebhookEndpoints {
 
   /** Turns it on or off, or changes its events; the endpoint after, or undefined when there is none. */
   async update(
-    accountId: string,
+    scope: EndpointScope,
     id: string,
     change: { enabled?: boolean | undefined; events?: WebhookEventType[] | undefined },
   ): Promise<WebhookEndpointsTable | undefined> {
+    if (!(await this.get(scope, id))) return undefined;
     const set: Partial<WebhookEndpointsTable> = {};
     if (change.enabled !== undefined) set.enabled = change.enabled ? 1 : 0;
     if (change.events !== undefined) set.events = JSON.stringify([...new Set(change.events)]);
@@ -82,29 +89,31 @@ export class WebhookEndpoints {
       await this.db
         .updateTable('webhook_endpoints')
         .set(set)
-        .where('account_id', '=', accountId)
+        .where('account_id', '=', scope.accountId)
         .where('id', '=', id)
         .execute();
-    return this.get(accountId, id);
+    return this.get(scope, id);
   }
 
   /** A new secret, from now on (messages already queued are signed with it too, at their next attempt). */
-  async rotateSecret(accountId: string, id: string): Promise<WebhookEndpointsTable | undefined> {
+  async rotateSecret(scope: EndpointScope, id: string): Promise<WebhookEndpointsTable | undefined> {
+    if (!(await this.get(scope, id))) return undefined;
     await this.db
       .updateTable('webhook_endpoints')
       .set({ secret: newSecret() })
-      .where('account_id', '=', accountId)
+      .where('account_id', '=', scope.accountId)
       .where('id', '=', id)
       .execute();
-    return this.get(accountId, id);
+    return this.get(scope, id);
   }
 
   /** Removes the endpoint with its outbox and delivery log; false when there was none. */
-  async delete(accountId: string, id: string): Promise<boolean> {
+  async delete(scope: EndpointScope, id: string): Promise<boolean> {
+    if (!(await this.get(scope, id))) return false;
     return this.db.transaction().execute(async (trx) => {
       const gone = await trx
         .deleteFrom('webhook_endpoints')
-        .where('account_id', '=', accountId)
+        .where('account_id', '=', scope.accountId)
         .where('id', '=', id)
         .executeTakeFirst();
       if (Number(gone.numDeletedRows) === 0) return false;

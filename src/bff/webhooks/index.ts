@@ -28,13 +28,15 @@ export interface Webhooks {
   dispatcher: WebhookDispatcher;
   /**
    * Queues an event for the account's endpoints subscribed to it, once per `dedupeKey` (the monitoring slice
-   * calls this for review.changed and monitor.paused), and wakes the dispatcher.
+   * calls this for review.changed and monitor.paused), and wakes the dispatcher. `owner`: the fingerprint of the
+   * key that started the review it is about (a public demo visitor's endpoints hear only of their own).
    */
   enqueue(
     accountId: string,
     type: WebhookEventType,
     data: Record<string, unknown>,
     dedupeKey: string,
+    owner?: string,
   ): Promise<string[]>;
   /** Refuses (RefusedTarget, words for the person) a URL no attempt could be sent to. */
   checkUrl(url: string): Promise<void>;
@@ -64,8 +66,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     endpoints,
     outbox,
     dispatcher,
-    async enqueue(accountId, type, data, dedupeKey) {
-      const ids = await outbox.enqueue(accountId, type, data, dedupeKey);
+    async enqueue(accountId, type, data, dedupeKey, owner) {
+      const ids = await outbox.enqueue(accountId, type, data, dedupeKey, owner ? { owner } : {});
       if (ids.length > 0) dispatcher.notify();
       return ids;
     },

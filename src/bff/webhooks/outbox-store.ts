@@ -45,22 +45,25 @@ export class WebhookOutbox {
   /**
    * Queues an event for each enabled endpoint of the account subscribed to `type` (or for the one endpoint named,
    * whatever it subscribes to: the test event). `dedupeKey` names the event: enqueued again (another replica, a
-   * retry), it is kept once per endpoint. Answers the number of rows queued now.
+   * retry), it is kept once per endpoint. A demo visitor's endpoint gets it only when `owner` (the fingerprint of
+   * the key that started the review it is about) is that visitor. Answers the ids of the rows queued now.
    */
   async enqueue(
     accountId: string,
     type: WebhookEventType | typeof WEBHOOK_TEST_EVENT,
     data: Record<string, unknown>,
     dedupeKey: string,
-    only?: { endpointId: string },
+    { only, owner }: { only?: { endpointId: string }; owner?: string } = {},
   ): Promise<string[]> {
     let q = this.db
       .selectFrom('webhook_endpoints')
-      .select(['id', 'events'])
+      .select(['id', 'events', 'visitor'])
       .where('account_id', '=', accountId);
     q = only ? q.where('id', '=', only.endpointId) : q.where('enabled', '=', 1);
     const endpoints = (await q.execute()).filter(
-      (e) => only || (JSON.parse(e.events) as string[]).includes(type),
+      (e) =>
+        only ||
+        ((JSON.parse(e.events) as string[]).includes(type) && (e.visitor === null || e.visitor === owner)),
     );
     if (endpoints.length === 0) return [];
     const now = this.now();

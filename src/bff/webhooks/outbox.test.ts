@@ -34,6 +34,7 @@ function world(database: Database) {
   const endpoints = new WebhookEndpoints(database.db, now);
   const outbox = new WebhookOutbox(database.db, now);
   const account = `acct-${randomBytes(6).toString('hex')}`;
+  const scope = { accountId: account, visitor: null };
   const dispatcher = (attempt: (m: LeasedMessage) => Promise<AttemptResult>) =>
     new WebhookDispatcher({
       db: database.db,
@@ -45,7 +46,7 @@ function world(database: Database) {
       attempt,
     });
   const endpoint = (events: WebhookEventType[] = ['review.completed', 'review.changed']) =>
-    endpoints.create(account, {
+    endpoints.create(scope, {
       url: 'https://hooks.example.com/x',
       events,
       createdBy: 'ab12cd34',
@@ -103,7 +104,7 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     const a = await w.endpoint(['review.changed']);
     const b = await w.endpoint(['review.completed']);
     const off = await w.endpoint(['review.changed']);
-    await w.endpoints.update(w.account, off.id, { enabled: false });
+    await w.endpoints.update({ accountId: w.account, visitor: null }, off.id, { enabled: false });
     const data = { reviewId: 'rv_1', run: 2 };
     const first = await w.outbox.enqueue(w.account, 'review.changed', data, 'review.changed:rv_1:2');
     const again = await Promise.all(
@@ -231,6 +232,31 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
       .execute();
     expect(rows).toEqual([{ endpoint_id: ep.id }]);
     expect(before).not.toBe(reviewId);
+  });
+
+  it('tells a demo visitor’s endpoint only of that visitor’s reviews', async () => {
+    const w = world(backend.database);
+    const events: WebhookEventType[] = ['review.completed', 'review.changed'];
+    const url = 'https://hooks.example.com/v';
+    const own = await w.endpoints.create(
+      { accountId: w.account, visitor: 'ab12cd34' },
+      { url, events, createdBy: 'ab12cd34' },
+    );
+    await w.endpoints.create(
+      { accountId: w.account, visitor: 'ffff0000' },
+      { url, events, createdBy: 'ffff0000' },
+    );
+    await finishedRun(backend.database, w.account, w.clock.t + 10); // started by key ab12cd34
+    await w.outbox.enqueue(w.account, 'review.changed', {}, 'changed:1', { owner: 'ab12cd34' });
+    await w.outbox.enqueue(w.account, 'review.changed', {}, 'changed:2');
+    const sent: string[] = [];
+    await w
+      .dispatcher(async (m) => {
+        sent.push(`${m.endpointId} ${JSON.parse(m.payload).type}`);
+        return ok;
+      })
+      .tick();
+    expect(sent.sort()).toEqual([`${own.id} review.changed`, `${own.id} review.completed`]);
   });
 
   it('resends an event with the same id: one more attempt, then failed again if it fails', async () => {

@@ -13,6 +13,11 @@ export interface WebhookEndpointsTable {
   /** Fingerprint of the key that added it. */
   created_by: string;
   created_at: number;
+  /**
+   * A public demo visitor's fingerprint: strangers share the demo account, so the endpoint is that visitor's alone
+   * (only they see it, and it hears only of their reviews); null for a real account's endpoint.
+   */
+  visitor: string | null;
 }
 
 export interface WebhookOutboxTable {
