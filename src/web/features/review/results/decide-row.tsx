@@ -47,7 +47,8 @@ export function DecideRow({
     onSuccess: (answer) => {
       setNote('');
       onChanged(answer);
-      history.refetch();
+      // The history, when open, shows the decision just made.
+      if (historyShown) history.refetch();
     },
   });
   const history = useQuery({

@@ -80,7 +80,9 @@ export function SignOffPanel({
       <h2 id={headingId} className="text-lg font-semibold">
         Sign-off
       </h2>
-      {current ? (
+      {!current && review.status !== 'done' && review.status !== 'cancelled' ? (
+        <p className="text-sm">The review can be signed off once every row has its answer.</p>
+      ) : current ? (
         <>
           <SignOffLines signOff={current} />
           {error ? <Alert tone="error" title={error} /> : null}
