@@ -244,4 +244,26 @@ describe.each(databaseBackends('row-decisions'))('decisions on rows ($name)', (b
     }
     expect(broken).toEqual([]);
   });
+  // Two keys decide one row at the same moment: both decisions are kept, in the order they took the review's lock,
+  // and the row holds the later. Planted once on PostgreSQL (decide() without lockReview): both read the same last
+  // version and one failed on the history's primary key.
+  it('keeps both of two decisions of one row made at the same moment, the later on the row', async () => {
+    const { db } = backend.database;
+    const problems: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const accountId = account();
+      const id = await seeded(backend.database, accountId, 1);
+      const outcomes = await Promise.allSettled([
+        new SqlRowDecisions(db).decide(accountId, id, [0], { decision: 'accept', note: '', by: ALICE }),
+        new SqlRowDecisions(db).decide(accountId, id, [0], { decision: 'reject', note: '', by: BOB }),
+      ]);
+      const history = (await new SqlRowDecisions(db).history(accountId, id, 0)) ?? [];
+      const row = await new SqlReviewStore(db).row(accountId, id, 0);
+      if (outcomes.some((o) => o.status === 'rejected')) problems.push(`round ${round}: a decision failed`);
+      else if (history.length !== 2) problems.push(`round ${round}: ${history.length} kept`);
+      else if (row?.decision?.by !== history[1]?.by)
+        problems.push(`round ${round}: the row is not the later`);
+    }
+    expect(problems).toEqual([]);
+  });
 });
