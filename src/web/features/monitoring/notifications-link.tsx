@@ -8,8 +8,9 @@ export function NotificationsLink({ className }: { className: string }) {
   return (
     <NavLink to="/notifications" className={className}>
       Notifications
+      {unread > 0 ? ' ' : null}
       {unread > 0 ? (
-        <span className="ml-1 rounded-full bg-teal-700 px-1.5 text-xs text-white dark:bg-teal-500 dark:text-slate-950">
+        <span className="rounded-full bg-teal-700 px-1.5 text-xs text-white dark:bg-teal-500 dark:text-slate-950">
           {unread}
           <span className="sr-only"> unread</span>
         </span>
