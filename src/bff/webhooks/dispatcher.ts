@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DatabaseSchema } from '../db/schema.ts';
 import { enqueueCompletedRuns } from './completed-runs.ts';
-import type { AfterAttempt, LeasedMessage, WebhookOutbox } from './outbox-store.ts';
+import { type AfterAttempt, KEEP_MS, type LeasedMessage, type WebhookOutbox } from './outbox-store.ts';
 import { type AttemptResult, type SendOptions, sendAttempt } from './sender.ts';
 
 /** First retry after about 5 s, doubling, at most an hour apart: about 30 attempts in the 24 hours. */
@@ -53,6 +53,7 @@ export class WebhookDispatcher {
   /** stop() was called: a pass under way sends what it leased and stops. */
   #stopping = false;
   #again = false;
+  #forgotAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: DispatcherOptions) {
     this.#o = {
@@ -108,6 +109,11 @@ export class WebhookDispatcher {
   async tick(): Promise<number> {
     const o = this.#o;
     await enqueueCompletedRuns(o.db, o.outbox, o.now());
+    // The log's old entries go an hour at a time (any replica; deleting twice is harmless).
+    if (o.now() - this.#forgotAt >= 3_600_000) {
+      this.#forgotAt = o.now();
+      await o.outbox.forget(o.now() - KEEP_MS);
+    }
     let made = 0;
     for (;;) {
       const leased = await o.outbox.lease(this.owner, o.concurrency, o.leaseMs);

@@ -9,6 +9,8 @@ type Db = Kysely<DatabaseSchema>;
 
 /** How long an event is tried before it is given up (`failed`). */
 export const RETRY_WINDOW_MS = 24 * 3_600_000;
+/** How long the delivery log keeps an event that was delivered or given up. */
+export const KEEP_MS = 30 * 24 * 3_600_000;
 
 export const newMessageId = () => `msg_${randomBytes(12).toString('hex')}`;
 
@@ -180,6 +182,31 @@ export class WebhookOutbox {
         .executeTakeFirst();
       return Number(moved.numUpdatedRows) === 1;
     });
+  }
+
+  /**
+   * Forgets up to `limit` delivered or given-up events created before `before`, with their attempts (the log keeps
+   * KEEP_MS of them); answers how many. Pending ones stay whatever their age: they are still owed.
+   */
+  async forget(before: number, limit = 500): Promise<number> {
+    const old = await this.db
+      .selectFrom('webhook_outbox')
+      .select('id')
+      .where('state', 'in', ['delivered', 'failed'])
+      .where('created_at', '<', before)
+      .limit(limit)
+      .execute();
+    if (old.length === 0) return 0;
+    const ids = old.map((r) => r.id);
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('webhook_attempts').where('outbox_id', 'in', ids).execute();
+      await trx
+        .deleteFrom('webhook_outbox')
+        .where('id', 'in', ids)
+        .where('state', 'in', ['delivered', 'failed'])
+        .execute();
+    });
+    return ids.length;
   }
 
   /**

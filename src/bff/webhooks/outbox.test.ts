@@ -259,6 +259,31 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     expect(sent.sort()).toEqual([`${own.id} review.changed`, `${own.id} review.completed`]);
   });
 
+  it('forgets delivered and given-up events after 30 days, never one still owed', async () => {
+    const w = world(backend.database);
+    await w.endpoint();
+    const [delivered] = await w.outbox.enqueue(w.account, 'review.changed', {}, 'old-ok');
+    const [failed] = await w.outbox.enqueue(w.account, 'review.changed', {}, 'old-failed');
+    await w.dispatcher(async (m) => (m.id === delivered ? ok : down)).tick();
+    await backend.database.db
+      .updateTable('webhook_outbox')
+      .set({ state: 'failed' })
+      .where('id', '=', failed as string)
+      .execute();
+    w.clock.t += 60_000;
+    const [owed] = await w.outbox.enqueue(w.account, 'review.changed', {}, 'old-owed');
+    await backend.database.db
+      .updateTable('webhook_outbox')
+      .set({ next_attempt_at: w.clock.t + 40 * 86_400_000 })
+      .where('id', '=', owed as string)
+      .execute();
+    w.clock.t += 30 * 86_400_000;
+    await w.dispatcher(async () => ok).tick();
+    const left = await backend.database.db.selectFrom('webhook_outbox').select('id').execute();
+    expect(left.map((r) => r.id)).toEqual([owed]);
+    expect(await w.attempts(delivered as string)).toEqual([]);
+  });
+
   it('resends an event with the same id: one more attempt, then failed again if it fails', async () => {
     const w = world(backend.database);
     const ep = await w.endpoint();
