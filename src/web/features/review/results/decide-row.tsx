@@ -4,6 +4,7 @@ import {
   type DecisionKind,
   MAX_DECISION_NOTE,
   type ReviewRowResult,
+  type RowDecision,
   type RowDecisionStep,
 } from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
@@ -66,17 +67,7 @@ export function DecideRow({
       <h3 id={headingId} className="text-sm font-semibold">
         Decision
       </h3>
-      <p data-testid="row-decision" className="text-sm">
-        {current ? (
-          <>
-            <strong>{DECISION_TEXT[current.decision]}</strong>
-            {current.note ? <> “{current.note}”</> : null}. By <KeyLabel fingerprint={current.by} />
-            {formatDateTime(current.at) ? `, ${formatDateTime(current.at)}` : ''}.
-          </>
-        ) : (
-          'No decision yet.'
-        )}
-      </p>
+      <CurrentDecision decision={current} />
       <label htmlFor={noteId} className={labelClass}>
         Note (optional)
       </label>
@@ -114,6 +105,23 @@ export function DecideRow({
         <DecisionHistory steps={history.data} loading={history.isPending && historyShown} />
       </details>
     </section>
+  );
+}
+
+/** The row's decision now: what, the note, by whom and when. */
+function CurrentDecision({ decision }: { decision: RowDecision | undefined }) {
+  return (
+    <p data-testid="row-decision" className="text-sm">
+      {decision ? (
+        <>
+          <strong>{DECISION_TEXT[decision.decision]}</strong>
+          {decision.note ? <> “{decision.note}”</> : null}. By <KeyLabel fingerprint={decision.by} />
+          {formatDateTime(decision.at) ? `, ${formatDateTime(decision.at)}` : ''}.
+        </>
+      ) : (
+        'No decision yet.'
+      )}
+    </p>
   );
 }
 
