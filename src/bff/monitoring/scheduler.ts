@@ -122,7 +122,11 @@ export class MonitorScheduler {
 
   async #start(slot: MonitorSlotsTable): Promise<[SlotOutcome, number | null]> {
     const now = await this.o.monitors.forStart(slot);
-    if (!now) return ['gone', null];
+    if (!now) {
+      // Stopped, or its review deleted (a demo visitor's, at sign-out): a monitor left over goes too.
+      await this.o.monitors.forget(slot.review_id);
+      return ['gone', null];
+    }
     if (now.startedRun !== undefined) return ['started', now.startedRun];
     const { monitor } = now;
     if (now.used + Number(monitor.received_rows) > Number(monitor.monthly_cap)) {
