@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   type CreateWebhookRequest,
   type UpdateWebhookRequest,
@@ -24,16 +24,22 @@ export const webhooksQueryOptions = (accountId: string) =>
     queryFn: ({ signal }) => apiFetch('/api/webhooks', WebhookEndpointsResponse, { signal }),
   });
 
-/** The newest page of an endpoint's log, looked at again every few seconds while an event waits to be sent. */
+/** An endpoint's log a page at a time, newest first, looked at again every few seconds while an event is owed. */
 export const deliveriesQueryOptions = (accountId: string, endpointId: string) =>
-  queryOptions({
+  infiniteQueryOptions({
     queryKey: webhookKeys.deliveries(accountId, endpointId),
-    queryFn: ({ signal }) =>
-      apiFetch(`/api/webhooks/${encodeURIComponent(endpointId)}/deliveries`, WebhookDeliveriesResponse, {
-        signal,
-      }),
+    queryFn: ({ signal, pageParam }) =>
+      apiFetch(
+        `/api/webhooks/${encodeURIComponent(endpointId)}/deliveries${pageParam ? `?before=${encodeURIComponent(pageParam)}` : ''}`,
+        WebhookDeliveriesResponse,
+        { signal },
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next,
     refetchInterval: (query) =>
-      query.state.data?.deliveries.some((d) => d.state === 'pending' || d.state === 'sending')
+      query.state.data?.pages.some((p) =>
+        p.deliveries.some((d) => d.state === 'pending' || d.state === 'sending'),
+      )
         ? 3_000
         : false,
   });

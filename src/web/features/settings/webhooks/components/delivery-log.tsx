@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import type { WebhookDelivery } from '../../../../../contract/index.ts';
 import { Button } from '../../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../../lib/api-client.ts';
@@ -21,7 +21,7 @@ function lastOutcome(d: WebhookDelivery): string {
 
 /** An endpoint's delivery log, newest first: each event, its state, its latest attempt, and *Resend*. */
 export function DeliveryLog({ accountId, endpointId }: { accountId: string; endpointId: string }) {
-  const log = useQuery(deliveriesQueryOptions(accountId, endpointId));
+  const log = useInfiniteQuery(deliveriesQueryOptions(accountId, endpointId));
   const resend = useResend(accountId);
   if (log.isPending) return <p className="text-sm">Loading the delivery log…</p>;
   if (log.isError)
@@ -30,7 +30,8 @@ export function DeliveryLog({ accountId, endpointId }: { accountId: string; endp
         The delivery log could not be loaded.
       </p>
     );
-  if (log.data.deliveries.length === 0) return <p className="text-sm">Nothing sent to this endpoint yet.</p>;
+  const deliveries = log.data.pages.flatMap((p) => p.deliveries);
+  if (deliveries.length === 0) return <p className="text-sm">Nothing sent to this endpoint yet.</p>;
   return (
     <div className="space-y-2">
       <table className="w-full text-left text-sm">
@@ -47,7 +48,7 @@ export function DeliveryLog({ accountId, endpointId }: { accountId: string; endp
           </tr>
         </thead>
         <tbody>
-          {log.data.deliveries.map((d) => (
+          {deliveries.map((d) => (
             <tr key={d.id} className="border-t border-slate-200 align-top dark:border-slate-800">
               <td>
                 {d.type}
@@ -73,6 +74,11 @@ export function DeliveryLog({ accountId, endpointId }: { accountId: string; endp
           ))}
         </tbody>
       </table>
+      {log.hasNextPage ? (
+        <Button variant="ghost" disabled={log.isFetchingNextPage} onClick={() => void log.fetchNextPage()}>
+          {log.isFetchingNextPage ? 'Loading…' : 'Older deliveries'}
+        </Button>
+      ) : null}
       {resend.isError ? (
         <p role="alert" className="text-sm text-red-700 dark:text-red-300">
           {resend.error instanceof ApiRequestError ? resend.error.message : 'Could not resend. Try again.'}

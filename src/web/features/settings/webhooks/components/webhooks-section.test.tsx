@@ -139,4 +139,55 @@ describe('Webhook endpoints', () => {
     expect(api.calls.find((c) => c.method === 'PATCH')?.body).toEqual({ enabled: false });
     expect(screen.getByRole('button', { name: 'Send test event' })).toBeDisabled();
   });
+
+  it('pages through an endpoint’s delivery log, newest first', async () => {
+    const delivery = (id: string, type: string): WebhookDelivery => ({
+      id,
+      type,
+      state: 'delivered',
+      createdAt: '2026-11-26T10:01:00.000Z',
+      nextAttemptAt: null,
+      deliveredAt: '2026-11-26T10:01:01.000Z',
+      attempts: [
+        {
+          attempt: 1,
+          at: '2026-11-26T10:01:01.000Z',
+          statusCode: 204,
+          error: null,
+          durationMs: 9,
+          response: null,
+        },
+      ],
+    });
+    const newer = 'msg_bbbbbbbbbbbbbbbbbbbbbbbb';
+    const older = 'msg_cccccccccccccccccccccccc';
+    fakeApi({
+      'GET /api/webhooks': () =>
+        json({
+          endpoints: [
+            {
+              id: 'ep_1',
+              url: 'https://hooks.example.com/a',
+              events: ['review.completed'],
+              enabled: true,
+              createdBy: '3f9a1c2e',
+              createdAt: '2026-11-26T10:00:00.000Z',
+            },
+          ],
+        }),
+      'GET /api/webhooks/ep_1/deliveries': ({ url }) =>
+        url.searchParams.get('before') === `1.${newer}`
+          ? json({ deliveries: [delivery(older, 'review.completed')], next: null })
+          : json({ deliveries: [delivery(newer, 'webhook.test')], next: `1.${newer}` }),
+    });
+    const user = userEvent.setup();
+    render();
+    await user.click(await screen.findByRole('button', { name: 'Delivery log' }));
+    const log = await screen.findByRole('table', { name: 'Delivery log' });
+    expect(log).toHaveTextContent(newer);
+    expect(log).not.toHaveTextContent(older);
+    await user.click(screen.getByRole('button', { name: 'Older deliveries' }));
+    await waitFor(() => expect(screen.getByRole('table', { name: 'Delivery log' })).toHaveTextContent(older));
+    expect(screen.queryByRole('button', { name: 'Older deliveries' })).not.toBeInTheDocument();
+  });
 });
