@@ -16,7 +16,7 @@ export async function auditVerify(
   const config = readBffConfig(env);
   const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseDir });
   try {
-    const result = await verifyTrail(database.db);
+    const result = await verifyTrail(database.db, { sqlite: database.sqlite });
     (result.ok ? print.out : print.err)(verdictLine(result));
     return result.ok ? 0 : 1;
   } finally {

@@ -36,7 +36,7 @@ export async function benchEvidence(entries = Number(process.env.BENCH_EVIDENCE_
     );
     try {
       t = performance.now();
-      const result = await verifyTrail(database.db);
+      const result = await verifyTrail(database.db, { sqlite: database.sqlite });
       const walked = (performance.now() - t) / 1000;
       if (!result.ok || result.entries !== entries) throw new Error(`verify: ${JSON.stringify(result)}`);
       row(

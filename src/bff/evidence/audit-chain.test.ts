@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../db/database.ts';
@@ -26,13 +27,17 @@ const pem = () =>
   generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
 /** Runs `plant` and the verifier in a transaction that is then undone: the trail is as before for the next. */
-async function plantedThenVerified(db: Db, plant: (trx: Db) => Promise<void>): Promise<TrailBroken> {
+async function plantedThenVerified(
+  db: Db,
+  sqlite: BetterSqlite3.Database | undefined,
+  plant: (trx: Db) => Promise<void>,
+): Promise<TrailBroken> {
   let result: Awaited<ReturnType<typeof verifyTrail>> | undefined;
   await db
     .transaction()
     .execute(async (trx) => {
       await plant(trx);
-      result = await verifyTrail(trx, 3);
+      result = await verifyTrail(trx, { sqlite, batch: 3 });
       throw new Error('undo');
     })
     .catch((err: Error) => {
@@ -70,13 +75,17 @@ describe.each(backends)('the audit chain on $name', (backend) => {
     ).execute(db);
     await prepared.append([entry(6), entry(7)]);
     await checkpoints.checkpointNow();
-    expect(await verifyTrail(db, 3)).toMatchObject({ ok: true, entries: 7, checkpoints: 1 });
+    expect(await verifyTrail(db, { sqlite, batch: 3 })).toMatchObject({
+      ok: true,
+      entries: 7,
+      checkpoints: 1,
+    });
     const trail = await ids(db);
     expect(trail[5]?.id).toBeGreaterThan((trail[4]?.id ?? 0) + 1);
     const [, second, third, , fifth, sixth, seventh] = trail as (typeof trail)[number][];
     if (!second || !third || !fifth || !sixth || !seventh) throw new Error('seven entries');
 
-    const changed = await plantedThenVerified(db, async (trx) => {
+    const changed = await plantedThenVerified(db, sqlite, async (trx) => {
       await trx
         .updateTable('audit_entries')
         .set({ query: '3 Forged St' })
@@ -85,13 +94,13 @@ describe.each(backends)('the audit chain on $name', (backend) => {
     });
     expect(changed).toMatchObject({ how: 'changed', id: third.id, at: third.at });
 
-    const removed = await plantedThenVerified(db, async (trx) => {
+    const removed = await plantedThenVerified(db, sqlite, async (trx) => {
       await trx.deleteFrom('audit_entries').where('id', '=', third.id).execute();
     });
     expect(removed).toMatchObject({ how: 'removed', id: trail[3]?.id });
 
     // Inserted in the gap, chained after the entry before it with its hash made right: the entry after it fails.
-    const forged = await plantedThenVerified(db, async (trx) => {
+    const forged = await plantedThenVerified(db, sqlite, async (trx) => {
       const row = { ...auditEntry({ at: fifth.at + 1, query: '5½ Forged St' }), id: fifth.id + 1 };
       const chained = { ...row, prev_hash: fifth.hash, search_text: null };
       await trx
@@ -101,7 +110,7 @@ describe.each(backends)('the audit chain on $name', (backend) => {
     });
     expect(forged).toMatchObject({ how: 'inserted', id: fifth.id + 1 });
     // And with a hash made up: the same entry named.
-    const madeUp = await plantedThenVerified(db, async (trx) => {
+    const madeUp = await plantedThenVerified(db, sqlite, async (trx) => {
       const row = { ...auditEntry({ at: fifth.at + 1 }), id: fifth.id + 2, search_text: null };
       await trx
         .insertInto('audit_entries')
@@ -111,23 +120,31 @@ describe.each(backends)('the audit chain on $name', (backend) => {
     expect(madeUp).toMatchObject({ how: 'inserted', id: fifth.id + 2 });
 
     // The newest entry removed: the chain left is whole, but the checkpoint counts it.
-    const truncated = await plantedThenVerified(db, async (trx) => {
+    const truncated = await plantedThenVerified(db, sqlite, async (trx) => {
       await trx.deleteFrom('audit_entries').where('id', '=', seventh.id).execute();
     });
     expect(truncated).toMatchObject({ how: 'removed', id: seventh.id });
     // A checkpoint changed after it was signed.
-    const resigned = await plantedThenVerified(db, async (trx) => {
+    const resigned = await plantedThenVerified(db, sqlite, async (trx) => {
       await trx.updateTable('audit_checkpoints').set({ entries: 6, head_id: sixth.id }).execute();
     });
     expect(resigned).toMatchObject({ how: 'checkpoint' });
-    expect(await verifyTrail(db)).toMatchObject({ ok: true, entries: 7 });
+    expect(await verifyTrail(db, { sqlite })).toMatchObject({ ok: true, entries: 7 });
 
     // Retention removes the start of the chain and moves its base: what is left still verifies, counted whole.
     await kysely.append([auditEntry({ at: Date.now() })]);
     expect(await kysely.deleteOlderThan(third.at + 1)).toBe(3);
-    expect(await verifyTrail(db, 2)).toMatchObject({ ok: true, entries: 8, checkpoints: 1 });
+    expect(await verifyTrail(db, { sqlite, batch: 2 })).toMatchObject({
+      ok: true,
+      entries: 8,
+      checkpoints: 1,
+    });
     await checkpoints.checkpointNow();
-    expect(await verifyTrail(db, 2)).toMatchObject({ ok: true, entries: 8, checkpoints: 2 });
+    expect(await verifyTrail(db, { sqlite, batch: 2 })).toMatchObject({
+      ok: true,
+      entries: 8,
+      checkpoints: 2,
+    });
   });
 });
 

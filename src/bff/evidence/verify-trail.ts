@@ -1,7 +1,8 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, hash, type KeyObject } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.ts';
-import { type ChainedEntry, entryHash } from '../stores/audit/chain.ts';
+import { CHAINED_COLUMNS, type ChainedEntry, canonicalOf, chainedFields } from '../stores/audit/chain.ts';
 import { checkpointSigned } from './checkpoints.ts';
 import type { AuditCheckpointsTable } from './tables.ts';
 
@@ -33,117 +34,130 @@ export interface TrailBroken {
 /** Entries read per query. */
 const BATCH = 10_000;
 
-const COLUMNS = [
-  'id',
-  'at',
-  'account_id',
-  'key_fingerprint',
-  'session_ref',
-  'kind',
-  'query',
-  'outcome',
-  'property_id',
-  'source',
-  'confidence',
-  'last_verified',
-  'cached',
-  'cached_at',
-  'upstream_request_id',
-  'review_id',
-  'row_index',
-  'review_owner',
-  'prev_hash',
-  'hash',
-] as const;
+/** An entry as the walk reads it: its values in CHAINED_COLUMNS order, then its hash. */
+type Row = unknown[];
+const column = (name: keyof ChainedEntry) => CHAINED_COLUMNS.indexOf(name);
+const ID = column('id');
+const AT = column('at');
+const PREV = column('prev_hash');
+const HASH = CHAINED_COLUMNS.length;
+const SELECTED = [...CHAINED_COLUMNS, 'hash'] as const;
 
-type Row = ChainedEntry & { hash: string };
+const idOf = (r: Row) => Number(r[ID]);
+const atOf = (r: Row) => Number(r[AT]);
+const hashOf = (r: Row) => r[HASH] as string;
+const sound = (r: Row) => hash('sha256', canonicalOf(r), 'hex') === r[HASH];
 
-async function* entries(db: Db, after: number, batch: number): AsyncGenerator<Row> {
+/**
+ * The trail from after `after`, in id order, a batch at a time. SQLite's own handle reads rows as arrays in the
+ * canonical form's column order (a row as an object cost twice the walk); Kysely's objects are put in that order.
+ */
+async function* entries(db: Db, sqlite: BetterSqlite3.Database | undefined, after: number, batch: number) {
+  const read = sqlite
+    ? sqlite
+        .prepare<[number, number], Row>(
+          `select ${SELECTED.join(', ')} from audit_entries where id > ? order by id limit ?`,
+        )
+        .raw(true)
+    : undefined;
   for (;;) {
-    const rows = (await db
-      .selectFrom('audit_entries')
-      .select(COLUMNS)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(batch)
-      .execute()) as Row[];
+    const rows: Row[] = read
+      ? read.all(after, batch)
+      : (
+          await db
+            .selectFrom('audit_entries')
+            .select(SELECTED)
+            .where('id', '>', after)
+            .orderBy('id')
+            .limit(batch)
+            .execute()
+        ).map((r) => {
+          const fields = chainedFields(r as ChainedEntry) as Record<string, unknown>;
+          return [...CHAINED_COLUMNS.map((m) => fields[m]), r.hash];
+        });
     yield* rows;
     if (rows.length < batch) return;
-    after = Number(rows.at(-1)?.id);
+    after = idOf(rows.at(-1) as Row);
   }
 }
 
 const when = (at: number) => new Date(at).toISOString();
 
 /** Walks the whole trail and every checkpoint; the first thing that does not match, or the count. */
-export async function verifyTrail(db: Db, batch = BATCH): Promise<TrailVerified | TrailBroken> {
+export async function verifyTrail(
+  db: Db,
+  { sqlite, batch = BATCH }: { sqlite?: BetterSqlite3.Database | undefined; batch?: number } = {},
+): Promise<TrailVerified | TrailBroken> {
   const base = await db.selectFrom('audit_chain').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const baseId = Number(base.base_id);
   const checkpoints = await db.selectFrom('audit_checkpoints').selectAll().orderBy('at').execute();
   const unsigned = await checkSignatures(db, checkpoints);
   if (unsigned) return unsigned;
   // The checkpoints still checkable against entries: those naming the start or an entry after it.
-  const named = new Map<number, AuditCheckpointsTable[]>();
+  const checked = new Map<number, AuditCheckpointsTable[]>();
   for (const c of checkpoints) {
     const head = Number(c.head_id);
     if (head === baseId && (c.head_hash !== base.base_hash || Number(c.entries) !== Number(base.base_count)))
       return checkpointBroken(c, 'names the start of the trail as it was not');
-    if (head > baseId) named.set(head, [...(named.get(head) ?? []), c]);
+    if (head > baseId) checked.set(head, [...(checked.get(head) ?? []), c]);
   }
 
   let prev = base.base_hash;
   let beforePrev: string | undefined;
   let previous: Row | undefined;
   let count = Number(base.base_count);
-  const walk = entries(db, baseId, batch);
+  const walk = entries(db, sqlite, baseId, batch);
   let next = (await walk.next()).value as Row | undefined;
   while (next) {
     const e = next;
     next = (await walk.next()).value as Row | undefined;
-    const sound = entryHash(e) === e.hash;
-    if (!sound || e.prev_hash !== prev) {
-      if (next && next.prev_hash === prev && entryHash(next) === next.hash)
+    const intact = sound(e);
+    if (!intact || e[PREV] !== prev) {
+      if (next && next[PREV] === prev && sound(next))
         return broken(e, 'inserted', 'it is not in the chain: the entry after it follows the one before it');
-      if (sound && previous && beforePrev !== undefined && e.prev_hash === beforePrev)
+      if (intact && previous && beforePrev !== undefined && e[PREV] === beforePrev)
         return broken(
           previous,
           'inserted',
           'it is not in the chain: the entry after it follows the one before it',
         );
-      if (!sound) return broken(e, 'changed', 'its content does not match its hash');
+      if (!intact) return broken(e, 'changed', 'its content does not match its hash');
       return broken(
         e,
         'removed',
-        `it does not follow ${previous ? `entry ${previous.id}` : 'the start of the trail'}: an entry between them was removed (or that one was changed and its hash made again)`,
+        `it does not follow ${previous ? `entry ${idOf(previous)}` : 'the start of the trail'}: an entry between them was removed (or that one was changed and its hash made again)`,
       );
     }
     count++;
-    for (const c of named.get(Number(e.id)) ?? []) {
-      if (Number(c.entries) !== count || c.head_hash !== e.hash)
-        return checkpointBroken(c, `counts ${c.entries} entries up to entry ${e.id}, the trail ${count}`);
+    const id = idOf(e);
+    const named = checked.get(id);
+    if (named) {
+      for (const c of named)
+        if (Number(c.entries) !== count || c.head_hash !== hashOf(e))
+          return checkpointBroken(c, `counts ${c.entries} entries up to entry ${id}, the trail ${count}`);
+      checked.delete(id);
     }
-    named.delete(Number(e.id));
     beforePrev = prev;
-    prev = e.hash;
+    prev = hashOf(e);
     previous = e;
   }
   // A checkpoint naming an entry the walk never met: the entry, or the trail's end, was removed.
-  const [missing] = [...named.values()].flat();
+  const [missing] = [...checked.values()].flat();
   if (missing) {
     return {
       ok: false,
       id: Number(missing.head_id),
       at: Number(missing.at),
       how: 'removed',
-      message: `entry ${missing.head_id}, the head of the checkpoint of ${when(Number(missing.at))}, is not in the trail (it ends at ${previous ? `entry ${previous.id}` : 'its start'})`,
+      message: `entry ${missing.head_id}, the head of the checkpoint of ${when(Number(missing.at))}, is not in the trail (it ends at ${previous ? `entry ${idOf(previous)}` : 'its start'})`,
     };
   }
   return { ok: true, entries: count, checkpoints: checkpoints.length, head: prev };
 }
 
 function broken(e: Row, how: TrailBroken['how'], why: string): TrailBroken {
-  const at = Number(e.at);
-  return { ok: false, id: Number(e.id), at, how, message: `entry ${e.id} (${when(at)}) was ${how}: ${why}` };
+  const [id, at] = [idOf(e), atOf(e)];
+  return { ok: false, id, at, how, message: `entry ${id} (${when(at)}) was ${how}: ${why}` };
 }
 
 function checkpointBroken(c: AuditCheckpointsTable, why: string): TrailBroken {
