@@ -70,6 +70,8 @@ export const monitoring: Migration = {
       .addColumn('webhook_at', 'bigint')
       .addUniqueConstraint('notifications_run', ['review_id', 'run'])
       .execute();
+    // Every replica's pass looks for alerts whose webhook is not queued yet.
+    await db.schema.createIndex('notifications_unsent').on('notifications').column('webhook_at').execute();
     await db.schema
       .createIndex('notifications_by_account')
       .on('notifications')

@@ -187,10 +187,39 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
     expect(queued.map((q) => [q.type, JSON.parse(q.payload).data.reason])).toEqual([
       ['monitor.paused', 'cap_reached'],
     ]);
-    // Paused: later times are not claimed until it is saved again.
+    // Paused: later times are not claimed until it is saved again; saved with a higher cap, it runs.
     clock.t += 3 * HOUR;
     await a.scheduler.tick();
     expect(await slotsOf(db, id)).toHaveLength(2);
+    expect(await a.monitors.put(acct, id, { ...HOURLY, monthlyCap: 6 }, 'ab12cd34')).toMatchObject({
+      pausedReason: null,
+    });
+    clock.t += HOUR;
+    await a.scheduler.tick();
+    expect((await slotsOf(db, id)).map((s) => s.state)).toEqual(['started', 'capped', 'started']);
+  });
+
+  it('the database itself keeps one slot per monitor and scheduled time', async () => {
+    const db = backend.database;
+    const acct = account();
+    const id = await review(db, acct);
+    const slot = {
+      review_id: id,
+      scheduled_at: 1,
+      claimed_at: 1,
+      state: 'claimed',
+      lease_owner: 'x',
+      lease_until: 0,
+      run: null,
+      decided_at: null,
+    };
+    await db.db.insertInto('monitor_slots').values(slot).execute();
+    await expect(
+      db.db
+        .insertInto('monitor_slots')
+        .values({ ...slot, lease_owner: 'y' })
+        .execute(),
+    ).rejects.toThrow();
   });
 
   it('a daily 09:00 in America/New_York runs at 09:00 on both sides of the March change', async () => {
