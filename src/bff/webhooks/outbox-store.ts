@@ -48,7 +48,8 @@ export class WebhookOutbox {
    * Queues an event for each enabled endpoint of the account subscribed to `type` (or for the one endpoint named,
    * whatever it subscribes to: the test event). `dedupeKey` names the event: enqueued again (another replica, a
    * retry), it is kept once per endpoint. A demo visitor's endpoint gets it only when `owner` (the fingerprint of
-   * the key that started the review it is about) is that visitor. Answers the ids of the rows queued now.
+   * the key that started the review it is about; by default the starter of the review `data.reviewId` names) is
+   * that visitor. Answers the ids of the rows queued now.
    */
   async enqueue(
     accountId: string,
@@ -62,16 +63,30 @@ export class WebhookOutbox {
       .select(['id', 'events', 'visitor'])
       .where('account_id', '=', accountId);
     q = only ? q.where('id', '=', only.endpointId) : q.where('enabled', '=', 1);
-    const endpoints = (await q.execute()).filter(
-      (e) =>
-        only ||
-        ((JSON.parse(e.events) as string[]).includes(type) && (e.visitor === null || e.visitor === owner)),
+    const subscribed = (await q.execute()).filter(
+      (e) => only || (JSON.parse(e.events) as string[]).includes(type),
     );
+    const by = subscribed.some((e) => e.visitor !== null)
+      ? (owner ?? (await this.#starter(accountId, data)))
+      : owner;
+    const endpoints = subscribed.filter((e) => only || e.visitor === null || e.visitor === by);
     if (endpoints.length === 0) return [];
     const now = this.now();
     const payload = JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
     const rows = endpoints.map((e) => newRow(e.id, accountId, type, payload, dedupeKey, now));
     return this.insert(rows);
+  }
+
+  /** Who started the review the event is about (its `reviewId`), if it names one of the account's. */
+  async #starter(accountId: string, data: Record<string, unknown>): Promise<string | undefined> {
+    if (typeof data.reviewId !== 'string') return undefined;
+    const review = await this.db
+      .selectFrom('reviews')
+      .select('created_by')
+      .where('id', '=', data.reviewId)
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return review?.created_by;
   }
 
   /** Inserts rows, keeping the first of each endpoint and dedupe key; the ids actually inserted. */

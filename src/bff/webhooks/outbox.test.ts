@@ -236,7 +236,7 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
 
   it('tells a demo visitor’s endpoint only of that visitor’s reviews', async () => {
     const w = world(backend.database);
-    const events: WebhookEventType[] = ['review.completed', 'review.changed'];
+    const events: WebhookEventType[] = ['review.completed', 'review.changed', 'monitor.paused'];
     const url = 'https://hooks.example.com/v';
     const own = await w.endpoints.create(
       { accountId: w.account, visitor: 'ab12cd34' },
@@ -246,9 +246,11 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
       { accountId: w.account, visitor: 'ffff0000' },
       { url, events, createdBy: 'ffff0000' },
     );
-    await finishedRun(backend.database, w.account, w.clock.t + 10); // started by key ab12cd34
+    const reviewId = await finishedRun(backend.database, w.account, w.clock.t + 10); // started by key ab12cd34
     await w.outbox.enqueue(w.account, 'review.changed', {}, 'changed:1', { owner: 'ab12cd34' });
     await w.outbox.enqueue(w.account, 'review.changed', {}, 'changed:2');
+    // No owner given: the review the event names says whose it is.
+    await w.outbox.enqueue(w.account, 'monitor.paused', { reviewId }, 'paused:1');
     const sent: string[] = [];
     await w
       .dispatcher(async (m) => {
@@ -256,7 +258,11 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
         return ok;
       })
       .tick();
-    expect(sent.sort()).toEqual([`${own.id} review.changed`, `${own.id} review.completed`]);
+    expect(sent.sort()).toEqual([
+      `${own.id} monitor.paused`,
+      `${own.id} review.changed`,
+      `${own.id} review.completed`,
+    ]);
   });
 
   it('forgets delivered and given-up events after 30 days, never one still owed', async () => {
