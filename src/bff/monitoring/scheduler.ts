@@ -47,13 +47,17 @@ export class MonitorScheduler {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #again = false;
+  #stopped = true;
   #stopListening: (() => void) | undefined;
 
   constructor(private readonly o: MonitorSchedulerOptions) {}
 
   start(): void {
     if (this.#timer) return;
+    this.#stopped = false;
     const poll = () => {
+      // A pass under way when stop() came must not arm the next one.
+      if (this.#stopped) return;
       this.#timer = setTimeout(() => void this.tick().finally(poll), this.o.pollMs ?? 5_000);
       this.#timer.unref?.();
     };
@@ -62,6 +66,7 @@ export class MonitorScheduler {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#stopListening?.();
