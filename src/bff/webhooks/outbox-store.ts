@@ -195,6 +195,16 @@ export class WebhookOutbox {
         .where('lease_owner', '=', owner)
         .where('attempts', '=', message.attempt)
         .executeTakeFirst();
+      // An endpoint that fails waits as a whole: its other events due sooner wait as long, so a dead receiver with
+      // a backlog costs a few attempts per back-off, not one per event, and the other endpoints' events go first.
+      if (after.state === 'pending')
+        await trx
+          .updateTable('webhook_outbox')
+          .set({ next_attempt_at: after.nextAttemptAt })
+          .where('endpoint_id', '=', message.endpointId)
+          .where('state', '=', 'pending')
+          .where('next_attempt_at', '<', after.nextAttemptAt)
+          .execute();
       return Number(moved.numUpdatedRows) === 1;
     });
   }

@@ -265,6 +265,26 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     ]);
   });
 
+  it('holds back the rest of a failing endpoint’s backlog, so other endpoints’ events go first', async () => {
+    const w = world(backend.database);
+    const dead = await w.endpoints.create(
+      { accountId: w.account, visitor: null },
+      { url: 'https://dead.example.com/', events: ['review.changed'], createdBy: 'ab12cd34' },
+    );
+    for (let i = 0; i < 30; i++) await w.outbox.enqueue(w.account, 'review.changed', { i }, `dead-${i}`);
+    await w.endpoint(['monitor.paused']);
+    const [healthy] = await w.outbox.enqueue(w.account, 'monitor.paused', { reviewId: null }, 'healthy');
+    const tried: string[] = [];
+    await w
+      .dispatcher(async (m) => {
+        tried.push(m.endpointId);
+        return m.endpointId === dead.id ? down : ok;
+      })
+      .tick();
+    expect(tried.filter((id) => id === dead.id).length).toBeLessThanOrEqual(8);
+    expect((await w.state(healthy as string)).state).toBe('delivered');
+  });
+
   it('forgets delivered and given-up events after 30 days, never one still owed', async () => {
     const w = world(backend.database);
     await w.endpoint();
