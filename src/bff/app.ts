@@ -9,6 +9,7 @@ import type { KeyCustody } from './custody/key-custody.ts';
 import { ApiError, errorResponse, toApiError } from './errors.ts';
 import type { Evidence } from './evidence/evidence.ts';
 import { evidenceKeyRoutes } from './evidence/keys-route.ts';
+import type { EvidencePackets } from './evidence/packet.ts';
 import { allowedMethods } from './http.ts';
 import type { CachedResult, Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
@@ -27,6 +28,7 @@ import { monitoringRoutes } from './routes/monitoring.ts';
 import { propertyRoutes } from './routes/properties.ts';
 import { reviewControlRoutes } from './routes/review-controls.ts';
 import { reviewDecisionRoutes } from './routes/review-decisions.ts';
+import { reviewEvidenceRoutes } from './routes/review-evidence.ts';
 import { reviewExportRoutes } from './routes/review-export.ts';
 import { keyNamesFor, sessionRoutes } from './routes/session.ts';
 import { spaRoutes } from './routes/spa.ts';
@@ -70,6 +72,8 @@ export interface BffDeps {
   auditTrail?: AuditTrail;
   /** Audit checkpoints and the evidence keys (JWKS); absent without the trail. */
   evidence?: Evidence;
+  /** Signed evidence packets of reviews (evidence/packet.ts); absent where nothing can sign. */
+  packets?: EvidencePackets;
   /** Webhook endpoints and their outbox; absent without a database. */
   webhooks?: Webhooks;
   /** How often a review's event stream looks for news nobody announced (other replicas'); default 1 s. */
@@ -182,6 +186,19 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
         keyNames: (session) => keyNamesFor(keyNames, deps.demoKeys, session),
       }),
     );
+  if (deps.reviews && deps.packets) {
+    const trail = deps.auditTrail;
+    api.route(
+      '/reviews',
+      reviewEvidenceRoutes({
+        ...deps,
+        reviews: deps.reviews,
+        packets: deps.packets,
+        keyNames: (session) => keyNamesFor(keyNames, deps.demoKeys, session),
+        ...(trail ? { flushAudit: () => trail.writer.flush() } : {}),
+      }),
+    );
+  }
   if (deps.webhooks)
     api.route('/webhooks', webhookRoutes({ ...deps, webhooks: deps.webhooks }));
   if (deps.monitoring) api.route('/', monitoringRoutes({ ...deps, monitoring: deps.monitoring, audit }));

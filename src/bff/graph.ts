@@ -10,6 +10,7 @@ import { createKeyCustody, type KeyCustody, withCustody } from './custody/index.
 import type { Database } from './db/database.ts';
 import type { BffConfig } from './env.ts';
 import { createEvidence, type Evidence } from './evidence/evidence.ts';
+import { evidencePacketsOn } from './evidence/packet.ts';
 import { Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
 import { createMonitoring, type Monitoring } from './monitoring/index.ts';
@@ -126,6 +127,15 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     ...(reviews ? { reviews } : {}),
     ...(auditTrail ? { auditTrail } : {}),
     ...(evidence ? { evidence } : {}),
+    ...(evidence && database
+      ? {
+          packets: evidencePacketsOn(database, evidence.checkpoints, {
+            signingKey: config.evidenceSigningKey,
+            serviceUrl: options.upstream.url,
+            ...(clock ? { now: clock.now } : {}),
+          }),
+        }
+      : {}),
     ...(webhooks ? { webhooks } : {}),
     ...(custody ? { custody } : {}),
     ...(monitoring ? { monitoring } : {}),

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
+import { zipSync } from 'fflate';
+import { CompactSign } from 'jose';
+import type { Kysely } from 'kysely';
+import packageJson from '../../../package.json' with { type: 'json' };
+import type { ReviewSummary } from '../../contract/index.ts';
+import {
+  MANIFEST,
+  MANIFEST_JWS,
+  type PacketFile,
+  type PacketManifest,
+} from '../../evidence-verify/packet.ts';
+import type { Database } from '../db/database.ts';
+import type { DatabaseSchema } from '../db/schema.ts';
+import type { Checkpoints } from './checkpoints.ts';
+import { loadSigningKey, type SigningKey } from './signing-key.ts';
+
+/*
+ * The evidence packet (docs/decisions/014-evidence-formats.md): the review's files, a manifest stating what they
+ * are (their SHA-256, the review, its runs, the audit checkpoint taken now and the entries behind the rows) and
+ * the manifest signed as a compact JWS (EdDSA) with the evidence key, in one ZIP. Anyone checks it against the
+ * JWKS at /.well-known/proplens-evidence-keys.json (src/evidence-verify/packet.ts).
+ */
+
+/** What the route gives about the review besides its files. */
+export interface PacketReview {
+  review: ReviewSummary;
+  account: { id: string; name: string };
+  startedByName: string | null;
+  /** Sign-off and approval as the JSON export states them (names beside keys); null when not signed off. */
+  signOff: unknown;
+  /** The host the export was asked of (the packet says "signed by PropLens at <host>"). */
+  host: string;
+}
+
+export interface EvidencePacket {
+  zip: Uint8Array;
+  manifest: PacketManifest;
+}
+
+type Db = Kysely<DatabaseSchema>;
+
+/**
+ * The key packets are signed with: the checkpoints' own (EVIDENCE_SIGNING_KEY, else the embedded database's
+ * generated one, read from the same file createEvidence made); none where nothing can sign.
+ */
+export function packetSigningKey(database: Database, configured: string | undefined): SigningKey | undefined {
+  const file = database.sqlite?.name;
+  return configured?.trim() || file ? loadSigningKey(configured, dirname(file ?? '.')) : undefined;
+}
+
+/** Builds evidence packets on the BFF's database. */
+export class EvidencePackets {
+  readonly #serviceUrl: string;
+
+  constructor(
+    private readonly options: {
+      db: Db;
+      key: SigningKey;
+      checkpoints: Checkpoints;
+      /** The property service's base URL; only its origin and path go in the manifest. */
+      serviceUrl: string;
+      now?: () => number;
+    },
+  ) {
+    const url = new URL(options.serviceUrl);
+    this.#serviceUrl = `${url.origin}${url.pathname}`;
+  }
+
+  /** The audit entries behind the review's rows (lookups, fixes, decisions), in chain order. */
+  async entries(accountId: string, reviewId: string): Promise<PacketManifest['audit']['entries']> {
+    const rows = await this.options.db
+      .selectFrom('audit_entries')
+      .select(['id', 'row_index', 'kind', 'hash'])
+      .where('account_id', '=', accountId)
+      .where('review_id', '=', reviewId)
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({
+      id: Number(r.id),
+      row: r.row_index === null ? null : Number(r.row_index),
+      kind: r.kind,
+      hash: r.hash,
+    }));
+  }
+
+  /** Signs a checkpoint now, states the files and signs the manifest; the files in the order given. */
+  async build(
+    about: PacketReview,
+    files: readonly { name: string; bytes: Uint8Array }[],
+  ): Promise<EvidencePacket> {
+    const entries = await this.entries(about.account.id, about.review.id);
+    const checkpoint = await this.options.checkpoints.checkpointNow();
+    const exportedAt = (this.options.now ?? Date.now)();
+    const { review } = about;
+    const manifest: PacketManifest = {
+      type: 'proplens-evidence-packet',
+      v: 1,
+      exportedAt: new Date(exportedAt).toISOString(),
+      proplens: { version: packageJson.version, host: about.host },
+      service: { baseUrl: this.#serviceUrl },
+      review: {
+        id: review.id,
+        name: review.name,
+        account: about.account,
+        startedBy: { fingerprint: review.createdBy, name: about.startedByName },
+        startedAt: review.createdAt,
+        rows: review.receivedRows,
+      },
+      runs: review.runs.map((r) => ({ number: r.number, startedAt: r.startedAt, finishedAt: r.finishedAt })),
+      signOff: about.signOff,
+      files: files.map(
+        ({ name, bytes }): PacketFile => ({ name, bytes: bytes.length, sha256: sha256(bytes) }),
+      ),
+      audit: {
+        checkpoint: {
+          entries: Number(checkpoint.entries),
+          headId: Number(checkpoint.head_id),
+          headHash: checkpoint.head_hash,
+          at: new Date(Number(checkpoint.at)).toISOString(),
+          keyId: checkpoint.key_id,
+          signature: checkpoint.signature,
+        },
+        entries,
+      },
+    };
+    return { zip: await this.#zip(manifest, files, exportedAt), manifest };
+  }
+
+  async #zip(manifest: PacketManifest, files: readonly { name: string; bytes: Uint8Array }[], at: number) {
+    const manifestBytes = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
+    const { key } = this.options;
+    const jws = await new CompactSign(manifestBytes)
+      .setProtectedHeader({ alg: 'EdDSA', kid: key.keyId, typ: 'proplens-evidence+jws' })
+      .sign(key.privateKey);
+    const entries: Record<string, Uint8Array> = {};
+    for (const f of files) entries[f.name] = f.bytes;
+    entries[MANIFEST] = manifestBytes;
+    entries[MANIFEST_JWS] = new TextEncoder().encode(jws);
+    // The entries dated the export, not the moment zipped: the same packet is the same bytes.
+    return zipSync(entries, { mtime: new Date(at) });
+  }
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** The BFF's packets (graph.ts): none where nothing can sign (replicas sharing PostgreSQL without a key). */
+export function evidencePacketsOn(
+  database: Database,
+  checkpoints: Checkpoints,
+  options: { signingKey: string | undefined; serviceUrl: string; now?: () => number },
+): EvidencePackets | undefined {
+  const key = packetSigningKey(database, options.signingKey);
+  if (!key) return undefined;
+  return new EvidencePackets({
+    db: database.db,
+    key,
+    checkpoints,
+    serviceUrl: options.serviceUrl,
+    ...(options.now ? { now: options.now } : {}),
+  });
+}

@@ -1,0 +1,137 @@
+import { unzipSync } from 'fflate';
+import { compactVerify, createLocalJWKSet, errors, type JSONWebKeySet } from 'jose';
+
+/*
+ * An evidence packet (docs/decisions/014-evidence-formats.md, "The evidence packet") and its check, the same in
+ * `npm run verify` and on the /verify page. Browser-safe on purpose: it imports only fflate and jose, and hashes
+ * and verifies with WebCrypto (globalThis.crypto, in Node 20 as in the browser), so the web app and the script
+ * import this folder rather than either reaching into the other's (src/web may not import node:*, src/contract
+ * imports nothing but zod).
+ */
+
+/** The signed manifest's name and its JWS's inside the ZIP. */
+export const MANIFEST = 'manifest.json';
+export const MANIFEST_JWS = 'manifest.jws';
+
+/** A file of the packet as the manifest states it. */
+export interface PacketFile {
+  name: string;
+  bytes: number;
+  /** SHA-256 of the file's bytes, lowercase hex. */
+  sha256: string;
+}
+
+/** What manifest.json says (the JWS signs its exact bytes). */
+export interface PacketManifest {
+  type: 'proplens-evidence-packet';
+  v: 1;
+  /** When it was exported (ISO 8601, the BFF's clock). */
+  exportedAt: string;
+  /** The PropLens that exported it: its version and the host it was reached at. */
+  proplens: { version: string; host: string };
+  /** The property service's base URL the lookups went to. */
+  service: { baseUrl: string };
+  review: {
+    id: string;
+    name: string;
+    account: { id: string; name: string };
+    startedBy: { fingerprint: string; name: string | null };
+    startedAt: string;
+    rows: number;
+  };
+  runs: { number: number; startedAt: string; finishedAt: string | null }[];
+  /** Sign-off and approval, by key and name; null while the review is not signed off. */
+  signOff: unknown;
+  /** Every other file of the packet (manifest.json is proved by the signature). */
+  files: PacketFile[];
+  audit: {
+    /** The chain's checkpoint signed at export time (checkpoints.ts). */
+    checkpoint: {
+      entries: number;
+      headId: number;
+      headHash: string;
+      at: string;
+      keyId: string;
+      signature: string;
+    };
+    /** The audit entries behind the review's rows: id, row (0-based), kind and chain hash. */
+    entries: { id: number; row: number | null; kind: string; hash: string }[];
+  };
+}
+
+export interface PacketVerdict {
+  ok: boolean;
+  /** One line: "Verified: …", or what does not match. */
+  summary: string;
+  /** Each thing that does not match, in words ("results.csv was changed"). */
+  problems: string[];
+  /** The signed manifest, when the signature holds. */
+  manifest?: PacketManifest;
+}
+
+const hex = (bytes: ArrayBuffer) =>
+  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return hex(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+}
+
+const refused = (problem: string): PacketVerdict => ({ ok: false, summary: problem, problems: [problem] });
+
+/**
+ * Checks a packet against the JWKS the verifier chose (never a key from the packet: it would prove nothing):
+ * the signature over manifest.json, then every file's SHA-256 against the signed manifest, and that no file was
+ * added or removed.
+ */
+export async function verifyPacket(zip: Uint8Array, jwks: JSONWebKeySet): Promise<PacketVerdict> {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(zip);
+  } catch {
+    return refused('This is not a ZIP file: an evidence packet is the .evidence.zip PropLens exported.');
+  }
+  const jws = files[MANIFEST_JWS];
+  const manifestBytes = files[MANIFEST];
+  if (!jws) return refused(`${MANIFEST_JWS} was removed: nothing says who signed this packet.`);
+  if (!manifestBytes) return refused(`${MANIFEST} was removed.`);
+  let payload: Uint8Array;
+  try {
+    const verified = await compactVerify(new TextDecoder().decode(jws), createLocalJWKSet(jwks), {
+      algorithms: ['EdDSA'],
+    });
+    payload = verified.payload;
+  } catch (err) {
+    if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys)
+      return refused('Not verified: signed by a key not in the JWKS.');
+    if (err instanceof errors.JWSSignatureVerificationFailed)
+      return refused(`Not verified: ${MANIFEST_JWS} was changed (its signature does not match).`);
+    return refused(`Not verified: ${MANIFEST_JWS} is not a signature PropLens made.`);
+  }
+  const manifest = JSON.parse(new TextDecoder().decode(payload)) as PacketManifest;
+  const problems: string[] = [];
+  if (!sameBytes(payload, manifestBytes)) problems.push(`${MANIFEST} was changed`);
+  const listed = new Set([MANIFEST, MANIFEST_JWS]);
+  for (const file of manifest.files) {
+    listed.add(file.name);
+    const bytes = files[file.name];
+    if (!bytes) problems.push(`${file.name} was removed`);
+    else if ((await sha256Hex(bytes)) !== file.sha256) problems.push(`${file.name} was changed`);
+  }
+  for (const name of Object.keys(files))
+    if (!listed.has(name) && !name.endsWith('/')) problems.push(`${name} was added`);
+  if (problems.length > 0)
+    return { ok: false, summary: `Not verified: ${problems.join('; ')}.`, problems, manifest };
+  const count = manifest.files.length + 1;
+  return {
+    ok: true,
+    summary: `Verified: signed by PropLens at ${manifest.proplens.host} on ${manifest.exportedAt.slice(0, 10)}; ${count} files, none changed`,
+    problems,
+    manifest,
+  };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
