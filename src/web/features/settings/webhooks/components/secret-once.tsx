@@ -17,12 +17,8 @@ export function SecretOnce({ url, secret, onDone }: { url: string; secret: strin
         Webhooks). PropLens will not show it again; if it is lost, rotate the secret.
       </p>
       <p>
-        <code
-          aria-label="Signing secret"
-          className="break-all rounded bg-white/70 px-1 py-0.5 dark:bg-slate-900"
-        >
-          {secret}
-        </code>
+        Signing secret:{' '}
+        <code className="break-all rounded bg-white/70 px-1 py-0.5 dark:bg-slate-900">{secret}</code>
       </p>
       <div className="flex flex-wrap gap-2">
         <Button variant="secondary" onClick={copy}>
