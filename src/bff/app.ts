@@ -199,8 +199,7 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
       }),
     );
   }
-  if (deps.webhooks)
-    api.route('/webhooks', webhookRoutes({ ...deps, webhooks: deps.webhooks }));
+  if (deps.webhooks) api.route('/webhooks', webhookRoutes({ ...deps, webhooks: deps.webhooks }));
   if (deps.monitoring) api.route('/', monitoringRoutes({ ...deps, monitoring: deps.monitoring, audit }));
   // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
   api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
