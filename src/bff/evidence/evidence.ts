@@ -2,12 +2,14 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import { Checkpoints } from './checkpoints.ts';
-import { loadSigningKey } from './signing-key.ts';
+import { loadSigningKey, type SigningKey } from './signing-key.ts';
 
 /** The BFF's evidence: the signing key, the chain's checkpoints (hourly and on demand) and the keys' JWKS. */
 export interface Evidence {
   /** `checkpointNow()` signs one (an evidence export's); `keys()` are the JWKS's. */
   checkpoints: Checkpoints;
+  /** The key checkpoints are signed with (evidence packets sign with it too); none where nothing can sign. */
+  signingKey: SigningKey | undefined;
   /** Registers the key and writes the hour's checkpoint now and every few minutes (one per hour, any replica). */
   start(): void;
   stop(): void;
@@ -43,6 +45,7 @@ export function createEvidence(options: EvidenceOptions): Evidence {
       .catch((err: Error) => logger.warn({ err: { message: err.message } }, 'audit checkpoint not written'));
   return {
     checkpoints,
+    signingKey: key,
     start() {
       if (timer || !key) return;
       hourly();
