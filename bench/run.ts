@@ -8,8 +8,9 @@
  *   BENCH_CONNECTIONS  concurrent connections in the throughput phases (default 32)
  *   BENCH_NGINX_WORKERS  nginx worker processes for the anchor (default 1)
  *   BENCH_ROUNDS  interleaved rounds of BENCH_SECONDS per target in the proxy comparison (default 3)
- *   BENCH_ONLY  a comma-separated subset of sections: reference, accuracy, proxies, pacing, audit, export, leasing,
- *     throughput, page, bundle (default all)
+ *   BENCH_ONLY  a comma-separated subset of sections: reference, accuracy, proxies, pacing, audit, evidence, export,
+ *     leasing, throughput, page, bundle (default all)
+ *   BENCH_EVIDENCE_ENTRIES  audit entries chained and verified in the evidence section (default 1000000)
  *   BENCH_EXPORT_ROWS  rows in the review export section (default 100000)
  *   BENCH_LEASING_ROWS  most pending rows beside which the review lease is timed (default 1000000)
  *   BENCH_NODE_ARGS  extra node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
