@@ -48,6 +48,7 @@ describe('/settings', () => {
       },
       'GET /api/account/keys': () => json({ keys: name ? [{ fingerprint: '3f9a1c2e', name }] : [] }),
       'GET /api/custody': () => json(custody({})),
+      'GET /api/webhooks': () => json({ endpoints: [] }),
       'GET /api/activity': () =>
         json({
           entries: [
@@ -102,6 +103,7 @@ describe('/settings', () => {
     const api = fakeApi({
       'GET /api/session': () => json(session('Dana Ortiz')),
       'GET /api/custody': () => json(state),
+      'GET /api/webhooks': () => json({ endpoints: [] }),
       'PUT /api/custody': () => {
         state = on;
         return json(state);
@@ -139,6 +141,7 @@ describe('/settings', () => {
     fakeApi({
       'GET /api/session': () => json(session(null)),
       'GET /api/custody': () => json(state),
+      'GET /api/webhooks': () => json({ endpoints: [] }),
     });
     const { unmount } = renderRoutes(routes, '/settings');
     expect(
