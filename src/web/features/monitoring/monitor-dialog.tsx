@@ -118,29 +118,31 @@ export function MonitorDialog({
             Any change
           </label>
           {RULES.map(([kind, label]) => (
-            <label key={kind} className="mt-1 flex items-center gap-2 text-sm">
-              <input
-                type="checkbox"
-                disabled={anyChange}
-                checked={anyChange || kinds.includes(kind)}
-                onChange={(e) => toggle(kind, e.target.checked)}
-              />
-              {label}
+            <div key={kind} className="mt-1 flex flex-wrap items-center gap-2 text-sm">
+              <label className="flex items-center gap-2">
+                <input
+                  type="checkbox"
+                  disabled={anyChange}
+                  checked={anyChange || kinds.includes(kind)}
+                  onChange={(e) => toggle(kind, e.target.checked)}
+                />
+                {label}
+              </label>
               {kind === 'stale' ? (
-                <>
-                  {': not verified for more than'}
+                <span className="flex items-center gap-2">
+                  (not verified for more than
                   <input
                     aria-label="Stale after days"
                     type="number"
                     min={1}
-                    className={`${inputClass} w-24`}
+                    className="w-20 rounded-md border border-slate-400 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900"
                     value={staleDays}
                     onChange={(e) => setStaleDays(e.target.value)}
                   />
-                  days
-                </>
+                  days)
+                </span>
               ) : null}
-            </label>
+            </div>
           ))}
         </fieldset>
         <div>

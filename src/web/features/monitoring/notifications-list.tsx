@@ -10,7 +10,11 @@ export function changeSummary(n: AppNotification): string {
   const rows = `${formatCount(n.rowsChanged)} ${n.rowsChanged === 1 ? 'row' : 'rows'} changed`;
   const kinds = Object.entries(n.counts)
     .filter(([, count]) => count > 0)
-    .map(([kind, count]) => `${formatCount(count)} ${KIND_LABEL[kind as ChangeKind] ?? kind}`);
+    .map(([kind, count]) => {
+      const label =
+        kind === 'other' && count === 1 ? 'other change' : (KIND_LABEL[kind as ChangeKind] ?? kind);
+      return `${formatCount(count)} ${label}`;
+    });
   return kinds.length > 0 ? `${rows}: ${kinds.join(', ')}` : rows;
 }
 

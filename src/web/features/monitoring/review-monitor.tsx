@@ -1,10 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
 import type { ReviewSummary } from '../../../contract/index.ts';
 import { Button } from '../../components/ui/button.tsx';
 import { ApiRequestError } from '../../lib/api-client.ts';
 import { formatDateTime } from '../../lib/format.ts';
-import { monitorsQueryOptions, scheduleText, useSetMonitor, useStopMonitor } from './api.ts';
+import { monitorKeys, monitorsQueryOptions, scheduleText, useSetMonitor, useStopMonitor } from './api.ts';
 import { MonitorDialog } from './monitor-dialog.tsx';
 
 const message = (err: unknown) =>
@@ -20,6 +20,17 @@ export function ReviewMonitor({ review }: { review: ReviewSummary }) {
   const set = useSetMonitor(review.id);
   const stop = useStopMonitor(review.id);
   const monitor = list.data?.monitors.find((m) => m.reviewId === review.id);
+  // A run started or finished (a scheduled one too): its next and last run, and any alert, have moved.
+  const client = useQueryClient();
+  const runs = review.runs.length;
+  const finished = review.runs.at(-1)?.finishedAt;
+  const seen = useRef(`${runs}:${finished}`);
+  useEffect(() => {
+    if (seen.current === `${runs}:${finished}`) return;
+    seen.current = `${runs}:${finished}`;
+    void client.invalidateQueries({ queryKey: monitorKeys.list });
+    if (finished) void client.invalidateQueries({ queryKey: monitorKeys.notifications });
+  }, [client, runs, finished]);
   if (!list.data || (!monitor && review.status !== 'done')) return null;
   const dialog = open ? (
     <MonitorDialog
