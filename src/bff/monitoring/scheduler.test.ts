@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MonitorRequest } from '../../contract/index.ts';
 import type { Database } from '../db/database.ts';
 import type { StoredAnswer } from '../reviews/look-up-row.ts';
@@ -197,6 +197,35 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
     clock.t += HOUR;
     await a.scheduler.tick();
     expect((await slotsOf(db, id)).map((s) => s.state)).toEqual(['started', 'capped', 'started']);
+  });
+
+  it('the loop polls on its own once started, and claims nothing once stopped', async () => {
+    const db = backend.database;
+    const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
+    const [a] = replicas(db, clock, 1) as [ReturnType<typeof createMonitoring>];
+    const acct = account();
+    const id = await review(db, acct, 1, true);
+    await a.monitors.put(acct, id, HOURLY, 'ab12cd34');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      clock.t += HOUR;
+      a.scheduler.start();
+      await vi.advanceTimersByTimeAsync(5_000);
+      await vi.waitFor(async () => expect(await slotsOf(db, id)).toHaveLength(1));
+      clock.t += HOUR;
+      await vi.waitFor(async () => {
+        await vi.advanceTimersByTimeAsync(5_000);
+        expect(await slotsOf(db, id)).toHaveLength(2);
+      });
+      // Stopped: nothing more is claimed, however long it waits.
+      await a.scheduler.stop();
+      clock.t += HOUR;
+      await vi.advanceTimersByTimeAsync(60_000);
+      await a.scheduler.stop(); // waits for a pass that should not have begun
+      expect(await slotsOf(db, id)).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('the database itself keeps one slot per monitor and scheduled time', async () => {
