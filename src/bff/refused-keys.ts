@@ -1,6 +1,6 @@
+import type { Account, RateLimit } from '../contract/index.ts';
 import { UNATTENDED } from './custody/key-custody.ts';
 import { ApiError, toApiError } from './errors.ts';
-import type { Lookups } from './lookups.ts';
 import type { Session, SessionStore } from './stores/sessions/types.ts';
 
 /*
@@ -65,11 +65,17 @@ export class RefusedKeys {
   }
 }
 
+/** What a sign-in asks of the service (Lookups' checkKey and rateLimit; named here, so neither imports the other). */
+export interface SignInChecks {
+  checkKey(apiKey: string, keyHash: string): Promise<Account & { id: string | null }>;
+  rateLimit(session: Pick<Session, 'keyHash'>): Promise<RateLimit | null>;
+}
+
 /** The sign-in's key check (Lookups.checkKey), where a key the service refuses is also dropped wherever it is kept. */
 export function refusalsAtSignIn(
-  lookups: Pick<Lookups, 'checkKey' | 'rateLimit'>,
+  lookups: SignInChecks,
   kept: { refusedAtSignIn(keyHash: string): Promise<void> },
-): Pick<Lookups, 'checkKey' | 'rateLimit'> {
+): SignInChecks {
   return {
     checkKey: (apiKey, keyHash) =>
       lookups.checkKey(apiKey, keyHash).catch(async (err: unknown) => {

@@ -1,7 +1,7 @@
 import { setImmediate } from 'node:timers';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.ts';
-import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
+import type { NewAuditEntry } from '../stores/audit/audit-rows.ts';
 
 export interface AuditWriterOptions {
   append: (entries: readonly NewAuditEntry[]) => Promise<void>;

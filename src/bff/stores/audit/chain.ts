@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import canonicalize from 'canonicalize';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { auditUnavailable } from '../../audit/writer.ts';
 import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
 import { auditRow, type NewAuditEntry } from './audit-rows.ts';
 
@@ -120,6 +121,16 @@ export function chained(head: ChainHead, ids: readonly number[], entries: readon
 }
 
 type Db = Kysely<DatabaseSchema>;
+
+/**
+ * A reviewer's change's audit entries, in the change's own transaction: the change stands only with them (ADR 010,
+ * addendum); when the insert fails, the transaction is undone and the caller answers audit_unavailable.
+ */
+export async function insertForChange(trx: Db, entries: readonly NewAuditEntry[]): Promise<void> {
+  await insertChained(trx, entries).catch(() => {
+    throw auditUnavailable();
+  });
+}
 
 /**
  * Appends entries to the chain inside the caller's transaction (`trx`: every Kysely insert path). PostgreSQL: the

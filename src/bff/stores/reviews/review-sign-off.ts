@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { ReviewSignOff } from '../../../contract/index.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
-import { type DecisionEntry, insertEntries, lockReview } from './row-decisions.ts';
+import { insertForChange } from '../audit/chain.ts';
+import { type DecisionEntry, lockReview } from './row-decisions.ts';
 import { toSignOff } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
@@ -56,7 +57,7 @@ export class SqlReviewSignOff {
         .where('signed_off_at', 'is', null)
         .executeTakeFirst();
       if (Number(signed.numUpdatedRows) !== 1) return 'signed_off';
-      if (entry) await insertEntries(trx, [entry('review_signed_off', null, n > 0 ? reason : null, at)]);
+      if (entry) await insertForChange(trx, [entry('review_signed_off', null, n > 0 ? reason : null, at)]);
       return true;
     });
   }
@@ -85,7 +86,7 @@ export class SqlReviewSignOff {
         .where('signed_off_by', '<>', by)
         .executeTakeFirst();
       if (Number(approved.numUpdatedRows) !== 1) return 'not_signed_off';
-      if (entry) await insertEntries(trx, [entry('review_approved', null, null, at)]);
+      if (entry) await insertForChange(trx, [entry('review_approved', null, null, at)]);
       return true;
     });
   }

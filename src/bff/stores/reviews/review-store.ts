@@ -9,11 +9,10 @@ import {
   type RowExclusion,
   type RowFix,
 } from '../../../contract/index.ts';
-import { auditUnavailable } from '../../audit/writer.ts';
 import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
-import { insertChained } from '../audit/chain.ts';
+import { insertForChange } from '../audit/chain.ts';
 import { assertWithinQuota, lockQuota } from './pending-rows.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
 import { type ExclusionRefusal, type ExclusionWritten, writeExclusion } from './row-exclusions.ts';
@@ -216,7 +215,7 @@ export class SqlReviewStore {
       const refusal = await controlRun(trx, accountId, reviewId, action, this.now());
       if (refusal) return refusal;
       const summary = (await summaryOf(trx, accountId, reviewId)) as ReviewSummary;
-      if (entry) await insertEntry(trx, entry(summary, this.now()));
+      if (entry) await insertForChange(trx, [entry(summary, this.now())]);
       return summary;
     });
   }
@@ -311,7 +310,7 @@ export class SqlReviewStore {
       const now = this.now();
       const marked = exclusion && { ...exclusion, at: new Date(now).toISOString() };
       const done = await writeExclusion(trx, accountId, reviewId, index, marked, now);
-      if (typeof done !== 'string' && entry) await insertEntry(trx, entry(now));
+      if (typeof done !== 'string' && entry) await insertForChange(trx, [entry(now)]);
       return done;
     });
     if (typeof written === 'string') return written;
@@ -340,16 +339,6 @@ export class SqlReviewStore {
       return true;
     });
   }
-}
-
-/**
- * A reviewer's action's audit entry, in the action's own transaction: the action stands only with it (ADR 010,
- * addendum); when the insert fails, the transaction is undone and the caller answers audit_unavailable.
- */
-async function insertEntry(trx: Trx, entry: NewAuditEntry): Promise<void> {
-  await insertChained(trx, [entry]).catch(() => {
-    throw auditUnavailable();
-  });
 }
 
 /** The review as the API gives it, read in `db` (a transaction, to read what it holds locked). */

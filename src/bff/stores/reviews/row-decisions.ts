@@ -1,9 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DecisionKind, RowDecision, RowDecisionStep } from '../../../contract/index.ts';
-import { auditUnavailable } from '../../audit/writer.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
-import { insertChained } from '../audit/chain.ts';
+import { insertForChange } from '../audit/chain.ts';
 
 type Db = Kysely<DatabaseSchema>;
 type Trx = Transaction<DatabaseSchema>;
@@ -100,7 +99,7 @@ export class SqlRowDecisions {
           entries.push(
             entry('review_sign_off_withdrawn', null, `A decision changed ${changed.length} row(s)`, at),
           );
-        await insertEntries(trx, entries);
+        await insertForChange(trx, entries);
       }
       return { changed, withdrewSignOff };
     });
@@ -242,15 +241,4 @@ export async function withdrawSignOff(trx: Trx, reviewId: string): Promise<void>
     })
     .where('id', '=', reviewId)
     .execute();
-}
-
-/**
- * A reviewer's entries, in the change's own transaction, through the audit chain's one insert path: the change
- * stands only with them (ADR 010, addendum); when the insert fails, the transaction is undone and the caller
- * answers audit_unavailable. (review-store.ts's insertEntry does the same for one entry; it is not exported.)
- */
-export async function insertEntries(trx: Trx, entries: readonly NewAuditEntry[]): Promise<void> {
-  await insertChained(trx, entries).catch(() => {
-    throw auditUnavailable();
-  });
 }

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
-import { sessionQueryOptions } from '../../auth/api/get-session.ts';
+import { sessionQueryOptions } from '../../auth/index.ts';
 import { custodyQueryOptions, refusedSentence } from '../api/custody.ts';
 import { CUSTODY_ANCHOR, CUSTODY_LABEL } from './custody-section.tsx';
 
