@@ -29,7 +29,10 @@ export function Footer() {
       <a className="underline" href="https://www.geonames.org/" rel="noreferrer">
         GeoNames
       </a>{' '}
-      (CC BY 4.0).
+      (CC BY 4.0).{' '}
+      <Link className="underline" to="/verify">
+        Verify
+      </Link>
     </footer>
   );
 }

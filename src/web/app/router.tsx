@@ -20,6 +20,8 @@ const ReviewRunRoute = lazy(() =>
   import('./routes/review-run.tsx').then((m) => ({ default: m.ReviewRunRoute })),
 );
 
+const VerifyRoute = lazy(() => import('./routes/verify.tsx').then((m) => ({ default: m.VerifyRoute })));
+
 function RouteFallback() {
   return <div className="min-h-64" aria-busy="true" />;
 }
@@ -33,6 +35,14 @@ export function AppRoutes() {
     <Routes>
       <Route path="/" element={<Navigate to="/search" replace />} />
       <Route path="/sign-in" element={<SignInRoute />} />
+      <Route
+        path="/verify"
+        element={
+          <Suspense fallback={<RouteFallback />}>
+            <VerifyRoute />
+          </Suspense>
+        }
+      />
       <Route element={<ProtectedLayout headerExtra={<RateLimitMeter />} />}>
         <Route
           path="/search"

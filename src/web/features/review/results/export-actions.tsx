@@ -5,6 +5,7 @@ import { StrokePath } from '../../../components/ui/stroke-path.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { formatCount } from '../../../lib/format.ts';
 import { downloadReviewExport } from './export.ts';
+import { ExportEvidence } from './export-evidence.tsx';
 
 const DOWNLOAD_ICON = (
   <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4">
@@ -76,6 +77,7 @@ export function ExportActions({
       <Button variant="secondary" onClick={onPrint}>
         Print
       </Button>
+      <ExportEvidence review={review} />
       <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
         {state.kind === 'busy'
           ? `Preparing the ${state.format.toUpperCase()} file…`

@@ -1,0 +1,63 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import type { ReviewSummary } from '../../../../contract/index.ts';
+import { Button } from '../../../components/ui/button.tsx';
+import { ApiRequestError, apiDownloadNamed } from '../../../lib/api-client.ts';
+import { saveFile } from './export.ts';
+
+type State =
+  | { kind: 'idle' }
+  | { kind: 'busy' }
+  | { kind: 'saved'; name: string }
+  | { kind: 'failed'; text: string };
+
+/**
+ * Export evidence (issue 30): the finished review's signed packet, `<review name>.evidence.zip` (the exports, the
+ * runs and a manifest signed by this server), which anyone checks on /verify or with `npm run verify`.
+ */
+export function ExportEvidence({ review }: { review: ReviewSummary }) {
+  const [state, setState] = useState<State>({ kind: 'idle' });
+  const finished = Boolean(review.runs.at(-1)?.finishedAt);
+  const save = async () => {
+    setState({ kind: 'busy' });
+    try {
+      const { blob, name } = await apiDownloadNamed(
+        `/api/reviews/${encodeURIComponent(review.id)}/evidence.zip`,
+      );
+      saveFile(blob, name);
+      setState({ kind: 'saved', name });
+    } catch (err) {
+      const why = err instanceof ApiRequestError ? ` ${err.message}` : '';
+      setState({ kind: 'failed', text: `The evidence packet could not be made.${why} Try again.` });
+    }
+  };
+  return (
+    <>
+      <Button
+        variant="secondary"
+        onClick={save}
+        disabled={!finished || state.kind === 'busy'}
+        title={finished ? undefined : 'Once the review has finished'}
+      >
+        Export evidence
+      </Button>
+      {state.kind === 'busy' ? (
+        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
+          Signing the evidence packet…
+        </p>
+      ) : state.kind === 'saved' ? (
+        <p role="status" className="text-sm text-slate-600 dark:text-slate-300">
+          Saved {state.name}. Anyone can check it on{' '}
+          <Link className="underline" to="/verify">
+            Verify
+          </Link>
+          .
+        </p>
+      ) : state.kind === 'failed' ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+          {state.text}
+        </p>
+      ) : null}
+    </>
+  );
+}
