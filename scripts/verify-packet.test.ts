@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +110,18 @@ describe('npm run verify', () => {
     expect(await run(packet, '--keys', other)).toMatchObject({
       code: 1,
       err: ['Not verified: signed by a key not in the JWKS.'],
+    });
+    // The key retired before the packet's date: it verifies nothing signed after.
+    const retired = join(dir, 'retired.json');
+    const published = readFileSync(jwksFile, 'utf8');
+    const keysThen = JSON.parse(published) as { keys: Record<string, unknown>[] };
+    writeFileSync(
+      retired,
+      JSON.stringify({ keys: keysThen.keys.map((k) => ({ ...k, valid_to: '2026-11-01T00:00:00.000Z' })) }),
+    );
+    expect(await run(packet, '--keys', retired)).toMatchObject({
+      code: 1,
+      err: ['Not verified: signed after its key was retired.'],
     });
     expect((await run(packet)).code).toBe(2);
   });

@@ -95,11 +95,13 @@ export async function verifyPacket(zip: Uint8Array, jwks: JSONWebKeySet): Promis
   if (!jws) return refused(`${MANIFEST_JWS} was removed: nothing says who signed this packet.`);
   if (!manifestBytes) return refused(`${MANIFEST} was removed.`);
   let payload: Uint8Array;
+  let kid: string | undefined;
   try {
     const verified = await compactVerify(new TextDecoder().decode(jws), createLocalJWKSet(jwks), {
       algorithms: ['EdDSA'],
     });
     payload = verified.payload;
+    kid = verified.protectedHeader.kid;
   } catch (err) {
     if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys)
       return refused('Not verified: signed by a key not in the JWKS.');
@@ -109,6 +111,10 @@ export async function verifyPacket(zip: Uint8Array, jwks: JSONWebKeySet): Promis
   }
   const manifest = JSON.parse(new TextDecoder().decode(payload)) as PacketManifest;
   const problems: string[] = [];
+  // A retired key (the JWKS's valid_to, keys-route.ts) still verifies what it signed before, nothing after.
+  const retired = (jwks.keys.find((k) => k.kid === kid) as { valid_to?: string | null } | undefined)
+    ?.valid_to;
+  if (retired && manifest.exportedAt > retired) problems.push('signed after its key was retired');
   if (!sameBytes(payload, manifestBytes)) problems.push(`${MANIFEST} was changed`);
   const listed = new Set([MANIFEST, MANIFEST_JWS]);
   for (const file of manifest.files) {
