@@ -207,17 +207,26 @@ describe('the audit trail', () => {
   });
 
   it('removes only entries past the retention', async () => {
-    const h = createHarness({ database });
-    const trail = h.auditTrail;
-    if (!trail) throw new Error('no trail');
-    const day = 86_400_000;
-    const base = { account_id: 'retention', key_fingerprint: 'fp' };
-    await trail.store.append([
-      auditEntry({ ...base, at: Date.now() - 400 * day, query: 'old' }),
-      auditEntry({ ...base, at: Date.now() - 10 * day, query: 'recent' }),
-    ]);
-    expect(await trail.sweep()).toBeGreaterThanOrEqual(1);
-    const left = await trail.store.page('retention', {}, null, 10);
-    expect(left.map((e) => e.query)).toEqual(['recent']);
+    // A trail of its own: retention cuts the chain's start (the oldest entries in id order, ADR 014), so the old
+    // entry must be among the first written, as it is in a trail written as time goes by.
+    const dir = mkdtempSync(join(tmpdir(), 'proplens-retention-'));
+    const own = await openDatabase({ dir });
+    try {
+      const h = createHarness({ database: own });
+      const trail = h.auditTrail;
+      if (!trail) throw new Error('no trail');
+      const day = 86_400_000;
+      const base = { account_id: 'retention', key_fingerprint: 'fp' };
+      await trail.store.append([
+        auditEntry({ ...base, at: Date.now() - 400 * day, query: 'old' }),
+        auditEntry({ ...base, at: Date.now() - 10 * day, query: 'recent' }),
+      ]);
+      expect(await trail.sweep()).toBe(1);
+      const left = await trail.store.page('retention', {}, null, 10);
+      expect(left.map((e) => e.query)).toEqual(['recent']);
+    } finally {
+      await own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
