@@ -24,7 +24,7 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     expect(res.status, await res.clone().text()).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/zip');
     expect(res.headers.get('content-disposition')).toBe(
-      'attachment; filename="Q3- -Dana-s- - portfolio.evidence.zip"',
+      'attachment; filename="Q3 Danas portfolio.evidence.zip"',
     );
     const zip = new Uint8Array(await res.arrayBuffer());
     const files = unzipSync(zip);

@@ -69,14 +69,19 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
   return app;
 }
 
-/** "<review name>.evidence.zip", with only letters, digits, spaces, dots, dashes and underscores (safe in a header). */
+/**
+ * "<review name>.evidence.zip" with only letters, digits, spaces, dots, dashes and underscores (safe in a header
+ * and on any disk): quotes and apostrophes dropped, any other run of characters a space.
+ */
 export function evidenceFileName(name: string): string {
   const safe =
     name
       .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .replace(/[^A-Za-z0-9 ._-]+/g, '-')
-      .replace(/^[-. ]+|[-. ]+$/g, '')
-      .slice(0, 80) || 'review';
+      .replace(/[\u0300-\u036f'"`\u2018\u2019\u201c\u201d]/g, '')
+      .replace(/[^A-Za-z0-9._-]+/g, ' ')
+      .trim()
+      .replace(/^[.-]+|[.-]+$/g, '')
+      .slice(0, 80)
+      .trim() || 'review';
   return `${safe}.evidence.zip`;
 }
