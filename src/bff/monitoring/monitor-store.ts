@@ -1,14 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import { type Monitor, type MonitorRequest, MonitorRules } from '../../contract/index.ts';
-import { auditUnavailable } from '../audit/writer.ts';
 import type { MonitorSlotsTable, MonitorsTable } from '../db/migration-0016-monitoring.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
-import { insertChained } from '../stores/audit/chain.ts';
+import { insertForChange } from '../stores/audit/chain.ts';
 import { monthStart, nextRunAfter, wallTime } from './schedule.ts';
 
 type Db = Kysely<DatabaseSchema>;
-type Trx = Transaction<DatabaseSchema>;
 
 /** A monitor's audit entry, made once the change is known (the review's name for `query`), at `at`. */
 export type MonitorEntry = (review: { id: string; name: string }) => NewAuditEntry;
@@ -80,7 +78,7 @@ export class SqlMonitors {
         .values(row)
         .onConflict((oc) => oc.column('review_id').doUpdateSet(changed))
         .execute();
-      if (entry) await insertEntry(trx, entry(review));
+      if (entry) await insertForChange(trx, [entry(review)]);
       return (await this.#read(trx, accountId, reviewId))[0] as Monitor;
     });
   }
@@ -99,7 +97,7 @@ export class SqlMonitors {
         .select(['id', 'name'])
         .where('id', '=', reviewId)
         .executeTakeFirst();
-      if (entry) await insertEntry(trx, entry(review ?? { id: reviewId, name: '' }));
+      if (entry) await insertForChange(trx, [entry(review ?? { id: reviewId, name: '' })]);
       return true;
     });
   }
@@ -296,11 +294,4 @@ function toMonitor(m: MonitorsTable, name: string, used: number): Monitor {
     pausedReason: m.paused_reason,
     createdBy: m.created_by,
   };
-}
-
-/** The entry in the change's own transaction: the change stands only with it (ADR 010, addendum). */
-async function insertEntry(trx: Trx, entry: NewAuditEntry): Promise<void> {
-  await insertChained(trx, [entry]).catch(() => {
-    throw auditUnavailable();
-  });
 }

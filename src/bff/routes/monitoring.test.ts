@@ -153,4 +153,20 @@ describe('monitoring over HTTP', () => {
     expect((await h.call('/api/reviews/rv_nope/monitor', { method: 'PUT', body: DAILY })).status).toBe(404);
     await vi.waitFor(async () => expect((await put(DAILY)).status).toBe(200));
   });
+  it('a deleted review is monitored no more', async () => {
+    const { h } = drifting();
+    await h.signIn();
+    const review = await finishedReview(h, ['1 Nowhere Rd']);
+    const put = await h.call(`/api/reviews/${review.id}/monitor`, { method: 'PUT', body: DAILY });
+    expect(put.status, await put.clone().text()).toBe(200);
+    expect((await h.call(`/api/reviews/${review.id}`, { method: 'DELETE' })).status).toBe(204);
+    const list = MonitorListResponse.parse(await (await h.call('/api/monitors')).json());
+    expect(list.monitors.map((m) => m.reviewId)).not.toContain(review.id);
+    // Gone from the database too, not only from the list: the scheduler has nothing left to pick up.
+    const db = h.reviews?.database.db;
+    if (!db) throw new Error('the harness has a database');
+    expect(
+      await db.selectFrom('monitors').select('review_id').where('review_id', '=', review.id).execute(),
+    ).toEqual([]);
+  });
 });

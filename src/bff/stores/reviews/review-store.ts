@@ -334,7 +334,17 @@ export class SqlReviewStore {
         .where('account_id', '=', accountId)
         .executeTakeFirst();
       if (Number(gone.numDeletedRows) === 0) return false;
-      for (const table of ['review_results', 'review_runs', 'review_rows', 'review_chunks'] as const)
+      // Its rows, answers and decisions, and its monitor (a deleted review is watched no more); its alerts stay,
+      // said to be of a deleted review, as the audit trail's entries do.
+      for (const table of [
+        'review_results',
+        'review_runs',
+        'review_rows',
+        'review_chunks',
+        'review_decisions',
+        'monitors',
+        'monitor_slots',
+      ] as const)
         await trx.deleteFrom(table).where('review_id', '=', reviewId).execute();
       return true;
     });
