@@ -76,92 +76,24 @@ export function MonitorDialog({
         Each scheduled run is a Check again; a run that finds a change you ask for leaves a notification.
       </p>
       <form className="mt-3 space-y-4" onSubmit={submit}>
-        <div className="grid gap-3 sm:grid-cols-2">
-          <div>
-            <label className={labelClass} htmlFor={`${id}-interval`}>
-              Schedule
-            </label>
-            <select
-              id={`${id}-interval`}
-              className={`${inputClass} min-h-10`}
-              value={interval}
-              onChange={(e) => setInterval(e.target.value as MonitorInterval)}
-            >
-              {intervals.map((i) => (
-                <option key={i} value={i}>
-                  {INTERVAL_LABEL[i]}
-                </option>
-              ))}
-            </select>
-          </div>
-          {interval === 'minute' ? null : (
-            <div>
-              <label className={labelClass} htmlFor={`${id}-time`}>
-                {interval === 'hour' ? 'At (its minute, every hour)' : 'Time of day'}
-              </label>
-              <input
-                id={`${id}-time`}
-                type="time"
-                required
-                className={`${inputClass} min-h-10`}
-                value={timeOfDay}
-                onChange={(e) => setTimeOfDay(e.target.value)}
-              />
-              <p className={hintClass}>Time zone: {timeZone}</p>
-            </div>
-          )}
-        </div>
-        <fieldset>
-          <legend className={labelClass}>Alert me when</legend>
-          <label className="mt-1 flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={anyChange} onChange={(e) => setAnyChange(e.target.checked)} />
-            Any change
-          </label>
-          {RULES.map(([kind, label]) => (
-            <div key={kind} className="mt-1 flex flex-wrap items-center gap-2 text-sm">
-              <label className="flex items-center gap-2">
-                <input
-                  type="checkbox"
-                  disabled={anyChange}
-                  checked={anyChange || kinds.includes(kind)}
-                  onChange={(e) => toggle(kind, e.target.checked)}
-                />
-                {label}
-              </label>
-              {kind === 'stale' ? (
-                <span className="flex items-center gap-2">
-                  (not verified for more than
-                  <input
-                    aria-label="Stale after days"
-                    type="number"
-                    min={1}
-                    className="w-20 rounded-md border border-slate-400 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900"
-                    value={staleDays}
-                    onChange={(e) => setStaleDays(e.target.value)}
-                  />
-                  days)
-                </span>
-              ) : null}
-            </div>
-          ))}
-        </fieldset>
-        <div>
-          <label className={labelClass} htmlFor={`${id}-cap`}>
-            Lookups a month at most
-          </label>
-          <input
-            id={`${id}-cap`}
-            type="number"
-            min={1}
-            className={`${inputClass} min-h-10 max-w-48`}
-            value={cap}
-            onChange={(e) => setCap(e.target.value)}
-          />
-          <p className={hintClass}>
-            A run that would pass it is not made: monitoring pauses until you raise it. Each run asks{' '}
-            {rows === 1 ? '1 row' : `${rows} rows`}.
-          </p>
-        </div>
+        <ScheduleFields
+          id={id}
+          intervals={intervals}
+          interval={interval}
+          onInterval={setInterval}
+          timeOfDay={timeOfDay}
+          onTimeOfDay={setTimeOfDay}
+          timeZone={timeZone}
+        />
+        <AlertRules
+          anyChange={anyChange}
+          onAnyChange={setAnyChange}
+          kinds={kinds}
+          onToggle={toggle}
+          staleDays={staleDays}
+          onStaleDays={setStaleDays}
+        />
+        <CapField id={id} cap={cap} onCap={setCap} rows={rows} />
         {error ? (
           <p role="alert" className="text-sm text-red-700 dark:text-red-300">
             {error}
@@ -176,6 +108,150 @@ export function MonitorDialog({
           </Button>
         </div>
       </form>
+    </div>
+  );
+}
+
+/** How often, and at what time of day in which zone (an hourly run keeps the time's minute). */
+function ScheduleFields({
+  id,
+  intervals,
+  interval,
+  onInterval,
+  timeOfDay,
+  onTimeOfDay,
+  timeZone,
+}: {
+  id: string;
+  intervals: MonitorInterval[];
+  interval: MonitorInterval;
+  onInterval: (interval: MonitorInterval) => void;
+  timeOfDay: string;
+  onTimeOfDay: (time: string) => void;
+  timeZone: string;
+}) {
+  return (
+    <div className="grid gap-3 sm:grid-cols-2">
+      <div>
+        <label className={labelClass} htmlFor={`${id}-interval`}>
+          Schedule
+        </label>
+        <select
+          id={`${id}-interval`}
+          className={`${inputClass} min-h-10`}
+          value={interval}
+          onChange={(e) => onInterval(e.target.value as MonitorInterval)}
+        >
+          {intervals.map((i) => (
+            <option key={i} value={i}>
+              {INTERVAL_LABEL[i]}
+            </option>
+          ))}
+        </select>
+      </div>
+      {interval === 'minute' ? null : (
+        <div>
+          <label className={labelClass} htmlFor={`${id}-time`}>
+            {interval === 'hour' ? 'At (its minute, every hour)' : 'Time of day'}
+          </label>
+          <input
+            id={`${id}-time`}
+            type="time"
+            required
+            className={`${inputClass} min-h-10`}
+            value={timeOfDay}
+            onChange={(e) => onTimeOfDay(e.target.value)}
+          />
+          <p className={hintClass}>Time zone: {timeZone}</p>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Which changes are worth an alert: any, or the kinds ticked (stale past N days among them). */
+function AlertRules({
+  anyChange,
+  onAnyChange,
+  kinds,
+  onToggle,
+  staleDays,
+  onStaleDays,
+}: {
+  anyChange: boolean;
+  onAnyChange: (on: boolean) => void;
+  kinds: ChangeKind[];
+  onToggle: (kind: ChangeKind, on: boolean) => void;
+  staleDays: string;
+  onStaleDays: (days: string) => void;
+}) {
+  return (
+    <fieldset>
+      <legend className={labelClass}>Alert me when</legend>
+      <label className="mt-1 flex items-center gap-2 text-sm">
+        <input type="checkbox" checked={anyChange} onChange={(e) => onAnyChange(e.target.checked)} />
+        Any change
+      </label>
+      {RULES.map(([kind, label]) => (
+        <div key={kind} className="mt-1 flex flex-wrap items-center gap-2 text-sm">
+          <label className="flex items-center gap-2">
+            <input
+              type="checkbox"
+              disabled={anyChange}
+              checked={anyChange || kinds.includes(kind)}
+              onChange={(e) => onToggle(kind, e.target.checked)}
+            />
+            {label}
+          </label>
+          {kind === 'stale' ? (
+            <span className="flex items-center gap-2">
+              (not verified for more than
+              <input
+                aria-label="Stale after days"
+                type="number"
+                min={1}
+                className="w-20 rounded-md border border-slate-400 bg-white px-2 py-1 text-sm dark:border-slate-600 dark:bg-slate-900"
+                value={staleDays}
+                onChange={(e) => onStaleDays(e.target.value)}
+              />
+              days)
+            </span>
+          ) : null}
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The month's lookup cap: the runaway-cost guard. */
+function CapField({
+  id,
+  cap,
+  onCap,
+  rows,
+}: {
+  id: string;
+  cap: string;
+  onCap: (cap: string) => void;
+  rows: number;
+}) {
+  return (
+    <div>
+      <label className={labelClass} htmlFor={`${id}-cap`}>
+        Lookups a month at most
+      </label>
+      <input
+        id={`${id}-cap`}
+        type="number"
+        min={1}
+        className={`${inputClass} min-h-10 max-w-48`}
+        value={cap}
+        onChange={(e) => onCap(e.target.value)}
+      />
+      <p className={hintClass}>
+        A run that would pass it is not made: monitoring pauses until you raise it. Each run asks{' '}
+        {rows === 1 ? '1 row' : `${rows} rows`}.
+      </p>
     </div>
   );
 }
