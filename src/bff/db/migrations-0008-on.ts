@@ -4,6 +4,7 @@ import { keyCustody } from './migration-0013-key-custody.ts';
 import { webhooks } from './migration-0014-webhooks.ts';
 import { decisions } from './migration-0015-decisions.ts';
 import { monitoring } from './migration-0016-monitoring.ts';
+import { reviewSources } from './migration-0017-review-sources.ts';
 
 /*
  * The migrations from 0008 on (migrations.ts has the rules: append only, the same DDL on both databases). Kept
@@ -78,4 +79,5 @@ export const MIGRATIONS_0008_ON: Record<string, Migration> = {
   '0014-webhooks': webhooks,
   '0015-decisions': decisions,
   '0016-monitoring': monitoring,
+  '0017-review-sources': reviewSources,
 };

@@ -42,6 +42,7 @@ const RELEASED = [
   '0014-webhooks',
   '0015-decisions',
   '0016-monitoring',
+  '0017-review-sources',
 ];
 
 describe('released migrations', () => {

@@ -4,6 +4,7 @@ import type { AuditChainTable, AuditCheckpointsTable, EvidenceKeysTable } from '
 import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookOutboxTable } from '../webhooks/tables.ts';
 import type { ReviewDecisionsTable } from './migration-0015-decisions.ts';
 import type { MonitorSlotsTable, MonitorsTable, NotificationsTable } from './migration-0016-monitoring.ts';
+import type { ReviewSourcesTable } from './migration-0017-review-sources.ts';
 
 /*
  * The BFF's own database: durable reviews and the audit trail. One schema for the embedded SQLite and for
@@ -161,6 +162,7 @@ export interface DatabaseSchema {
   monitors: MonitorsTable;
   monitor_slots: MonitorSlotsTable;
   notifications: NotificationsTable;
+  review_sources: ReviewSourcesTable;
 }
 
 /** A name a key's holder gave it (migration 0009): one per key of an account. */

@@ -3,8 +3,8 @@ import { unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { verifyPacket } from '../../evidence-verify/packet.ts';
 import { EVIDENCE_KEYS_PATH } from '../evidence/keys-route.ts';
-import { finishedReview, uploadReview } from '../test-support/review-api.ts';
-import { reviewDatabase } from '../test-support/review-database.ts';
+import { fileRows, finished, finishedReview, uploadReview } from '../test-support/review-api.ts';
+import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
 /*
  * Export evidence over HTTP (issue 30): a finished review's packet holds the exports as they download, its runs
@@ -93,4 +93,49 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     h.cookie = '';
     expect((await h.call(`/api/reviews/${running}/evidence.zip`)).status).toBe(401);
   });
+
+  it('carries the file the review came from, byte for byte, sent once by the key that started it', async () => {
+    const h = db.make();
+    await h.signIn();
+    const addresses = ['1 Main St', '2 Oak Ave'];
+    // Every byte value, a BOM and CRLFs: what was received is what is packed.
+    const file = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...new TextEncoder().encode('address\r\n1 Main St\r\n2 Oak Ave\r\n'),
+      ...Array.from({ length: 256 }, (_, i) => i),
+    ]);
+    const id = await uploadReview(h, fileRows(addresses), {
+      kind: 'csv',
+      columns: ['address'],
+      origin: 'portfolio.csv',
+    });
+    const put = (bytes: Uint8Array, name = '../x/portfolio Q3.csv') => sendFile(h, id, bytes, name);
+    expect((await put(file)).status).toBe(201);
+    expect((await put(file)).status).toBe(200);
+    expect((await put(file.slice(1))).status).toBe(409);
+    expect((await put(new Uint8Array(20 * 1024 * 1024 + 1))).status).toBe(413);
+    h.reviews?.worker.start();
+    await finished(h, id);
+    const zip = new Uint8Array(await (await h.call(`/api/reviews/${id}/evidence.zip`)).arrayBuffer());
+    const files = unzipSync(zip);
+    expect(files['source/portfolio Q3.csv']).toEqual(file);
+    const jwks = await (await h.call(EVIDENCE_KEYS_PATH)).json();
+    expect((await verifyPacket(zip, jwks)).summary).toMatch(/; 5 files, none changed$/);
+
+    const colleague = db.make();
+    await colleague.signIn('pi_demo_professional_2');
+    expect((await sendFile(colleague, id, file, 'other.csv')).status).toBe(409);
+    const pasted = await uploadReview(h, addresses);
+    expect((await sendFile(h, pasted, file, 'x.csv')).status).toBe(409);
+  });
 });
+
+/** PUT the raw bytes of a review's file, as the browser sends them after creating the review. */
+const sendFile = (h: Harness, id: string, bytes: Uint8Array, name: string) =>
+  h.app.request(`/api/reviews/${id}/source?name=${encodeURIComponent(name)}`, {
+    method: 'PUT',
+    headers: { cookie: h.cookie, 'X-Requested-With': 'proplens', 'Content-Type': 'application/octet-stream' },
+    body: bytes as Uint8Array<ArrayBuffer>,
+  });

@@ -1,9 +1,13 @@
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { MAX_REVIEW_BYTES } from '../../contract/index.ts';
 import type { AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import type { EvidencePackets } from '../evidence/packet.ts';
+import { ReviewSources, sourceFileName } from '../evidence/packet-source.ts';
 import { requireSession } from '../middleware/session.ts';
+import { keyFingerprint } from '../stores/sessions/types.ts';
 import { type ReviewExportRouteDeps, reviewExportRoutes } from './review-export.ts';
 
 export interface ReviewEvidenceRouteDeps extends ReviewExportRouteDeps {
@@ -14,14 +18,42 @@ export interface ReviewEvidenceRouteDeps extends ReviewExportRouteDeps {
 
 /**
  * GET /api/reviews/:id/evidence.zip (any key of the account): the finished review's signed evidence packet
- * (evidence/packet.ts), named after the review.
+ * (evidence/packet.ts), named after the review. PUT /api/reviews/:id/source?name=: the file a review was made
+ * from, its raw bytes, sent once after the review is created by the key that created it; the packet carries it
+ * as `source/<name>`.
  */
 export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
   // results.csv and results.json are the exports themselves, asked of the export routes with this session, so
   // the packet holds exactly what Export CSV and Export JSON download.
   const exports = reviewExportRoutes(deps);
   const app = new Hono<AppEnv>();
+  const sources = new ReviewSources(deps.reviews.database.db);
   app.use('*', requireSession(deps.sessions));
+  app.put(
+    '/:id/source',
+    bodyLimit({
+      maxSize: MAX_REVIEW_BYTES,
+      onError: () => {
+        throw new ApiError(413, 'payload_too_large', 'A review’s file is at most 20 MB.');
+      },
+    }),
+    async (c) => {
+      const session = c.get('session');
+      const review = await inDatabase(() => deps.reviews.store.summary(session.accountId, c.req.param('id')));
+      if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
+      if (review.kind !== 'csv')
+        throw new ApiError(409, 'conflict', 'Only a review made from a file keeps its file.');
+      if (review.createdBy !== keyFingerprint(session.keyHash))
+        throw new ApiError(409, 'conflict', 'Only the key that started the review sends its file.');
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      if (bytes.length === 0) throw new ApiError(400, 'bad_request', 'The file is empty.');
+      const name = sourceFileName(c.req.query('name'));
+      const stored = await inDatabase(() => sources.put(review.id, name, bytes, (deps.now ?? Date.now)()));
+      if (stored === 'different')
+        throw new ApiError(409, 'conflict', 'This review already has its file, and it is another one.');
+      return c.json({ name, bytes: bytes.length }, stored === 'stored' ? 201 : 200);
+    },
+  );
   app.get('/:id/evidence.zip', async (c) => {
     const session = c.get('session');
     const id = c.req.param('id');
@@ -44,6 +76,7 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
     };
     const [csv, json] = [await asked('export.csv'), await asked('export.json')];
     const about = (JSON.parse(new TextDecoder().decode(json)) as { review: Record<string, unknown> }).review;
+    const source = await inDatabase(() => sources.get(review.id));
     const runs = new TextEncoder().encode(
       `${JSON.stringify({ review: review.id, runs: review.runs }, null, 2)}\n`,
     );
@@ -58,6 +91,7 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
       [
         { name: 'results.csv', bytes: csv },
         { name: 'results.json', bytes: json },
+        ...(source ? [{ name: `source/${source.name}`, bytes: source.bytes }] : []),
         { name: 'runs.json', bytes: runs },
       ],
     );
