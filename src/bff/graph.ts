@@ -16,6 +16,7 @@ import type { BffMetrics } from './metrics.ts';
 import { createMonitoring, type Monitoring } from './monitoring/index.ts';
 import { createDurableReviews, type DurableReviews } from './reviews/durable-reviews.ts';
 import type { Stores } from './stores/create-stores.ts';
+import type { SessionStore } from './stores/sessions/types.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
 import { UpstreamScheduler } from './upstream/scheduler.ts';
 import { createPoolTransport, type PoolTransport } from './upstream/transport.ts';
@@ -78,7 +79,7 @@ export interface BffGraph {
  * it too, so tests run the wiring that ships (docs/decisions/001-composition-root.md).
  */
 export function buildBffGraph(options: BffGraphOptions): BffGraph {
-  const { config, logger, stores, metrics, database, tuning = {} } = options;
+  const { config, logger, stores, metrics, database } = options;
   const clock = options.clock;
   const scheduler = new UpstreamScheduler(stores.budget, {
     ...(metrics ? { onGrant: metrics.slotGranted.bind(metrics) } : {}),
@@ -105,23 +106,88 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     ...(auditTrail ? { audit: auditTrail.audit } : {}),
   });
   const reviews = database
-    ? createDurableReviews({
-        database,
-        lookups,
-        sessions,
-        logger,
-        concurrency: config.reviewConcurrency,
-        slotWaiters: (keyHash) => scheduler.waiting(keyHash).review,
-        ...(metrics ? { metrics } : {}),
-        ...(clock ? { now: clock.now } : {}),
-        ...(clock?.onAdvance ? { onClockAdvance: clock.onAdvance.bind(clock) } : {}),
-        ...(tuning.reviewPollMs ? { pollMs: tuning.reviewPollMs } : {}),
-        ...(tuning.reviewLeaseMs ? { leaseMs: tuning.reviewLeaseMs } : {}),
-      })
+    ? durableReviewsOn(database, options, { lookups, sessions, scheduler })
     : undefined;
   const webhooks = database ? webhooksOn(database, options) : undefined;
   const monitoring = reviews ? monitoringOn(reviews, options, webhooks) : undefined;
-  const app = createBffApp({
+  const app = bffApp(options, {
+    upstream,
+    lookups,
+    sessions,
+    reviews,
+    auditTrail,
+    evidence,
+    webhooks,
+    custody,
+    monitoring,
+  });
+  return {
+    app,
+    upstream,
+    scheduler,
+    lookups,
+    ...(reviews ? { reviews } : {}),
+    ...(auditTrail ? { auditTrail } : {}),
+    ...(evidence ? { evidence } : {}),
+    ...(webhooks ? { webhooks } : {}),
+    ...(custody ? { custody } : {}),
+    ...(monitoring ? { monitoring } : {}),
+    start() {
+      reviews?.worker.start();
+      webhooks?.dispatcher.start();
+      auditTrail?.start();
+      evidence?.start();
+      monitoring?.scheduler.start();
+    },
+    async stop() {
+      await monitoring?.scheduler.stop();
+      await reviews?.worker.stop();
+      await webhooks?.dispatcher.stop();
+      evidence?.stop();
+      await auditTrail?.stop();
+    },
+    async close() {
+      await Promise.all([stores.close(), transport.close()]);
+    },
+  };
+}
+
+/** Reviews kept in the database, worked by this replica's worker on the review lane of the scheduler. */
+function durableReviewsOn(
+  database: Database,
+  options: BffGraphOptions,
+  parts: { lookups: Lookups; sessions: SessionStore; scheduler: UpstreamScheduler },
+): DurableReviews {
+  const { config, logger, metrics, clock, tuning = {} } = options;
+  const { lookups, sessions, scheduler } = parts;
+  return createDurableReviews({
+    database,
+    lookups,
+    sessions,
+    logger,
+    concurrency: config.reviewConcurrency,
+    slotWaiters: (keyHash) => scheduler.waiting(keyHash).review,
+    ...(metrics ? { metrics } : {}),
+    ...(clock ? { now: clock.now } : {}),
+    ...(clock?.onAdvance ? { onClockAdvance: clock.onAdvance.bind(clock) } : {}),
+    ...(tuning.reviewPollMs ? { pollMs: tuning.reviewPollMs } : {}),
+    ...(tuning.reviewLeaseMs ? { leaseMs: tuning.reviewLeaseMs } : {}),
+  });
+}
+
+/** The app over the graph's parts: the routes of each part there is, and the configuration they read. */
+function bffApp(
+  options: BffGraphOptions,
+  parts: Pick<
+    BffGraph,
+    'upstream' | 'lookups' | 'reviews' | 'auditTrail' | 'evidence' | 'webhooks' | 'custody' | 'monitoring'
+  > & {
+    sessions: SessionStore;
+  },
+) {
+  const { config, logger, stores, metrics, database, clock, tuning = {} } = options;
+  const { upstream, lookups, reviews, auditTrail, evidence, webhooks, custody, monitoring, sessions } = parts;
+  return createBffApp({
     upstream,
     lookups,
     ...(reviews ? { reviews } : {}),
@@ -155,35 +221,6 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     metricsToken: config.metricsToken,
     ...(tuning.eventPollMs ? { eventPollMs: tuning.eventPollMs } : {}),
   });
-  return {
-    app,
-    upstream,
-    scheduler,
-    lookups,
-    ...(reviews ? { reviews } : {}),
-    ...(auditTrail ? { auditTrail } : {}),
-    ...(evidence ? { evidence } : {}),
-    ...(webhooks ? { webhooks } : {}),
-    ...(custody ? { custody } : {}),
-    ...(monitoring ? { monitoring } : {}),
-    start() {
-      reviews?.worker.start();
-      webhooks?.dispatcher.start();
-      auditTrail?.start();
-      evidence?.start();
-      monitoring?.scheduler.start();
-    },
-    async stop() {
-      await monitoring?.scheduler.stop();
-      await reviews?.worker.stop();
-      await webhooks?.dispatcher.stop();
-      evidence?.stop();
-      await auditTrail?.stop();
-    },
-    async close() {
-      await Promise.all([stores.close(), transport.close()]);
-    },
-  };
 }
 
 /** The upstream client: configuration from the environment, budget and scheduler from the stores. */
