@@ -35,9 +35,7 @@ describe('npm run audit:verify', () => {
   it('exits 0 with the count, and 1 naming the entry changed behind PropLens', async () => {
     expect(await verify()).toEqual({
       code: 0,
-      out: expect.stringMatching(
-        /^Audit trail verified: 1,200 entries, 0 checkpoints, head [0-9a-f]{12}…$/,
-      ),
+      out: expect.stringMatching(/^Audit trail verified: 1,200 entries, 0 checkpoints, head [0-9a-f]{12}…$/),
     });
     const database = await openDatabase({ dir });
     await database.db

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { type Monitor, type MonitorRequest, MonitorRules } from '../../contract/index.ts';
 import type { MonitorSlotsTable, MonitorsTable } from '../db/migration-0016-monitoring.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
