@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { unzipSync, zipSync } from 'fflate';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { verifyPacket } from '../../evidence-verify/packet.ts';
 import { EVIDENCE_KEYS_PATH } from '../evidence/keys-route.ts';
-import { fileRows, finished, finishedReview, uploadReview } from '../test-support/review-api.ts';
+import { clientToken, fileRows, finished, finishedReview, uploadReview } from '../test-support/review-api.ts';
 import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
 /*
@@ -81,6 +81,32 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     // Any key of the account exports it.
     await h.signIn('pi_demo_professional_2');
     expect((await h.call(`/api/reviews/${review.id}/evidence.zip`)).status).toBe(200);
+  });
+
+  it('is made behind a TLS proxy too, where the session cookie has its __Host- name', async () => {
+    const h = db.make({ trustProxy: true });
+    const headers = { 'X-Forwarded-Proto': 'https' };
+    const signedIn = await h.call('/api/session', {
+      method: 'POST',
+      body: { apiKey: 'pi_demo_professional' },
+      headers,
+    });
+    expect(signedIn.headers.get('set-cookie')).toMatch(/^__Host-proplens_session=/);
+    const body = { clientToken: clientToken(), name: 'TLS', kind: 'paste', columns: [], totalRows: 1 };
+    const { id } = (await (await h.call('/api/reviews', { method: 'POST', body, headers })).json()) as {
+      id: string;
+    };
+    const chunk = { index: 0, firstRow: 0, rows: [{ address: '1 Main St' }], last: true };
+    expect((await h.call(`/api/reviews/${id}/chunks`, { method: 'PUT', body: chunk, headers })).status).toBe(
+      200,
+    );
+    h.reviews?.worker.start();
+    await vi.waitFor(
+      async () => expect((await h.call(`/api/reviews/${id}/evidence.zip`, { headers })).status).toBe(200),
+      { timeout: 10_000, interval: 50 },
+    );
+    const res = await h.call(`/api/reviews/${id}/evidence.zip`, { headers });
+    expect(Object.keys(unzipSync(new Uint8Array(await res.arrayBuffer())))).toContain('results.csv');
   });
 
   it('is refused while the review runs, for another account, and without a session', async () => {
