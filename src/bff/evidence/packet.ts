@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { dirname } from 'node:path';
-import { zipSync } from 'fflate';
+import { Zip, ZipDeflate } from 'fflate';
 import { CompactSign } from 'jose';
 import type { Kysely } from 'kysely';
 import packageJson from '../../../package.json' with { type: 'json' };
@@ -134,13 +134,59 @@ export class EvidencePackets {
     const jws = await new CompactSign(manifestBytes)
       .setProtectedHeader({ alg: 'EdDSA', kid: key.keyId, typ: 'proplens-evidence+jws' })
       .sign(key.privateKey);
-    const entries: Record<string, Uint8Array> = {};
-    for (const f of files) entries[f.name] = f.bytes;
-    entries[MANIFEST] = manifestBytes;
-    entries[MANIFEST_JWS] = new TextEncoder().encode(jws);
-    // The entries dated the export, not the moment zipped: the same packet is the same bytes.
-    return zipSync(entries, { mtime: new Date(at) });
+    return zipYielding(
+      [
+        ...files,
+        { name: MANIFEST, bytes: manifestBytes },
+        { name: MANIFEST_JWS, bytes: new TextEncoder().encode(jws) },
+      ],
+      new Date(at),
+    );
   }
+}
+
+/** Deflated this much at a time, then the event loop's turn. */
+const ZIP_SLICE = 1 << 20;
+
+/**
+ * The ZIP (fflate's streaming Zip), deflated a megabyte at a time with the event loop served between: zipSync
+ * held the BFF for 1.3 s over a 100,000-row review's 51 MB of exports. The entries are dated `mtime` (the
+ * export), not the moment zipped.
+ */
+async function zipYielding(
+  files: readonly { name: string; bytes: Uint8Array }[],
+  mtime: Date,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let failed: Error | null = null;
+  let ended = false;
+  const zip = new Zip((err, chunk, final) => {
+    if (err) failed = err;
+    else parts.push(chunk);
+    if (final) ended = true;
+  });
+  for (const { name, bytes } of files) {
+    const entry = new ZipDeflate(name, { level: 6 });
+    entry.mtime = mtime;
+    zip.add(entry);
+    for (let at = 0; ; at += ZIP_SLICE) {
+      const last = at + ZIP_SLICE >= bytes.length;
+      entry.push(bytes.subarray(at, at + ZIP_SLICE), last);
+      if (last) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (failed) throw failed;
+  }
+  zip.end();
+  if (failed) throw failed;
+  if (!ended) throw new Error('the evidence ZIP did not end');
+  const zipped = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    zipped.set(p, offset);
+    offset += p.length;
+  }
+  return zipped;
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
