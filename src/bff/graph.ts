@@ -195,8 +195,7 @@ function bffApp(
     ...(evidence ? { evidence } : {}),
     ...(evidence && database
       ? {
-          packets: evidencePacketsOn(database, evidence.checkpoints, {
-            signingKey: config.evidenceSigningKey,
+          packets: evidencePacketsOn(database, evidence, {
             serviceUrl: options.upstream.url,
             ...(clock ? { now: clock.now } : {}),
           }),

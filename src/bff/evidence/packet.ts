@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { dirname } from 'node:path';
 import { Zip, ZipDeflate } from 'fflate';
 import { CompactSign } from 'jose';
 import type { Kysely } from 'kysely';
@@ -14,7 +13,8 @@ import {
 import type { Database } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { Checkpoints } from './checkpoints.ts';
-import { loadSigningKey, type SigningKey } from './signing-key.ts';
+import type { Evidence } from './evidence.ts';
+import type { SigningKey } from './signing-key.ts';
 
 /*
  * The evidence packet (docs/decisions/014-evidence-formats.md): the review's files, a manifest stating what they
@@ -40,15 +40,6 @@ export interface EvidencePacket {
 }
 
 type Db = Kysely<DatabaseSchema>;
-
-/**
- * The key packets are signed with: the checkpoints' own (EVIDENCE_SIGNING_KEY, else the embedded database's
- * generated one, read from the same file createEvidence made); none where nothing can sign.
- */
-export function packetSigningKey(database: Database, configured: string | undefined): SigningKey | undefined {
-  const file = database.sqlite?.name;
-  return configured?.trim() || file ? loadSigningKey(configured, dirname(file ?? '.')) : undefined;
-}
 
 /** Builds evidence packets on the BFF's database. */
 export class EvidencePackets {
@@ -194,15 +185,16 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 /** The BFF's packets (graph.ts): none where nothing can sign (replicas sharing PostgreSQL without a key). */
 export function evidencePacketsOn(
   database: Database,
-  checkpoints: Checkpoints,
-  options: { signingKey: string | undefined; serviceUrl: string; now?: () => number },
+  evidence: Pick<Evidence, 'checkpoints' | 'signingKey'>,
+  options: { serviceUrl: string; now?: () => number },
 ): EvidencePackets | undefined {
-  const key = packetSigningKey(database, options.signingKey);
+  // The checkpoints' own key: none where nothing signs (a shared database without EVIDENCE_SIGNING_KEY).
+  const key = evidence.signingKey;
   if (!key) return undefined;
   return new EvidencePackets({
     db: database.db,
     key,
-    checkpoints,
+    checkpoints: evidence.checkpoints,
     serviceUrl: options.serviceUrl,
     ...(options.now ? { now: options.now } : {}),
   });

@@ -334,7 +334,7 @@ export class SqlReviewStore {
         .where('account_id', '=', accountId)
         .executeTakeFirst();
       if (Number(gone.numDeletedRows) === 0) return false;
-      // Its rows, answers and decisions, and its monitor (a deleted review is watched no more); its alerts stay,
+      // Its rows, answers, decisions and uploaded file, and its monitor (a deleted review is watched no more); its alerts stay,
       // said to be of a deleted review, as the audit trail's entries do.
       for (const table of [
         'review_results',
@@ -342,6 +342,7 @@ export class SqlReviewStore {
         'review_rows',
         'review_chunks',
         'review_decisions',
+        'review_sources',
         'monitors',
         'monitor_slots',
       ] as const)
