@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, type Page, test } from '@playwright/test';
 import Papa from 'papaparse';
+import { exportAndVerifyEvidence } from './evidence-steps.ts';
 import { expectNoAxeViolations, referenceRecords, signInWithDemoKey } from './support.ts';
 
 /*
@@ -161,6 +162,9 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   expect(parsed.data[0]?.property_id).not.toBe('');
   expect(parsed.data[0]).toMatchObject({ decision: 'accept', decision_note: 'Deed checked' });
   expect(parsed.data.every((r) => r.decision === 'accept' && r.decided_by !== '')).toBe(true);
+
+  // Export evidence, and check it on /verify as a stranger would: verified as downloaded, one byte changed named.
+  await exportAndVerifyEvidence(page, 'Evidence Q3');
 
   // Print: every row, under "Retrieved at ... by ...", without the controls.
   await page.emulateMedia({ media: 'print' });

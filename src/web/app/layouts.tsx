@@ -192,7 +192,7 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
 
 function MainNav() {
   return (
-    <nav aria-label="Main" className="flex gap-1 text-sm font-semibold">
+    <nav aria-label="Main" className="flex flex-wrap gap-x-1 text-sm font-semibold">
       <NavLink to="/search" className={NAV_LINK}>
         Search
       </NavLink>
