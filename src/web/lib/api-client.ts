@@ -47,6 +47,8 @@ export interface ApiInit {
   signal?: AbortSignal;
   /** Review work waits behind interactive lookups for the rate budget (the BFF's scheduler). */
   lane?: Lane;
+  /** A file sent as it is (application/octet-stream), instead of a JSON `body`. */
+  bytes?: Blob;
 }
 
 /**
@@ -117,13 +119,14 @@ async function send(
     [CSRF_HEADER.name]: CSRF_HEADER.value,
     Accept: accept,
   };
-  if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (init.bytes) headers['Content-Type'] = 'application/octet-stream';
+  else if (init.body !== undefined) headers['Content-Type'] = 'application/json';
   if (init.lane) headers[LANE_HEADER] = init.lane;
   try {
     return await fetch(path, {
       method: init.method ?? 'GET',
       headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      body: init.bytes ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
       credentials: 'same-origin',
       signal: init.signal,
     });

@@ -47,6 +47,14 @@ export const createReview = (request: CreateReviewRequest) =>
 export const putChunk = (id: string, chunk: ReviewChunkRequest, signal?: AbortSignal) =>
   apiFetch(`${at(id)}/chunks`, ReviewSummary, { method: 'PUT', body: chunk, ...(signal ? { signal } : {}) });
 
+/** The file a review was made from, byte for byte: its evidence packet carries it (`source/<name>`). */
+export const putSource = (id: string, file: File, signal?: AbortSignal) =>
+  apiFetch(`${at(id)}/source?name=${encodeURIComponent(file.name)}`, null, {
+    method: 'PUT',
+    bytes: file,
+    ...(signal ? { signal } : {}),
+  });
+
 export const getReview = (id: string, signal?: AbortSignal) =>
   apiFetch(at(id), ReviewSummary, signal ? { signal } : {});
 

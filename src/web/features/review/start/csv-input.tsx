@@ -11,7 +11,7 @@ type FileState =
   | { kind: 'reading'; fileName: string; progress: number }
   | { kind: 'error'; message: string }
   /** `refused`: a file chosen after this one could not be read, and this one is still what is used. */
-  | ({ kind: 'loaded'; refused?: string } & Loaded);
+  | ({ kind: 'loaded'; refused?: string; file: File } & Loaded);
 
 const baseName = (fileName: string) => fileName.replace(/\.[^.]+$/, '') || fileName;
 
@@ -43,7 +43,7 @@ function useCsvFile(onDraft: (d: Draft | null) => void) {
         },
         controller.signal,
       );
-      if (!controller.signal.aborted) setState({ kind: 'loaded', fileName: file.name, ...loaded });
+      if (!controller.signal.aborted) setState({ kind: 'loaded', fileName: file.name, file, ...loaded });
     } catch (err) {
       if (controller.signal.aborted) return;
       const message =
@@ -65,6 +65,7 @@ function useCsvFile(onDraft: (d: Draft | null) => void) {
         origin: state.fileName,
         prepared: result.prepared,
         defaultName: baseName(state.fileName),
+        file: state.file,
       });
     } else onDraft(null);
   }, [state, result, onDraft]);

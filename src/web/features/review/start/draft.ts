@@ -7,7 +7,14 @@ import type { PreparedRows } from './rows.ts';
  * and origin (the file's name, the area searched) will say it: its rows, or an area's records.
  */
 export type Draft =
-  | { kind: Exclude<ReviewKind, 'area'>; origin?: string; prepared: PreparedRows; defaultName: string }
+  | {
+      kind: Exclude<ReviewKind, 'area'>;
+      origin?: string;
+      prepared: PreparedRows;
+      defaultName: string;
+      /** The file chosen, as it is: kept with the review for its evidence packet. */
+      file?: File;
+    }
   | { kind: 'area'; origin: string; records: Property[]; defaultName: string };
 
 const n = formatCount;

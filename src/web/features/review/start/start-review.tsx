@@ -5,7 +5,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { formatCount, formatDateTime } from '../../../lib/format.ts';
-import { createReview, putChunk } from '../api/server-reviews.ts';
+import { createReview, putChunk, putSource } from '../api/server-reviews.ts';
 import { AreaInput } from './area-input.tsx';
 import { CsvInput } from './csv-input.tsx';
 import type { Draft } from './draft.ts';
@@ -52,6 +52,7 @@ function useStartSubmit({
       const review = await uploadReview(toUpload(draft, name), {
         create: createReview,
         put: putChunk,
+        putSource,
         onProgress: (sent, total) => setUploaded({ sent, total }),
       });
       onStarted(review);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type {
-  CreateReviewRequest,
-  ReviewChunkRequest,
-  ReviewInputRow,
-  ReviewSummary,
+import {
+  type CreateReviewRequest,
+  MAX_REVIEW_BYTES,
+  type ReviewChunkRequest,
+  type ReviewInputRow,
+  type ReviewSummary,
 } from '../../../../contract/index.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { chunksOf, toUpload, uploadReview } from './upload.ts';
@@ -110,6 +111,57 @@ describe('uploadReview', () => {
     );
     await expect(down).rejects.toThrow('Briefly unavailable.');
     expect(tries).toBe(4);
+  });
+});
+
+describe('the file a review was read from', () => {
+  it('is sent as it is, after the review is made and before its rows, retried like a chunk', async () => {
+    const calls: string[] = [];
+    const file = new File(['Address\n1 Main St\n'], 'loans.csv', { type: 'text/csv' });
+    let failOnce = true;
+    await uploadReview(
+      { name: 'R', kind: 'csv', columns: ['Address'], rows: rows(3), skippedBlank: 0, source: file },
+      {
+        create: async () => {
+          calls.push('create');
+          return summary();
+        },
+        putSource: async (id, sent) => {
+          calls.push(`source ${id} ${sent.name} ${await sent.text()}`);
+          if (failOnce) {
+            failOnce = false;
+            throw new ApiRequestError(503, 'upstream_unavailable', 'try again');
+          }
+        },
+        put: async (_id, chunk) => {
+          calls.push(`chunk ${chunk.index}`);
+          return summary();
+        },
+        sleep: async () => {},
+      },
+    );
+    expect(calls).toEqual([
+      'create',
+      'source rv_1 loans.csv Address\n1 Main St\n',
+      'source rv_1 loans.csv Address\n1 Main St\n',
+      'chunk 0',
+    ]);
+  });
+
+  it('is not sent for a paste, nor when it is over the review size limit', async () => {
+    const sent: string[] = [];
+    const deps = {
+      create: async () => summary(),
+      put: async () => summary(),
+      putSource: async (_id: string, f: File) => void sent.push(f.name),
+    };
+    await uploadReview({ name: 'R', kind: 'paste', columns: [], rows: rows(2), skippedBlank: 0 }, deps);
+    const huge = new File([new Uint8Array(MAX_REVIEW_BYTES + 1)], 'huge.csv');
+    await uploadReview(
+      { name: 'R', kind: 'csv', columns: [], rows: rows(2), skippedBlank: 0, source: huge },
+      deps,
+    );
+    expect(sent).toEqual([]);
   });
 });
 

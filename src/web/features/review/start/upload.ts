@@ -3,6 +3,7 @@ import {
   MAX_CELL_LENGTH,
   MAX_CHUNK_ROWS,
   MAX_PARCEL_LENGTH,
+  MAX_REVIEW_BYTES,
   type ReviewChunkRequest,
   type ReviewInputRow,
   type ReviewSummary,
@@ -14,11 +15,15 @@ import type { Draft } from './draft.ts';
 export type ReviewUpload = Pick<CreateReviewRequest, 'name' | 'kind' | 'origin' | 'columns'> & {
   rows: ReviewInputRow[];
   skippedBlank: number;
+  /** The file the rows were read from, sent as it is for the review's evidence packet. */
+  source?: File;
 };
 
 export interface UploadDeps {
   create: (request: CreateReviewRequest) => Promise<ReviewSummary>;
   put: (id: string, chunk: ReviewChunkRequest, signal?: AbortSignal) => Promise<ReviewSummary>;
+  /** Sends the file a review was read from (its evidence packet carries it byte for byte). */
+  putSource?: (id: string, file: File, signal?: AbortSignal) => Promise<unknown>;
   onProgress?: (sent: number, total: number) => void;
   signal?: AbortSignal;
   sleep?: (ms: number) => Promise<void>;
@@ -51,6 +56,7 @@ export function toUpload(draft: Draft, name: string): ReviewUpload {
     name,
     kind: draft.kind,
     ...origin,
+    ...(draft.file ? { source: draft.file } : {}),
     columns: (prepared.columns ?? []).map(cut),
     skippedBlank: prepared.skippedBlank,
     // A row refused here (not an address, too long) goes as it is: the BFF refuses it the same way, with no
@@ -118,6 +124,12 @@ export async function uploadReview(upload: ReviewUpload, deps: UploadDeps): Prom
       skippedBlank: upload.skippedBlank,
     }),
   );
+  // The file as chosen, before its rows: a review that runs has its file kept (sent again, it is taken once).
+  const { source } = upload;
+  if (source && deps.putSource && source.size <= MAX_REVIEW_BYTES) {
+    const putSource = deps.putSource;
+    await retrying(() => putSource(summary.id, source, deps.signal));
+  }
   const chunks = chunksOf(upload.rows);
   let sent = 0;
   deps.onProgress?.(0, upload.rows.length);
