@@ -28,5 +28,8 @@ export function notFoundReasonText(reason: NotFoundReason, address: string): str
   }
 }
 
+/** A known building without the unit asked for (unit_not_found): the BFF's message, the review's row and export. */
+export const UNIT_NOT_FOUND_TEXT = 'The building is known, but not that unit.';
+
 /** A review row with nothing to look up (a file's row whose address cell is empty, with no parcel number). */
 export const NO_ADDRESS_TEXT = 'This row has no address, and no parcel number to look up instead.';

@@ -98,12 +98,16 @@ const TRAILING: readonly Column[] = [
       return reason ? notFoundReasonText(reason, r.row.input) : (r.row.error?.message ?? null);
     },
   ],
-  /** no_such_house, no_such_street, place_not_covered (the service's, when it could tell), or no_address. */
+  /**
+   * no_such_house, no_such_street, place_not_covered (the service's, when it could tell), unit_not_found (the
+   * building is known, not the unit), or no_address.
+   */
   [
     'reason',
     (r) => {
       if (r.row.outcome === 'matched' || !r.row.error) return null;
-      return r.row.error.reason ?? (r.row.error.code === 'no_address' ? 'no_address' : null);
+      const { code } = r.row.error;
+      return r.row.error.reason ?? (code === 'no_address' || code === 'unit_not_found' ? code : null);
     },
   ],
   [

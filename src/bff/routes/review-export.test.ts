@@ -114,6 +114,17 @@ describe.each(backends)('the review export on $name', (backend) => {
           sourceRow: 5,
           cells: ['9999 Congress Ave', ''],
         },
+        // A known building without the unit asked for (review finding R20: its reason was empty).
+        {
+          ...row(
+            '615 Bourbon St Unit 9, New Orleans, LA 70116',
+            missed({
+              error: { code: 'unit_not_found', message: 'The building is known, but not that unit.' },
+            }),
+          ),
+          sourceRow: 6,
+          cells: ['615 Bourbon St Unit 9', ''],
+        },
       ],
       { columns: ['Situs Address', 'APN'] },
     );
@@ -122,12 +133,14 @@ describe.each(backends)('the review export on $name', (backend) => {
       ['2', '1 Main St', ''],
       ['4', '', 'R-88'],
       ['5', '9999 Congress Ave', ''],
+      ['6', '615 Bourbon St Unit 9', ''],
     ]);
     expect(parsed.data.map((r) => [r.proplens_outcome, r.proplens_reason, r.proplens_error_message])).toEqual(
       [
         ['matched', '', ''],
         ['failed', 'no_address', 'No address.'],
         ['not_found', 'no_such_house', 'The street is known there, but not that house number.'],
+        ['not_found', 'unit_not_found', 'The building is known, but not that unit.'],
       ],
     );
     const doc = await json(id);
@@ -135,6 +148,7 @@ describe.each(backends)('the review export on $name', (backend) => {
       [2, null],
       [4, 'no_address'],
       [5, 'no_such_house'],
+      [6, 'unit_not_found'],
     ]);
   });
 

@@ -1,4 +1,4 @@
-import type { Candidate } from '../../contract/index.ts';
+import { type Candidate, UNIT_NOT_FOUND_TEXT } from '../../contract/index.ts';
 import { ApiError } from '../errors.ts';
 import { keyRefused } from '../refused-keys.ts';
 import { parseErrorBody } from './parse.ts';
@@ -41,7 +41,7 @@ export function toRefusal(
         const candidates: Candidate[] = info.candidates;
         if (code.includes('unit') || info.building) {
           const building = info.building ? [info.building] : [];
-          return new ApiError(404, 'unit_not_found', 'The building is known, but it has no such unit.', {
+          return new ApiError(404, 'unit_not_found', UNIT_NOT_FOUND_TEXT, {
             candidates: [...building, ...candidates.filter((c) => c.id !== info.building?.id)],
           });
         }

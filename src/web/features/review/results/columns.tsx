@@ -15,8 +15,8 @@ import {
   LOOK_TEXT,
   MATCH_TEXT,
   MATCHES,
-  OUTCOME_TEXT,
   OUTCOMES,
+  outcomeText,
   type ResultRow,
   TIER_TEXT,
 } from './stats.ts';
@@ -51,7 +51,7 @@ function OutcomeCell({ r }: { r: ResultRow }) {
         <circle cx="10" cy="10" r="8.5" fill="none" stroke="currentColor" strokeWidth="1.4" />
         <StrokePath d={OUTCOME_ICON[look ? 'ambiguous' : outcome]} />
       </svg>
-      {look ? LOOK_TEXT : OUTCOME_TEXT[outcome]}
+      {look ? LOOK_TEXT : outcomeText(r.row)}
       {r.row.excluded ? (
         <span className="rounded border border-slate-400 px-1 text-xs font-medium text-slate-700 dark:border-slate-500 dark:text-slate-300">
           {EXCLUDED_TEXT}

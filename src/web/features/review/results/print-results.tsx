@@ -8,7 +8,7 @@ import {
   isLook,
   LOOK_TEXT,
   MATCH_TEXT,
-  OUTCOME_TEXT,
+  outcomeText,
   type ResultRow,
   TIER_TEXT,
 } from './stats.ts';
@@ -81,7 +81,7 @@ export function PrintTable({ rows, scope }: { rows: ResultRow[]; scope: string }
                 <td className={`${CELL} break-words`}>{p?.address ?? '—'}</td>
                 <td className={`${CELL} font-mono text-[7pt] whitespace-nowrap`}>{p?.id ?? '—'}</td>
                 <td className={CELL}>
-                  {isLook(result) ? <strong>{LOOK_TEXT}</strong> : OUTCOME_TEXT[row.outcome]}
+                  {isLook(result) ? <strong>{LOOK_TEXT}</strong> : outcomeText(row)}
                   {row.excluded ? <strong className="block">{EXCLUDED_TEXT}</strong> : null}
                   {/* The reviewer's decision under the outcome (its note, who and when are the export's: a row
                       stays within its lines, 25 or more to a page). */}

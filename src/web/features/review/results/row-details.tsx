@@ -1,5 +1,10 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { type LookupError, notFoundReasonText, type ReviewRowResult } from '../../../../contract/index.ts';
+import {
+  type LookupError,
+  notFoundReasonText,
+  type ReviewRowResult,
+  UNIT_NOT_FOUND_TEXT,
+} from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
 import { MatchNotice, PropertyRecord } from '../../property/index.ts';
@@ -9,7 +14,7 @@ import { DecideRow } from './decide-row.tsx';
 import { DECISION_TEXT } from './decisions.ts';
 import { ExcludeRow } from './exclude-row.tsx';
 import { FixNotice, FixRow } from './fix-row.tsx';
-import { EXCLUDED_TEXT, isLook, LOOK_TEXT, MATCH_TEXT, OUTCOME_TEXT, type ResultRow } from './stats.ts';
+import { EXCLUDED_TEXT, isLook, LOOK_TEXT, MATCH_TEXT, outcomeText, type ResultRow } from './stats.ts';
 
 function retrievedText(r: ResultRow): string | null {
   if (!r.row.retrievedAt) return null;
@@ -133,7 +138,7 @@ function RowDetailsHeader({
         <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
           Row {row.index + 1}
           {row.sourceRow ? ` (line ${row.sourceRow} of the file)` : ''} ·{' '}
-          {isLook(result) ? LOOK_TEXT : OUTCOME_TEXT[row.outcome]}
+          {isLook(result) ? LOOK_TEXT : outcomeText(row)}
           {row.excluded ? ` · ${EXCLUDED_TEXT}` : ''}
           {row.decision ? ` · ${DECISION_TEXT[row.decision.decision]}` : ''}
           {result.match && result.match !== 'as_typed' ? ` · ${MATCH_TEXT[result.match]}` : ''}
@@ -189,7 +194,7 @@ function NoMatch({
         {row.outcome === 'ambiguous'
           ? 'More than one property matches this address. Choose the one meant, or edit the address.'
           : row.error?.code === 'unit_not_found'
-            ? 'The building is known, but not that unit.'
+            ? UNIT_NOT_FOUND_TEXT
             : 'No property matches this address.'}
       </p>
       {row.outcome === 'not_found' && row.error?.reason ? (

@@ -5,6 +5,7 @@ import {
   countLooks,
   formatShare,
   median,
+  outcomeText,
   recordsByKind,
   recordsBySource,
   summarize,
@@ -317,5 +318,16 @@ describe('explanations from the BFF', () => {
     // An explanation whose input is the row's own is the BFF's object itself, not a copy.
     const own = makeRow(3, { input: sent.typed, property, match: sent });
     expect(toResultRows([own], NOW)[0]?.explanation).toBe(sent);
+  });
+});
+
+describe('outcomeText', () => {
+  it('says "Unit not found" for a known building without the unit, "Not found" otherwise (R20)', () => {
+    const unit = { code: 'unit_not_found' as const, message: 'x' };
+    expect(outcomeText({ outcome: 'not_found', error: unit })).toBe('Unit not found');
+    expect(outcomeText({ outcome: 'not_found', error: { code: 'not_found', message: 'x' } })).toBe(
+      'Not found',
+    );
+    expect(outcomeText({ outcome: 'matched' })).toBe('Matched');
   });
 });

@@ -55,6 +55,11 @@ export const OUTCOME_TEXT: Record<ReviewRowOutcome, string> = {
   pending: 'Pending',
   not_asked: 'Not asked',
 };
+/** A row's outcome in words: "Unit not found" for a known building without the unit (review finding R20). */
+export const outcomeText = (row: Pick<ReviewRowResult, 'outcome' | 'error'>): string =>
+  row.outcome === 'not_found' && row.error?.code === 'unit_not_found'
+    ? 'Unit not found'
+    : OUTCOME_TEXT[row.outcome];
 /** A match that needs a look, where a row's outcome is said (table, summary, print). */
 export const LOOK_TEXT = 'Needs a look';
 export const TIER_TEXT: Record<FreshnessTier, string> = { fresh: 'Fresh', ageing: 'Aging', stale: 'Stale' };
