@@ -38,7 +38,13 @@ export function fakeApi(routes: Record<string, Handler>) {
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input), 'http://localhost');
     const method = (init?.method ?? 'GET').toUpperCase();
-    const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
+    // JSON as the BFF reads it; a file sent as it is (a Blob) as it was sent.
+    const body =
+      typeof init?.body === 'string'
+        ? JSON.parse(init.body)
+        : init?.body instanceof Blob
+          ? init.body
+          : undefined;
     calls.push({ method, url, body, headers: new Headers(init?.headers) });
     // "METHOD /path" exactly, else a prefix route "METHOD /path/*" (resources by id).
     const handler =

@@ -227,6 +227,14 @@ describe('/review', () => {
       origin: 'deal-42.csv',
       columns: ['Owner', 'Street', 'City', 'State', 'Zip'],
     });
+    // The file itself goes too, as chosen, for the review's evidence packet.
+    const source = api.calls.find((c) => c.method === 'PUT' && c.url.pathname.endsWith('/source'));
+    expect(source?.url.searchParams.get('name')).toBe('deal-42.csv');
+    expect(source?.headers.get('content-type')).toBe('application/octet-stream');
+    // Byte for byte: its byte order mark too.
+    expect([...new Uint8Array(await (source?.body as Blob).arrayBuffer())]).toEqual([
+      ...new TextEncoder().encode(csv),
+    ]);
     expect(uploaded(api)).toEqual([
       {
         address: '1100 Congress Ave, Austin, TX 78701',

@@ -176,6 +176,8 @@ export function fakeReviewServer(options: { account: () => string; answer: Answe
       }
       return json(review.summary);
     }
+    // The file a review was read from, kept for its evidence packet (the BFF answers what it stored).
+    if (req.method === 'PUT' && sub === '/source') return json({ name: req.url.searchParams.get('name') });
     if (req.method === 'GET' && sub === '') return json(review.summary);
     if (req.method === 'GET' && sub === '/rows')
       return json({ rows: review.rows.map((_, i) => rowOut(review, i)), nextCursor: null });
