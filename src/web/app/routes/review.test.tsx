@@ -229,10 +229,11 @@ describe('/review', () => {
     });
     // The file itself goes too, as chosen, for the review's evidence packet.
     const source = api.calls.find((c) => c.method === 'PUT' && c.url.pathname.endsWith('/source'));
-    expect(source?.url.searchParams.get('name')).toBe('deal-42.csv');
-    expect(source?.headers.get('content-type')).toBe('application/octet-stream');
+    if (!source) throw new Error('the file was not sent');
+    expect(source.url.searchParams.get('name')).toBe('deal-42.csv');
+    expect(source.headers.get('content-type')).toBe('application/octet-stream');
     // Byte for byte: its byte order mark too.
-    expect([...new Uint8Array(await (source?.body as Blob).arrayBuffer())]).toEqual([
+    expect([...new Uint8Array(await (source.body as Blob).arrayBuffer())]).toEqual([
       ...new TextEncoder().encode(csv),
     ]);
     expect(uploaded(api)).toEqual([
