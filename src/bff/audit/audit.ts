@@ -108,7 +108,7 @@ export class Audit {
 }
 
 /** What an entry that records no lookup (a sign-in, a review action) says of the lookup fields: nothing. */
-const NOT_A_LOOKUP = {
+export const NOT_A_LOOKUP = {
   property_id: null,
   source: null,
   confidence: null,
@@ -142,7 +142,11 @@ export function rowExclusionEntry(
   return reviewEntry(session, kind, target.reviewId, reason || null, target.index, at);
 }
 
-function reviewEntry(
+/**
+ * A reviewer's action on a review (a control, an exclusion, a decision, a monitor): who, which review, which row
+ * (or none), and what they gave (`query`, cut to 1,000 characters).
+ */
+export function reviewEntry(
   session: Session,
   kind: AuditKind,
   reviewId: string,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CustodyState } from '../../contract/custody.ts';
 import type { AuditKind } from '../../contract/index.ts';
+import { NOT_A_LOOKUP } from '../audit/audit.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
@@ -288,13 +289,7 @@ export class KeyCustody {
       kind,
       query: `key ${keptFingerprint}`,
       outcome: kind === 'custody_refused' ? 'refused' : 'ok',
-      property_id: null,
-      source: null,
-      confidence: null,
-      last_verified: null,
-      cached: 0,
-      cached_at: null,
-      upstream_request_id: null,
+      ...NOT_A_LOOKUP,
       review_id: null,
       row_index: null,
     });

@@ -7,7 +7,7 @@ import {
   MonitorRequest,
   type NotificationsResponse,
 } from '../../contract/index.ts';
-import type { Audit } from '../audit/audit.ts';
+import { type Audit, reviewEntry } from '../audit/audit.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
@@ -16,7 +16,6 @@ import { requireSession } from '../middleware/session.ts';
 import type { Monitoring } from '../monitoring/index.ts';
 import type { MonitorEntry } from '../monitoring/monitor-store.ts';
 import { isTimeZone } from '../monitoring/schedule.ts';
-import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import { keyFingerprint, type Session, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface MonitoringRouteDeps {
@@ -117,22 +116,5 @@ async function notificationsPage(c: AppContext, deps: MonitoringRouteDeps) {
 
 /** The change's audit entry: who, which review, the schedule (`query`); system time, as the trail keeps. */
 function entry(session: Session, kind: AuditKind, schedule: string | null): MonitorEntry {
-  return (review): NewAuditEntry => ({
-    at: Date.now(),
-    account_id: session.accountId,
-    key_fingerprint: keyFingerprint(session.keyHash),
-    session_ref: session.auditRef ?? null,
-    kind,
-    query: schedule,
-    outcome: 'ok',
-    property_id: null,
-    source: null,
-    confidence: null,
-    last_verified: null,
-    cached: 0,
-    cached_at: null,
-    upstream_request_id: null,
-    review_id: review.id,
-    row_index: null,
-  });
+  return (review) => reviewEntry(session, kind, review.id, schedule, null, Date.now());
 }

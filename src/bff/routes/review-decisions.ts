@@ -8,14 +8,13 @@ import {
   type RowDecisionHistory,
   SignOffRequest,
 } from '../../contract/index.ts';
-import type { Audit } from '../audit/audit.ts';
+import { type Audit, reviewEntry } from '../audit/audit.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
-import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import type { ApprovalRefusal, SignOffRefusal } from '../stores/reviews/review-sign-off.ts';
 import { SqlReviewSignOff } from '../stores/reviews/review-sign-off.ts';
 import {
@@ -100,24 +99,7 @@ function decisionRefused(why: DecisionRefusal): ApiError {
 
 /** Each entry names the session's key, the review and (for a decision) the row. */
 function entryFor(session: Session, reviewId: string): DecisionEntry {
-  return (kind, row, query, at): NewAuditEntry => ({
-    at,
-    account_id: session.accountId,
-    key_fingerprint: keyFingerprint(session.keyHash),
-    session_ref: session.auditRef ?? null,
-    kind,
-    query: query === null ? null : query.slice(0, 1_000),
-    outcome: 'ok',
-    property_id: null,
-    source: null,
-    confidence: null,
-    last_verified: null,
-    cached: 0,
-    cached_at: null,
-    upstream_request_id: null,
-    review_id: reviewId,
-    row_index: row,
-  });
+  return (kind, row, query, at) => reviewEntry(session, kind, reviewId, query, row, at);
 }
 
 /** The session's writer: who the change is by, and its entries (none where the trail is off). */
