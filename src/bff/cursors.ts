@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { addressKey } from '../contract/index.ts';
+import { openAesGcm, sealAesGcm } from './aes-gcm.ts';
 
 /*
  * Our search cursor wraps the upstream's, encrypted and authenticated (AES-256-GCM) with the query and the
@@ -14,11 +15,8 @@ const keyOf = (secret: string) => createHash('sha256').update(`proplens cursor\0
 const boundTo = (q: string, keyHash: string) => Buffer.from(`${addressKey(q)}\0${keyHash}`);
 
 export function sealCursor(upstream: string, q: string, keyHash: string, secret: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', keyOf(secret), iv);
-  cipher.setAAD(boundTo(q, keyHash));
-  const sealed = Buffer.concat([cipher.update(upstream, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+  const { iv, tag, body } = sealAesGcm(keyOf(secret), boundTo(q, keyHash), upstream);
+  return Buffer.concat([iv, body, tag]).toString('base64url');
 }
 
 /** The upstream's cursor, or null when the cursor is forged, altered, or issued for another query or account. */
@@ -26,15 +24,9 @@ export function openCursor(cursor: string, q: string, keyHash: string, secret: s
   if (cursor.length > 4096 || !/^[\w-]+$/.test(cursor)) return null;
   const raw = Buffer.from(cursor, 'base64url');
   if (raw.length < IV_BYTES + TAG_BYTES) return null;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', keyOf(secret), raw.subarray(0, IV_BYTES));
-    decipher.setAAD(boundTo(q, keyHash));
-    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-    return Buffer.concat([
-      decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
-      decipher.final(),
-    ]).toString('utf8');
-  } catch {
-    return null;
-  }
+  return openAesGcm(keyOf(secret), boundTo(q, keyHash), {
+    iv: raw.subarray(0, IV_BYTES),
+    body: raw.subarray(IV_BYTES, raw.length - TAG_BYTES),
+    tag: raw.subarray(raw.length - TAG_BYTES),
+  });
 }

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
+import { openAesGcm, sealAesGcm } from '../aes-gcm.ts';
 
 /*
  * How a kept key is sealed (docs/decisions/013-key-custody.md): AES-256-GCM under a data key derived with
@@ -40,35 +41,26 @@ export class KeySealer {
   }
 
   seal(accountId: string, kept: KeptKey): Sealed {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#dataKey(accountId), iv);
-    cipher.setAAD(aad(accountId));
-    const ciphertext = Buffer.concat([cipher.update(JSON.stringify(kept), 'utf8'), cipher.final()]);
+    const { iv, tag, body } = sealAesGcm(this.#dataKey(accountId), aad(accountId), JSON.stringify(kept));
     return {
-      ciphertext: ciphertext.toString('base64'),
+      ciphertext: body.toString('base64'),
       iv: iv.toString('base64'),
-      authTag: cipher.getAuthTag().toString('base64'),
+      authTag: tag.toString('base64'),
     };
   }
 
   /** The kept key, or null when it does not open (another account's row, another secret, altered bytes). */
   open(accountId: string, sealed: Sealed): KeptKey | null {
+    const plain = openAesGcm(this.#dataKey(accountId), aad(accountId), {
+      iv: Buffer.from(sealed.iv, 'base64'),
+      tag: Buffer.from(sealed.authTag, 'base64'),
+      body: Buffer.from(sealed.ciphertext, 'base64'),
+    });
+    if (plain === null) return null;
     try {
-      const decipher = createDecipheriv(
-        'aes-256-gcm',
-        this.#dataKey(accountId),
-        Buffer.from(sealed.iv, 'base64'),
-      );
-      decipher.setAAD(aad(accountId));
-      decipher.setAuthTag(Buffer.from(sealed.authTag, 'base64'));
-      const plain = Buffer.concat([
-        decipher.update(Buffer.from(sealed.ciphertext, 'base64')),
-        decipher.final(),
-      ]);
-      const kept = JSON.parse(plain.toString('utf8')) as KeptKey;
+      const kept = JSON.parse(plain) as KeptKey;
       return typeof kept.apiKey === 'string' && kept.account ? kept : null;
     } catch {
-      // Deliberately no detail: the reason (a tag mismatch) says nothing useful and nothing of the key leaks.
       return null;
     }
   }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { openAesGcm, sealAesGcm } from '../../aes-gcm.ts';
 import { type RedisConnection, replies } from '../redis-connection.ts';
 import { RedisKeys } from '../redis-keys.ts';
 import {
@@ -311,23 +311,22 @@ export class RedisSessionStore implements SessionStore {
   }
 
   #seal(record: SessionRecord, key: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.sessionKey, iv);
-    cipher.setAAD(Buffer.from(key));
-    const body = Buffer.concat([cipher.update(JSON.stringify(record), 'utf8'), cipher.final()]);
-    const parts = [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url'));
+    const { iv, tag, body } = sealAesGcm(this.sessionKey, Buffer.from(key), JSON.stringify(record));
+    const parts = [iv, tag, body].map((b) => b.toString('base64url'));
     return `${FORMAT}.${parts.join('.')}`;
   }
 
   #open(sealed: string, key: string): SessionRecord | null {
     const [format, iv = '', tag = '', body = '', ...rest] = sealed.split('.');
     if (format !== FORMAT || rest.length > 0) return null;
+    const text = openAesGcm(this.sessionKey, Buffer.from(key), {
+      iv: Buffer.from(iv, 'base64url'),
+      tag: Buffer.from(tag, 'base64url'),
+      body: Buffer.from(body, 'base64url'),
+    });
+    if (text === null) return null;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.sessionKey, Buffer.from(iv, 'base64url'));
-      decipher.setAAD(Buffer.from(key));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      const text = Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]);
-      const record = JSON.parse(text.toString('utf8')) as SessionRecord;
+      const record = JSON.parse(text) as SessionRecord;
       if (typeof record.apiKey !== 'string' || typeof record.absoluteAt !== 'number') return null;
       return record;
     } catch {
