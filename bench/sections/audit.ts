@@ -65,30 +65,37 @@ const ENTRY: NewAuditEntry = {
   row_index: null,
 };
 
+/**
+ * The bench's i-th lookup at `at`: one account's (a tenth another's), two keys, 5,000 addresses, 50,000 properties.
+ * The evidence section's entries are these, as review rows (`over`).
+ */
+export const benchEntry = (i: number, at: number, over: Partial<NewAuditEntry> = {}): NewAuditEntry => ({
+  at,
+  account_id: i % 10 === 0 ? 'other-account' : 'bench-account',
+  key_fingerprint: i % 3 === 0 ? '3f9a1c2e' : '9b8a7c6d',
+  session_ref: 'sess',
+  kind: 'resolve',
+  query: `${i % 5000} Main St, Springfield, IL`,
+  outcome: i % 7 === 0 ? 'not_found' : 'matched',
+  property_id: `P${i % 50_000}`,
+  source: 'Sangamon County Assessor',
+  confidence: 'high',
+  last_verified: '2026-01-02',
+  cached: i % 2,
+  cached_at: null,
+  upstream_request_id: null,
+  review_id: null,
+  row_index: null,
+  ...over,
+});
+
 /** One account's lookups (and a tenth another's), written in batches as the trail's writer does. */
 async function fill(store: SqlAuditStore, entries: number) {
   const start = Date.now() - entries * 1_000;
   const batch: NewAuditEntry[] = [];
   const filled = performance.now();
   for (let i = 0; i < entries; i++) {
-    batch.push({
-      at: start + i * 1_000,
-      account_id: i % 10 === 0 ? 'other-account' : 'bench-account',
-      key_fingerprint: i % 3 === 0 ? '3f9a1c2e' : '9b8a7c6d',
-      session_ref: 'sess',
-      kind: 'resolve',
-      query: `${i % 5000} Main St, Springfield, IL`,
-      outcome: i % 7 === 0 ? 'not_found' : 'matched',
-      property_id: `P${i % 50_000}`,
-      source: 'Sangamon County Assessor',
-      confidence: 'high',
-      last_verified: '2026-01-02',
-      cached: i % 2,
-      cached_at: null,
-      upstream_request_id: null,
-      review_id: null,
-      row_index: null,
-    });
+    batch.push(benchEntry(i, start + i * 1_000));
     if (batch.length === 5_000) await store.append(batch.splice(0));
   }
   await store.append(batch.splice(0));

@@ -13,6 +13,7 @@ import { auditRow, type NewAuditEntry } from '../../src/bff/stores/audit/audit-r
 import { insertChained, preparedAppend } from '../../src/bff/stores/audit/chain.ts';
 import { PostgresServer, postgresAvailable } from '../../src/bff/test-support/postgres-process.ts';
 import { fmt, row, verdict } from '../support.ts';
+import { benchEntry } from './audit.ts';
 
 /**
  * The tamper-evident audit trail (issue 30) at BENCH_EVIDENCE_ENTRIES entries (default 1,000,000), embedded
@@ -61,25 +62,14 @@ export async function benchEvidence(entries = Number(process.env.BENCH_EVIDENCE_
   else row('PostgreSQL: not installed', '', '', 'its append not measured');
 }
 
-const entry = (i: number): NewAuditEntry => ({
-  at: 1_700_000_000_000 + i * 1_000,
-  account_id: i % 10 === 0 ? 'other-account' : 'bench-account',
-  key_fingerprint: i % 3 === 0 ? '3f9a1c2e' : '9b8a7c6d',
-  session_ref: 'sess',
-  kind: 'review_row',
-  query: `${i % 5000} Main St, Springfield, IL`,
-  outcome: i % 7 === 0 ? 'not_found' : 'matched',
-  property_id: `P${i % 50_000}`,
-  source: 'Sangamon County Assessor',
-  confidence: 'high',
-  last_verified: '2026-01-02',
-  cached: i % 2,
-  cached_at: null,
-  upstream_request_id: null,
-  review_id: 'rv_bench',
-  row_index: i,
-  review_owner: null,
-});
+/** The audit section's lookups, as one review's rows. */
+const entry = (i: number): NewAuditEntry =>
+  benchEntry(i, 1_700_000_000_000 + i * 1_000, {
+    kind: 'review_row',
+    review_id: 'rv_bench',
+    row_index: i,
+    review_owner: null,
+  });
 
 const PLAIN_COLUMNS = Object.keys(auditRow(entry(0)));
 
