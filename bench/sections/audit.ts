@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { type Database, openDatabase } from '../../src/bff/db/database.ts';
 import { migrationsFor } from '../../src/bff/db/migrations.ts';
 import {
-  type ActivityPage,
+  type AuditPage,
   FOLLOW_BATCH,
   type NewAuditEntry,
   SqlAuditStore,
@@ -189,7 +189,7 @@ async function pages(store: SqlAuditStore) {
     ['2 characters, on none: "zq" (no trigram)', { text: 'zq' }, true],
     ['1 character, on none: "#"', { text: '#' }, false],
   ] as const) {
-    let page: ActivityPage | undefined;
+    let page: AuditPage | undefined;
     const { median: ms, slowest } = await timed(async () => {
       page = await store.search('bench-account', filters, null, 100);
     });

@@ -19,7 +19,7 @@ import { requestContext } from './middleware/request-context.ts';
 import type { Monitoring } from './monitoring/index.ts';
 import { refusalsAtSignIn } from './refused-keys.ts';
 import type { DurableReviews } from './reviews/durable-reviews.ts';
-import { activityRoutes } from './routes/activity.ts';
+import { auditTrailRoutes } from './routes/audit-trail.ts';
 import { custodyRoutes } from './routes/custody.ts';
 import { durableReviewRoutes } from './routes/durable-reviews.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -154,7 +154,7 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
     const trail = deps.auditTrail;
     api.route(
       '/activity',
-      activityRoutes({
+      auditTrailRoutes({
         store: trail.store,
         sessions: deps.sessions,
         flush: () => trail.writer.flush(),

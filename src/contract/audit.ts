@@ -77,7 +77,7 @@ export const AuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
-export const ActivityResponse = z.object({
+export const AuditResponse = z.object({
   entries: z.array(AuditEntry),
   /** Pass as `cursor` for older entries; null at the oldest. */
   nextCursor: z.nullable(z.string()),
@@ -89,9 +89,9 @@ export const ActivityResponse = z.object({
    */
   searchedBackTo: z.optional(z.nullable(z.string())),
 });
-export type ActivityResponse = z.infer<typeof ActivityResponse>;
+export type AuditResponse = z.infer<typeof AuditResponse>;
 
-export const MAX_ACTIVITY_TEXT = 200;
+export const MAX_AUDIT_TEXT = 200;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const UTC_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
@@ -105,7 +105,7 @@ const inRange = (s: string) => {
   return ms >= Date.UTC(2000, 0, 1) && ms < Date.UTC(2101, 0, 1);
 };
 /** A day (YYYY-MM-DD, UTC) or a moment in UTC; a time without a zone is refused, not read as the server's. */
-const activityDate = (field: string) =>
+const auditDate = (field: string) =>
   z.string().check(
     z.refine(
       (s) => DATE.test(s) || UTC_TIME.test(s),
@@ -121,13 +121,11 @@ const activityDate = (field: string) =>
  * GET /api/activity and its export. `to` as a day takes that day whole; `cursor` is the previous page's
  * nextCursor; `q` finds text in what was asked or the property id, `_`, `%` and `\` as typed.
  */
-export const ActivityQuery = z.object({
-  from: z.optional(activityDate('from')),
-  to: z.optional(activityDate('to')),
+export const AuditQuery = z.object({
+  from: z.optional(auditDate('from')),
+  to: z.optional(auditDate('to')),
   outcome: z.optional(AuditOutcome),
-  q: z.optional(
-    text('q').check(z.maxLength(MAX_ACTIVITY_TEXT, `q: at most ${MAX_ACTIVITY_TEXT} characters`)),
-  ),
+  q: z.optional(text('q').check(z.maxLength(MAX_AUDIT_TEXT, `q: at most ${MAX_AUDIT_TEXT} characters`))),
   /**
    * A key as the Activity table shows it: its fingerprint ("key 1a2b3c4d", any case), the whole label ("Dana Ortiz
    * (key 1a2b3c4d)"), or the name alone ("Dana Ortiz", which the BFF looks up among the account's key names).
@@ -141,7 +139,7 @@ export const ActivityQuery = z.object({
     wholeNumberParam('limit').check(z.positive('limit: 1 or more'), z.maximum(500, 'limit: at most 500')),
   ),
 });
-export type ActivityQuery = z.infer<typeof ActivityQuery>;
+export type AuditQuery = z.infer<typeof AuditQuery>;
 
 /** The fingerprint a key filter names outright ("key 1a2b3c4d", "1A2B3C4D", "Dana Ortiz (key 1a2b3c4d)"); else null. */
 export function keyFilterFingerprint(text: string): string | null {

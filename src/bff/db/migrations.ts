@@ -241,7 +241,7 @@ const leasing: Migration = {
  *   (GIN's fastupdate, the default, keeps an append's share small: a pending list merged in bulk).
  * Trigrams cannot serve a text of one or two characters: the store reads the trail newest first for those.
  */
-const activitySearch = (postgres: boolean): Migration => ({
+const auditSearch = (postgres: boolean): Migration => ({
   async up(db: Db) {
     if (postgres) {
       await sql`create extension if not exists pg_trgm`.execute(db);
@@ -348,7 +348,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0003-review-row-fixes': rowFixes,
     '0004-fair-leasing': leasing,
     '0005-review-controls': reviewControls(dialect === 'postgres'),
-    '0006-activity-search': activitySearch(dialect === 'postgres'),
+    '0006-activity-search': auditSearch(dialect === 'postgres'),
     '0007-activity-search-text': searchText(dialect === 'postgres'),
     ...MIGRATIONS_0008_ON,
   };

@@ -1,8 +1,8 @@
 import Papa from 'papaparse';
 import { describe, expect, it, vi } from 'vitest';
 import {
-  ActivityResponse,
   ApiErrorBody,
+  AuditResponse,
   BulkDecisionResponse,
   ReviewRowResult,
   ReviewRowsResponse,
@@ -124,7 +124,7 @@ describe('decisions on rows, sign-off and approval', () => {
     expect(csv.map((r) => r.decision)).toEqual(['follow_up', 'reject', 'reject', '']);
 
     // One entry a row changed, by its key, in the trail.
-    const trail = await ok(await h.call('/api/activity?limit=50'), ActivityResponse);
+    const trail = await ok(await h.call('/api/activity?limit=50'), AuditResponse);
     const decided = trail.entries.filter((e) => e.kind === 'review_row_decided' && e.reviewId === id);
     expect(decided.map((e) => [e.row, e.query, e.keyFingerprint]).reverse()).toEqual([
       [0, 'accept: Checked deed', fingerprint(DANA)],
@@ -173,7 +173,7 @@ describe('decisions on rows, sign-off and approval', () => {
     await ok(await decide(h, id, 1, { decision: 'reject' }), ReviewRowResult);
     const after = ReviewSummary.parse(await (await h.call(`/api/reviews/${id}`)).json());
     expect(after.signOff ?? null).toBeNull();
-    const trail = await ok(await h.call('/api/activity?limit=50'), ActivityResponse);
+    const trail = await ok(await h.call('/api/activity?limit=50'), AuditResponse);
     expect(
       trail.entries
         .filter((e) => e.reviewId === id && e.kind !== 'review_row_decided' && e.kind !== 'review_row')

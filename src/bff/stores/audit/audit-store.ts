@@ -13,7 +13,7 @@ export const FOLLOW_BATCH = 1_000;
 
 export { auditRow, type NewAuditEntry } from './audit-rows.ts';
 
-export interface ActivityFilters {
+export interface AuditFilters {
   /** Epoch ms, inclusive. */
   from?: number;
   /** Epoch ms, exclusive. */
@@ -25,8 +25,8 @@ export interface ActivityFilters {
   propertyId?: string;
 }
 
-/** A page of the Activity list as the API answers it: bounded in the work it does (ActivityStore.search). */
-export interface ActivityPage {
+/** A page of the Activity list as the API answers it: bounded in the work it does (SqlAuditStore.search). */
+export interface AuditPage {
   entries: AuditEntry[];
   /** Where older entries are read from (an id, exclusive); null when nothing older is left. */
   next: number | null;
@@ -96,10 +96,10 @@ export class SqlAuditStore {
    */
   async search(
     accountId: string,
-    filters: ActivityFilters,
+    filters: AuditFilters,
     before: number | null,
     limit: number,
-  ): Promise<ActivityPage> {
+  ): Promise<AuditPage> {
     const started = performance.now();
     const text = filters.text === undefined ? undefined : fold(filters.text);
     if (text === undefined || !(await this.#unindexable(text))) {
@@ -167,11 +167,11 @@ export class SqlAuditStore {
    */
   async #walk(
     accountId: string,
-    filters: ActivityFilters,
+    filters: AuditFilters,
     before: number | null,
     limit: number,
     started: number,
-  ): Promise<ActivityPage> {
+  ): Promise<AuditPage> {
     const { rows } = await sql<{ lowest: number | null; highest: number | null }>`select
       (select min(id) from audit_entries where account_id = ${accountId}) as lowest,
       (select max(id) from audit_entries where account_id = ${accountId}) as highest`.execute(this.db);
@@ -229,7 +229,7 @@ export class SqlAuditStore {
    */
   async page(
     accountId: string,
-    filters: ActivityFilters,
+    filters: AuditFilters,
     before: number | null,
     limit: number,
   ): Promise<AuditEntry[]> {
@@ -256,7 +256,7 @@ export class SqlAuditStore {
 
   async #read(
     accountId: string,
-    filters: ActivityFilters,
+    filters: AuditFilters,
     {
       before,
       limit,
@@ -330,7 +330,7 @@ export class SqlAuditStore {
   }
 
   /** Every entry matching the filters, newest first, a batch at a time: never the whole trail in memory. */
-  async *all(accountId: string, filters: ActivityFilters, batch = 1_000): AsyncGenerator<AuditEntry> {
+  async *all(accountId: string, filters: AuditFilters, batch = 1_000): AsyncGenerator<AuditEntry> {
     let before: number | null = null;
     for (;;) {
       const entries = await this.page(accountId, filters, before, batch);

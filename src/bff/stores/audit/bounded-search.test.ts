@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { auditEntry } from '../../test-support/audit-entry.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
-import { type ActivityPage, type NewAuditEntry, type SearchBudget, SqlAuditStore } from './audit-store.ts';
+import { type AuditPage, type NewAuditEntry, type SearchBudget, SqlAuditStore } from './audit-store.ts';
 import { fold } from './search-text.ts';
 
 /*
@@ -63,11 +63,11 @@ describe.each(backends)('a text filter no index narrows, on $name', (backend) =>
         .map((e) => e.at)
         .reverse();
       const seen: number[] = [];
-      const stops: ActivityPage[] = [];
+      const stops: AuditPage[] = [];
       let before: number | null = null;
       for (let pages = 0; ; pages++) {
         if (pages > 200) throw new Error(`${text}: paging never ended`);
-        const page: ActivityPage = await store.search(accountId, { text }, before, 5);
+        const page: AuditPage = await store.search(accountId, { text }, before, 5);
         for (const e of page.entries) {
           expect(e.query === null || !e.query.includes('\n'), text).toBe(true);
           seen.push(Date.parse(e.at));

@@ -3,14 +3,14 @@ import { type Dispatch, type SetStateAction, useEffect, useId, useMemo, useState
 import { useSearchParams } from 'react-router';
 import { Button } from '../../components/ui/button.tsx';
 import {
-  type ActivityFilters,
-  activityQueryOptions,
-  activitySearch,
-  downloadActivityCsv,
-  NO_ACTIVITY_FILTERS,
-} from '../../features/activity/api/get-activity.ts';
-import { ActivityEntries } from '../../features/activity/components/activity-entries.tsx';
-import { OUTCOME_CHOICES } from '../../features/activity/components/activity-table.tsx';
+  type AuditFilters,
+  auditQueryOptions,
+  auditSearch,
+  downloadAuditCsv,
+  NO_AUDIT_FILTERS,
+} from '../../features/audit-trail/api/get-audit-entries.ts';
+import { AuditEntryList } from '../../features/audit-trail/components/audit-entry-list.tsx';
+import { OUTCOME_CHOICES } from '../../features/audit-trail/components/audit-table.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { keyNamesQueryOptions } from '../../features/auth/index.ts';
 
@@ -26,14 +26,14 @@ export function ActivityRoute() {
   // sent to a colleague, and Back returns to the filters before.
   const [params, setParams] = useSearchParams();
   const filters = useMemo(() => filtersFrom(params), [params]);
-  const [draft, setDraft] = useState<ActivityFilters>(filters);
+  const [draft, setDraft] = useState<AuditFilters>(filters);
   useEffect(() => setDraft(filters), [filters]);
   const names = useQuery({
     ...keyNamesQueryOptions(session?.accountId ?? ''),
     enabled: Boolean(session),
   }).data;
   const list = useInfiniteQuery({
-    ...activityQueryOptions(session?.accountId ?? '', filters),
+    ...auditQueryOptions(session?.accountId ?? '', filters),
     enabled: Boolean(session),
   });
   useEffect(() => {
@@ -42,29 +42,29 @@ export function ActivityRoute() {
   if (!session) return null;
   return (
     <div className="space-y-6">
-      <ActivityHeader accountName={session.account.name} />
-      <ActivityFilterForm
+      <AuditHeader accountName={session.account.name} />
+      <AuditFilterForm
         id={id}
         draft={draft}
         onDraftChange={setDraft}
         filters={filters}
-        onApply={() => setParams(activitySearch(draft))}
+        onApply={() => setParams(auditSearch(draft))}
       />
-      <ActivityEntries list={list} names={names} />
+      <AuditEntryList list={list} names={names} />
     </div>
   );
 }
 
 /** The filters named in the page's address; anything else there is ignored. */
-function filtersFrom(params: URLSearchParams): ActivityFilters {
-  const filters = { ...NO_ACTIVITY_FILTERS };
-  for (const name of Object.keys(filters) as (keyof ActivityFilters)[])
+function filtersFrom(params: URLSearchParams): AuditFilters {
+  const filters = { ...NO_AUDIT_FILTERS };
+  for (const name of Object.keys(filters) as (keyof AuditFilters)[])
     filters[name] = params.get(name)?.slice(0, 200) ?? '';
   return filters;
 }
 
 /** The page title and what the trail records. */
-function ActivityHeader({ accountName }: { accountName: string }) {
+function AuditHeader({ accountName }: { accountName: string }) {
   return (
     <div>
       <h1 className="text-2xl font-bold tracking-tight">Activity</h1>
@@ -78,7 +78,7 @@ function ActivityHeader({ accountName }: { accountName: string }) {
 }
 
 /** The filters being edited (applied on submit), and the CSV export of the applied ones. */
-function ActivityFilterForm({
+function AuditFilterForm({
   id,
   draft,
   onDraftChange,
@@ -86,12 +86,12 @@ function ActivityFilterForm({
   onApply,
 }: {
   id: string;
-  draft: ActivityFilters;
-  onDraftChange: Dispatch<SetStateAction<ActivityFilters>>;
-  filters: ActivityFilters;
+  draft: AuditFilters;
+  onDraftChange: Dispatch<SetStateAction<AuditFilters>>;
+  filters: AuditFilters;
   onApply: () => void;
 }) {
-  const field = (name: keyof ActivityFilters) => ({
+  const field = (name: keyof AuditFilters) => ({
     id: `${id}-${name}`,
     value: draft[name],
     onChange: (e: { target: { value: string } }) => onDraftChange((d) => ({ ...d, [name]: e.target.value })),
@@ -143,14 +143,14 @@ function ActivityFilterForm({
       </div>
       <div className="col-span-2 flex flex-wrap items-end gap-2 sm:col-span-3 lg:col-span-6">
         <Button type="submit">Apply filters</Button>
-        <ExportActivityCsv filters={filters} />
+        <ExportAuditCsv filters={filters} />
       </div>
     </form>
   );
 }
 
 /** The Export CSV button, and why the export failed if it did. */
-function ExportActivityCsv({ filters }: { filters: ActivityFilters }) {
+function ExportAuditCsv({ filters }: { filters: AuditFilters }) {
   const [exporting, setExporting] = useState<string | null>(null);
   return (
     <>
@@ -160,7 +160,7 @@ function ExportActivityCsv({ filters }: { filters: ActivityFilters }) {
         disabled={exporting === 'busy'}
         onClick={() => {
           setExporting('busy');
-          downloadActivityCsv(filters).then(
+          downloadAuditCsv(filters).then(
             () => setExporting(null),
             () => setExporting('The export could not be made. Try again.'),
           );

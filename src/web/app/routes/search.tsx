@@ -5,7 +5,7 @@ import type { Property } from '../../../contract/index.ts';
 import { qualityOf } from '../../../contract/index.ts';
 import { Alert } from '../../components/ui/alert.tsx';
 import { Button } from '../../components/ui/button.tsx';
-import { RecordHistory } from '../../features/activity/components/record-history.tsx';
+import { RecordHistory } from '../../features/audit-trail/components/record-history.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
 import { resolveQueryOptions } from '../../features/property/api/resolve-property.ts';
 import { AreaListing } from '../../features/property/components/area-listing.tsx';

@@ -81,7 +81,7 @@ function AskedCell({ e, names }: { e: AuditEntry; names: ReadonlyMap<string, str
 }
 
 /** The audit trail as a table: one row per entry, newest first. */
-export function ActivityTable({
+export function AuditTable({
   entries,
   label = 'Activity',
   names,

@@ -4,8 +4,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../../../../contract/index.ts';
 import { fakeApi, json, Route, renderRoutes } from '../../../test/utils.tsx';
-import { activityQueryOptions, NO_ACTIVITY_FILTERS } from '../api/get-activity.ts';
-import { ActivityEntries } from './activity-entries.tsx';
+import { auditQueryOptions, NO_AUDIT_FILTERS } from '../api/get-audit-entries.ts';
+import { AuditEntryList } from './audit-entry-list.tsx';
 
 const entry = (id: number): AuditEntry => ({
   id: String(id),
@@ -27,8 +27,8 @@ const entry = (id: number): AuditEntry => ({
 });
 
 function Entries() {
-  const list = useInfiniteQuery(activityQueryOptions('acct-a', { ...NO_ACTIVITY_FILTERS, q: 'zq' }));
-  return <ActivityEntries list={list} names={undefined} />;
+  const list = useInfiniteQuery(auditQueryOptions('acct-a', { ...NO_AUDIT_FILTERS, q: 'zq' }));
+  return <AuditEntryList list={list} names={undefined} />;
 }
 
 afterEach(() => vi.unstubAllGlobals());

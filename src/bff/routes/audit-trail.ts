@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
-import { ActivityQuery, type ActivityResponse, csvCell, keyFilterFingerprint } from '../../contract/index.ts';
+import { AuditQuery, type AuditResponse, csvCell, keyFilterFingerprint } from '../../contract/index.ts';
 import type { AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import { requireSession } from '../middleware/session.ts';
-import type { ActivityFilters, SqlAuditStore } from '../stores/audit/audit-store.ts';
+import type { AuditFilters, SqlAuditStore } from '../stores/audit/audit-store.ts';
 import type { Session, SessionStore } from '../stores/sessions/types.ts';
 
-export interface ActivityRouteDeps {
+export interface AuditTrailRouteDeps {
   store: SqlAuditStore;
   sessions: SessionStore;
   /** Writes what this replica still holds, so a page shows the lookup just made (read your own writes). */
@@ -21,16 +21,16 @@ async function filtersOf(
   query: Record<string, string>,
   names: () => Promise<readonly { fingerprint: string; name: string }[]>,
 ): Promise<{
-  filters: ActivityFilters;
+  filters: AuditFilters;
   cursor: number | null;
   limit: number;
 }> {
-  const parsed = ActivityQuery.safeParse(query);
+  const parsed = AuditQuery.safeParse(query);
   if (!parsed.success)
     throw new ApiError(400, 'bad_request', parsed.error.issues[0]?.message ?? 'Bad filter.');
   const q = parsed.data;
   const to = q.to ? Date.parse(q.to) + (q.to.length === 10 ? 86_400_000 : 0) : undefined;
-  const filters: ActivityFilters = {
+  const filters: AuditFilters = {
     ...(q.from ? { from: Date.parse(q.from) } : {}),
     ...(to !== undefined ? { to } : {}),
     ...(q.outcome ? { outcome: q.outcome } : {}),
@@ -41,7 +41,7 @@ async function filtersOf(
   return { filters, cursor: q.cursor ? Number(q.cursor) : null, limit: q.limit ?? 100 };
 }
 
-export const ACTIVITY_COLUMNS = [
+export const AUDIT_COLUMNS = [
   'time',
   'kind',
   'key',
@@ -85,7 +85,7 @@ async function keyOf(
 }
 
 /** /api/activity: the account's audit trail (newest first, keyset pages), a property's history, a CSV export. */
-export function activityRoutes(deps: ActivityRouteDeps) {
+export function auditTrailRoutes(deps: AuditTrailRouteDeps) {
   const app = new Hono<AppEnv>();
   app.use('*', requireSession(deps.sessions));
 
@@ -101,7 +101,7 @@ export function activityRoutes(deps: ActivityRouteDeps) {
       entries: page.entries,
       nextCursor: page.next === null ? null : String(page.next),
       searchedBackTo: page.searchedBackTo === null ? null : new Date(page.searchedBackTo).toISOString(),
-    } satisfies ActivityResponse);
+    } satisfies AuditResponse);
   });
 
   app.get('/export.csv', async (c) => {
@@ -114,7 +114,7 @@ export function activityRoutes(deps: ActivityRouteDeps) {
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', 'attachment; filename="proplens-activity.csv"');
     return stream(c, async (out) => {
-      await out.write(`\ufeff${ACTIVITY_COLUMNS.join(',')}\r\n`);
+      await out.write(`\ufeff${AUDIT_COLUMNS.join(',')}\r\n`);
       let lines: string[] = [];
       for await (const e of deps.store.all(accountId, filters)) {
         if (out.aborted) return;
@@ -154,5 +154,5 @@ export function activityRoutes(deps: ActivityRouteDeps) {
   return app;
 }
 
-const readableNames = async (deps: ActivityRouteDeps, session: Session) =>
+const readableNames = async (deps: AuditTrailRouteDeps, session: Session) =>
   (await deps.keyNames?.(session)) ?? [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ActivityResponse, ApiErrorBody, SessionResponse } from '../../contract/index.ts';
+import { ApiErrorBody, AuditResponse, SessionResponse } from '../../contract/index.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
@@ -24,7 +24,7 @@ async function trail(backend: (typeof backends)[number]) {
   const get = async (query: string) => {
     const res = await h.call(`/api/activity${query}`);
     expect(res.status).toBe(200);
-    return ActivityResponse.parse(await res.json()).entries;
+    return AuditResponse.parse(await res.json()).entries;
   };
   return { h, add: (...over: Partial<NewAuditEntry>[]) => store.append(over.map(entry)), get };
 }

@@ -1,9 +1,9 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
-import { ActivityResponse } from '../../../../contract/index.ts';
+import { AuditResponse } from '../../../../contract/index.ts';
 import { apiDownload, apiFetch } from '../../../lib/api-client.ts';
 
 /** What the Activity page is narrowed to; empty values are left out. */
-export interface ActivityFilters {
+export interface AuditFilters {
   from: string;
   to: string;
   outcome: string;
@@ -11,16 +11,16 @@ export interface ActivityFilters {
   key: string;
 }
 
-export const NO_ACTIVITY_FILTERS: ActivityFilters = { from: '', to: '', outcome: '', q: '', key: '' };
+export const NO_AUDIT_FILTERS: AuditFilters = { from: '', to: '', outcome: '', q: '', key: '' };
 
-export const activityKeys = {
+export const auditKeys = {
   all: ['activity'] as const,
-  list: (accountId: string, filters: ActivityFilters) => ['activity', 'list', accountId, filters] as const,
+  list: (accountId: string, filters: AuditFilters) => ['activity', 'list', accountId, filters] as const,
   history: (accountId: string, propertyId: string) => ['activity', 'history', accountId, propertyId] as const,
 };
 
-export function activitySearch(
-  filters: Partial<ActivityFilters> & { propertyId?: string },
+export function auditSearch(
+  filters: Partial<AuditFilters> & { propertyId?: string },
   cursor?: string | null,
 ) {
   const params = new URLSearchParams();
@@ -29,13 +29,13 @@ export function activitySearch(
   return params.toString();
 }
 
-export const getActivity = (query: string, signal?: AbortSignal) =>
-  apiFetch(`/api/activity${query ? `?${query}` : ''}`, ActivityResponse, signal ? { signal } : {});
+export const getAuditEntries = (query: string, signal?: AbortSignal) =>
+  apiFetch(`/api/activity${query ? `?${query}` : ''}`, AuditResponse, signal ? { signal } : {});
 
-export const activityQueryOptions = (accountId: string, filters: ActivityFilters) =>
+export const auditQueryOptions = (accountId: string, filters: AuditFilters) =>
   infiniteQueryOptions({
-    queryKey: activityKeys.list(accountId, filters),
-    queryFn: ({ pageParam, signal }) => getActivity(activitySearch(filters, pageParam), signal),
+    queryKey: auditKeys.list(accountId, filters),
+    queryFn: ({ pageParam, signal }) => getAuditEntries(auditSearch(filters, pageParam), signal),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
   });
@@ -43,13 +43,13 @@ export const activityQueryOptions = (accountId: string, filters: ActivityFilters
 /** Every time this account looked the property up, newest first. */
 export const historyQueryOptions = (accountId: string, propertyId: string) =>
   queryOptions({
-    queryKey: activityKeys.history(accountId, propertyId),
-    queryFn: ({ signal }) => getActivity(`${activitySearch({ propertyId })}&limit=200`, signal),
+    queryKey: auditKeys.history(accountId, propertyId),
+    queryFn: ({ signal }) => getAuditEntries(`${auditSearch({ propertyId })}&limit=200`, signal),
   });
 
 /** The filtered activity as CSV, built by the server as a stream. */
-export async function downloadActivityCsv(filters: ActivityFilters): Promise<void> {
-  const url = URL.createObjectURL(await apiDownload(`/api/activity/export.csv?${activitySearch(filters)}`));
+export async function downloadAuditCsv(filters: AuditFilters): Promise<void> {
+  const url = URL.createObjectURL(await apiDownload(`/api/activity/export.csv?${auditSearch(filters)}`));
   const a = document.createElement('a');
   a.href = url;
   a.download = `proplens-activity-${new Date().toISOString().slice(0, 10)}.csv`;

@@ -2,7 +2,7 @@ import { render, screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../../contract/index.ts';
-import { ActivityTable } from './activity-table.tsx';
+import { AuditTable } from './audit-table.tsx';
 
 const action = (id: number, kind: AuditEntry['kind'], who: string): AuditEntry => ({
   id: String(id),
@@ -27,7 +27,7 @@ describe('the Activity table', () => {
   it('names a review paused, resumed or cancelled, with a link to the review and who did it', () => {
     render(
       <MemoryRouter>
-        <ActivityTable
+        <AuditTable
           entries={[
             action(3, 'review_cancelled', 'aaaa1111'),
             action(2, 'review_resumed', 'bbbb2222'),
@@ -59,7 +59,7 @@ describe('the Activity table', () => {
   it('says which lookups were made unattended, on the key kept for work while signed out', () => {
     render(
       <MemoryRouter>
-        <ActivityTable
+        <AuditTable
           entries={[
             { ...action(2, 'review_row', 'aaaa1111'), session: 'unattended', outcome: 'matched', row: 1 },
             { ...action(1, 'review_row', 'aaaa1111'), outcome: 'matched', row: 0 },

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  ActivityResponse,
   ApiErrorBody,
   type AuditEntry,
+  AuditResponse,
   ReviewSummary,
   SearchResponse,
 } from '../../contract/index.ts';
@@ -30,7 +30,7 @@ const activity = async (h: Harness, query = '') => {
   await h.auditTrail?.writer.flush();
   const res = await h.call(`/api/activity${query}`);
   expect(res.status).toBe(200);
-  return ActivityResponse.parse(await res.json());
+  return AuditResponse.parse(await res.json());
 };
 
 async function firstAddress(h: Harness): Promise<string> {
@@ -191,7 +191,7 @@ describe('the audit trail', () => {
     const address = await firstAddress(h);
     await h.resolve(address);
     const res = await h.call('/api/activity?limit=1');
-    expect(ActivityResponse.parse(await res.json()).entries[0]).toMatchObject({
+    expect(AuditResponse.parse(await res.json()).entries[0]).toMatchObject({
       kind: 'resolve',
       query: address,
     });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActivityResponse, ApiErrorBody } from '../../contract/index.ts';
+import { ApiErrorBody, AuditResponse } from '../../contract/index.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { accountIdFor, hashKey } from '../stores/sessions/types.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
@@ -134,7 +134,7 @@ describe('the outcome each entry records', () => {
     const res = await h.resolve('1100 Congress Ave, Austin, TX 78701');
     expect(res.status).toBe(429);
     expect(ApiErrorBody.parse(await res.json()).error.code).toBe('rate_limited');
-    const page = ActivityResponse.parse(await (await h.call('/api/activity?limit=1')).json());
+    const page = AuditResponse.parse(await (await h.call('/api/activity?limit=1')).json());
     expect(page.entries[0]).toMatchObject({
       kind: 'resolve',
       query: '1100 Congress Ave, Austin, TX 78701',

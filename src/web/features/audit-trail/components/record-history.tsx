@@ -2,8 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
 import { keyNamesQueryOptions } from '../../auth/index.ts';
-import { historyQueryOptions } from '../api/get-activity.ts';
-import { ActivityTable } from './activity-table.tsx';
+import { historyQueryOptions } from '../api/get-audit-entries.ts';
+import { AuditTable } from './audit-table.tsx';
 
 /**
  * "History" of a record: every time this account looked the property up and what it said each time, so a
@@ -23,7 +23,7 @@ export function RecordHistory({ accountId, propertyId }: { accountId: string; pr
           history.data.entries.length === 0 ? (
             <p className="text-sm">No earlier lookups of this property by your account.</p>
           ) : (
-            <ActivityTable
+            <AuditTable
               entries={history.data.entries}
               label={`History of ${propertyId}`}
               {...(names ? { names } : {})}

@@ -1,20 +1,20 @@
 import type { InfiniteData, UseInfiniteQueryResult } from '@tanstack/react-query';
-import type { ActivityResponse } from '../../../../contract/index.ts';
+import type { AuditResponse } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError } from '../../../lib/api-client.ts';
-import { ActivityTable, when } from './activity-table.tsx';
+import { AuditTable, when } from './audit-table.tsx';
 
 /**
  * The matching entries, newest first, with a button for older ones; or why there are none yet. A text filter no
- * index narrows searches for a bounded time per page (ActivityResponse.searchedBackTo): the page then says how far
+ * index narrows searches for a bounded time per page (AuditResponse.searchedBackTo): the page then says how far
  * back it searched, with what it found so far, and the button searches on, so nobody waits on the whole trail
  * and nobody reads "no activity" where only part of it was searched.
  */
-export function ActivityEntries({
+export function AuditEntryList({
   list,
   names,
 }: {
-  list: UseInfiniteQueryResult<InfiniteData<ActivityResponse>>;
+  list: UseInfiniteQueryResult<InfiniteData<AuditResponse>>;
   names: ReadonlyMap<string, string> | undefined;
 }) {
   const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
@@ -35,7 +35,7 @@ export function ActivityEntries({
     return <p className="text-sm">No activity matches these filters.</p>;
   return (
     <>
-      {entries.length > 0 ? <ActivityTable entries={entries} {...(names ? { names } : {})} /> : null}
+      {entries.length > 0 ? <AuditTable entries={entries} {...(names ? { names } : {})} /> : null}
       {searchedBackTo ? (
         <p role="status" className="text-sm">
           {entries.length === 0 ? 'None found yet: searched' : `${entries.length} found so far: searched`} the
