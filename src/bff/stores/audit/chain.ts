@@ -34,10 +34,15 @@ const num = (v: number | string | null | undefined) => (v === null || v === unde
  * U+FFFD, SQLite as bytes read back as three, and the verifier's reading would not hash as the writer did.
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** Any surrogate at all: a text without one (nearly every text) is well formed as it is, and left alone. */
+const SURROGATE = /[\ud800-\udfff]/;
 const kept = (s: string | null | undefined): string | null =>
-  s === null || s === undefined ? null : s.replace(LONE_SURROGATE, '\ufffd');
+  s === null || s === undefined ? null : SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s;
 
+/** The row with its texts well formed: itself when they are (no copy on an answer's path). */
 function wellFormed<T extends object>(row: T): T {
+  const values = Object.values(row);
+  if (!values.some((v) => typeof v === 'string' && SURROGATE.test(v))) return row;
   const out = { ...row } as Record<string, unknown>;
   for (const [k, v] of Object.entries(out)) if (typeof v === 'string') out[k] = kept(v);
   return out as T;
@@ -217,24 +222,32 @@ const COLUMNS = [
 ] as const;
 
 /**
- * An entry chained and inserted through statements prepared once, in the caller's transaction (SQLite: one
- * writer, so the head read in the transaction is the head).
+ * Entries chained and inserted through statements prepared once, in the caller's transaction (SQLite: one
+ * writer, so the head read in the transaction is the head). The head is read once for the entries given
+ * together, not once for each: an index seek per entry on every answer's commit.
  */
-export function preparedAuditInsert(sqlite: BetterSqlite3.Database): (entry: NewAuditEntry) => void {
+export function preparedAuditAppend(
+  sqlite: BetterSqlite3.Database,
+): (entries: readonly NewAuditEntry[]) => void {
   const head = sqlite.prepare<[], HeadRow>(SQLITE_HEAD);
   const insert = sqlite.prepare(
     `insert into audit_entries (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
   );
-  return (e) => {
+  return (entries) => {
+    if (entries.length === 0) return;
     const at = sqliteHead(head.get() as HeadRow);
-    insert.run((chained(at, [at.id + 1], [e]) as object[])[0]);
+    const ids = entries.map((_, i) => at.id + 1 + i);
+    for (const row of chained(at, ids, entries)) insert.run(row);
   };
+}
+
+/** One entry at a time (a caller appending entries one by one reads the head for each: prefer the batch). */
+export function preparedAuditInsert(sqlite: BetterSqlite3.Database): (entry: NewAuditEntry) => void {
+  const append = preparedAuditAppend(sqlite);
+  return (e) => append([e]);
 }
 
 /** Entries appended in one SQLite transaction through statements prepared once. */
 export function preparedAppend(sqlite: BetterSqlite3.Database) {
-  const insert = preparedAuditInsert(sqlite);
-  return sqlite.transaction((entries: readonly NewAuditEntry[]) => {
-    for (const e of entries) insert(e);
-  });
+  return sqlite.transaction(preparedAuditAppend(sqlite));
 }
