@@ -7,6 +7,7 @@ import type { CancelSignal } from './cancel.ts';
 import type { Clock } from './clock.ts';
 import type { AppEnv } from './context.ts';
 import { createKeyCustody, type KeyCustody, withCustody } from './custody/index.ts';
+import { serverSecret } from './custody/secret.ts';
 import type { Database } from './db/database.ts';
 import type { BffConfig } from './env.ts';
 import { createEvidence, type Evidence } from './evidence/evidence.ts';
@@ -20,7 +21,7 @@ import type { SessionStore } from './stores/sessions/types.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
 import { UpstreamScheduler } from './upstream/scheduler.ts';
 import { createPoolTransport, type PoolTransport } from './upstream/transport.ts';
-import { createWebhooks, type Webhooks } from './webhooks/index.ts';
+import { createWebhooks, secretKeepingOf, type Webhooks } from './webhooks/index.ts';
 
 export interface BffGraphOptions {
   config: BffConfig;
@@ -277,6 +278,12 @@ function webhooksOn(database: Database, { config, logger, clock }: BffGraphOptio
     database,
     logger,
     allowPrivate: config.webhookAllowPrivateNetworks,
+    secrets: secretKeepingOf(
+      serverSecret(database, {
+        configured: config.keyEncryptionSecret,
+        sharedSessions: Boolean(config.redisUrl),
+      }),
+    ),
     ...(clock ? { now: clock.now } : {}),
   });
 }

@@ -11,6 +11,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Database } from '../db/database.ts';
 
 /*
  * KEY_ENCRYPTION_SECRET, the one secret kept keys are sealed under (docs/decisions/013-key-custody.md). Given, it is
@@ -41,6 +42,21 @@ export function custodySecret(options: {
         'This server keeps no keys: its replicas share a database and its administrator has not set KEY_ENCRYPTION_SECRET (the same on every replica).',
     };
   return { secret: secretFileIn(dirname(options.sqliteFile)) };
+}
+
+/**
+ * The server secret for the BFF's database: key custody's, and the webhook signing secrets' (each derives its own
+ * data key from it). Replicas share the database when it is PostgreSQL or sessions are on Redis.
+ */
+export function serverSecret(
+  database: Database,
+  options: { configured: string | undefined; sharedSessions: boolean },
+): CustodySecret {
+  return custodySecret({
+    configured: options.configured,
+    shared: options.sharedSessions || database.dialect === 'postgres',
+    sqliteFile: database.sqlite?.name,
+  });
 }
 
 /**

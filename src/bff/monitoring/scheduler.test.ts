@@ -9,6 +9,7 @@ import { databaseBackends } from '../test-support/database-backends.ts';
 import { seedReview } from '../test-support/seed-review.ts';
 import { WebhookEndpoints } from '../webhooks/endpoint-store.ts';
 import { WebhookOutbox } from '../webhooks/outbox-store.ts';
+import { WebhookSecrets } from '../webhooks/secrets.ts';
 import { createMonitoring } from './index.ts';
 import { nextRunAfter } from './schedule.ts';
 
@@ -29,11 +30,12 @@ const HOURLY: MonitorRequest = {
   monthlyCap: 1_000_000,
 };
 const silent = pino({ level: 'silent' });
+const SECRETS = new WebhookSecrets('a server secret of at least thirty-two characters');
 
 function replicas(database: Database, clock: { t: number }, count = 2) {
   const now = () => clock.t;
   const reviews = { store: new SqlReviewStore(database.db, now), worker: { notify() {} }, database };
-  const outbox = new WebhookOutbox(database.db, now);
+  const outbox = new WebhookOutbox(database.db, now, SECRETS);
   return Array.from({ length: count }, () =>
     createMonitoring({
       reviews: reviews as never,
@@ -159,7 +161,7 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
     const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
     const [a] = replicas(db, clock, 1) as [ReturnType<typeof createMonitoring>];
     const acct = account();
-    await new WebhookEndpoints(db.db, () => clock.t).create(
+    await new WebhookEndpoints(db.db, () => clock.t, SECRETS).create(
       { accountId: acct, visitor: null },
       {
         url: 'https://hooks.example/in',

@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Hono } from 'hono';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -14,7 +17,7 @@ import { errorResponse, toApiError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { csrf } from '../middleware/csrf.ts';
 import { reviewDatabase } from '../test-support/review-database.ts';
-import { createWebhooks } from '../webhooks/index.ts';
+import { createWebhooks, type SecretKeeping, WebhookSecrets } from '../webhooks/index.ts';
 import { startReceiver } from '../webhooks/test-support/receiver.ts';
 import { webhookRoutes } from './webhooks.ts';
 
@@ -25,6 +28,7 @@ import { webhookRoutes } from './webhooks.ts';
  */
 
 const db = reviewDatabase('webhook-routes');
+const SECRETS = new WebhookSecrets('a server secret of at least thirty-two characters');
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -32,14 +36,14 @@ beforeAll(async () => {
 afterAll(() => receiver.close());
 
 /** The shipped harness for sign-in and sessions; the webhook routes on it with private receivers allowed. */
-async function signedIn(key = 'pi_demo_professional', demoKeys: DemoKey[] | null = null) {
+async function signedIn(
+  key = 'pi_demo_professional',
+  demoKeys: DemoKey[] | null = null,
+  { secrets = SECRETS as SecretKeeping, logger = createLogger('silent') } = {},
+) {
   const h = db.make(demoKeys ? { demoKeys } : {});
   expect((await h.signIn(key)).status).toBe(200);
-  const webhooks = createWebhooks({
-    database: db.database,
-    logger: createLogger('silent'),
-    allowPrivate: true,
-  });
+  const webhooks = createWebhooks({ database: db.database, logger, allowPrivate: true, secrets });
   const app = new Hono<AppEnv>();
   app.use('*', csrf);
   app.route('/api/webhooks', webhookRoutes({ webhooks, sessions: h.sessions, demoKeys }));
@@ -182,6 +186,59 @@ describe('/api/webhooks with a receiver on 127.0.0.1', () => {
       .where('endpoint_id', '=', id)
       .execute();
     expect(left).toEqual([]);
+  });
+
+  it('shows a secret only in the answer that made it: in no byte of the database files, no log line', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'trace' }, { write: (line: string) => lines.push(line) });
+    const { webhooks, call } = await signedIn('pi_demo_professional', null, { logger });
+    const made = WebhookSecretResponse.parse(
+      await (
+        await call('/api/webhooks', {
+          method: 'POST',
+          body: { url: receiver.url('/rest'), events: ['review.completed'] },
+        })
+      ).json(),
+    );
+    const id = made.endpoint.id;
+    const rotated = WebhookSecretResponse.parse(
+      await (await call(`/api/webhooks/${id}/rotate-secret`, { method: 'POST' })).json(),
+    );
+    const { id: eventId } = WebhookTestResponse.parse(
+      await (await call(`/api/webhooks/${id}/test`, { method: 'POST' })).json(),
+    );
+    await webhooks.dispatcher.tick();
+    const got = receiver.received.find((r) => r.headers['webhook-id'] === eventId);
+    expect(new Webhook(rotated.secret).verify(got?.body ?? '', got?.headers ?? {})).toBeTruthy();
+    const answers = [
+      await (await call('/api/webhooks')).text(),
+      await (await call(`/api/webhooks/${id}/deliveries`)).text(),
+    ].join('');
+    // The database's files as they are on disk (the main file, its write-ahead log), and everything logged.
+    const files = readdirSync(db.dir).map((f) => readFileSync(join(db.dir, f)).toString('latin1'));
+    expect(files.join('').length).toBeGreaterThan(0);
+    for (const { secret } of [made, rotated]) {
+      const key = secret.slice('whsec_'.length);
+      for (const [where, text] of [
+        ['the database files', files.join('')],
+        ['the log', lines.join('')],
+        ['the answers', answers],
+      ] as const)
+        expect(text.includes(key), `secret in ${where}`).toBe(false);
+    }
+  });
+
+  it('adds no endpoint, in words, where the server has no secret to seal its secret with', async () => {
+    const why = 'This server keeps no keys: its administrator has not set KEY_ENCRYPTION_SECRET.';
+    const { call } = await signedIn('pi_demo_professional', null, { secrets: { unavailable: why } });
+    const res = await call('/api/webhooks', {
+      method: 'POST',
+      body: { url: receiver.url('/none'), events: ['review.completed'] },
+    });
+    expect(await refusal(res)).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/KEY_ENCRYPTION_SECRET.*no endpoint can be added/),
+    });
   });
 
   it('keeps an account’s endpoints from every other account', async () => {

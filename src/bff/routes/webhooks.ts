@@ -18,8 +18,8 @@ import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
 import { deliveryLog } from '../webhooks/delivery-log.ts';
-import { type EndpointScope, toEndpoint } from '../webhooks/endpoint-store.ts';
-import { RefusedTarget, type Webhooks } from '../webhooks/index.ts';
+import { type EndpointScope, toEndpoint, type WithSecret } from '../webhooks/endpoint-store.ts';
+import { RefusedTarget, SecretsUnavailable, type Webhooks } from '../webhooks/index.ts';
 import type { WebhookEndpointsTable } from '../webhooks/tables.ts';
 
 export interface WebhookRouteDeps {
@@ -60,14 +60,14 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
         'conflict',
         `An account has at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints: remove one first.`,
       );
-    const row = await inDatabase(() =>
+    const made = await keepingSecrets(() =>
       webhooks.endpoints.create(scope(c), {
         url,
         events: input.events,
         createdBy: keyFingerprint(session.keyHash),
       }),
     );
-    return c.json(withSecret(row), 201);
+    return c.json(withSecret(made), 201);
   });
   app.patch('/:id', jsonBody(UpdateWebhookRequest, BODY), async (c) => {
     const change = c.req.valid('json');
@@ -81,9 +81,9 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
     return c.body(null, 204);
   });
   app.post('/:id/rotate-secret', async (c) => {
-    const row = await inDatabase(() => webhooks.endpoints.rotateSecret(scope(c), c.req.param('id')));
-    if (!row) throw noSuchEndpoint();
-    return c.json(withSecret(row));
+    const rotated = await keepingSecrets(() => webhooks.endpoints.rotateSecret(scope(c), c.req.param('id')));
+    if (!rotated) throw noSuchEndpoint();
+    return c.json(withSecret(rotated));
   });
   app.post('/:id/test', (c) => sendTest(c, webhooks, scope(c)));
   app.get('/:id/deliveries', async (c) => {
@@ -166,6 +166,17 @@ async function sendTest(c: AppContext, webhooks: Webhooks, scope: EndpointScope)
   return c.json({ id } satisfies WebhookTestResponse, 202);
 }
 
-function withSecret(row: WebhookEndpointsTable): WebhookSecretResponse {
-  return { endpoint: toEndpoint(row), secret: row.secret };
+/** The answer that shows a secret: the one time it is ever shown. */
+function withSecret({ row, secret }: WithSecret): WebhookSecretResponse {
+  return { endpoint: toEndpoint(row), secret };
+}
+
+/** A new secret made and sealed; 409 in words where this server has no secret to seal it with. */
+async function keepingSecrets<T>(make: () => Promise<T>): Promise<T> {
+  try {
+    return await inDatabase(make);
+  } catch (err) {
+    if (err instanceof SecretsUnavailable) throw new ApiError(409, 'conflict', err.message);
+    throw err;
+  }
 }

@@ -21,6 +21,19 @@ export function nextAttemptAt(attempt: number, now: number, retryUntil: number, 
   return Math.min(now + Math.round(wait * (0.75 + random() * 0.5)), retryUntil);
 }
 
+/** A leased message whose secret opened. */
+export type SignableMessage = LeasedMessage & { secret: string };
+
+/** A message whose endpoint's secret does not open is not sent unsigned: the log says why, and retries wait. */
+const UNOPENED: AttemptResult = {
+  delivered: false,
+  statusCode: null,
+  error:
+    "Not sent: this endpoint's signing secret was sealed under another KEY_ENCRYPTION_SECRET. Rotate its secret (or restore the server's secret).",
+  durationMs: 0,
+  response: null,
+};
+
 export interface DispatcherOptions {
   db: Kysely<DatabaseSchema>;
   outbox: WebhookOutbox;
@@ -35,7 +48,9 @@ export interface DispatcherOptions {
   concurrency?: number;
   random?: () => number;
   /** Test seam: the attempt itself (default sendAttempt). */
-  attempt?: (message: LeasedMessage, options: SendOptions) => Promise<AttemptResult>;
+  /** Run once, successfully, before the first pass (a failure is retried at the next pass). */
+  prepare?: () => Promise<void>;
+  attempt?: (message: SignableMessage, options: SendOptions) => Promise<AttemptResult>;
 }
 
 /**
@@ -54,6 +69,7 @@ export class WebhookDispatcher {
   #stopping = false;
   #again = false;
   #forgotAt = Number.NEGATIVE_INFINITY;
+  #prepared = false;
 
   constructor(options: DispatcherOptions) {
     this.#o = {
@@ -61,7 +77,8 @@ export class WebhookDispatcher {
       pollMs: 1_000,
       concurrency: 8,
       random: Math.random,
-      attempt: (m, o) => sendAttempt(m, o),
+      prepare: async () => {},
+      attempt: sendAttempt,
       send: { allowPrivate: false, timeoutMs: 10_000 },
       ...options,
     };
@@ -108,6 +125,10 @@ export class WebhookDispatcher {
   /** One pass; answers how many attempts it made. */
   async tick(): Promise<number> {
     const o = this.#o;
+    if (!this.#prepared) {
+      await o.prepare();
+      this.#prepared = true;
+    }
     await enqueueCompletedRuns(o.db, o.outbox, o.now());
     // The log's old entries go an hour at a time (any replica; deleting twice is harmless).
     if (o.now() - this.#forgotAt >= 3_600_000) {
@@ -126,7 +147,8 @@ export class WebhookDispatcher {
 
   async #deliver(message: LeasedMessage): Promise<void> {
     const o = this.#o;
-    const result = await o.attempt(message, o.send);
+    const { secret } = message;
+    const result = secret === null ? UNOPENED : await o.attempt({ ...message, secret }, o.send);
     const now = o.now();
     let after: AfterAttempt;
     if (result.delivered) after = { state: 'delivered', at: now };

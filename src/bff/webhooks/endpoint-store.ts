@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { WebhookEndpoint, WebhookEventType } from '../../contract/index.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import { type SecretKeeping, WebhookSecrets } from './secrets.ts';
 import type { WebhookEndpointsTable } from './tables.ts';
 
 type Db = Kysely<DatabaseSchema>;
@@ -17,6 +18,24 @@ export interface EndpointScope {
 export const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const newId = () => `ep_${randomBytes(12).toString('hex')}`;
 
+/**
+ * No endpoint is added, nor secret rotated, where no secret can be sealed (replicas sharing a database without
+ * KEY_ENCRYPTION_SECRET): a secret kept in clear is what an attacker with the database alone would sign with.
+ */
+export class SecretsUnavailable extends Error {
+  constructor(why: string) {
+    super(
+      `${why} Webhook signing secrets are sealed under that secret too, so no endpoint can be added (nor its secret changed) until it is set; endpoints added before keep working.`,
+    );
+  }
+}
+
+/** An endpoint just added or given a new secret, with that secret in clear: for the one answer that shows it. */
+export interface WithSecret {
+  row: WebhookEndpointsTable;
+  secret: string;
+}
+
 /** The endpoint as the API shows it: never its secret. */
 export function toEndpoint(row: WebhookEndpointsTable): WebhookEndpoint {
   return {
@@ -31,13 +50,47 @@ export function toEndpoint(row: WebhookEndpointsTable): WebhookEndpoint {
 
 /**
  * An account's webhook endpoints. Every call names the account: an endpoint of another account is not found.
- * The secret is written here and read only by the dispatcher (outbox-store.ts) and the one answer that shows it.
+ * The secret is sealed here (secrets.ts) and opened only by the dispatcher's lease (outbox-store.ts); in clear
+ * it leaves only in the one answer that shows it.
  */
 export class WebhookEndpoints {
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
+    private readonly secrets: SecretKeeping,
   ) {}
+
+  /** A new secret for endpoint `id`: in clear, and sealed to store. */
+  #newSecret(id: string): { secret: string; sealed: string } {
+    if (!(this.secrets instanceof WebhookSecrets)) throw new SecretsUnavailable(this.secrets.unavailable);
+    const secret = newSecret();
+    return { secret, sealed: this.secrets.seal(id, secret) };
+  }
+
+  /**
+   * Seals the secrets stored in clear before sealing existed (a start with a server secret; any replica may run
+   * it at once: a row changes only while it still holds the clear secret read). Answers how many were sealed.
+   */
+  async sealClearSecrets(): Promise<number> {
+    const { secrets } = this;
+    if (!(secrets instanceof WebhookSecrets)) return 0;
+    const clear = await this.db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'secret'])
+      .where('secret', 'not like', 'sealed:%')
+      .execute();
+    let sealed = 0;
+    for (const row of clear) {
+      const done = await this.db
+        .updateTable('webhook_endpoints')
+        .set({ secret: secrets.seal(row.id, row.secret) })
+        .where('id', '=', row.id)
+        .where('secret', '=', row.secret)
+        .executeTakeFirst();
+      sealed += Number(done.numUpdatedRows);
+    }
+    return sealed;
+  }
 
   /** The scope's endpoints (a query to narrow further). */
   #in(scope: EndpointScope) {
@@ -59,20 +112,22 @@ export class WebhookEndpoints {
   async create(
     scope: EndpointScope,
     input: { url: string; events: WebhookEventType[]; createdBy: string },
-  ): Promise<WebhookEndpointsTable> {
+  ): Promise<WithSecret> {
+    const id = newId();
+    const { secret, sealed } = this.#newSecret(id);
     const row: WebhookEndpointsTable = {
-      id: newId(),
+      id,
       account_id: scope.accountId,
       url: input.url,
       events: JSON.stringify([...new Set(input.events)]),
       enabled: 1,
-      secret: newSecret(),
+      secret: sealed,
       created_by: input.createdBy,
       created_at: this.now(),
       visitor: scope.visitor,
     };
     await this.db.insertInto('webhook_endpoints').values(row).execute();
-    return row;
+    return { row, secret };
   }
 
   /** Turns it on or off, or changes its events; the endpoint after, or undefined when there is none. */
@@ -96,15 +151,17 @@ export class WebhookEndpoints {
   }
 
   /** A new secret, from now on (messages already queued are signed with it too, at their next attempt). */
-  async rotateSecret(scope: EndpointScope, id: string): Promise<WebhookEndpointsTable | undefined> {
+  async rotateSecret(scope: EndpointScope, id: string): Promise<WithSecret | undefined> {
     if (!(await this.get(scope, id))) return undefined;
+    const { secret, sealed } = this.#newSecret(id);
     await this.db
       .updateTable('webhook_endpoints')
-      .set({ secret: newSecret() })
+      .set({ secret: sealed })
       .where('account_id', '=', scope.accountId)
       .where('id', '=', id)
       .execute();
-    return this.get(scope, id);
+    const row = await this.get(scope, id);
+    return row && { row, secret };
   }
 
   /** Removes the endpoint with its outbox and delivery log; false when there was none. */

@@ -4,8 +4,11 @@ import type { Database } from '../db/database.ts';
 import { WebhookDispatcher } from './dispatcher.ts';
 import { WebhookEndpoints } from './endpoint-store.ts';
 import { WebhookOutbox } from './outbox-store.ts';
+import type { SecretKeeping } from './secrets.ts';
 import { checkTarget, type Resolve } from './ssrf.ts';
 
+export { SecretsUnavailable } from './endpoint-store.ts';
+export { type SecretKeeping, secretKeepingOf, WebhookSecrets } from './secrets.ts';
 export { RefusedTarget } from './ssrf.ts';
 
 export interface WebhooksOptions {
@@ -13,6 +16,8 @@ export interface WebhooksOptions {
   logger: Logger;
   /** The BFF's clock. */
   now?: () => number;
+  /** How signing secrets are kept: sealed under the server secret custody uses, or (none) not kept at all. */
+  secrets: SecretKeeping;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: receivers on loopback and private networks (on premises, tests). */
   allowPrivate: boolean;
   /** Test seams. */
@@ -46,8 +51,8 @@ export interface Webhooks {
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const now = options.now ?? Date.now;
   const { db } = options.database;
-  const endpoints = new WebhookEndpoints(db, now);
-  const outbox = new WebhookOutbox(db, now);
+  const endpoints = new WebhookEndpoints(db, now, options.secrets);
+  const outbox = new WebhookOutbox(db, now, options.secrets);
   const send = {
     allowPrivate: options.allowPrivate,
     timeoutMs: options.timeoutMs ?? 10_000,
@@ -61,6 +66,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     send,
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+    // Secrets stored in clear before sealing existed are sealed before anything is sent (migrations run without
+    // the server secret, so this is where it can be done).
+    prepare: async () => {
+      const sealed = await endpoints.sealClearSecrets();
+      if (sealed > 0) options.logger.info({ sealed }, 'webhook signing secrets sealed');
+    },
   });
   return {
     endpoints,

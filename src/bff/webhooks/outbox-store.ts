@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { WEBHOOK_TEST_EVENT, WebhookEventType } from '../../contract/index.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import { type SecretKeeping, signingSecret } from './secrets.ts';
 import type { AttemptResult } from './sender.ts';
 import type { WebhookOutboxTable } from './tables.ts';
 
@@ -19,7 +20,8 @@ export interface LeasedMessage {
   id: string;
   endpointId: string;
   url: string;
-  secret: string;
+  /** The signing secret, opened; null when it does not open (sealed under another server secret). */
+  secret: string | null;
   payload: string;
   /** This attempt's number, 1 for the first. */
   attempt: number;
@@ -42,6 +44,7 @@ export class WebhookOutbox {
   constructor(
     readonly db: Db,
     private readonly now: () => number,
+    private readonly secrets: SecretKeeping,
   ) {}
 
   /**
@@ -146,7 +149,7 @@ export class WebhookOutbox {
         id: row.id,
         endpointId: row.endpoint_id,
         url: row.url,
-        secret: row.secret,
+        secret: signingSecret(this.secrets, row.endpoint_id, row.secret),
         payload: row.payload,
         attempt: Number(row.attempts) + 1,
         retryUntil: Number(row.retry_until),

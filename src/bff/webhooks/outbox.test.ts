@@ -8,6 +8,7 @@ import { databaseBackends } from '../test-support/database-backends.ts';
 import { nextAttemptAt, WebhookDispatcher } from './dispatcher.ts';
 import { WebhookEndpoints } from './endpoint-store.ts';
 import { type LeasedMessage, RETRY_WINDOW_MS, WebhookOutbox } from './outbox-store.ts';
+import { WebhookSecrets } from './secrets.ts';
 import type { AttemptResult } from './sender.ts';
 
 /*
@@ -18,6 +19,7 @@ import type { AttemptResult } from './sender.ts';
  */
 
 const LEASE = 60_000;
+const SECRETS = new WebhookSecrets('a server secret of at least thirty-two characters');
 const logger = createLogger('silent');
 const ok: AttemptResult = { delivered: true, statusCode: 204, error: null, durationMs: 3, response: null };
 const down: AttemptResult = {
@@ -31,8 +33,8 @@ const down: AttemptResult = {
 function world(database: Database) {
   const clock = { t: Date.UTC(2026, 10, 20, 9) };
   const now = () => clock.t;
-  const endpoints = new WebhookEndpoints(database.db, now);
-  const outbox = new WebhookOutbox(database.db, now);
+  const endpoints = new WebhookEndpoints(database.db, now, SECRETS);
+  const outbox = new WebhookOutbox(database.db, now, SECRETS);
   const account = `acct-${randomBytes(6).toString('hex')}`;
   const scope = { accountId: account, visitor: null };
   const dispatcher = (attempt: (m: LeasedMessage) => Promise<AttemptResult>) =>
@@ -45,12 +47,14 @@ function world(database: Database) {
       random: () => 0.5,
       attempt,
     });
-  const endpoint = (events: WebhookEventType[] = ['review.completed', 'review.changed']) =>
-    endpoints.create(scope, {
-      url: 'https://hooks.example.com/x',
-      events,
-      createdBy: 'ab12cd34',
-    });
+  const endpoint = async (events: WebhookEventType[] = ['review.completed', 'review.changed']) =>
+    (
+      await endpoints.create(scope, {
+        url: 'https://hooks.example.com/x',
+        events,
+        createdBy: 'ab12cd34',
+      })
+    ).row;
   const state = async (id: string) =>
     database.db.selectFrom('webhook_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const attempts = async (id: string) =>
@@ -238,7 +242,7 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     const w = world(backend.database);
     const events: WebhookEventType[] = ['review.completed', 'review.changed', 'monitor.paused'];
     const url = 'https://hooks.example.com/v';
-    const own = await w.endpoints.create(
+    const { row: own } = await w.endpoints.create(
       { accountId: w.account, visitor: 'ab12cd34' },
       { url, events, createdBy: 'ab12cd34' },
     );
@@ -267,7 +271,7 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
 
   it('holds back the rest of a failing endpoint’s backlog, so other endpoints’ events go first', async () => {
     const w = world(backend.database);
-    const dead = await w.endpoints.create(
+    const { row: dead } = await w.endpoints.create(
       { accountId: w.account, visitor: null },
       { url: 'https://dead.example.com/', events: ['review.changed'], createdBy: 'ab12cd34' },
     );

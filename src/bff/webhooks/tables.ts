@@ -8,7 +8,10 @@ export interface WebhookEndpointsTable {
   events: string;
   /** 1 or 0. */
   enabled: number;
-  /** The `whsec_` signing secret, kept to sign every message (in clear: see README "Webhooks"). */
+  /**
+   * The `whsec_` signing secret, sealed (`sealed:v1:…`, webhooks/secrets.ts); in clear only in a row from before
+   * sealing, until the next start with a server secret seals it.
+   */
   secret: string;
   /** Fingerprint of the key that added it. */
   created_by: string;
