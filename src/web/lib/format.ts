@@ -47,6 +47,8 @@ export const DATE_TIME = {
   day: { dateStyle: 'long' },
   /** "8:49:05 AM" */
   time: { timeStyle: 'medium' },
+  /** "Nov 26, 2026, 8:49:05 AM", in UTC (the audit trail's moments, the same for every reader of one export) */
+  utc: { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' },
 } as const satisfies Record<string, Intl.DateTimeFormatOptions>;
 
 /**

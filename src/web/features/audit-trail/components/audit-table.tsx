@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import type { AuditEntry } from '../../../../contract/index.ts';
+import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
 
 const KIND: Record<AuditEntry['kind'], string> = {
   search: 'Search',
@@ -43,9 +44,7 @@ const OUTCOME: Record<AuditEntry['outcome'], string> = {
 export const OUTCOME_CHOICES = Object.entries(OUTCOME) as [AuditEntry['outcome'], string][];
 
 /** A moment as the Activity page shows it: date and time, in UTC. */
-export const when = (iso: string) =>
-  new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }) +
-  ' UTC';
+export const when = (iso: string) => `${formatDateTime(iso, DATE_TIME.utc) ?? iso} UTC`;
 
 /** What was asked, and the review it was for (linked), with who started it when another key asked. */
 function AskedCell({ e, names }: { e: AuditEntry; names: ReadonlyMap<string, string> | undefined }) {
