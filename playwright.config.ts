@@ -19,6 +19,8 @@ const MAIN_PORT = Number(process.env.E2E_PORT ?? 4310);
 const LIMITED_PORT = MAIN_PORT + 1;
 const PACED_PORT = MAIN_PORT + 2;
 const SECOND_PORT = MAIN_PORT + 3;
+const MONITORED_PORT = MAIN_PORT + 4;
+const UNATTENDED_PORT = MAIN_PORT + 5;
 // A server whose clock the journeys move (e2e/support.ts moveClock) runs its embedded reference on its own port
 // plus 10, where they find it.
 const movableClock = (port: number) => ({
@@ -59,10 +61,27 @@ const servers = [
   server(PACED_PORT, { REFERENCE_RATE_LIMIT: '15/10', ...movableClock(PACED_PORT) }),
   // As generous as the journeys' server: the review and sign-in projects.
   server(SECOND_PORT, { REFERENCE_RATE_LIMIT: '100000/60' }),
+  // Monitoring (e2e/monitoring.spec.ts): "Every minute" offered and the clock the journey's to move, so a
+  // scheduled run comes when the journey moves past the minute, not a real minute later; every record is
+  // re-verified each minute the service is up (a re-check finds changes); webhooks go to the journey's receiver
+  // on loopback. 3 lookups per 5 s: the next server's review outlasts its rate window.
+  server(MONITORED_PORT, {
+    REFERENCE_RATE_LIMIT: '3/5',
+    REFERENCE_DRIFT_PERCENT: '100',
+    MONITOR_MIN_INTERVAL_MINUTES: '1',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...movableClock(MONITORED_PORT),
+  }),
+  // Work while signed out (e2e/unattended.spec.ts): a BFF alone in front of the monitoring server's reference, as
+  // in front of a real service, so it has no demo keys and keeps a key (the demo keeps none: strangers share its
+  // account). src/main.ts gives an external upstream no clock to move: its reviews wait real rate windows.
+  server(UNATTENDED_PORT, { PROPERTY_API_URL: `http://127.0.0.1:${MONITORED_PORT + 10}/` }),
 ];
-// Where e2e/servers.mjs says all four are up (the servers' ports are MAIN_PORT to MAIN_PORT + 3, their embedded
+// Where e2e/unattended.spec.ts finds its server (its project's baseURL is the monitoring server's).
+process.env.E2E_UNATTENDED_URL = `http://127.0.0.1:${UNATTENDED_PORT}`;
+// Where e2e/servers.mjs says all are up (the servers' ports are MAIN_PORT to MAIN_PORT + 5, their embedded
 // references' + 10).
-const READY_PORT = MAIN_PORT + 4;
+const READY_PORT = MAIN_PORT + 6;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -131,7 +150,7 @@ export default defineConfig({
       timeout: 180_000,
       use: { baseURL: `http://127.0.0.1:${PACED_PORT}` },
     },
-    { name: 'journeys', testIgnore: /rate-limit|review|sign-in/, workers: 1 },
+    { name: 'journeys', testIgnore: /rate-limit|review|sign-in|unattended|monitoring/, workers: 1 },
     // Every other review journey (results, export, fixing rows, the 5,000-row review of review-large, written
     // straight into the server's database): what a review shows, not how fast it may go, so its server's limit
     // is as generous as the journeys' and a review is done in a moment.
@@ -159,8 +178,17 @@ export default defineConfig({
       workers: 1,
       use: { baseURL: `http://127.0.0.1:${SECOND_PORT}` },
     },
+    // Issue 29's journeys, one after the other (they share the monitoring server's reference, whose clock one of
+    // them moves): work while signed out on the BFF without demo keys (the spec's own baseURL, the port above),
+    // then a monitored review's alert and webhook.
+    {
+      name: 'unattended',
+      testMatch: /(unattended|monitoring)\.spec\.ts$/,
+      workers: 1,
+      use: { baseURL: `http://127.0.0.1:${MONITORED_PORT}` },
+    },
   ],
-  // One launcher starts the four servers side by side (Playwright starts a list's servers one after another).
+  // One launcher starts the servers side by side (Playwright starts a list's servers one after another).
   webServer: {
     command: 'node e2e/servers.mjs',
     url: `http://127.0.0.1:${READY_PORT}/`,
