@@ -72,11 +72,15 @@ export type SignOffRequest = z.infer<typeof SignOffRequest>;
 
 /**
  * A review signed off (by one key, with a reason when rows were left undecided) and perhaps approved (by another
- * key of the account). A decision made after the sign-off withdraws both: what was signed is no longer what is.
+ * key of the account), as of one run. A decision made after the sign-off withdraws both (what was signed is no
+ * longer what is), as do a row included again with no decision, and a later run that changed any row's answer;
+ * a later run that changed none leaves it standing, still of its run ("Signed off on run 2; run 3 since").
  */
 export const ReviewSignOff = z.object({
   by: z.string(),
   at: z.string(),
+  /** The run whose answers were signed off (the review's latest when it was). */
+  run: z.int().check(z.positive()),
   /** Why rows were left undecided; null when every row (not excluded) had a decision. */
   reason: z.nullable(z.string()),
   approved: z.nullable(z.object({ by: z.string(), at: z.string() })),

@@ -5,6 +5,7 @@ import { webhooks } from './migration-0014-webhooks.ts';
 import { decisions } from './migration-0015-decisions.ts';
 import { monitoring } from './migration-0016-monitoring.ts';
 import { reviewSources } from './migration-0017-review-sources.ts';
+import { signOffRun } from './migration-0018-sign-off-run.ts';
 
 /*
  * The migrations from 0008 on (migrations.ts has the rules: append only, the same DDL on both databases). Kept
@@ -80,4 +81,5 @@ export const MIGRATIONS_0008_ON: Record<string, Migration> = {
   '0015-decisions': decisions,
   '0016-monitoring': monitoring,
   '0017-review-sources': reviewSources,
+  '0018-sign-off-run': signOffRun,
 };

@@ -43,6 +43,7 @@ const RELEASED = [
   '0015-decisions',
   '0016-monitoring',
   '0017-review-sources',
+  '0018-sign-off-run',
 ];
 
 describe('released migrations', () => {

@@ -41,6 +41,9 @@ export interface ReviewsTable {
   signed_off_reason?: string | null;
   approved_by?: string | null;
   approved_at?: number | null;
+  /** The run signed off, and a demo visitor's sign-off's visitor (migration 0018). */
+  signed_off_run?: number | null;
+  signed_off_visitor?: string | null;
 }
 
 export interface ReviewChunksTable {

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import {
   BulkDecisionRequest,
   type BulkDecisionResponse,
   DecideRowRequest,
+  demoKeyOf,
   type ReviewRowResult,
   type ReviewSummary,
   type RowDecisionHistory,
@@ -15,8 +17,12 @@ import { ApiError } from '../errors.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
-import type { ApprovalRefusal, SignOffRefusal } from '../stores/reviews/review-sign-off.ts';
-import { SqlReviewSignOff } from '../stores/reviews/review-sign-off.ts';
+import {
+  type ApprovalRefusal,
+  type Signer,
+  type SignOffRefusal,
+  SqlReviewSignOff,
+} from '../stores/reviews/review-sign-off.ts';
 import {
   type DecisionEntry,
   type DecisionRefusal,
@@ -102,6 +108,19 @@ function entryFor(session: Session, reviewId: string): DecisionEntry {
   return (kind, row, query, at) => reviewEntry(session, kind, reviewId, query, row, at);
 }
 
+/**
+ * A public demo visitor (a demo key as one sign-in uses it, contract/api.ts demoVisitorKey): where they signed
+ * in from (the session's client: an IPv4 address or an IPv6 /64), hashed. Strangers share the demo account and
+ * both its keys, so only the same visitor's other key approves their sign-off: the colleague in a second browser
+ * of one machine is the same visitor, a stranger elsewhere is not. Without a known client the visitor is their
+ * key alone (who then approves nothing of theirs). Null for a real account's key.
+ */
+export function demoVisitor(session: Session): string | null {
+  if (demoKeyOf(session.apiKey) === null) return null;
+  const from = session.client ? `client:${session.client}` : `key:${session.keyHash}`;
+  return createHash('sha256').update(`proplens demo visitor\n${from}`).digest('hex').slice(0, 32);
+}
+
 /** The session's writer: who the change is by, and its entries (none where the trail is off). */
 function writer(c: AppContext, deps: ReviewDecisionDeps) {
   const session = c.get('session');
@@ -112,6 +131,7 @@ function writer(c: AppContext, deps: ReviewDecisionDeps) {
     accountId: session.accountId,
     reviewId,
     by: keyFingerprint(session.keyHash),
+    signer: { by: keyFingerprint(session.keyHash), visitor: demoVisitor(session) } satisfies Signer,
     entry: deps.audit ? entryFor(session, reviewId) : undefined,
   };
 }
@@ -167,7 +187,9 @@ function signOffRefused(why: Exclude<SignOffRefusal, 'not_found'>): ApiError {
 
 async function signOff(c: AppContext, deps: ReviewDecisionDeps, stores: Stores, reason: string) {
   const w = writer(c, deps);
-  const done = await inDatabase(() => stores.signOff.signOff(w.accountId, w.reviewId, w.by, reason, w.entry));
+  const done = await inDatabase(() =>
+    stores.signOff.signOff(w.accountId, w.reviewId, w.signer, reason, w.entry),
+  );
   if (done === 'not_found') throw noReview();
   if (done !== true) throw signOffRefused(done);
   return summaryAfter(c, deps, w);
@@ -181,6 +203,12 @@ function approvalRefused(why: Exclude<ApprovalRefusal, 'not_found'>): ApiError {
       'You signed this review off: another key of the account approves it, so two people have looked.',
     );
   if (why === 'approved') return new ApiError(409, 'conflict', 'This review is approved already.');
+  if (why === 'other_visitor')
+    return new ApiError(
+      409,
+      'conflict',
+      'Another visitor of the public demo signed this review off: on the demo, you approve only a sign-off of your own visit (sign off with one demo key, approve with the other).',
+    );
   return new ApiError(
     409,
     'conflict',
@@ -190,7 +218,7 @@ function approvalRefused(why: Exclude<ApprovalRefusal, 'not_found'>): ApiError {
 
 async function approve(c: AppContext, deps: ReviewDecisionDeps, stores: Stores) {
   const w = writer(c, deps);
-  const done = await inDatabase(() => stores.signOff.approve(w.accountId, w.reviewId, w.by, w.entry));
+  const done = await inDatabase(() => stores.signOff.approve(w.accountId, w.reviewId, w.signer, w.entry));
   if (done === 'not_found') throw noReview();
   if (done !== true) throw approvalRefused(done);
   return summaryAfter(c, deps, w);

@@ -5,6 +5,7 @@ import type { LeasedRow } from '../../reviews/leased-row.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
 import { insertChained } from '../audit/chain.ts';
+import { settleSignOffAfterRun } from './row-decisions-sign-off.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -170,7 +171,7 @@ async function writeRun(
   const counts = { matched: 0, not_found: 0, ambiguous: 0, failed: 0 };
   for (const r of rows) counts[r.c.result.outcome]++;
   const n = rows.length;
-  await trx
+  const counted = await trx
     .updateTable('review_runs')
     .set((eb) => ({
       done: eb('done', '+', n),
@@ -182,7 +183,11 @@ async function writeRun(
     }))
     .where('review_id', '=', reviewId)
     .where('run', '=', run)
-    .execute();
+    .returning('finished_at')
+    .executeTakeFirst();
+  // Finished by these rows: a sign-off of an earlier run stands only if no answer changed.
+  if (counted?.finished_at != null && Number(counted.finished_at) === now)
+    await settleSignOffAfterRun(trx, reviewId, now);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DatabaseSchema, ReviewRunsTable } from '../../db/schema.ts';
+import { settleSignOffAfterRun } from './row-decisions-sign-off.ts';
 import { startRun } from './start-run.ts';
 
 type Trx = Transaction<DatabaseSchema>;
@@ -60,7 +61,11 @@ export async function controlRun(
   if (refusal) return refusal;
   if (action === 'pause') await pause(trx, run, now);
   else if (action === 'resume') await resume(trx, run);
-  else await cancel(trx, run, Number(review.last_seq), review.total_rows, now);
+  else {
+    await cancel(trx, run, Number(review.last_seq), review.total_rows, now);
+    // Its rows never asked have no answer now: a sign-off of an earlier run is withdrawn.
+    await settleSignOffAfterRun(trx, reviewId, now);
+  }
   return null;
 }
 

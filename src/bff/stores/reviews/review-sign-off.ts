@@ -13,8 +13,20 @@ type Db = Kysely<DatabaseSchema>;
  */
 export type SignOffRefusal = 'not_found' | 'not_finished' | 'signed_off' | { undecided: number };
 
-/** Why a review cannot be approved: not in the account, not signed off, approved already, or by the key that signed it off. */
-export type ApprovalRefusal = 'not_found' | 'not_signed_off' | 'approved' | 'same_key';
+/**
+ * Why a review cannot be approved: not in the account, not signed off, approved already, by the key that signed it
+ * off, or by a demo visitor other than the one who signed it off (`other_visitor`).
+ */
+export type ApprovalRefusal = 'not_found' | 'not_signed_off' | 'approved' | 'same_key' | 'other_visitor';
+
+/**
+ * Who signs off or approves: the key's fingerprint, and for a public demo visitor, the visitor (strangers share
+ * the demo account and its keys: a visitor approves only a sign-off of their own visit); null for a real account.
+ */
+export interface Signer {
+  by: string;
+  visitor: string | null;
+}
 
 /** Sign-off and approval of a review (issue 30): each a conditional update of the review, audited with it. */
 export class SqlReviewSignOff {
@@ -24,14 +36,15 @@ export class SqlReviewSignOff {
   ) {}
 
   /**
-   * Signs the review off by `by`: allowed once its latest run has finished, when every row (not excluded) has a
-   * decision, or with `reason` for those that do not. Counted under the review's lock (row-decisions.ts
-   * lockReview), so a decision cleared at the same moment is either counted or withdraws this sign-off.
+   * Signs the review off, as its latest run answered it (the run is recorded with the sign-off): allowed once
+   * that run has finished, when every row (not excluded) has a decision, or with `reason` for those that do not.
+   * Counted under the review's lock (row-decisions.ts lockReview), so a decision cleared at the same moment is
+   * either counted or withdraws this sign-off.
    */
   async signOff(
     accountId: string,
     reviewId: string,
-    by: string,
+    { by, visitor }: Signer,
     reason: string,
     entry?: DecisionEntry,
   ): Promise<true | SignOffRefusal> {
@@ -52,21 +65,31 @@ export class SqlReviewSignOff {
       if (n > 0 && !reason) return { undecided: n };
       const signed = await trx
         .updateTable('reviews')
-        .set({ signed_off_by: by, signed_off_at: at, signed_off_reason: n > 0 ? reason : null })
+        .set({
+          signed_off_by: by,
+          signed_off_at: at,
+          signed_off_reason: n > 0 ? reason : null,
+          signed_off_run: review.latest_run,
+          signed_off_visitor: visitor,
+        })
         .where('id', '=', reviewId)
         .where('signed_off_at', 'is', null)
         .executeTakeFirst();
       if (Number(signed.numUpdatedRows) !== 1) return 'signed_off';
-      if (entry) await insertForChange(trx, [entry('review_signed_off', null, n > 0 ? reason : null, at)]);
+      const what = `Run ${review.latest_run}${n > 0 ? `: ${reason}` : ''}`;
+      if (entry) await insertForChange(trx, [entry('review_signed_off', null, what, at)]);
       return true;
     });
   }
 
-  /** Approves the signed-off review by `by`, a key of the account other than the one that signed it off. */
+  /**
+   * Approves the signed-off review by `by`, a key of the account other than the one that signed it off; a demo
+   * visitor approves only a sign-off made by the same visitor (`visitor`), whatever key of the demo they use.
+   */
   async approve(
     accountId: string,
     reviewId: string,
-    by: string,
+    { by, visitor }: Signer,
     entry?: DecisionEntry,
   ): Promise<true | ApprovalRefusal> {
     return this.db.transaction().execute(async (trx) => {
@@ -76,6 +99,7 @@ export class SqlReviewSignOff {
       if (review.signed_off_at == null) return 'not_signed_off';
       if (review.approved_at != null) return 'approved';
       if (review.signed_off_by === by) return 'same_key';
+      if (visitor !== null && review.signed_off_visitor !== visitor) return 'other_visitor';
       // The sign-off approved is the one read: a withdrawn or replaced one is not approved in its stead.
       const approved = await trx
         .updateTable('reviews')

@@ -15,6 +15,7 @@ import type { NewAuditEntry } from '../audit/audit-store.ts';
 import { insertForChange } from '../audit/chain.ts';
 import { assertWithinQuota, lockQuota } from './pending-rows.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
+import { withdrawSignOffOnInclude } from './row-decisions-sign-off.ts';
 import { type ExclusionRefusal, type ExclusionWritten, writeExclusion } from './row-exclusions.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
 import { rowsWithResults } from './row-results.ts';
@@ -310,7 +311,16 @@ export class SqlReviewStore {
       const now = this.now();
       const marked = exclusion && { ...exclusion, at: new Date(now).toISOString() };
       const done = await writeExclusion(trx, accountId, reviewId, index, marked, now);
-      if (typeof done !== 'string' && entry) await insertForChange(trx, [entry(now)]);
+      if (typeof done === 'string') return done;
+      // Included again with no decision: the sign-off's rule no longer holds (its withdrawal is by this key).
+      const withdrawn = exclusion ? null : await withdrawSignOffOnInclude(trx, reviewId, index);
+      if (entry) {
+        const e = entry(now);
+        const also = withdrawn
+          ? [{ ...e, kind: 'review_sign_off_withdrawn' as const, query: withdrawn }]
+          : [];
+        await insertForChange(trx, [e, ...also]);
+      }
       return done;
     });
     if (typeof written === 'string') return written;

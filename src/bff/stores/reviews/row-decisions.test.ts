@@ -18,6 +18,8 @@ import { type DecisionEntry, SqlRowDecisions } from './row-decisions.ts';
 const ANSWER: StoredAnswer = { outcome: 'not_found', cached: false, retrievedAt: '2026-11-01T09:00:00.000Z' };
 const ALICE = 'a11ce000';
 const BOB = 'b0b00000';
+/** A real account's key signing off or approving (no demo visitor). */
+const real = (by: string) => ({ by, visitor: null });
 
 async function seeded(database: Database, accountId: string, total = 3): Promise<string> {
   return seedReview(database, {
@@ -164,7 +166,7 @@ describe.each(databaseBackends('row-decisions'))('decisions on rows ($name)', (b
     const { kinds, entry } = recorder(accountId, id);
     await decisions.decide(accountId, id, [0], { decision: 'accept', note: '', by: ALICE });
 
-    expect(await signOff.signOff(accountId, id, ALICE, '', entry)).toEqual({ undecided: 2 });
+    expect(await signOff.signOff(accountId, id, real(ALICE), '', entry)).toEqual({ undecided: 2 });
     // An excluded row needs no decision.
     await db
       .updateTable('review_rows')
@@ -172,19 +174,19 @@ describe.each(databaseBackends('row-decisions'))('decisions on rows ($name)', (b
       .where('review_id', '=', id)
       .where('row_index', '=', 2)
       .execute();
-    expect(await signOff.signOff(accountId, id, ALICE, '', entry)).toEqual({ undecided: 1 });
-    expect(await signOff.approve(accountId, id, BOB, entry)).toBe('not_signed_off');
-    expect(await signOff.signOff(accountId, id, ALICE, 'Row 2 is with the valuer', entry)).toBe(true);
-    expect(await signOff.signOff(accountId, id, BOB, 'again', entry)).toBe('signed_off');
+    expect(await signOff.signOff(accountId, id, real(ALICE), '', entry)).toEqual({ undecided: 1 });
+    expect(await signOff.approve(accountId, id, real(BOB), entry)).toBe('not_signed_off');
+    expect(await signOff.signOff(accountId, id, real(ALICE), 'Row 2 is with the valuer', entry)).toBe(true);
+    expect(await signOff.signOff(accountId, id, real(BOB), 'again', entry)).toBe('signed_off');
     expect(await signOff.signOffOf(accountId, id)).toMatchObject({
       by: ALICE,
       reason: 'Row 2 is with the valuer',
       approved: null,
     });
 
-    expect(await signOff.approve(accountId, id, ALICE, entry)).toBe('same_key');
-    expect(await signOff.approve(accountId, id, BOB, entry)).toBe(true);
-    expect(await signOff.approve(accountId, id, BOB, entry)).toBe('approved');
+    expect(await signOff.approve(accountId, id, real(ALICE), entry)).toBe('same_key');
+    expect(await signOff.approve(accountId, id, real(BOB), entry)).toBe(true);
+    expect(await signOff.approve(accountId, id, real(BOB), entry)).toBe('approved');
     const summary = await new SqlReviewStore(db).summary(accountId, id);
     expect(summary?.signOff).toMatchObject({ by: ALICE, approved: { by: BOB } });
 
@@ -203,7 +205,7 @@ describe.each(databaseBackends('row-decisions'))('decisions on rows ($name)', (b
       'review_sign_off_withdrawn',
     ]);
     // Every row not excluded is decided now: no reason needed.
-    expect(await signOff.signOff(accountId, id, BOB, '')).toBe(true);
+    expect(await signOff.signOff(accountId, id, real(BOB), '')).toBe(true);
     expect((await signOff.signOffOf(accountId, id))?.reason).toBeNull();
   });
 
@@ -212,7 +214,9 @@ describe.each(databaseBackends('row-decisions'))('decisions on rows ($name)', (b
     const accountId = account();
     const id = await seeded(backend.database, accountId, 1);
     await db.updateTable('review_runs').set({ finished_at: null }).where('review_id', '=', id).execute();
-    expect(await new SqlReviewSignOff(db).signOff(accountId, id, ALICE, 'because')).toBe('not_finished');
+    expect(await new SqlReviewSignOff(db).signOff(accountId, id, real(ALICE), 'because')).toBe(
+      'not_finished',
+    );
   });
   /*
    * Raced (on PostgreSQL, two connections of the pool; SQLite takes one writer at a time): Alice clears a row's
@@ -234,7 +238,7 @@ describe.each(databaseBackends('row-decisions'))('decisions on rows ($name)', (b
       });
       const [cleared, signed] = await Promise.all([
         new SqlRowDecisions(db).decide(accountId, id, [1], { decision: null, note: '', by: ALICE }),
-        new SqlReviewSignOff(db).signOff(accountId, id, BOB, ''),
+        new SqlReviewSignOff(db).signOff(accountId, id, real(BOB), ''),
       ]);
       expect(typeof cleared === 'object' && cleared.changed).toEqual([1]);
       const signOff = await new SqlReviewSignOff(db).signOffOf(accountId, id);

@@ -163,7 +163,15 @@ export async function lockReview(trx: Trx, accountId: string, reviewId: string) 
     .set((eb) => ({ last_seq: eb('last_seq', '+', 1) }))
     .where('id', '=', reviewId)
     .where('account_id', '=', accountId)
-    .returning(['last_seq', 'total_rows', 'received_rows', 'signed_off_at', 'signed_off_by', 'approved_at'])
+    .returning([
+      'last_seq',
+      'total_rows',
+      'received_rows',
+      'signed_off_at',
+      'signed_off_by',
+      'signed_off_visitor',
+      'approved_at',
+    ])
     .executeTakeFirst();
   if (!review) return undefined;
   const latest = await trx
@@ -229,13 +237,15 @@ async function appendHistory(
 }
 
 /** The review's sign-off and approval, withdrawn (the audit trail keeps that they were). */
-export async function withdrawSignOff(trx: Trx, reviewId: string): Promise<void> {
+export async function withdrawSignOff(trx: Db, reviewId: string): Promise<void> {
   await trx
     .updateTable('reviews')
     .set({
       signed_off_by: null,
       signed_off_at: null,
       signed_off_reason: null,
+      signed_off_run: null,
+      signed_off_visitor: null,
       approved_by: null,
       approved_at: null,
     })

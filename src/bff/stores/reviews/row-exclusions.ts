@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { RowExclusion } from '../../../contract/index.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import { finishedWhenDone } from './completions.ts';
+import { settleSignOffAfterRun } from './row-decisions-sign-off.ts';
 
 type Trx = Transaction<DatabaseSchema>;
 
@@ -93,6 +94,8 @@ export async function writeExclusion(
   // Whatever else: the row's next sequence number, so live views hear that its mark changed.
   if (asked === 'unchanged') await result().set({ seq }).execute();
   await countDone(trx, reviewId, run.run, asked, now);
+  // The last row waiting taken out finishes the run: a sign-off of an earlier run stands if no answer changed.
+  if (asked === 'taken_out') await settleSignOffAfterRun(trx, reviewId, now);
   return { asked };
 }
 

@@ -57,6 +57,7 @@ export function toSignOff(review: ReviewsTable): ReviewSignOff | null {
   return {
     by: review.signed_off_by,
     at: iso(review.signed_off_at),
+    run: Number(review.signed_off_run ?? 0),
     reason: review.signed_off_reason ?? null,
     approved:
       review.approved_at != null && review.approved_by

@@ -129,7 +129,7 @@ describe('decisions on rows', { timeout: 30_000 }, () => {
 
 describe('sign-off and approval', { timeout: 30_000 }, () => {
   it('asks a reason while rows are undecided, signs off, and shows the refusal of an approval by the same key', async () => {
-    const signOff = { by: 'ab12cd34', at: '2026-11-01T11:30:00.000Z', approved: null };
+    const signOff = { by: 'ab12cd34', at: '2026-11-01T11:30:00.000Z', run: 1, approved: null };
     const api = fakeApi({
       'GET /api/session': session,
       'POST /api/reviews/rev-1/sign-off': ({ body }) =>
@@ -171,6 +171,7 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
       signOff: {
         by: 'ab12cd34',
         at: '2026-11-01T11:30:00.000Z',
+        run: 1,
         reason: null,
         approved: { by: 'cd34ef56', at: '2026-11-01T12:00:00.000Z' },
       },
