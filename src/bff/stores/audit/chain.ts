@@ -4,7 +4,8 @@ import canonicalize from 'canonicalize';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { auditUnavailable } from '../../audit/writer.ts';
 import type { AuditEntriesTable, DatabaseSchema } from '../../db/schema.ts';
-import { auditRow, type NewAuditEntry } from './audit-rows.ts';
+import type { NewAuditEntry } from './audit-rows.ts';
+import { searchTextOf } from './search-text.ts';
 
 /*
  * The audit trail's hash chain (migration 0012, docs/decisions/014-evidence-formats.md): each entry stores the
@@ -36,17 +37,9 @@ const num = (v: number | string | null | undefined) => (v === null || v === unde
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Any surrogate at all: a text without one (nearly every text) is well formed as it is, and left alone. */
 const SURROGATE = /[\ud800-\udfff]/;
+const wellFormedText = (s: string): string => (SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s);
 const kept = (s: string | null | undefined): string | null =>
-  s === null || s === undefined ? null : SURROGATE.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s;
-
-/** The row with its texts well formed: itself when they are (no copy on an answer's path). */
-function wellFormed<T extends object>(row: T): T {
-  const values = Object.values(row);
-  if (!values.some((v) => typeof v === 'string' && SURROGATE.test(v))) return row;
-  const out = { ...row } as Record<string, unknown>;
-  for (const [k, v] of Object.entries(out)) if (typeof v === 'string') out[k] = kept(v);
-  return out as T;
-}
+  s === null || s === undefined ? null : wellFormedText(s);
 
 /** The object the canonical form is of: every column it covers, by name, and the form's version. */
 export function chainedFields(e: ChainedEntry) {
@@ -114,14 +107,41 @@ export interface ChainHead {
   hash: string;
 }
 
-/** Entries as inserted: each with its id, its previous entry's hash and its own, chained after `head`. */
+/**
+ * Entries as inserted: each with its id, its previous entry's hash and its own, chained after `head`; texts
+ * well formed, and the folded search text (audit-rows.ts). Each row is one object literal of every column
+ * (COLUMNS below): built for every answer's commit, where spreading the entry into it again and again cost more
+ * than the hash.
+ */
 export function chained(head: ChainHead, ids: readonly number[], entries: readonly NewAuditEntry[]) {
   let prev = head.hash;
   return entries.map((e, i) => {
-    const row = wellFormed({ ...auditRow(e), id: ids[i] as number, prev_hash: prev });
-    const hash = entryHash(row);
-    prev = hash;
-    return { ...row, hash };
+    const row = {
+      id: ids[i] as number,
+      at: e.at,
+      account_id: wellFormedText(e.account_id),
+      key_fingerprint: wellFormedText(e.key_fingerprint),
+      session_ref: kept(e.session_ref),
+      kind: wellFormedText(e.kind),
+      query: kept(e.query),
+      outcome: wellFormedText(e.outcome),
+      property_id: kept(e.property_id),
+      source: kept(e.source),
+      confidence: kept(e.confidence),
+      last_verified: kept(e.last_verified),
+      cached: e.cached,
+      cached_at: e.cached_at,
+      upstream_request_id: kept(e.upstream_request_id),
+      review_id: kept(e.review_id),
+      row_index: e.row_index,
+      review_owner: kept(e.review_owner),
+      search_text: kept(searchTextOf(e)),
+      prev_hash: prev,
+      hash: '',
+    } satisfies Record<(typeof COLUMNS)[number], unknown>;
+    row.hash = entryHash(row);
+    prev = row.hash;
+    return row;
   });
 }
 
