@@ -166,7 +166,11 @@ describe('decisions on rows, sign-off and approval', () => {
     expect(approved.signOff?.approved).toMatchObject({ by: fingerprint(BOB) });
     expect((await refusal(await approve())).message).toBe('This review is approved already.');
     const facts = JSON.parse(await (await h.call(`/api/reviews/${id}/export.json`)).text()).review;
-    expect(facts.signOff).toMatchObject({ by: fingerprint(DANA), approved: { by: fingerprint(BOB) } });
+    expect(facts.signOff).toMatchObject({
+      by: fingerprint(DANA),
+      run: 1,
+      approved: { by: fingerprint(BOB) },
+    });
 
     // A decision after the sign-off withdraws it and its approval: what was signed is no longer what is.
     h.cookie = dana;
@@ -210,6 +214,44 @@ describe('decisions on rows, sign-off and approval', () => {
     ).toEqual([]);
     h.cookie = '';
     expect((await decide(h, id, 0, { decision: 'accept' })).status).toBe(401);
+  });
+
+  // Strangers share the public demo account and both its keys. Planted once: without the visitor check, the
+  // stranger's approval was taken (200).
+  it('lets a demo visitor approve only their own sign-off (their other key, from where they signed in)', async () => {
+    const h = db.make({ demoKeys: [...DEMO_KEYS], trustProxy: true });
+    const from = (address: string) => ({ 'X-Forwarded-For': address });
+    const signIn = async (key: string, address: string) => {
+      h.cookie = '';
+      const res = await h.call('/api/session', {
+        method: 'POST',
+        body: { apiKey: key },
+        headers: from(address),
+      });
+      expect(res.status).toBe(200);
+      return h.cookie;
+    };
+    await signIn(DANA, '203.0.113.5');
+    const id = await finishedReview(h, ['1 Main St']);
+    await ok(await decide(h, id, 0, { decision: 'accept' }), ReviewRowResult);
+    const signed = await h.call(`/api/reviews/${id}/sign-off`, {
+      method: 'POST',
+      body: {},
+      headers: from('203.0.113.5'),
+    });
+    expect((await ok(signed, ReviewSummary)).signOff).toMatchObject({ run: 1, approved: null });
+    const approve = (address: string) =>
+      h.call(`/api/reviews/${id}/approve`, { method: 'POST', headers: from(address) });
+
+    await signIn(BOB, '198.51.100.7');
+    expect(await refusal(await approve('198.51.100.7'))).toEqual({
+      status: 409,
+      message:
+        'Another visitor of the public demo signed this review off: on the demo, you approve only a sign-off of your own visit (sign off with one demo key, approve with the other).',
+    });
+    await signIn(BOB, '203.0.113.5');
+    const approved = await ok(await approve('203.0.113.5'), ReviewSummary);
+    expect(approved.signOff?.approved).toBeTruthy();
   });
 
   it('names in the export only the keys this reader may read: a demo visitor their own', async () => {
