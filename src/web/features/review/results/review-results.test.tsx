@@ -1,7 +1,7 @@
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ReviewRowResult } from '../../../../contract/index.ts';
 import { fakeApi, layOutElements, Route, renderRoutes } from '../../../test/utils.tsx';
 import { generateRows, makeProperty, makeRow, makeSummary } from '../testing/stats.fixtures.ts';
@@ -95,6 +95,9 @@ const shownInputs = () =>
     .filter(Boolean);
 
 afterEach(() => vi.restoreAllMocks());
+// The charts' chunk (recharts) is the page's to load when it needs them; imported once here, its first test does
+// not wait out findBy's second compiling it.
+beforeAll(() => import('./charts/charts-section.tsx'));
 
 layOutElements();
 
@@ -147,7 +150,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     const user = userEvent.setup();
     renderResults();
     expect(shownInputs()).toHaveLength(8);
-    const confidence = screen.getByRole('figure', { name: 'Confidence mix' });
+    const confidence = await screen.findByRole('figure', { name: 'Confidence mix' });
     expect(confidence).toHaveTextContent('Of 4 records: high 50%, medium 25%, low 25%.');
     await user.click(within(confidence).getByRole('button', { name: 'High: 2 (50%)' }));
     expect(within(confidence).getByRole('button', { name: 'High: 2 (50%)' })).toHaveAttribute(
@@ -171,7 +174,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
   it('filters by source from the source chart and by the table controls', async () => {
     const user = userEvent.setup();
     renderResults();
-    const sources = screen.getByRole('figure', { name: 'Records by source' });
+    const sources = await screen.findByRole('figure', { name: 'Records by source' });
     await user.click(within(sources).getByRole('button', { name: /City of Chicago Building Permits/ }));
     expect(shownInputs()).toEqual(['233 Wacker Dr']);
     await user.click(
@@ -188,7 +191,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(shownInputs()).toEqual(['9 Elm St']);
   });
 
-  it('switches the source chart to kinds once a running review has many sources, until the reviewer picks', () => {
+  it('switches the source chart to kinds once a running review has many sources, until the reviewer picks', async () => {
     const all = generateRows(120, 5);
     let grow: (rows: ReviewRowResult[]) => void = () => {};
     function Growing() {
@@ -198,6 +201,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     }
     renderRoutes(<Route path="/review/:id" element={<Growing />} />, '/review/rev-1');
     const sources = () => screen.getByRole('figure', { name: 'Records by source' });
+    await screen.findByRole('figure', { name: 'Records by source' });
     expect(within(sources()).getByRole('radio', { name: 'Source' })).toBeChecked();
     act(() => grow(all));
     expect(within(sources()).getByRole('radio', { name: 'Kind of source' })).toBeChecked();
@@ -210,7 +214,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
   it('groups sources by kind when there are many, and filters by a kind', async () => {
     const user = userEvent.setup();
     renderResults(generateRows(120, 5));
-    const sources = screen.getByRole('figure', { name: 'Records by source' });
+    const sources = await screen.findByRole('figure', { name: 'Records by source' });
     // Far more sources than bars: grouped by kind at first.
     expect(within(sources).getByRole('radio', { name: 'Kind of source' })).toBeChecked();
     await user.click(within(sources).getByRole('button', { name: /^Building permit/ }));
@@ -377,10 +381,33 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     }
   });
 
-  it('says so when a review has no rows yet', () => {
+  it('shows the rows read so far at once, and draws the charts only once every row is in', async () => {
+    // A 300-row review opened on its first page: 100 rows read, the rest still coming.
+    const all = generateRows(300, 7);
+    const big = makeSummary({ totalRows: 300, receivedRows: 300, name: 'Portfolio Q3' });
+    let grow: (rows: ReviewRowResult[]) => void = () => {};
+    function Loading() {
+      const [rows, setRows] = useState(all.slice(0, 100));
+      grow = setRows;
+      return <ReviewResults review={big} accountName={ACCOUNT} rows={rows} now={NOW} />;
+    }
+    renderRoutes(<Route path="/review/:id" element={<Loading />} />, '/review/rev-1');
+    expect(table()).toHaveAttribute('aria-rowcount', '101');
+    expect(screen.getByRole('region', { name: 'Charts' })).toHaveTextContent(
+      'The charts are drawn once every row is in.',
+    );
+    expect(screen.queryByRole('figure')).toBeNull();
+    act(() => grow(all));
+    expect(table()).toHaveAttribute('aria-rowcount', '301');
+    const confidence = await screen.findByRole('figure', { name: 'Confidence mix' });
+    expect(confidence).toHaveTextContent(/^Confidence mix/);
+    expect(screen.queryByText('The charts are drawn once every row is in.')).toBeNull();
+  });
+
+  it('says so when a review has no rows yet', async () => {
     renderResults([]);
     expect(within(table()).getByRole('cell', { name: 'No rows yet.' })).toBeInTheDocument();
-    expect(screen.getByRole('figure', { name: 'Confidence mix' })).toHaveTextContent('No records yet');
+    expect(await screen.findByRole('figure', { name: 'Confidence mix' })).toHaveTextContent('No records yet');
     expect(screen.getByRole('button', { name: 'Export CSV' })).toBeDisabled();
   });
 
