@@ -9,7 +9,7 @@
  *   BENCH_NGINX_WORKERS  nginx worker processes for the anchor (default 1)
  *   BENCH_ROUNDS  interleaved rounds of BENCH_SECONDS per target in the proxy comparison (default 3)
  *   BENCH_ONLY  a comma-separated subset of sections: reference, accuracy, proxies, pacing, audit, evidence, export,
- *     leasing, throughput, page, bundle (default all)
+ *     leasing, throughput, unattended, page, bundle (default all)
  *   BENCH_EVIDENCE_ENTRIES  audit entries chained and verified in the evidence section (default 1000000)
  *   BENCH_EXPORT_ROWS  rows in the review export section (default 100000)
  *   BENCH_LEASING_ROWS  most pending rows beside which the review lease is timed (default 1000000)
@@ -31,6 +31,7 @@ import { benchPage } from './sections/page.ts';
 import { benchProxies } from './sections/proxies.ts';
 import { benchReference, buildDataset } from './sections/reference.ts';
 import { benchThroughput } from './sections/throughput.ts';
+import { benchUnattended } from './sections/unattended.ts';
 import { type BenchContext, stopAll } from './support.ts';
 
 const SECTIONS = [
@@ -43,6 +44,7 @@ const SECTIONS = [
   'export',
   'leasing',
   'throughput',
+  'unattended',
   'page',
   'bundle',
 ] as const;
@@ -83,6 +85,7 @@ async function main() {
     if (wants('export')) await benchExport();
     if (wants('leasing')) await benchLeasing();
     if (wants('throughput')) await benchThroughput(ctx);
+    if (wants('unattended')) await benchUnattended(ctx); // BENCH_UNATTENDED_ROWS, default 100,000
     if (wants('page')) await benchPage(ctx);
     if (wants('bundle')) benchBundle();
   } finally {
