@@ -10,11 +10,10 @@ import { ApiError, errorResponse, toApiError } from './errors.ts';
 import type { Evidence } from './evidence/evidence.ts';
 import { evidenceKeyRoutes } from './evidence/keys-route.ts';
 import type { EvidencePackets } from './evidence/packet.ts';
-import { allowedMethods } from './http.ts';
+import { unansweredPath } from './http.ts';
 import type { CachedResult, Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
-import { csrf } from './middleware/csrf.ts';
-import { pathText } from './middleware/path-text.ts';
+import { apiRequest } from './middleware/api-request.ts';
 import { requestContext } from './middleware/request-context.ts';
 import type { Monitoring } from './monitoring/index.ts';
 import { refusalsAtSignIn } from './refused-keys.ts';
@@ -136,10 +135,8 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
   const audit = deps.auditTrail?.audit;
   const { lookups } = deps;
   const api = new Hono<AppEnv>();
-  api.use('*', csrf);
+  api.use('*', apiRequest);
   const keyNames = deps.reviews ? new SqlKeyNames(deps.reviews.database.db) : undefined;
-  api.use('*', pathText);
-  api.use('*', allowedMethods(api));
   api.route(
     '/',
     sessionRoutes({
@@ -201,7 +198,7 @@ function apiRoutes(deps: BffDeps, cursorSecret: string) {
   }
   if (deps.webhooks) api.route('/webhooks', webhookRoutes({ ...deps, webhooks: deps.webhooks }));
   if (deps.monitoring) api.route('/', monitoringRoutes({ ...deps, monitoring: deps.monitoring, audit }));
-  // Answered, not thrown: a known path under another method then becomes a 405 (allowedMethods).
-  api.all('*', (c) => errorResponse(c, new ApiError(404, 'not_found', 'No such API endpoint.')));
+  // Answered, not thrown: a known path under another method is a 405.
+  api.all('*', unansweredPath(api, 'No such API endpoint.'));
   return api;
 }

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { Context, Handler, Hono, MiddlewareHandler } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
+import { basePath } from 'hono/route';
+import { TrieRouter } from 'hono/router/trie-router';
 import { Cancellation, type CancelSignal } from './cancel.ts';
 import type { AppEnv } from './context.ts';
 import { ApiError, errorResponse } from './errors.ts';
@@ -37,13 +39,46 @@ export function answerHeader(c: Context, name: string, value: string): void {
 export function allowedMethods(app: Hono<AppEnv>): MiddlewareHandler<AppEnv> {
   return methodNotAllowed({
     app,
-    onMethodNotAllowed: (c, methods) => {
-      c.header('Allow', methods.join(', '));
-      const named = methods.filter((m) => m !== 'HEAD');
-      const list = named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named.at(-1)}` : named[0];
-      return errorResponse(c, new ApiError(405, 'method_not_allowed', `Use ${list} on ${c.req.path}.`));
-    },
+    onMethodNotAllowed: notAllowed,
   });
+}
+
+/** 405 in the API's error shape, with the Allow header. */
+function notAllowed(c: Context, methods: string[]): Response {
+  c.header('Allow', methods.join(', '));
+  const named = methods.filter((m) => m !== 'HEAD');
+  const list = named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named.at(-1)}` : named[0];
+  return errorResponse(c, new ApiError(405, 'method_not_allowed', `Use ${list} on ${c.req.path}.`));
+}
+
+/**
+ * The last handler of `app` (mounted under a base path, as /api is): a path no route of `app` answered. When
+ * routes of `app` take that path under other methods it is a 405 with the Allow header RFC 9110 requires (HEAD
+ * with every GET), else a 404 with `notFound`. Worked out here, for the requests nothing answered, rather than by
+ * a middleware wrapping every request of `app` (allowedMethods: an async layer on every answer, the hot path's
+ * included).
+ */
+export function unansweredPath(app: Hono<AppEnv>, notFound: string): Handler<AppEnv> {
+  let methodsAt: TrieRouter<string[]> | undefined;
+  return (c) => {
+    if (!methodsAt) {
+      const byPath = new Map<string, Set<string>>();
+      for (const route of app.routes) {
+        if (route.method === 'ALL' || route.method === 'HEAD') continue;
+        const methods = byPath.get(route.path) ?? new Set<string>();
+        methods.add(route.method);
+        if (route.method === 'GET') methods.add('HEAD');
+        byPath.set(route.path, methods);
+      }
+      methodsAt = new TrieRouter<string[]>();
+      for (const [path, methods] of byPath) methodsAt.add('ALL', path, [...methods]);
+    }
+    const path = c.req.path.slice(basePath(c).length) || '/';
+    const methods = [...new Set(methodsAt.match('ALL', path)[0].flatMap(([m]) => m))];
+    if (methods.length === 0 || methods.includes(c.req.method))
+      return errorResponse(c, new ApiError(404, 'not_found', notFound));
+    return notAllowed(c, methods);
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../context.ts';
+import type { AppContext, AppEnv } from '../context.ts';
 import { ApiError } from '../errors.ts';
 
 /**
@@ -7,11 +7,16 @@ import { ApiError } from '../errors.ts';
  * here for every route, as the contract's `text` refuses it in a body or a query, so both databases answer 400.
  */
 export const pathText: MiddlewareHandler<AppEnv> = async (c, next) => {
+  checkPathText(c);
+  await next();
+};
+
+/** The check itself (throws 400), for a middleware that does more than this (apiRequest). */
+export function checkPathText(c: AppContext): void {
   if (c.req.path.includes('\u0000') || c.req.path.includes('%00'))
     throw new ApiError(
       400,
       'bad_request',
       'Remove the NUL character (U+0000) from the address of the request.',
     );
-  await next();
-};
+}
