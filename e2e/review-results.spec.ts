@@ -110,7 +110,7 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   const signOff = page.getByRole('region', { name: 'Sign-off' });
   await expect(signOff).toContainText('Every row has a decision');
   await signOff.getByRole('button', { name: 'Sign off' }).click();
-  await expect(signOff.getByTestId('signed-off')).toContainText('Signed off by ');
+  await expect(signOff.getByTestId('signed-off')).toContainText('Signed off on run 1 by ');
   // Another browser, its own cookies: the colleague signs in with the account's second key.
   const colleague = await page
     .context()

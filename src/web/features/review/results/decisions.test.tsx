@@ -156,7 +156,7 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
       reason: 'Valuer has them',
     });
     expect(await within(panel).findByTestId('signed-off')).toHaveTextContent(
-      /Signed off by key ab12cd34, .* \(rows left undecided: “Valuer has them”\)\./,
+      /Signed off on run 1 by key ab12cd34, .* \(rows left undecided: “Valuer has them”\)\.$/,
     );
     await user.click(within(panel).getByRole('button', { name: 'Approve' }));
     expect(
@@ -164,10 +164,17 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
     ).toBeInTheDocument();
   });
 
-  it('shows who approved, on the page and in the printout', () => {
+  it('shows who approved, on the page and in the printout, and the run signed off with the run since', () => {
     fakeApi({ 'GET /api/session': session });
+    const run = (number: number) => ({
+      number,
+      startedAt: '2026-11-01T10:00:00.000Z',
+      finishedAt: '2026-11-01T10:05:00.000Z',
+      counts: { total: 4, done: 4, matched: 4, notFound: 0, ambiguous: 0, failed: 0 },
+    });
     const review = makeSummary({
       totalRows: 4,
+      runs: [run(1), run(2)],
       signOff: {
         by: 'ab12cd34',
         at: '2026-11-01T11:30:00.000Z',
@@ -178,6 +185,9 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
     });
     renderRoutes(<Route path="/review/:id" element={<Page review={review} />} />, '/review/rev-1');
     const panel = screen.getByRole('region', { name: 'Sign-off' });
+    expect(within(panel).getByTestId('signed-off')).toHaveTextContent(
+      /^Signed off on run 1 by key ab12cd34, .*\. Run 2 since: no row’s answer changed\.$/,
+    );
     expect(within(panel).getByTestId('approved')).toHaveTextContent(/^Approved by key cd34ef56, /);
     expect(within(panel).queryByRole('button', { name: 'Approve' })).not.toBeInTheDocument();
     // The printed header says it as well (two: the page's and the printout's).

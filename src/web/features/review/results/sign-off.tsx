@@ -1,6 +1,11 @@
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useState } from 'react';
-import { MAX_SIGN_OFF_REASON, type ReviewSignOff, type ReviewSummary } from '../../../../contract/index.ts';
+import {
+  MAX_SIGN_OFF_REASON,
+  type ReviewRun,
+  type ReviewSignOff,
+  type ReviewSummary,
+} from '../../../../contract/index.ts';
 import { Alert } from '../../../components/ui/alert.tsx';
 import { Button } from '../../../components/ui/button.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
@@ -12,13 +17,29 @@ import { approveReview, signOffReview } from './decisions-api.ts';
 const errorText = (error: unknown) =>
   error instanceof ApiRequestError ? error.message : error ? 'That could not be saved. Try again.' : null;
 
-/** Who signed the review off and when (with the reason rows were left undecided), and who approved it. */
-export function SignOffLines({ signOff }: { signOff: ReviewSignOff }) {
+/**
+ * Who signed the review off, of which run, and when (with the reason rows were left undecided), and who approved
+ * it. `latest`: the review's latest run, when it is later than the one signed off ("run 3 since"): a later run
+ * that changes a row's answer withdraws the sign-off (the server's rule), one that changed none leaves it.
+ */
+export function SignOffLines({
+  signOff,
+  latest,
+}: {
+  signOff: ReviewSignOff;
+  latest?: ReviewRun | undefined;
+}) {
+  const later = latest && latest.number > signOff.run ? latest : undefined;
   return (
     <>
       <p data-testid="signed-off">
-        Signed off by <KeyLabel fingerprint={signOff.by} />, {formatDateTime(signOff.at)}
+        Signed off on run {signOff.run} by <KeyLabel fingerprint={signOff.by} />, {formatDateTime(signOff.at)}
         {signOff.reason ? ` (rows left undecided: “${signOff.reason}”)` : ''}.
+        {later
+          ? later.finishedAt
+            ? ` Run ${later.number} since: no row’s answer changed.`
+            : ` Run ${later.number} is running: if it changes a row’s answer, the sign-off is withdrawn.`
+          : ''}
       </p>
       <p data-testid="approved">
         {signOff.approved ? (
@@ -36,7 +57,7 @@ export function SignOffLines({ signOff }: { signOff: ReviewSignOff }) {
 /**
  * Sign off the review (every row not excluded decided, or a reason for those that are not) and Approve it (by
  * another key of the account: the server refuses the key that signed off, in words). A decision made after the
- * sign-off withdraws it; the review's next summary says so.
+ * sign-off withdraws it, as does a later run that changed a row's answer; the review's next summary says so.
  */
 export function SignOffPanel({
   review,
@@ -84,7 +105,7 @@ export function SignOffPanel({
         <p className="text-sm">The review can be signed off once every row has its answer.</p>
       ) : current ? (
         <>
-          <SignOffLines signOff={current} />
+          <SignOffLines signOff={current} latest={(answer?.id === review.id ? answer : review).runs.at(-1)} />
           {error ? <Alert tone="error" title={error} /> : null}
           {current.approved ? null : (
             <Button className="print:hidden" disabled={approve.isPending} onClick={() => approve.mutate()}>
