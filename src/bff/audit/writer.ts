@@ -26,10 +26,24 @@ export const auditUnavailable = () =>
     },
   );
 
-interface Waiting {
-  entry: NewAuditEntry;
+/**
+ * Entries that will share one transaction (at most `batch`), and the one promise their lookups wait on: not a
+ * promise and two callbacks for each entry, on every answer's path.
+ */
+interface Group {
+  entries: NewAuditEntry[];
+  done: Promise<void>;
   committed: () => void;
   refused: (err: ApiError) => void;
+}
+
+function newGroup(): Group {
+  const group = { entries: [] } as unknown as Group;
+  group.done = new Promise<void>((committed, refused) => {
+    group.committed = committed;
+    group.refused = refused;
+  });
+  return group;
 }
 
 /**
@@ -42,7 +56,9 @@ interface Waiting {
 export class AuditWriter {
   readonly #o: Required<Omit<AuditWriterOptions, 'logger' | 'now'>> & Pick<AuditWriterOptions, 'logger'>;
   readonly #now: () => number;
-  #waiting: Waiting[] = [];
+  /** Groups in the order they commit; only the last takes more entries. */
+  #groups: Group[] = [];
+  #waiting = 0;
   #committing: Promise<void> | null = null;
   #failedAt: number | null = null;
   #stopped = false;
@@ -56,7 +72,7 @@ export class AuditWriter {
 
   /** Entries recorded and not yet committed (their lookups wait). */
   get waiting(): number {
-    return this.#waiting.length;
+    return this.#waiting;
   }
 
   /** The last commit failed and the next has not succeeded yet (the database is away). */
@@ -66,20 +82,25 @@ export class AuditWriter {
 
   /** Throws audit_unavailable when an entry could not be kept now: call before doing what would be recorded. */
   assertWritable(): void {
-    if (this.#stopped || this.#waiting.length >= this.#o.maxBuffer) throw auditUnavailable();
+    if (this.#stopped || this.#waiting >= this.#o.maxBuffer) throw auditUnavailable();
     if (this.#failedAt !== null && this.#now() - this.#failedAt < this.#o.retryMs) throw auditUnavailable();
   }
 
   /** Resolves when the entry is committed; rejects with audit_unavailable when it could not be. */
   record(entry: NewAuditEntry): Promise<void> {
     if (this.#stopped) return Promise.reject(auditUnavailable());
-    return new Promise((committed, refused) => {
-      this.#waiting.push({ entry, committed, refused });
-      // The next turn of the event loop, so requests answered in this one share the transaction. From
-      // node:timers, so a test's fake timers (which replace the global) do not hold commits back.
-      if (!this.#committing)
-        this.#committing = new Promise((go) => setImmediate(go)).then(() => this.#drain());
-    });
+    let group = this.#groups.at(-1);
+    if (!group || group.entries.length >= this.#o.batch) {
+      group = newGroup();
+      this.#groups.push(group);
+    }
+    group.entries.push(entry);
+    this.#waiting++;
+    // The next turn of the event loop, so requests answered in this one share the transaction. From
+    // node:timers, so a test's fake timers (which replace the global) do not hold commits back.
+    if (!this.#committing)
+      this.#committing = new Promise((go) => setImmediate(go)).then(() => this.#drain());
+    return group.done;
   }
 
   /** Resolves once every entry recorded so far is committed or refused. */
@@ -88,24 +109,25 @@ export class AuditWriter {
   }
 
   async #drain(): Promise<void> {
-    while (this.#waiting.length > 0) {
-      const group = this.#waiting.splice(0, this.#o.batch);
+    for (let group = this.#groups.shift(); group; group = this.#groups.shift()) {
+      const { entries } = group;
+      this.#waiting -= entries.length;
       try {
-        await this.#o.append(group.map((w) => w.entry));
+        await this.#o.append(entries);
       } catch (err) {
         this.failedFlushes++;
         if (this.#failedAt === null)
           this.#o.logger.error(
-            { err: { message: (err as Error).message }, refused: group.length },
+            { err: { message: (err as Error).message }, refused: entries.length },
             'audit trail not written; its lookups are refused',
           );
         this.#failedAt = this.#now();
-        for (const w of group) w.refused(auditUnavailable());
+        group.refused(auditUnavailable());
         continue;
       }
-      this.written += group.length;
+      this.written += entries.length;
       this.#failedAt = null;
-      for (const w of group) w.committed();
+      group.committed();
     }
     this.#committing = null;
   }
