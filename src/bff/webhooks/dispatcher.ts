@@ -70,6 +70,8 @@ export class WebhookDispatcher {
   #again = false;
   #forgotAt = Number.NEGATIVE_INFINITY;
   #prepared = false;
+  /** Wakes a pass waiting on its attempts: something was queued. */
+  #wake: () => void = () => {};
 
   constructor(options: DispatcherOptions) {
     this.#o = {
@@ -101,6 +103,7 @@ export class WebhookDispatcher {
 
   /** Something was queued: look now rather than at the next poll. */
   notify(): void {
+    this.#wake();
     if (!this.#looping) return;
     if (this.#running) this.#again = true;
     else this.#schedule(0);
@@ -135,13 +138,36 @@ export class WebhookDispatcher {
       this.#forgotAt = o.now();
       await o.outbox.forget(o.now() - KEEP_MS);
     }
+    // A pool of `concurrency` attempts: a slot that frees is leased again at once, so a slow receiver holds its
+    // own slots only, never a whole batch; and one account holds at most half of them, so another account's
+    // event finds a slot even while one account's receiver hangs until the timeout.
     let made = 0;
+    const inFlight = new Set<Promise<void>>();
+    const held = new Map<string, number>();
+    const perAccount = Math.max(1, Math.ceil(o.concurrency / 2));
     for (;;) {
-      const leased = await o.outbox.lease(this.owner, o.concurrency, o.leaseMs);
-      if (leased.length === 0) return made;
-      await Promise.all(leased.map((m) => this.#deliver(m)));
+      const free = this.#stopping ? 0 : o.concurrency - inFlight.size;
+      const leased = free > 0 ? await o.outbox.lease(this.owner, free, o.leaseMs, { held, perAccount }) : [];
+      for (const message of leased) {
+        held.set(message.accountId, (held.get(message.accountId) ?? 0) + 1);
+        const attempt: Promise<void> = this.#deliver(message)
+          .catch((err: Error) =>
+            o.logger.warn({ err: { message: err.message } }, 'webhook attempt not recorded'),
+          )
+          .finally(() => {
+            inFlight.delete(attempt);
+            held.set(message.accountId, (held.get(message.accountId) ?? 1) - 1);
+          });
+        inFlight.add(attempt);
+      }
       made += leased.length;
-      if (this.#stopping) return made;
+      if (inFlight.size === 0) return made;
+      // Nothing more to lease now: wait for a slot to free, or for something to be queued (notify).
+      if (leased.length === 0) {
+        await Promise.race([...inFlight, new Promise<void>((r) => (this.#wake = r))]);
+        // Attempts that end together free their slots together: one lease for them all.
+        await new Promise((r) => setImmediate(r));
+      }
     }
   }
 

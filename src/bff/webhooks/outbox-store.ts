@@ -2,11 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { WEBHOOK_TEST_EVENT, WebhookEventType } from '../../contract/index.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
+import { LeaseOrder } from '../stores/reviews/lease-order.ts';
 import { type SecretKeeping, signingSecret } from './secrets.ts';
 import type { AttemptResult } from './sender.ts';
 import type { WebhookOutboxTable } from './tables.ts';
 
 type Db = Kysely<DatabaseSchema>;
+
+/** Accounts with due messages looked at by one lease (the rest wait for the next: rows are leased a few at a time). */
+const ACCOUNTS_A_LEASE = 1_000;
 
 /** How long an event is tried before it is given up (`failed`). */
 export const RETRY_WINDOW_MS = 24 * 3_600_000;
@@ -19,6 +23,7 @@ export const newMessageId = () => `msg_${randomBytes(12).toString('hex')}`;
 export interface LeasedMessage {
   id: string;
   endpointId: string;
+  accountId: string;
   url: string;
   /** The signing secret, opened; null when it does not open (sealed under another server secret). */
   secret: string | null;
@@ -41,6 +46,9 @@ export type AfterAttempt =
  * leaves a lease another takes when it runs out.
  */
 export class WebhookOutbox {
+  /** Whose turn it is: remembered across leases, so ties go round rather than to the same account each time. */
+  readonly #order = new LeaseOrder();
+
   constructor(
     readonly db: Db,
     private readonly now: () => number,
@@ -106,26 +114,52 @@ export class WebhookOutbox {
 
   /**
    * Up to `limit` due messages of enabled endpoints, leased to `owner` until now + leaseMs: pending ones whose
-   * time has come, and ones whose lease ran out (a dispatcher that died mid-attempt). Each row is taken by an
-   * UPDATE that repeats the condition: on PostgreSQL a second dispatcher's UPDATE of the same row waits for the
-   * first and then finds it no longer due, so it takes nothing.
+   * time has come, and ones whose lease ran out (a dispatcher that died mid-attempt). Round-robin over accounts
+   * (LeaseOrder, as the review worker's): one account's backlog of 500 events does not delay another's one, and an
+   * account whose attempts this replica already holds (`held`, by account: a slow receiver) comes after those
+   * holding fewer, and gets at most `perAccount` at once. Within an account, the earliest due first. Each row
+   * is taken by an UPDATE that repeats the condition: on PostgreSQL a second dispatcher's UPDATE of the same row
+   * waits for the first and then finds it no longer due, so it takes nothing.
    */
-  async lease(owner: string, limit: number, leaseMs: number): Promise<LeasedMessage[]> {
+  async lease(
+    owner: string,
+    limit: number,
+    leaseMs: number,
+    {
+      held = new Map<string, number>(),
+      perAccount = limit,
+    }: { held?: ReadonlyMap<string, number>; perAccount?: number } = {},
+  ): Promise<LeasedMessage[]> {
     const now = this.now();
-    const due = await this.db
-      .selectFrom('webhook_outbox as o')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'o.endpoint_id')
-      .select(['o.id', 'o.endpoint_id', 'e.url', 'e.secret', 'o.payload', 'o.attempts', 'o.retry_until'])
-      .where('e.enabled', '=', 1)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('o.state', '=', 'pending'), eb('o.next_attempt_at', '<=', now)]),
-          eb.and([eb('o.state', '=', 'sending'), eb('o.lease_until', '<=', now)]),
-        ]),
-      )
-      .orderBy('o.next_attempt_at')
-      .limit(limit)
-      .execute();
+    const accounts = await this.#due(now).select('o.account_id').distinct().limit(ACCOUNTS_A_LEASE).execute();
+    const runs = accounts.map(({ account_id }) => ({ reviewId: account_id, run: 0, accountId: account_id }));
+    const limitByAccount = new Map(
+      accounts.map(({ account_id }) => [account_id, Math.max(0, perAccount - (held.get(account_id) ?? 0))]),
+    );
+    const due = await this.#order.pick(
+      runs,
+      limit,
+      { heldByAccount: held, limitByAccount },
+      {
+        one: (run, n) =>
+          this.#due(now)
+            .select([
+              'o.id',
+              'o.endpoint_id',
+              'o.account_id',
+              'e.url',
+              'e.secret',
+              'o.payload',
+              'o.attempts',
+              'o.retry_until',
+            ])
+            .where('o.account_id', '=', run.accountId)
+            .orderBy('o.next_attempt_at')
+            .orderBy('o.id')
+            .limit(n)
+            .execute(),
+      },
+    );
     const leased: LeasedMessage[] = [];
     for (const row of due) {
       const taken = await this.db
@@ -148,6 +182,7 @@ export class WebhookOutbox {
       leased.push({
         id: row.id,
         endpointId: row.endpoint_id,
+        accountId: row.account_id,
         url: row.url,
         secret: signingSecret(this.secrets, row.endpoint_id, row.secret),
         payload: row.payload,
@@ -156,6 +191,20 @@ export class WebhookOutbox {
       });
     }
     return leased;
+  }
+
+  /** The outbox's due messages of enabled endpoints, now: pending and due, or leased by one whose lease ran out. */
+  #due(now: number) {
+    return this.db
+      .selectFrom('webhook_outbox as o')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'o.endpoint_id')
+      .where('e.enabled', '=', 1)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('o.state', '=', 'pending'), eb('o.next_attempt_at', '<=', now)]),
+          eb.and([eb('o.state', '=', 'sending'), eb('o.lease_until', '<=', now)]),
+        ]),
+      );
   }
 
   /**

@@ -7,7 +7,7 @@ import { createLogger } from '../logger.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
 import { nextAttemptAt, WebhookDispatcher } from './dispatcher.ts';
 import { WebhookEndpoints } from './endpoint-store.ts';
-import { type LeasedMessage, RETRY_WINDOW_MS, WebhookOutbox } from './outbox-store.ts';
+import { type LeasedMessage, newRow, RETRY_WINDOW_MS, WebhookOutbox } from './outbox-store.ts';
 import { WebhookSecrets } from './secrets.ts';
 import type { AttemptResult } from './sender.ts';
 
@@ -330,6 +330,54 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
       .tick();
     expect(ids).toEqual([id]);
     expect(await w.state(id as string)).toMatchObject({ state: 'failed', attempts: 2 });
+  });
+
+  it('leases round-robin over accounts: one with 500 queued events does not hold back another’s one', async () => {
+    const busy = world(backend.database);
+    const quiet = world(backend.database);
+    const busyEp = await busy.endpoint();
+    const quietEp = await quiet.endpoint();
+    const payload = JSON.stringify({ type: 'review.changed', timestamp: '', data: {} });
+    // The busy account's 500 were queued first, each due before the quiet account's one.
+    await busy.outbox.insert(
+      Array.from({ length: 500 }, (_, i) =>
+        newRow(busyEp.id, busy.account, 'review.changed', payload, `b${i}`, busy.clock.t - 1_000 + i),
+      ),
+    );
+    const [theOne] = await quiet.outbox.enqueue(quiet.account, 'review.changed', {}, 'q1');
+    const first = await busy.outbox.lease('replica-a', 8, LEASE);
+    expect(first.map((m) => m.id)).toContain(theOne);
+    expect(first.filter((m) => m.endpointId === busyEp.id)).toHaveLength(7);
+    expect(first.filter((m) => m.endpointId === quietEp.id)).toHaveLength(1);
+  });
+
+  it('sends another account’s event while one account’s receiver hangs, holding at most half the slots', async () => {
+    const slow = world(backend.database);
+    const other = world(backend.database);
+    await slow.endpoint();
+    await other.endpoint();
+    for (let i = 0; i < 20; i++) await slow.outbox.enqueue(slow.account, 'review.changed', { i }, `s${i}`);
+    const hanging: (() => void)[] = [];
+    const sent: string[] = [];
+    const dispatcher = slow.dispatcher(async (m) => {
+      if (m.accountId === slow.account) await new Promise<void>((r) => hanging.push(r));
+      sent.push(m.id);
+      return ok;
+    });
+    const pass = dispatcher.tick();
+    await expect.poll(() => hanging.length).toBe(4);
+    // Queued while the slow receiver holds its slots: the pass is woken and sends it.
+    const [theOne] = await other.outbox.enqueue(other.account, 'review.changed', {}, 'o1');
+    dispatcher.notify();
+    await expect.poll(() => sent).toEqual([theOne]);
+    expect(hanging).toHaveLength(4);
+    // The slow receiver answers at last: each release lets the pass lease (and hang on) the next few.
+    const releaseAll = () => {
+      for (const release of hanging.splice(0)) release();
+      return sent.length;
+    };
+    await expect.poll(releaseAll, { timeout: 10_000 }).toBe(21);
+    expect(await pass).toBe(21);
   });
 });
 
