@@ -78,6 +78,7 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
   const nginxWorker = ctx.nginxWorkers === 1 ? nginx?.workerPid() : undefined;
   if (nginx && nginxWorker !== undefined) pidOf.set(nginx.url, nginxWorker);
   const { bffUrl, cachedUrl, untrailedUrl } = await startBffs(ctx, refUrl, faults);
+  const baseline = await startBaseline(ctx, refUrl, faults);
   const nodeProxyUrl = await startServer('bench/node-proxy.ts', {}, /proxy on (http:\/\/[\d.:]+)/, [
     refUrl,
     KEY,
@@ -118,7 +119,37 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
       headers: await viaBff(untrailedUrl),
       servers: [untrailedUrl],
     } as Target,
+    baseline: baseline
+      ? {
+          uncached: {
+            makeUrl: q1(baseline.bffUrl, '/api/properties/resolve'),
+            headers: await viaBff(baseline.bffUrl),
+            servers: [baseline.bffUrl, refUrl],
+          } as Target,
+          cached: {
+            makeUrl: q1(baseline.cachedUrl, '/api/properties/resolve'),
+            headers: await viaBff(baseline.cachedUrl),
+            servers: [baseline.cachedUrl],
+          } as Target,
+        }
+      : null,
   };
+}
+
+/**
+ * BENCH_BFF_BASELINE: another build of the server (a `dist-server/main.js`, or a `scripts/start.js`), run cache
+ * off and cache on beside this one in the same interleaved rounds: a change's before and after under the same
+ * load, which on a shared machine moves more between runs than most changes do.
+ */
+async function startBaseline(ctx: BenchContext, refUrl: string, faults: string) {
+  const script = process.env.BENCH_BFF_BASELINE;
+  if (!script) return null;
+  const env = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
+  const db = (name: string) => ({ DATABASE_DIR: join(ctx.dir, `db-${faults}-baseline-${name}`) });
+  const running = /running at (http:\/\/[\d.:]+)/;
+  const bffUrl = await startServer(script, { ...env, ...db('uncached'), CACHE_TTL_S: '0' }, running);
+  const cachedUrl = await startServer(script, { ...env, ...db('cached') }, running);
+  return { bffUrl, cachedUrl };
 }
 
 /** The BFF three ways, each on the reference: cache off, cache on, and cache on keeping no audit trail. */
@@ -159,16 +190,19 @@ type Targets = Awaited<ReturnType<typeof startTargets>>;
 
 /** Closed loop: each connection sends again when answered. Throughput, p99 and CPU per request; ratios to nginx. */
 async function closedLoop(ctx: BenchContext, t: Targets): Promise<Measured> {
-  const [direct, viaNginx, viaNode, viaBff, cached, untrailed, nodeHello, honoHello] = await compare(ctx, [
-    t.direct,
-    t.nginx,
-    t.node,
-    t.bff,
-    t.cached,
-    t.untrailed,
-    t.nodeHello,
-    t.honoHello,
-  ]);
+  const [direct, viaNginx, viaNode, viaBff, cached, untrailed, nodeHello, honoHello, baseBff, baseCached] =
+    await compare(ctx, [
+      t.direct,
+      t.nginx,
+      t.node,
+      t.bff,
+      t.cached,
+      t.untrailed,
+      t.nodeHello,
+      t.honoHello,
+      t.baseline?.uncached ?? null,
+      t.baseline?.cached ?? null,
+    ]);
   if (!direct || !viaNode || !viaBff || !cached || !untrailed || !nodeHello || !honoHello)
     throw new Error('a phase did not run');
   show('direct to reference: resolve', direct);
@@ -179,6 +213,7 @@ async function closedLoop(ctx: BenchContext, t: Targets): Promise<Measured> {
   show('through BFF, cached hits, no audit trail (AUDIT_TRAIL=off)', untrailed);
   show("floor: node:http answering a cached answer's bytes", nodeHello);
   show("floor: Hono + node:http answering a cached answer's bytes", honoHello);
+  if (baseBff && baseCached) showBaseline(baseBff, baseCached, viaBff, cached, viaNginx);
   const trailCost = cached.rps / untrailed.rps;
   row(
     'cached hits: audit trail committed before each answer / no trail',
@@ -215,6 +250,32 @@ async function closedLoop(ctx: BenchContext, t: Targets): Promise<Measured> {
   row('BFF cached hits / direct throughput', `${fmt(cached.rps / direct.rps)}x`);
   row('p99 added by the BFF over direct', `${fmt(viaBff.p99 - direct.p99)} ms`);
   return viaBff;
+}
+
+/** The baseline build (BENCH_BFF_BASELINE) beside this one: its figures, and this one's ratios to it and to nginx. */
+function showBaseline(
+  uncached: Measured,
+  cached: Measured,
+  viaBff: Measured,
+  cachedNow: Measured,
+  viaNginx: Measured | null | undefined,
+) {
+  show('baseline build (BENCH_BFF_BASELINE), cache off', uncached);
+  show('baseline build (BENCH_BFF_BASELINE), cached hits', cached);
+  const toNginx = (r: Measured) => (viaNginx ? `, ${fmt(r.rps / viaNginx.rps)}x nginx` : '');
+  const cpu = (r: Measured) => fmt(r.cpuUs[0] ?? Number.NaN, 0);
+  row(
+    'BFF cache off / baseline build',
+    `${fmt(viaBff.rps / uncached.rps)}x`,
+    '',
+    `baseline ${toNginx(uncached).slice(2) || '-'}; CPU ${cpu(uncached)} -> ${cpu(viaBff)} µs`,
+  );
+  row(
+    'BFF cached hits / baseline build',
+    `${fmt(cachedNow.rps / cached.rps)}x`,
+    '',
+    `baseline ${toNginx(cached).slice(2) || '-'}; CPU ${cpu(cached)} -> ${cpu(cachedNow)} µs`,
+  );
 }
 
 /**
