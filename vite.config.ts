@@ -45,6 +45,7 @@ export default defineConfig({
           include: [
             'src/*.test.ts',
             'src/contract/**/*.test.ts',
+            'src/evidence-verify/**/*.test.ts',
             'src/reference/**/*.test.ts',
             'src/bff/**/*.test.ts',
             'scripts/**/*.test.ts',

@@ -84,14 +84,16 @@ const refused = (problem: string): PacketVerdict => ({ ok: false, summary: probl
  * added or removed.
  */
 export async function verifyPacket(zip: Uint8Array, jwks: JSONWebKeySet): Promise<PacketVerdict> {
-  let files: Record<string, Uint8Array>;
+  let files: Map<string, Uint8Array>;
   try {
-    files = unzipSync(zip);
+    const read = readEntries(zip);
+    if (typeof read === 'string') return refused(`Not verified: ${read}.`);
+    files = read;
   } catch {
     return refused('This is not a ZIP file: an evidence packet is the .evidence.zip PropLens exported.');
   }
-  const jws = files[MANIFEST_JWS];
-  const manifestBytes = files[MANIFEST];
+  const jws = files.get(MANIFEST_JWS);
+  const manifestBytes = files.get(MANIFEST);
   if (!jws) return refused(`${MANIFEST_JWS} was removed: nothing says who signed this packet.`);
   if (!manifestBytes) return refused(`${MANIFEST} was removed.`);
   let payload: Uint8Array;
@@ -119,21 +121,70 @@ export async function verifyPacket(zip: Uint8Array, jwks: JSONWebKeySet): Promis
   const listed = new Set([MANIFEST, MANIFEST_JWS]);
   for (const file of manifest.files) {
     listed.add(file.name);
-    const bytes = files[file.name];
-    if (!bytes) problems.push(`${file.name} was removed`);
-    else if ((await sha256Hex(bytes)) !== file.sha256) problems.push(`${file.name} was changed`);
+    const bytes = files.get(file.name);
+    if (!bytes) problems.push(`${shown(file.name)} was removed`);
+    else if ((await sha256Hex(bytes)) !== file.sha256) problems.push(`${shown(file.name)} was changed`);
   }
-  for (const name of Object.keys(files))
-    if (!listed.has(name) && !name.endsWith('/')) problems.push(`${name} was added`);
+  for (const name of files.keys()) if (!listed.has(name)) problems.push(`${shown(name)} was added`);
   if (problems.length > 0)
     return { ok: false, summary: `Not verified: ${problems.join('; ')}.`, problems, manifest };
   const count = manifest.files.length + 1;
   return {
     ok: true,
-    summary: `Verified: signed by PropLens at ${manifest.proplens.host} on ${manifest.exportedAt.slice(0, 10)}; ${count} files, none changed`,
+    summary: `Verified: signed by PropLens at ${shown(manifest.proplens.host)} on ${manifest.exportedAt.slice(0, 10)}; ${count} files, none changed`,
     problems,
     manifest,
   };
+}
+
+// C0 and C1 controls, and the bidirectional overrides and isolates: characters that can make a name read as another
+// on a screen or a terminal (a name that rewrites the verdict's line, or shows "csv.exe" as "exe.csv").
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const DECEIVING = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+const deceiving = (name: string) => new RegExp(DECEIVING.source, 'u').test(name);
+
+/** A ZIP entry's name as the verdict may print it: every deceiving character written as an escape. */
+const shown = (name: string) =>
+  name.replace(DECEIVING, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+
+/**
+ * Every entry of the ZIP by name, or why the archive cannot be a packet PropLens wrote. A ZIP may carry two
+ * entries of one name, and tools disagree on which one is "the" file (fflate keeps the last, `unzip -p` prints the
+ * first): a packet with a second results.csv would verify one and show the other, so any repeated name is refused.
+ * So are names that could not come from PropLens and that tools read as something else: a path that climbs (`..`)
+ * or starts at the root, backslashes, deceiving characters, and a directory entry carrying bytes. Names are kept in
+ * a Map, not an object: an entry named `__proto__` is a name like any other.
+ */
+function readEntries(zip: Uint8Array): Map<string, Uint8Array> | string {
+  const names: string[] = [];
+  let problem: string | undefined;
+  const extracted = unzipSync(zip, {
+    filter(entry) {
+      const name = entry.name;
+      if (names.includes(name)) problem ??= `the ZIP holds two entries named ${shown(name)}`;
+      else if (deceiving(name)) problem ??= `an entry's name has control characters: ${shown(name)}`;
+      else if (/(^|\/)\.\.(\/|$)|^\/|\\/.test(name)) problem ??= `an entry's name leaves the packet: ${name}`;
+      else if (name.endsWith('/') && entry.originalSize > 0)
+        problem ??= `a directory entry carries data: ${name}`;
+      names.push(name);
+      // fflate hands the entries back in a plain object, where `__proto__` would set its prototype: such a name is
+      // not extracted (PropLens never writes one, so it can only be reported as added).
+      return !name.endsWith('/') && !(name in Object.prototype);
+    },
+  });
+  if (problem) return problem;
+  const files = new Map<string, Uint8Array>();
+  for (const name of names) {
+    if (name.endsWith('/')) continue;
+    if (name in Object.prototype) {
+      files.set(name, new Uint8Array());
+      continue;
+    }
+    const bytes = Object.hasOwn(extracted, name) ? extracted[name] : undefined;
+    if (!bytes) return `an entry could not be read: ${shown(name)}`;
+    files.set(name, bytes);
+  }
+  return files;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
