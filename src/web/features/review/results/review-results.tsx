@@ -100,7 +100,7 @@ function useResultFilters(results: ResultRow[]) {
   const patch = useCallback((p: Partial<ResultFilters>) => setFilters((f) => ({ ...f, ...p })), []);
   // The table has not caught up with the filters yet: the status says so rather than a count of the old rows.
   const pending = filters !== deferred;
-  return { filters, setFilters, filtered, patch, pending };
+  return { filters, deferred, setFilters, filtered, patch, pending };
 }
 
 /** "All 300 rows." or "42 of 300 rows, filtered by Confidence: High.": what a printed table holds. */
@@ -306,7 +306,7 @@ export function ReviewResults({
             histogram={stats.histogram}
             sourceBars={stats.sourceBars}
             kindBars={stats.kindBars}
-            filters={filtering.filters}
+            filters={filtering.deferred}
             onFilter={filtering.patch}
           />
         </Suspense>

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import type { AgeBin, ReliabilitySummary, SourceBar } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import { AgeChart } from './age-chart.tsx';
@@ -6,9 +7,11 @@ import { SourceChart } from './source-chart.tsx';
 
 /**
  * The charts; a bar or a figure under one sets the table's filters. The review page loads this module on its
- * own (with recharts), once every row is in.
+ * own (with recharts), once every row is in. Drawn again only when their figures or the filters change, and
+ * with the filters the table has caught up with: a filter set at 100,000 rows drew them twice, 0.4-0.8 s each at
+ * load 16 (the table's rows are filtered in 13 ms).
  */
-export function ChartsSection({
+export const ChartsSection = memo(function ChartsSection({
   headingId,
   summary,
   histogram,
@@ -48,4 +51,4 @@ export function ChartsSection({
       </div>
     </section>
   );
-}
+});
