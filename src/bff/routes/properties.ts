@@ -16,7 +16,7 @@ import { ApiError } from '../errors.ts';
 import { clientSignal } from '../http.ts';
 import type { Lookups } from '../lookups.ts';
 import { explainMatchOf } from '../match-explanations.ts';
-import { requireSession } from '../middleware/session.ts';
+import { sessionOf } from '../middleware/session.ts';
 import { addressParam, params } from '../params.ts';
 import type { SessionStore } from '../stores/sessions/types.ts';
 
@@ -33,11 +33,11 @@ export const laneOf = (c: AppContext): Lane =>
 /** /api/properties: resolve one address, and search (typeahead, areas) page by page with our own cursors. */
 export function propertyRoutes(deps: PropertyRouteDeps) {
   const app = new Hono<AppEnv>();
-  const signedIn = requireSession(deps.sessions);
+  const signedIn = sessionOf(deps.sessions);
 
-  app.get('/resolve', signedIn, async (c) => {
+  app.get('/resolve', async (c) => {
+    const session = await signedIn(c);
     const address = addressParam(c, 'address', 'Enter an address.');
-    const session = c.get('session');
     const found = await deps.lookups
       .resolve(session, address, { signal: clientSignal(c), lane: laneOf(c) })
       .catch((err: unknown) => {
@@ -60,9 +60,9 @@ export function propertyRoutes(deps: PropertyRouteDeps) {
     );
   });
 
-  app.get('/search', signedIn, async (c) => {
+  app.get('/search', async (c) => {
+    const session = await signedIn(c);
     const q = addressParam(c, 'q', 'Type part of an address.');
-    const session = c.get('session');
     const cursors = params(c, 'cursor');
     if (cursors.length > 1) throw new ApiError(400, 'bad_request', 'Send the cursor parameter once.');
     let upstreamCursor: string | undefined;
