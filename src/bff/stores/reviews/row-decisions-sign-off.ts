@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { NOT_A_LOOKUP } from '../../audit/audit.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
-import { StoredAnswer } from '../../reviews/look-up-row.ts';
+import type { StoredAnswer } from '../../reviews/look-up-row.ts';
 import { insertForChange } from '../audit/chain.ts';
 import { previousIfChanged } from './changes.ts';
 import { withdrawSignOff } from './row-decisions.ts';
@@ -103,12 +103,16 @@ function answerChanged(was: StoredAnswer | undefined, now: StoredAnswer | undefi
   return previousIfChanged(was, now) !== undefined;
 }
 
-/** A stored answer, or undefined for none (or one that does not read as an answer: treated as none). */
+/**
+ * A stored answer, or undefined for none (or one that does not read as JSON). Not checked against its schema:
+ * these are PropLens's own answers, only compared field by field (previousIfChanged), and checking 200,000 of them
+ * took most of a 100,000-row review's comparison.
+ */
 function parse(text: string | null): StoredAnswer | undefined {
   if (!text) return undefined;
   try {
-    const answer = StoredAnswer.safeParse(JSON.parse(text));
-    return answer.success ? answer.data : undefined;
+    const answer = JSON.parse(text) as StoredAnswer | null;
+    return answer && typeof answer === 'object' ? answer : undefined;
   } catch {
     return undefined;
   }
@@ -140,4 +144,50 @@ export async function withdrawSignOffOnInclude(
   if (!row || row.excluded !== null || row.decision !== null) return null;
   await withdrawSignOff(trx, reviewId);
   return `Row ${index + 1} included again, with no decision`;
+}
+
+/**
+ * A row of a signed-off review was changed in place after the sign-off (hostile review F4): a fix rewrites the
+ * answer of the run signed off, an exclusion takes a row out of what was signed. The sign-off and its approval
+ * were given to the review as it was, so they are withdrawn. Answers the withdrawal's words for its audit entry,
+ * or null when the review was not signed off.
+ */
+export async function withdrawSignOffOnEdit(
+  trx: Trx,
+  reviewId: string,
+  index: number,
+  edit: 'fixed' | 'excluded',
+): Promise<string | null> {
+  const review = await trx
+    .selectFrom('reviews')
+    .select('signed_off_at')
+    .where('id', '=', reviewId)
+    .executeTakeFirst();
+  if (review?.signed_off_at == null) return null;
+  await withdrawSignOff(trx, reviewId);
+  return `Row ${index + 1} ${edit} after the sign-off`;
+}
+
+/** A fix after the sign-off (withdrawSignOffOnEdit), with its audit entry by the fixing key. Answers null. */
+export async function withdrawSignOffOnFix(
+  trx: Trx,
+  fix: { accountId: string; reviewId: string; index: number; by: string; at: number },
+): Promise<null> {
+  const withdrawn = await withdrawSignOffOnEdit(trx, fix.reviewId, fix.index, 'fixed');
+  if (withdrawn)
+    await insertForChange(trx, [
+      {
+        at: fix.at,
+        account_id: fix.accountId,
+        key_fingerprint: fix.by,
+        session_ref: null,
+        kind: 'review_sign_off_withdrawn',
+        query: withdrawn,
+        outcome: 'ok',
+        ...NOT_A_LOOKUP,
+        review_id: fix.reviewId,
+        row_index: fix.index,
+      },
+    ]);
+  return null;
 }
