@@ -15,7 +15,11 @@ import type { NewAuditEntry } from '../audit/audit-store.ts';
 import { insertForChange } from '../audit/chain.ts';
 import { assertWithinQuota, lockQuota } from './pending-rows.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
-import { withdrawSignOffOnInclude } from './row-decisions-sign-off.ts';
+import {
+  withdrawSignOffOnEdit,
+  withdrawSignOffOnFix,
+  withdrawSignOffOnInclude,
+} from './row-decisions-sign-off.ts';
 import { type ExclusionRefusal, type ExclusionWritten, writeExclusion } from './row-exclusions.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
 import { rowsWithResults } from './row-results.ts';
@@ -287,9 +291,12 @@ export class SqlReviewStore {
     fix: RowFix,
     result: RowResult,
   ): Promise<ReviewRowResult | FixRefusal> {
-    const refusal = await this.db
-      .transaction()
-      .execute((trx) => writeFix(trx, accountId, reviewId, index, fix, result));
+    const refusal = await this.db.transaction().execute(
+      async (trx) =>
+        (await writeFix(trx, accountId, reviewId, index, fix, result)) ??
+        // The answer of the run signed off changed: the sign-off and its approval are withdrawn, by the fixing key.
+        (await withdrawSignOffOnFix(trx, { accountId, reviewId, index, by: fix.by, at: this.now() })),
+    );
     if (refusal) return refusal;
     // Deleted since the fix went in: there is no row to show.
     return (await this.row(accountId, reviewId, index)) ?? 'not_found';
@@ -312,8 +319,11 @@ export class SqlReviewStore {
       const marked = exclusion && { ...exclusion, at: new Date(now).toISOString() };
       const done = await writeExclusion(trx, accountId, reviewId, index, marked, now);
       if (typeof done === 'string') return done;
-      // Included again with no decision: the sign-off's rule no longer holds (its withdrawal is by this key).
-      const withdrawn = exclusion ? null : await withdrawSignOffOnInclude(trx, reviewId, index);
+      // Included again with no decision, the sign-off's rule no longer holds; excluded, what was signed changed
+      // (either withdrawal is by this key).
+      const withdrawn = exclusion
+        ? await withdrawSignOffOnEdit(trx, reviewId, index, 'excluded')
+        : await withdrawSignOffOnInclude(trx, reviewId, index);
       if (entry) {
         const e = entry(now);
         const also = withdrawn
