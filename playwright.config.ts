@@ -64,9 +64,9 @@ const servers = [
   // Monitoring (e2e/monitoring.spec.ts): "Every minute" offered and the clock the journey's to move, so a
   // scheduled run comes when the journey moves past the minute, not a real minute later; every record is
   // re-verified each minute the service is up (a re-check finds changes); webhooks go to the journey's receiver
-  // on loopback. 3 lookups per 5 s: the next server's review outlasts its rate window.
+  // on loopback. 4 lookups per 2 s: the next server's review is paced (e2e/unattended.spec.ts).
   server(MONITORED_PORT, {
-    REFERENCE_RATE_LIMIT: '3/5',
+    REFERENCE_RATE_LIMIT: '4/2',
     REFERENCE_DRIFT_PERCENT: '100',
     MONITOR_MIN_INTERVAL_MINUTES: '1',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
