@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useDeferredValue, useId, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useDeferredValue, useEffect, useId, useMemo, useState } from 'react';
 import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
 import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { agencyOf, sourceKindText } from '../../property/index.ts';
@@ -134,9 +134,8 @@ function PrintHeader({ review, retrieved, now }: { review: ReviewSummary; retrie
  * drawn once every row is in: over a first page of 100 rows they would be wrong, and drawing them cost a
  * 100,000-row review most of its time to the first rows (1.9 s of 2.2 at load 11).
  */
-const ChartsSection = lazy(() =>
-  import('./charts/charts-section.tsx').then((m) => ({ default: m.ChartsSection })),
-);
+const loadCharts = () => import('./charts/charts-section.tsx');
+const ChartsSection = lazy(() => loadCharts().then((m) => ({ default: m.ChartsSection })));
 
 /** Where the charts go: a line saying when they come, until every row is in and their code has arrived. */
 function ChartsPlaceholder({ headingId, text }: { headingId: string; text: string }) {
@@ -281,6 +280,10 @@ export function ReviewResults({
   const [printing, print] = usePrinting();
   // Rows still loading (a big review opens on its first page): the charts wait for the rest.
   const complete = rows.length >= Math.min(review.receivedRows, review.totalRows);
+  // Their code is read while the rest of the rows come (the page waits on the server then), not after.
+  useEffect(() => {
+    void loadCharts();
+  }, []);
 
   const byIndex = useMemo(() => new Map(stats.results.map((r) => [r.row.index, r])), [stats.results]);
   const comparedProperties = propertiesOf(selection.compared, byIndex);
