@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
 import { openDatabase } from '../../src/bff/db/database.ts';
@@ -10,7 +11,7 @@ import { answers, tape } from './export.ts';
  * SQLite). A finished review of 100,000 rows (written straight into the review tables) is opened: time to the
  * first rows shown, the page's JS heap, scrolling to the last row, a filter. Then a live review of 20,000 rows
  * runs against an unlimited reference with the page open: the page's long tasks, its heap at the end, and how
- * soon a click on Pause is answered.
+ * soon a click on Pause is answered (BENCH_PAGE_LIVE_ROWS=0 leaves that part out).
  */
 export async function benchPage(ctx: BenchContext) {
   const rows = Number(process.env.BENCH_PAGE_ROWS ?? 100_000);
@@ -46,7 +47,7 @@ export async function benchPage(ctx: BenchContext) {
       await database.close();
     }
     await finishedReview(browser, url, session.cookie, id, rows);
-    await liveReview(browser, url, session.cookie, liveRows);
+    if (liveRows > 0) await liveReview(browser, url, session.cookie, liveRows);
   } finally {
     await browser.close();
     stopAll();
@@ -125,6 +126,20 @@ async function finishedReview(browser: Browser, url: string, cookie: string, id:
       (await page.evaluate(() => (window as unknown as { firstRowAt: number | null }).firstRowAt ?? 0)) /
       1000;
     row('first rows shown, opening it', `${fmt(first, 2)} s`, '<= 2 s', verdict(first <= 2));
+    // Where that time went: the page's code and session, the review's first page of rows, then drawing it.
+    const asked = await page.evaluate(() => {
+      const firstPage = performance
+        .getEntriesByType('resource')
+        .find((e) => /\/rows\?run=\d+&limit=\d+$/.test(e.name)) as PerformanceResourceTiming | undefined;
+      return firstPage ? { start: firstPage.startTime, end: firstPage.responseEnd } : null;
+    });
+    if (asked)
+      row(
+        '  first page of rows asked / answered',
+        `${fmt(asked.start / 1000, 2)} / ${fmt(asked.end / 1000, 2)} s`,
+        '',
+        `drawn ${fmt(first - asked.end / 1000, 2)} s later; load ${loadAverage()}`,
+      );
     const all = await page
       .getByText(`Showing all ${rows.toLocaleString('en-US')} rows`)
       .waitFor({ timeout: 300_000 })
@@ -230,6 +245,9 @@ async function liveReview(browser: Browser, url: string, cookie: string, total: 
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
+
+/** The machine's 1-minute load average: the figures above are wall times on cores others share. */
+const loadAverage = () => fmt(loadavg()[0] ?? 0, 1);
 
 /**
  * A real click on Pause (Playwright's, actionability checks and all), timed in the page from the event's
