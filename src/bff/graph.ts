@@ -110,7 +110,7 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     ? durableReviewsOn(database, options, { lookups, sessions, scheduler })
     : undefined;
   const webhooks = database ? webhooksOn(database, options) : undefined;
-  const monitoring = reviews ? monitoringOn(reviews, options, webhooks) : undefined;
+  const monitoring = reviews ? monitoringOn(reviews, options, webhooks, Boolean(auditTrail)) : undefined;
   const app = bffApp(options, {
     upstream,
     lookups,
@@ -289,13 +289,19 @@ function webhooksOn(database: Database, { config, logger, clock }: BffGraphOptio
 }
 
 /** Monitored reviews: scheduled Check agains on the BFF's clock, their alerts, and webhooks for them. */
-function monitoringOn(reviews: DurableReviews, options: BffGraphOptions, webhooks?: Webhooks): Monitoring {
+function monitoringOn(
+  reviews: DurableReviews,
+  options: BffGraphOptions,
+  webhooks: Webhooks | undefined,
+  audited: boolean,
+): Monitoring {
   const { config, logger, clock } = options;
   return createMonitoring({
     reviews,
     ...(webhooks ? { webhooks } : {}),
     logger,
     minIntervalMinutes: config.monitorMinIntervalMinutes,
+    audited,
     maxPendingRows: config.reviewMaxPendingRows,
     ...(clock ? { now: clock.now } : {}),
     ...(clock?.onAdvance ? { onClockAdvance: clock.onAdvance.bind(clock) } : {}),

@@ -21,6 +21,8 @@ export interface MonitoringOptions {
   onClockAdvance?: (listener: () => void) => () => void;
   pollMs?: number;
   leaseMs?: number;
+  /** The audit trail is on (graph.ts): a monitor resumed at its month's turn is an entry. */
+  audited?: boolean;
 }
 
 export interface Monitoring {
@@ -48,6 +50,7 @@ export function createMonitoring(o: MonitoringOptions): Monitoring {
     ...(o.onClockAdvance ? { onClockAdvance: o.onClockAdvance } : {}),
     ...(o.pollMs ? { pollMs: o.pollMs } : {}),
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+    ...(o.audited ? { audited: o.audited } : {}),
   });
   const intervals = MonitorIntervals.filter((i) => INTERVAL_MINUTES[i] >= o.minIntervalMinutes);
   return { monitors, notifications, scheduler, intervals };

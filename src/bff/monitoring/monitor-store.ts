@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type Monitor, type MonitorRequest, MonitorRules } from '../../contract/index.ts';
+import { NOT_A_LOOKUP } from '../audit/audit.ts';
 import type { MonitorSlotsTable, MonitorsTable } from '../db/migration-0016-monitoring.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
@@ -272,10 +273,64 @@ export class SqlMonitors {
       .execute();
   }
 
+  /**
+   * Resumes the monitors paused by their monthly cap whose month (in their time zone, as their schedule) has
+   * turned since: their next run the first scheduled time from now. Each once across replicas: the UPDATE repeats
+   * the pause it read, so a second replica's changes nothing; with `audited`, the entry (`monitor_started`, the
+   * monitor's creator, "resumed: ...") commits with it. Answers the monitors resumed now.
+   */
+  async resumeCapped(audited: boolean, limit = 100): Promise<MonitorsTable[]> {
+    const now = this.now();
+    // The earliest paused first: the ones of a month gone by come before this month's.
+    const paused = await this.db
+      .selectFrom('monitors')
+      .selectAll()
+      .where('paused_reason', '=', 'cap_reached')
+      .where('paused_at', 'is not', null)
+      .orderBy('paused_at')
+      .limit(limit)
+      .execute();
+    const resumed: MonitorsTable[] = [];
+    for (const m of paused) {
+      const pausedAt = Number(m.paused_at);
+      if (pausedAt >= monthStart(now, m.time_zone)) continue;
+      const won = await this.db.transaction().execute(async (trx) => {
+        const done = await trx
+          .updateTable('monitors')
+          .set({ paused_reason: null, paused_at: null, next_run_at: nextRunAfter(schedule(m), now) })
+          .where('review_id', '=', m.review_id)
+          .where('paused_reason', '=', 'cap_reached')
+          .where('paused_at', '=', pausedAt)
+          .executeTakeFirst();
+        if (Number(done.numUpdatedRows) !== 1) return false;
+        if (audited) await insertForChange(trx, [resumedEntry(m, now)]);
+        return true;
+      });
+      if (won) resumed.push(m);
+    }
+    return resumed;
+  }
+
   /** A review deleted under its monitor: the monitor goes too. */
   async forget(reviewId: string): Promise<void> {
     await this.db.deleteFrom('monitors').where('review_id', '=', reviewId).execute();
   }
+}
+
+/** A monitor resumed at its month's turn: nobody's session did it; the monitor's creator is named. */
+function resumedEntry(m: MonitorsTable, at: number): NewAuditEntry {
+  return {
+    at,
+    account_id: m.account_id,
+    key_fingerprint: m.created_by,
+    session_ref: null,
+    kind: 'monitor_started',
+    query: `resumed: a new month (${m.time_zone}), ${Number(m.monthly_cap)} lookups`,
+    outcome: 'ok',
+    ...NOT_A_LOOKUP,
+    review_id: m.review_id,
+    row_index: null,
+  };
 }
 
 function toMonitor(m: MonitorsTable, name: string, used: number): Monitor {

@@ -32,7 +32,7 @@ const HOURLY: MonitorRequest = {
 const silent = pino({ level: 'silent' });
 const SECRETS = new WebhookSecrets('a server secret of at least thirty-two characters');
 
-function replicas(database: Database, clock: { t: number }, count = 2) {
+function replicas(database: Database, clock: { t: number }, count = 2, audited = false) {
   const now = () => clock.t;
   const reviews = { store: new SqlReviewStore(database.db, now), worker: { notify() {} }, database };
   const outbox = new WebhookOutbox(database.db, now, SECRETS);
@@ -45,6 +45,7 @@ function replicas(database: Database, clock: { t: number }, count = 2) {
       now,
       leaseMs: 60_000,
       webhooks: { enqueue: outbox.enqueue.bind(outbox) } as never,
+      audited,
     }),
   );
 }
@@ -197,6 +198,58 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
       pausedReason: null,
     });
     clock.t += HOUR;
+    await a.scheduler.tick();
+    expect((await slotsOf(db, id)).map((s) => s.state)).toEqual(['started', 'capped', 'started']);
+  });
+
+  it('a monitor its cap paused resumes at its month’s turn in its zone, across a DST change: once, audited', async () => {
+    const db = backend.database;
+    // New York: paused in EST (UTC-5); its April begins at 00:00 EDT (UTC-4), 04:00 UTC, after the March change.
+    const clock = { t: Date.UTC(2027, 2, 10, 15) };
+    const [a, b] = replicas(db, clock, 2, true) as [
+      ReturnType<typeof createMonitoring>,
+      ReturnType<typeof createMonitoring>,
+    ];
+    const acct = account();
+    const id = await review(db, acct, 3);
+    const daily: MonitorRequest = {
+      ...HOURLY,
+      interval: 'day',
+      timeOfDay: '09:00',
+      timeZone: 'America/New_York',
+      monthlyCap: 5,
+    };
+    await a.monitors.put(acct, id, daily, 'ab12cd34');
+    clock.t = Date.UTC(2027, 2, 11, 14, 1); // 09:01 EST: the first run takes its 3 rows
+    await a.scheduler.tick();
+    await sql`update review_runs set finished_at = ${clock.t} where review_id = ${id}`.execute(db.db);
+    clock.t = Date.UTC(2027, 2, 12, 14, 1); // the second would pass the cap of 5
+    await a.scheduler.tick();
+    expect((await a.monitors.list(acct))[0]).toMatchObject({ pausedReason: 'cap_reached' });
+    const racing = () => Promise.all([a.scheduler.tick(), b.scheduler.tick(), a.scheduler.tick()]);
+    clock.t = Date.UTC(2027, 3, 1, 3, 59); // 23:59 EDT, March 31: still March in New York (April in UTC)
+    await racing();
+    expect((await a.monitors.list(acct))[0]).toMatchObject({ pausedReason: 'cap_reached' });
+    clock.t = Date.UTC(2027, 3, 1, 4, 0); // 00:00 EDT, April 1
+    await racing();
+    expect((await a.monitors.list(acct))[0]).toMatchObject({
+      pausedReason: null,
+      usedThisMonth: 0,
+      nextRunAt: '2027-04-01T13:00:00.000Z', // 09:00 EDT
+    });
+    const entries = await db.db
+      .selectFrom('audit_entries')
+      .select(['kind', 'query', 'key_fingerprint'])
+      .where('review_id', '=', id)
+      .execute();
+    expect(entries).toEqual([
+      {
+        kind: 'monitor_started',
+        query: 'resumed: a new month (America/New_York), 5 lookups',
+        key_fingerprint: 'ab12cd34',
+      },
+    ]);
+    clock.t = Date.UTC(2027, 3, 1, 13, 0);
     await a.scheduler.tick();
     expect((await slotsOf(db, id)).map((s) => s.state)).toEqual(['started', 'capped', 'started']);
   });

@@ -32,6 +32,8 @@ export interface MonitorSchedulerOptions {
   pollMs?: number;
   /** How long a claimed slot is this replica's before another may start its run (default 60 s). */
   leaseMs?: number;
+  /** The audit trail is on: a monitor resumed at its month's turn is an entry. */
+  audited?: boolean;
 }
 
 type SlotOutcome = Parameters<SqlMonitors['settle']>[2];
@@ -92,6 +94,7 @@ export class MonitorScheduler {
 
   async #pass(): Promise<void> {
     for (const [step, work] of [
+      ['resume', () => this.resumeCapped()],
       ['claim', () => this.claimDue()],
       ['start', () => this.startClaimed()],
       ['decide', () => this.decideFinished()],
@@ -102,6 +105,12 @@ export class MonitorScheduler {
         this.o.logger.warn({ err: { name: err.name, message: err.message }, step }, 'monitoring pass failed'),
       );
     }
+  }
+
+  /** Resumes the monitors their monthly cap paused once their month has turned (in their zone). */
+  async resumeCapped(): Promise<void> {
+    for (const m of await this.o.monitors.resumeCapped(this.o.audited ?? false))
+      this.o.logger.info({ reviewId: m.review_id }, 'monitor resumed: a new month');
   }
 
   /** Claims a slot for each due monitor; the slots this replica won. */
