@@ -145,6 +145,25 @@ describe.each(backends)('the audit chain on $name', (backend) => {
       entries: 8,
       checkpoints: 2,
     });
+
+    // Written at or before the chain's start (hostile review F8): a negative id, or an id retention removed. No
+    // walk reaches it, so it is named before anything else, and no checkpoint or packet counts it.
+    for (const id of [-1, third.id]) {
+      const row = { ...auditEntry({ at: second.at, query: 'accept: forged by a database writer' }), id };
+      await db
+        .insertInto('audit_entries')
+        .values({ ...row, prev_hash: 'f'.repeat(64), hash: 'f'.repeat(64), search_text: null })
+        .execute();
+      expect(
+        (await checkpoints.checkpointNow()).entries,
+        'a checkpoint counts the chain, not the table',
+      ).toBe(8);
+      const before = await verifyTrail(db, { sqlite, batch: 3 });
+      expect(before).toMatchObject({ how: 'inserted', id });
+      expect(before.ok === false && before.message).toContain('it is before the start of the chain');
+      await db.deleteFrom('audit_entries').where('id', '=', id).execute();
+    }
+    expect(await verifyTrail(db, { sqlite })).toMatchObject({ ok: true, entries: 8 });
   });
 });
 

@@ -145,7 +145,7 @@ export class Checkpoints {
     }>`select c.base_id, c.base_hash, c.base_count,
         (select id from audit_entries order by id desc limit 1) as head_id,
         (select hash from audit_entries order by id desc limit 1) as head_hash,
-        (select count(*) from audit_entries) as n
+        (select count(*) from audit_entries where id > c.base_id) as n
       from audit_chain c where c.id = 1`.execute(this.db);
     const r = rows[0];
     if (!r) throw new Error('the audit chain has no start (migration 0012)');

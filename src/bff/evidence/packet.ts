@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Zip, ZipDeflate } from 'fflate';
 import { CompactSign } from 'jose';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import packageJson from '../../../package.json' with { type: 'json' };
 import type { ReviewSummary } from '../../contract/index.ts';
 import {
@@ -66,6 +66,8 @@ export class EvidencePackets {
       .select(['id', 'row_index', 'kind', 'hash'])
       .where('account_id', '=', accountId)
       .where('review_id', '=', reviewId)
+      // The chain's entries only: a row at or before its start is not in it (audit:verify names such a row).
+      .where(sql<boolean>`id > (select base_id from audit_chain where id = 1)`)
       .orderBy('id')
       .execute();
     return rows.map((r) => ({

@@ -90,6 +90,16 @@ export async function verifyTrail(
 ): Promise<TrailVerified | TrailBroken> {
   const base = await db.selectFrom('audit_chain').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const baseId = Number(base.base_id);
+  // An entry at or before the chain's start is walked by nothing below: a row written there (a negative id, or an
+  // id retention removed) would stand in Activity and in a packet unchecked. There is none in a sound trail.
+  const before = await db
+    .selectFrom('audit_entries')
+    .select(['id', 'at'])
+    .where('id', '<=', baseId)
+    .orderBy('id')
+    .executeTakeFirst();
+  if (before)
+    return brokenAt(Number(before.id), Number(before.at), 'inserted', 'it is before the start of the chain');
   const checkpoints = await db.selectFrom('audit_checkpoints').selectAll().orderBy('at').execute();
   const unsigned = await checkSignatures(db, checkpoints);
   if (unsigned) return unsigned;
@@ -156,7 +166,10 @@ export async function verifyTrail(
 }
 
 function broken(e: Row, how: TrailBroken['how'], why: string): TrailBroken {
-  const [id, at] = [idOf(e), atOf(e)];
+  return brokenAt(idOf(e), atOf(e), how, why);
+}
+
+function brokenAt(id: number, at: number, how: TrailBroken['how'], why: string): TrailBroken {
   return { ok: false, id, at, how, message: `entry ${id} (${when(at)}) was ${how}: ${why}` };
 }
 
