@@ -280,10 +280,14 @@ export function ReviewResults({
   const [printing, print] = usePrinting();
   // Rows still loading (a big review opens on its first page): the charts wait for the rest.
   const complete = rows.length >= Math.min(review.receivedRows, review.totalRows);
-  // Their code is read while the rest of the rows come (the page waits on the server then), not after.
+  // The charts' code is read while the rest of the rows come (the page waits on the server then), not after,
+  // and once the first rows are drawn, so that reading it never competes with them.
+  const shown = rows.length > 0;
   useEffect(() => {
-    void loadCharts();
-  }, []);
+    if (!shown) return;
+    const frame = requestAnimationFrame(() => void loadCharts());
+    return () => cancelAnimationFrame(frame);
+  }, [shown]);
 
   const byIndex = useMemo(() => new Map(stats.results.map((r) => [r.row.index, r])), [stats.results]);
   const comparedProperties = propertiesOf(selection.compared, byIndex);
