@@ -15,7 +15,7 @@ import { jsonBody } from '../middleware/json-body.ts';
 import { requireSession } from '../middleware/session.ts';
 import type { Monitoring } from '../monitoring/index.ts';
 import type { MonitorEntry } from '../monitoring/monitor-store.ts';
-import { isTimeZone } from '../monitoring/schedule.ts';
+import { canonicalTimeZone, isTimeZone } from '../monitoring/schedule.ts';
 import { keyFingerprint, type Session, type SessionStore } from '../stores/sessions/types.ts';
 
 export interface MonitoringRouteDeps {
@@ -64,12 +64,14 @@ export function monitoringRoutes(deps: MonitoringRouteDeps) {
   return app;
 }
 
-async function monitor(c: AppContext, deps: MonitoringRouteDeps, request: MonitorRequest) {
+async function monitor(c: AppContext, deps: MonitoringRouteDeps, asked: MonitorRequest) {
   const s = c.get('session');
-  if (!deps.monitoring.intervals.includes(request.interval))
-    throw new ApiError(400, 'bad_request', `This server does not offer “${WORDS[request.interval]}”.`);
-  if (!isTimeZone(request.timeZone))
-    throw new ApiError(400, 'bad_request', `“${request.timeZone}” is not a time zone this server knows.`);
+  if (!deps.monitoring.intervals.includes(asked.interval))
+    throw new ApiError(400, 'bad_request', `This server does not offer “${WORDS[asked.interval]}”.`);
+  if (!isTimeZone(asked.timeZone))
+    throw new ApiError(400, 'bad_request', `“${asked.timeZone}” is not a time zone this server knows.`);
+  // Kept as the runtime names the zone, whatever its spelling in the request.
+  const request = { ...asked, timeZone: canonicalTimeZone(asked.timeZone) };
   deps.audit?.assertWritable();
   const schedule =
     request.interval === 'minute'
