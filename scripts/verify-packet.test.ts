@@ -44,7 +44,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'proplens-verify-'));
   database = await openDatabase({ dir: join(dir, 'db') });
   const key = loadSigningKey(undefined, join(dir, 'db'));
-  const checkpoints = new Checkpoints(database.db, key);
+  // The checkpoints' clock is the packets': a packet dated before its key was registered is refused.
+  const checkpoints = new Checkpoints(database.db, key, () => Date.parse('2026-11-02T10:00:00.000Z'));
   const packets = new EvidencePackets({
     db: database.db,
     key,

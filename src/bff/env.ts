@@ -163,9 +163,12 @@ const BffEnv = z.object({
   REVIEW_CONCURRENCY: int(1, 256, 32),
   REVIEW_LEASE_S: int(2, 3600, 30),
   REVIEW_MAX_PENDING_ROWS: int(1, 100_000_000, 500_000),
+  REVIEW_MAX_SOURCE_BYTES: int(1, 2 ** 40, 1024 ** 3),
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
   // The Ed25519 key audit checkpoints and evidence are signed with (PEM or JWK; src/bff/evidence/signing-key.ts).
   EVIDENCE_SIGNING_KEY: z.string().optional(),
+  // Retired public evidence keys still trusted (a JWKS, or a file holding one; signing-key.ts loadRetiredKeys).
+  EVIDENCE_RETIRED_KEYS: z.string().optional(),
   // Off only to measure what the trail costs (npm run bench): lookups then leave no evidence.
   AUDIT_TRAIL: z.enum(['on', 'off']).default('on'),
   // Seals kept API keys (key custody, custody/secret.ts); at least 32 characters, refused at start otherwise.
@@ -260,10 +263,14 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     reviewLeaseMs: e.REVIEW_LEASE_S * 1000,
     /** Rows an account may have waiting to be looked up; a review past it is refused (409 quota_exceeded). */
     reviewMaxPendingRows: e.REVIEW_MAX_PENDING_ROWS,
+    /** Bytes of the files reviews were made from one account keeps (evidence packets); a file past it: 409. */
+    reviewMaxSourceBytes: e.REVIEW_MAX_SOURCE_BYTES,
     /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     /** Signs audit checkpoints and evidence; undefined: generated beside the embedded database (none on PostgreSQL). */
     evidenceSigningKey: e.EVIDENCE_SIGNING_KEY?.trim() || undefined,
+    /** Retired evidence keys served and trusted; undefined: the retired-keys file beside the generated key. */
+    evidenceRetiredKeys: e.EVIDENCE_RETIRED_KEYS?.trim() || undefined,
     /** False: no audit trail at all (no entries, no Activity): for measuring its cost, never for production. */
     auditTrail: e.AUDIT_TRAIL === 'on',
     /** Undefined: no separate metrics listener (README "Metrics"). */

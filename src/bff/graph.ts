@@ -94,7 +94,12 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
   if (metrics && auditTrail) metrics.countAuditWith(() => auditTrail.writer);
   const evidence =
     auditTrail && database
-      ? createEvidence({ database, signingKey: config.evidenceSigningKey, logger })
+      ? createEvidence({
+          database,
+          signingKey: config.evidenceSigningKey,
+          retiredKeys: config.evidenceRetiredKeys,
+          logger,
+        })
       : undefined;
   // Key custody: accounts with a kept key count as live and lend it when nobody is signed in (custody/).
   const custody = database ? keyCustodyOn(database, options, auditTrail) : undefined;
@@ -214,6 +219,8 @@ function bffApp(
     trustProxy: config.trustProxy,
     signInsPerMinute: config.signInsPerMinute,
     reviewMaxPendingRows: config.reviewMaxPendingRows,
+    reviewMaxSourceBytes: config.reviewMaxSourceBytes,
+    allowedHosts: config.allowedHosts,
     cursorSecret: stores.cursorSecret,
     // Empty: API only (tests), no SPA.
     ...(config.distDir ? { distDir: config.distDir } : {}),

@@ -113,10 +113,16 @@ export async function verifyPacket(zip: Uint8Array, jwks: JSONWebKeySet): Promis
   }
   const manifest = JSON.parse(new TextDecoder().decode(payload)) as PacketManifest;
   const problems: string[] = [];
-  // A retired key (the JWKS's valid_to, keys-route.ts) still verifies what it signed before, nothing after.
-  const retired = (jwks.keys.find((k) => k.kid === kid) as { valid_to?: string | null } | undefined)
-    ?.valid_to;
-  if (retired && manifest.exportedAt > retired) problems.push('signed after its key was retired');
+  // A key verifies what it signed while it was the key (the JWKS's valid_from and valid_to, keys-route.ts): a
+  // retired key nothing after, and no key anything dated before it existed (a backdated packet).
+  const validity = jwks.keys.find((k) => k.kid === kid) as
+    | { valid_from?: string | null; valid_to?: string | null }
+    | undefined;
+  const exported = Date.parse(manifest.exportedAt);
+  const from = validity?.valid_from ? Date.parse(validity.valid_from) : undefined;
+  const to = validity?.valid_to ? Date.parse(validity.valid_to) : undefined;
+  if (from !== undefined && !(exported >= from)) problems.push('signed before its key existed');
+  if (to !== undefined && !(exported <= to)) problems.push('signed after its key was retired');
   if (!sameBytes(payload, manifestBytes)) problems.push(`${MANIFEST} was changed`);
   const listed = new Set([MANIFEST, MANIFEST_JWS]);
   for (const file of manifest.files) {

@@ -11,7 +11,7 @@ import { databaseBackends } from '../test-support/database-backends.ts';
 import { PostgresServer, postgresAvailable } from '../test-support/postgres-process.ts';
 import { Checkpoints } from './checkpoints.ts';
 import { loadSigningKey } from './signing-key.ts';
-import { type TrailBroken, verifyTrail } from './verify-trail.ts';
+import { type TrailBroken, type TrustedKey, verifyTrail } from './verify-trail.ts';
 
 /*
  * The audit chain as an auditor checks it (npm run audit:verify's core): intact after every insert path and after
@@ -22,6 +22,9 @@ import { type TrailBroken, verifyTrail } from './verify-trail.ts';
 type Db = Kysely<DatabaseSchema>;
 
 const backends = databaseBackends('audit-chain');
+
+/** The keys the verifier trusts: the test's signing key, once it has one. */
+let keys: TrustedKey[] = [];
 
 const pem = () =>
   generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -37,7 +40,7 @@ async function plantedThenVerified(
     .transaction()
     .execute(async (trx) => {
       await plant(trx);
-      result = await verifyTrail(trx, { sqlite, batch: 3 });
+      result = await verifyTrail(trx, { keys, sqlite, batch: 3 });
       throw new Error('undo');
     })
     .catch((err: Error) => {
@@ -61,6 +64,7 @@ describe.each(backends)('the audit chain on $name', (backend) => {
     const kysely = new SqlAuditStore(db);
     const key = loadSigningKey(pem(), '');
     const checkpoints = new Checkpoints(db, key, () => 1_800_000_000_000);
+    keys = await checkpoints.keys();
     const entry = (n: number) => auditEntry({ at: 1_700_000_000_000 + n, query: `${n} Chain St` });
     // A lone surrogate in what was asked: kept by either database as U+FFFD, hashed as kept.
     const lone = (n: number) => ({ ...entry(n), query: `${n} Chain St \ud800` });
@@ -75,7 +79,7 @@ describe.each(backends)('the audit chain on $name', (backend) => {
     ).execute(db);
     await prepared.append([entry(6), entry(7)]);
     await checkpoints.checkpointNow();
-    expect(await verifyTrail(db, { sqlite, batch: 3 })).toMatchObject({
+    expect(await verifyTrail(db, { keys, sqlite, batch: 3 })).toMatchObject({
       ok: true,
       entries: 7,
       checkpoints: 1,
@@ -129,18 +133,18 @@ describe.each(backends)('the audit chain on $name', (backend) => {
       await trx.updateTable('audit_checkpoints').set({ entries: 6, head_id: sixth.id }).execute();
     });
     expect(resigned).toMatchObject({ how: 'checkpoint' });
-    expect(await verifyTrail(db, { sqlite })).toMatchObject({ ok: true, entries: 7 });
+    expect(await verifyTrail(db, { keys, sqlite })).toMatchObject({ ok: true, entries: 7 });
 
     // Retention removes the start of the chain and moves its base: what is left still verifies, counted whole.
     await kysely.append([auditEntry({ at: Date.now() })]);
     expect(await kysely.deleteOlderThan(third.at + 1)).toBe(3);
-    expect(await verifyTrail(db, { sqlite, batch: 2 })).toMatchObject({
+    expect(await verifyTrail(db, { keys, sqlite, batch: 2 })).toMatchObject({
       ok: true,
       entries: 8,
       checkpoints: 1,
     });
     await checkpoints.checkpointNow();
-    expect(await verifyTrail(db, { sqlite, batch: 2 })).toMatchObject({
+    expect(await verifyTrail(db, { keys, sqlite, batch: 2 })).toMatchObject({
       ok: true,
       entries: 8,
       checkpoints: 2,
@@ -158,12 +162,12 @@ describe.each(backends)('the audit chain on $name', (backend) => {
         (await checkpoints.checkpointNow()).entries,
         'a checkpoint counts the chain, not the table',
       ).toBe(8);
-      const before = await verifyTrail(db, { sqlite, batch: 3 });
+      const before = await verifyTrail(db, { keys, sqlite, batch: 3 });
       expect(before).toMatchObject({ how: 'inserted', id });
       expect(before.ok === false && before.message).toContain('it is before the start of the chain');
       await db.deleteFrom('audit_entries').where('id', '=', id).execute();
     }
-    expect(await verifyTrail(db, { sqlite })).toMatchObject({ ok: true, entries: 8 });
+    expect(await verifyTrail(db, { keys, sqlite })).toMatchObject({ ok: true, entries: 8 });
   });
 });
 

@@ -1,9 +1,8 @@
 import { type KeyObject, randomUUID, sign, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { exportJWK, type JWK } from 'jose';
 import { type Kysely, sql } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.ts';
-import type { SigningKey } from './signing-key.ts';
+import { type EvidenceKey, evidenceKeyOf, keepRetiredKey, type SigningKey } from './signing-key.ts';
 import type { AuditCheckpointsTable } from './tables.ts';
 
 /*
@@ -49,48 +48,70 @@ export const signCheckpoint = (c: Checkpoint, key: KeyObject): string =>
 export const checkpointSigned = (c: Checkpoint, signature: string, key: KeyObject): boolean =>
   verify(null, checkpointPayload(c), key, Buffer.from(signature, 'base64url'));
 
-export interface EvidenceKey extends JWK {
-  kid: string;
-  /** When the key started and stopped signing (ISO 8601); null: it signs now. */
-  valid_from: string;
-  valid_to: string | null;
+export type { EvidenceKey };
+
+/** The keys configuration trusts besides the signing key, and what to do with one PropLens retires. */
+export interface KeyTrust {
+  /** The retired public keys configured (EVIDENCE_RETIRED_KEYS, or the file beside the generated key). */
+  retired?: EvidenceKey[];
+  /** The embedded default's folder: a key PropLens retires is written into its retired-keys file. */
+  retiredKeysDir?: string | undefined;
+  warn?: (details: object, message: string) => void;
 }
 
-/** The chain's checkpoints and the keys that sign them, on the BFF's database. */
+/**
+ * The chain's checkpoints and the keys that sign them, on the BFF's database. The keys served and trusted are the
+ * configured ones (the signing key and the retired ones): the evidence_keys table only records which signed when,
+ * and a row there that configuration does not hold is never served (a database writer cannot add a key, ADR 014).
+ */
 export class Checkpoints {
   #registered: Promise<void> | undefined;
+  readonly #retired: EvidenceKey[];
 
   constructor(
     private readonly db: Db,
     /** None where replicas share the database and EVIDENCE_SIGNING_KEY is not set: nothing is signed. */
     private readonly key: SigningKey | undefined,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly trust: KeyTrust = {},
+  ) {
+    this.#retired = [...(trust.retired ?? [])];
+  }
 
   /**
    * Puts the signing key's public half among the evidence keys (once per process): a key seen first now is
-   * valid from now, and retires the keys that signed until now (they stay, with the time they stopped).
+   * valid from now, and retires the keys that signed until now (they stay, with the time they stopped). A key so
+   * retired verifies nothing unless configuration lists it: the embedded default writes it into its retired-keys
+   * file; elsewhere the operator is told (once) to add it to EVIDENCE_RETIRED_KEYS.
    */
   register(): Promise<void> {
     const key = this.key;
     if (!key) return Promise.resolve();
     this.#registered ??= (async () => {
-      const jwk = await exportJWK(key.publicKey);
+      const jwk = publicJwk(key);
       const at = this.now();
-      await this.db.transaction().execute(async (trx) => {
+      const retiring = await this.db.transaction().execute(async (trx) => {
         const added = await trx
           .insertInto('evidence_keys')
           .values({ key_id: key.keyId, public_jwk: JSON.stringify(jwk), valid_from: at, valid_to: null })
           .onConflict((oc) => oc.column('key_id').doNothing())
           .executeTakeFirst();
-        if (Number(added.numInsertedOrUpdatedRows ?? 0) === 0) return;
+        if (Number(added.numInsertedOrUpdatedRows ?? 0) === 0) return [];
+        const current = await trx
+          .selectFrom('evidence_keys')
+          .selectAll()
+          .where('key_id', '!=', key.keyId)
+          .where('valid_to', 'is', null)
+          .execute();
         await trx
           .updateTable('evidence_keys')
           .set({ valid_to: at })
           .where('key_id', '!=', key.keyId)
           .where('valid_to', 'is', null)
           .execute();
+        return current.map((r) => ({ ...r, valid_to: at }));
       });
+      for (const row of retiring) this.#retire(row);
     })().catch((err: unknown) => {
       this.#registered = undefined;
       throw err;
@@ -179,21 +200,62 @@ export class Checkpoints {
     return { ...checkpoint, signature, written: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 };
   }
 
-  /** Every evidence key, current first, as a JWKS's keys with their validity. */
+  #retire(row: { key_id: string; public_jwk: string; valid_from: number; valid_to: number }): void {
+    if (this.#retired.some((k) => k.kid === row.key_id)) return;
+    const warn = this.trust.warn ?? (() => {});
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.public_jwk);
+    } catch {}
+    const key = evidenceKeyOf(parsed, row.key_id);
+    if (!key) {
+      warn({ kid: row.key_id }, 'evidence key retired: its evidence_keys row is not a key PropLens wrote');
+      return;
+    }
+    const retired = { ...key, valid_from: iso(row.valid_from), valid_to: iso(row.valid_to) };
+    if (this.trust.retiredKeysDir) {
+      keepRetiredKey(this.trust.retiredKeysDir, retired);
+      this.#retired.push(retired);
+      warn({ retiredKey: retired }, 'evidence key retired: kept in the retired-keys file beside the new key');
+    } else {
+      warn(
+        { retiredKey: retired },
+        `evidence key retired: packets and checkpoints it signed verify only if EVIDENCE_RETIRED_KEYS lists it (add this key)`,
+      );
+    }
+  }
+
+  /**
+   * The configured evidence keys, current first, as a JWKS's keys with their validity: the signing key (valid from
+   * when it was first registered) and the retired keys of configuration. Never a row configuration does not hold.
+   */
   async keys(): Promise<EvidenceKey[]> {
     await this.register();
-    const rows = await this.db
-      .selectFrom('evidence_keys')
-      .selectAll()
-      .orderBy('valid_from', 'desc')
-      .execute();
-    return rows.map((r) => ({
-      ...(JSON.parse(r.public_jwk) as JWK),
-      kid: r.key_id,
-      use: 'sig',
-      alg: 'EdDSA',
-      valid_from: new Date(Number(r.valid_from)).toISOString(),
-      valid_to: r.valid_to === null ? null : new Date(Number(r.valid_to)).toISOString(),
-    }));
+    const key = this.key;
+    const current: EvidenceKey[] = [];
+    if (key) {
+      const row = await this.db
+        .selectFrom('evidence_keys')
+        .select('valid_from')
+        .where('key_id', '=', key.keyId)
+        .executeTakeFirst();
+      current.push({
+        ...publicJwk(key),
+        kid: key.keyId,
+        valid_from: iso(row ? Number(row.valid_from) : this.now()),
+        valid_to: null,
+      });
+    }
+    const retired = this.#retired
+      .filter((k) => k.kid !== key?.keyId)
+      .sort((a, b) => b.valid_from.localeCompare(a.valid_from));
+    return [...current, ...retired].map((k) => ({ ...k, use: 'sig', alg: 'EdDSA' }));
   }
+}
+
+const iso = (ms: number) => new Date(Number(ms)).toISOString();
+
+function publicJwk(key: SigningKey): { kty: string; crv: string; x: string } {
+  const { kty, crv, x } = key.publicKey.export({ format: 'jwk' });
+  return { kty: kty as string, crv: crv as string, x: x as string };
 }

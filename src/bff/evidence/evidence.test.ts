@@ -8,7 +8,7 @@ import { SqlAuditStore } from '../stores/audit/audit-store.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
 import { Checkpoints } from './checkpoints.ts';
 import { EVIDENCE_KEYS_PATH, evidenceKeyRoutes } from './keys-route.ts';
-import { GENERATED_KEY_FILE, loadSigningKey, SigningKeyError } from './signing-key.ts';
+import { GENERATED_KEY_FILE, loadRetiredKeys, loadSigningKey, SigningKeyError } from './signing-key.ts';
 import { verifyTrail } from './verify-trail.ts';
 
 /*
@@ -85,21 +85,31 @@ describe('checkpoints and the published keys', () => {
     expect((await Promise.all(replicas.map((r) => r.hourly()))).filter(Boolean)).toHaveLength(1);
     const signed = await (replicas[0] as Checkpoints).checkpointNow();
     expect(signed).toMatchObject({ entries: 2, at: now });
-    expect(await verifyTrail(database.db)).toMatchObject({ ok: true, entries: 2, checkpoints: 3 });
+    expect(await verifyTrail(database.db, { keys: await (replicas[0] as Checkpoints).keys() })).toMatchObject(
+      {
+        ok: true,
+        entries: 2,
+        checkpoints: 3,
+      },
+    );
   });
 
   it('publishes the current key and the retired ones with when each signed, and no private part', async () => {
+    // The embedded default: each key retired is kept in the retired-keys file beside the database.
+    const kept = join(dir, 'db');
     const older = new Checkpoints(
       database.db,
       loadSigningKey(undefined, join(dir, 'old')),
       () => 1_000 * HOUR,
+      { retired: loadRetiredKeys(undefined, kept), retiredKeysDir: kept },
     );
+    await older.checkpointNow();
     const newer = new Checkpoints(
       database.db,
       loadSigningKey(undefined, join(dir, 'new')),
       () => 2_000 * HOUR,
+      { retired: loadRetiredKeys(undefined, kept), retiredKeysDir: kept },
     );
-    await older.checkpointNow();
     await newer.register();
     const res = await evidenceKeyRoutes(newer).request(EVIDENCE_KEYS_PATH);
     expect(res.status).toBe(200);
@@ -114,6 +124,6 @@ describe('checkpoints and the published keys', () => {
     );
     for (const k of keys) expect(k).not.toHaveProperty('d');
     // A checkpoint signed by the retired key still verifies against it.
-    expect(await verifyTrail(database.db)).toMatchObject({ ok: true });
+    expect(await verifyTrail(database.db, { keys })).toMatchObject({ ok: true });
   });
 });

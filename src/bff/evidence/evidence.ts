@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import { Checkpoints } from './checkpoints.ts';
-import { loadSigningKey, type SigningKey } from './signing-key.ts';
+import { loadRetiredKeys, loadSigningKey, type SigningKey } from './signing-key.ts';
 
 /** The BFF's evidence: the signing key, the chain's checkpoints (hourly and on demand) and the keys' JWKS. */
 export interface Evidence {
@@ -19,6 +19,8 @@ export interface EvidenceOptions {
   database: Database;
   /** EVIDENCE_SIGNING_KEY (PEM or JWK). */
   signingKey: string | undefined;
+  /** EVIDENCE_RETIRED_KEYS (a JWKS or its file); none: the retired-keys file beside the generated key. */
+  retiredKeys?: string | undefined;
   logger: Logger;
   now?: () => number;
 }
@@ -37,7 +39,13 @@ export function createEvidence(options: EvidenceOptions): Evidence {
   const key =
     options.signingKey?.trim() || file ? loadSigningKey(options.signingKey, dirname(file ?? '.')) : undefined;
   if (!key) logger.warn('audit checkpoints unavailable: EVIDENCE_SIGNING_KEY is not set');
-  const checkpoints = new Checkpoints(database.db, key, options.now);
+  // The embedded database keeps the keys it retires in a file beside it, unless EVIDENCE_RETIRED_KEYS says (ADR 014).
+  const keptDir = file && !options.retiredKeys ? dirname(file) : undefined;
+  const checkpoints = new Checkpoints(database.db, key, options.now, {
+    retired: loadRetiredKeys(options.retiredKeys, file ? dirname(file) : undefined),
+    retiredKeysDir: keptDir,
+    warn: (details, message) => logger.warn(details, message),
+  });
   let timer: ReturnType<typeof setInterval> | null = null;
   const hourly = () =>
     void checkpoints

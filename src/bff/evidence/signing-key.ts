@@ -5,8 +5,9 @@ import {
   generateKeyPairSync,
   type KeyObject,
 } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { JWK } from 'jose';
 
 /*
  * The evidence signing key (docs/decisions/014-evidence-formats.md): Ed25519, from EVIDENCE_SIGNING_KEY (a PEM or
@@ -23,6 +24,20 @@ export interface SigningKey {
 /** The file the generated key is kept in, in the database's folder. */
 export const GENERATED_KEY_FILE = 'evidence-signing-key.pem';
 
+/**
+ * Beside the generated key: the public keys it replaced, as a JWKS. PropLens writes it when it retires the generated
+ * key (the filesystem, trusted as the private key file is, never the database: ADR 014, "What a database writer can
+ * and cannot do").
+ */
+export const RETIRED_KEYS_FILE = 'evidence-retired-keys.json';
+
+/** A public evidence key as the JWKS serves it, with when it signed (ISO 8601; valid_to null: it signs now). */
+export interface EvidenceKey extends JWK {
+  kid: string;
+  valid_from: string;
+  valid_to: string | null;
+}
+
 /** Refused at start-up: the configured key cannot be used. Says why, never what the key is. */
 export class SigningKeyError extends Error {}
 
@@ -32,13 +47,9 @@ export class SigningKeyError extends Error {}
  * one key wins and both use it).
  */
 export function loadSigningKey(configured: string | undefined, dir: string): SigningKey {
-  if (configured?.trim()) return fromText(configured.trim());
+  const kept = readSigningKey(configured, dir);
+  if (kept) return kept;
   const file = join(dir, GENERATED_KEY_FILE);
-  try {
-    return fromText(readFileSync(file, 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
   mkdirSync(dir, { recursive: true });
   const { privateKey } = generateKeyPairSync('ed25519');
   const tmp = `${file}.${process.pid}.tmp`;
@@ -51,6 +62,89 @@ export function loadSigningKey(configured: string | undefined, dir: string): Sig
     rmSync(tmp, { force: true });
   }
   return fromText(readFileSync(file, 'utf8'));
+}
+
+/** The configured key, or the generated one if there is one; never generates (npm run audit:verify reads it). */
+export function readSigningKey(
+  configured: string | undefined,
+  dir: string | undefined,
+): SigningKey | undefined {
+  if (configured?.trim()) return fromText(configured.trim());
+  if (!dir) return undefined;
+  const text = readIfThere(join(dir, GENERATED_KEY_FILE));
+  return text === undefined ? undefined : fromText(text);
+}
+
+function readIfThere(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * The retired public keys configuration trusts: EVIDENCE_RETIRED_KEYS (a JWKS, or the path of a file holding one),
+ * or, without it, the file PropLens keeps beside the generated key in `dir`. Refused unless each is an Ed25519
+ * public key whose `kid` is its thumbprint, with `valid_from` and `valid_to`.
+ */
+export function loadRetiredKeys(configured: string | undefined, dir: string | undefined): EvidenceKey[] {
+  const setting = configured?.trim();
+  const text = setting
+    ? setting.startsWith('{')
+      ? setting
+      : readFileSync(setting, 'utf8')
+    : dir
+      ? readIfThere(join(dir, RETIRED_KEYS_FILE))
+      : undefined;
+  if (text === undefined) return [];
+  const where = setting ? 'EVIDENCE_RETIRED_KEYS' : join(dir as string, RETIRED_KEYS_FILE);
+  let keys: unknown;
+  try {
+    keys = (JSON.parse(text) as { keys?: unknown }).keys;
+  } catch {
+    throw new SigningKeyError(`${where}: not JSON (give a JWKS: {"keys": [...]})`);
+  }
+  if (!Array.isArray(keys)) throw new SigningKeyError(`${where}: not a JWKS (no "keys")`);
+  return keys.map((k: Record<string, unknown>, i) => {
+    const key = evidenceKeyOf(k, k.kid);
+    const from = Date.parse(String(k.valid_from));
+    const to = Date.parse(String(k.valid_to));
+    if (!key)
+      throw new SigningKeyError(
+        `${where}: key ${i + 1} is not an Ed25519 public key whose kid is its thumbprint`,
+      );
+    if (Number.isNaN(from) || Number.isNaN(to))
+      throw new SigningKeyError(`${where}: key ${key.kid} needs valid_from and valid_to (ISO 8601)`);
+    return { ...key, valid_from: new Date(from).toISOString(), valid_to: new Date(to).toISOString() };
+  });
+}
+
+/**
+ * The public part of a JWK as an evidence key named `kid`, or undefined unless it is an Ed25519 key whose
+ * thumbprint is `kid` (an evidence_keys row that fails this is not a key PropLens wrote). Validity left empty.
+ */
+export function evidenceKeyOf(jwk: unknown, kid: unknown): EvidenceKey | undefined {
+  const { kty, crv, x } = (jwk ?? {}) as Record<string, unknown>;
+  if (kty !== 'OKP' || crv !== 'Ed25519' || typeof x !== 'string') return undefined;
+  try {
+    const publicKey = createPublicKey({ key: { kty, crv, x }, format: 'jwk' });
+    if (thumbprint(publicKey) !== kid) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { kty, crv, x, kid, valid_from: '', valid_to: null };
+}
+
+/** Adds a retired key to the retired-keys file in `dir` (written whole, then renamed into place). */
+export function keepRetiredKey(dir: string, key: EvidenceKey): void {
+  const kept = loadRetiredKeys(undefined, dir);
+  if (kept.some((k) => k.kid === key.kid)) return;
+  const file = join(dir, RETIRED_KEYS_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify({ keys: [...kept, key] }, null, 2)}\n`, { mode: 0o644 });
+  renameSync(tmp, file);
 }
 
 function fromText(text: string): SigningKey {

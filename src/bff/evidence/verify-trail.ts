@@ -1,5 +1,6 @@
 import { createPublicKey, hash, type KeyObject } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
+import type { JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import type { DatabaseSchema } from '../db/schema.ts';
 import { CHAINED_COLUMNS, type ChainedEntry, canonicalOf, chainedFields } from '../stores/audit/chain.ts';
@@ -8,9 +9,13 @@ import type { AuditCheckpointsTable } from './tables.ts';
 
 /*
  * The audit trail checked whole (npm run audit:verify): every entry against its hash and the previous entry's,
- * in the chain's order from where it starts, a batch at a time; every checkpoint against its signature (by an
- * evidence key the database keeps) and against the entry it names (its hash, and the count up to it).
+ * in the chain's order from where it starts, a batch at a time; every checkpoint against its signature (by a key
+ * of the JWKS the verifier trusts: configuration's, or one it was given, never the evidence_keys table) and against
+ * the entry it names (its hash, and the count up to it).
  */
+
+/** A key the verifier trusts, as a JWKS has it: with when it signed (ISO 8601), where the JWKS says so. */
+export type TrustedKey = JWK & { valid_from?: string | null; valid_to?: string | null };
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -27,7 +32,7 @@ export interface TrailBroken {
   /** The first entry that does not match (or the one a checkpoint names): its id and time (epoch ms). */
   id: number;
   at: number;
-  how: 'changed' | 'removed' | 'inserted' | 'checkpoint';
+  how: 'changed' | 'removed' | 'inserted' | 'checkpoint' | 'key';
   message: string;
 }
 
@@ -83,10 +88,17 @@ async function* entries(db: Db, sqlite: BetterSqlite3.Database | undefined, afte
 
 const when = (at: number) => new Date(at).toISOString();
 
-/** Walks the whole trail and every checkpoint; the first thing that does not match, or the count. */
+/**
+ * Walks the whole trail and every checkpoint; the first thing that does not match, or the count. `keys`: the keys
+ * checkpoints may be signed by (none given: no checkpoint verifies).
+ */
 export async function verifyTrail(
   db: Db,
-  { sqlite, batch = BATCH }: { sqlite?: BetterSqlite3.Database | undefined; batch?: number } = {},
+  {
+    sqlite,
+    batch = BATCH,
+    keys = [],
+  }: { sqlite?: BetterSqlite3.Database | undefined; batch?: number; keys?: readonly TrustedKey[] } = {},
 ): Promise<TrailVerified | TrailBroken> {
   const base = await db.selectFrom('audit_chain').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
   const baseId = Number(base.base_id);
@@ -101,7 +113,7 @@ export async function verifyTrail(
   if (before)
     return brokenAt(Number(before.id), Number(before.at), 'inserted', 'it is before the start of the chain');
   const checkpoints = await db.selectFrom('audit_checkpoints').selectAll().orderBy('at').execute();
-  const unsigned = await checkSignatures(db, checkpoints);
+  const unsigned = await checkSignatures(db, checkpoints, keys);
   if (unsigned) return unsigned;
   // The checkpoints still checkable against entries: those naming the start or an entry after it.
   const checked = new Map<number, AuditCheckpointsTable[]>();
@@ -184,20 +196,70 @@ function checkpointBroken(c: AuditCheckpointsTable, why: string): TrailBroken {
   };
 }
 
-/** Each checkpoint signed by an evidence key the database keeps; the first that is not, or undefined. */
+interface Trusted {
+  key: KeyObject;
+  x: unknown;
+  from: number | undefined;
+  to: number | undefined;
+}
+
+const time = (iso: string | null | undefined) => (iso ? Date.parse(iso) : undefined);
+
+/**
+ * Each evidence_keys row a key the verifier trusts (a row that is not, or holds another key under a trusted kid, was
+ * written behind PropLens), then each checkpoint signed by a trusted key within its validity; the first that is
+ * not, or undefined.
+ */
 async function checkSignatures(
   db: Db,
   checkpoints: AuditCheckpointsTable[],
+  keys: readonly TrustedKey[],
 ): Promise<TrailBroken | undefined> {
-  const keys = new Map<string, KeyObject>();
-  for (const k of await db.selectFrom('evidence_keys').selectAll().execute())
-    keys.set(k.key_id, createPublicKey({ key: JSON.parse(k.public_jwk), format: 'jwk' }));
+  const trusted = new Map<string, Trusted>();
+  for (const k of keys) {
+    if (!k.kid || k.kty !== 'OKP' || k.crv !== 'Ed25519') continue;
+    const { kty, crv, x } = k;
+    trusted.set(k.kid, {
+      key: createPublicKey({ key: { kty, crv, x }, format: 'jwk' }),
+      x,
+      from: time(k.valid_from),
+      to: time(k.valid_to),
+    });
+  }
+  for (const row of await db.selectFrom('evidence_keys').selectAll().orderBy('valid_from').execute()) {
+    const t = trusted.get(row.key_id);
+    let x: unknown;
+    try {
+      x = (JSON.parse(row.public_jwk) as JWK).x;
+    } catch {}
+    if (!t || t.x !== x)
+      return {
+        ok: false,
+        id: 0,
+        at: Number(row.valid_from),
+        how: 'key',
+        message: t
+          ? `the evidence_keys row of ${row.key_id} is not the configured key`
+          : `the evidence_keys row of ${row.key_id} is not a configured key (the current key, EVIDENCE_RETIRED_KEYS or --keys): it was added behind PropLens, or a retired key is missing from configuration`,
+      };
+  }
   for (const c of checkpoints) {
-    const key = keys.get(c.key_id);
-    if (!key)
-      return checkpointBroken(c, `is signed by key ${c.key_id}, which is not among the evidence keys`);
-    if (!checkpointSigned({ ...c, at: Number(c.at) }, c.signature, key))
+    const t = trusted.get(c.key_id);
+    if (!t)
+      return checkpointBroken(
+        c,
+        `is signed by key ${c.key_id}, which is not among the configured evidence keys`,
+      );
+    const at = Number(c.at);
+    if (!checkpointSigned({ ...c, at }, c.signature, t.key))
       return checkpointBroken(c, 'does not match its signature: it was changed after it was signed');
+    if (t.from !== undefined && at < t.from)
+      return checkpointBroken(
+        c,
+        `was signed before its key existed (key ${c.key_id} is valid from ${when(t.from)})`,
+      );
+    if (t.to !== undefined && at > t.to)
+      return checkpointBroken(c, `was signed after its key was retired (key ${c.key_id}, ${when(t.to)})`);
   }
   return undefined;
 }
