@@ -261,12 +261,6 @@ export function preparedAuditAppend(
   };
 }
 
-/** One entry at a time (a caller appending entries one by one reads the head for each: prefer the batch). */
-export function preparedAuditInsert(sqlite: BetterSqlite3.Database): (entry: NewAuditEntry) => void {
-  const append = preparedAuditAppend(sqlite);
-  return (e) => append([e]);
-}
-
 /** Entries appended in one SQLite transaction through statements prepared once. */
 export function preparedAppend(sqlite: BetterSqlite3.Database) {
   return sqlite.transaction(preparedAuditAppend(sqlite));

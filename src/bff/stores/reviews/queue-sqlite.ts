@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { LeasedRow } from '../../reviews/leased-row.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
-import { preparedAuditInsert } from '../audit/chain.ts';
+import { preparedAuditAppend } from '../audit/chain.ts';
 import { byReview, type Completion, keptEntries } from './completions.ts';
 import { type DueRow, dueRow, RECLAIM_BATCH } from './due-rows.ts';
 import type { LeaseOrder, LeaseShares, OpenRun } from './lease-order.ts';
@@ -139,7 +139,7 @@ function prepareComplete(sqlite: BetterSqlite3.Database): PreparedQueue['complet
   const setLastSeq = sqlite.prepare('update reviews set last_seq = ? where id = ?');
   // The entries of the answers kept, beside them (ADR 010, addendum): chained and inserted as the audit store
   // does (with their folded search text).
-  const audit = preparedAuditInsert(sqlite);
+  const audit = preparedAuditAppend(sqlite);
   return sqlite.transaction((batch: readonly Completion[], now: number): boolean[] => {
     const taken = batch.map(() => false);
     const reviews = byReview(batch);
@@ -175,7 +175,7 @@ function prepareComplete(sqlite: BetterSqlite3.Database): PreparedQueue['complet
       for (const [run, counts] of byRun) count.run({ ...counts, now, reviewId, run });
       setLastSeq.run(seq, reviewId);
     }
-    for (const entry of keptEntries(batch, taken)) audit(entry);
+    audit([...keptEntries(batch, taken)]);
     return taken;
   });
 }
