@@ -123,7 +123,11 @@ function PrintHeader({ review, retrieved, now }: { review: ReviewSummary; retrie
         Printed {formatDateTime(now, PRINTED_AT)}. {formatCount(review.totalRows)} rows in the review.
       </p>
       <div className="text-xs">
-        {review.signOff ? <SignOffLines signOff={review.signOff} /> : <p>Not signed off.</p>}
+        {review.signOff ? (
+          <SignOffLines signOff={review.signOff} latest={review.runs.at(-1)} />
+        ) : (
+          <p>Not signed off.</p>
+        )}
       </div>
     </header>
   );
