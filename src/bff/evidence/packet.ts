@@ -30,13 +30,24 @@ export interface PacketReview {
   startedByName: string | null;
   /** Sign-off and approval as the JSON export states them (names beside keys); null when not signed off. */
   signOff: unknown;
-  /** The host the export was asked of (the packet says "signed by PropLens at <host>"). */
+  /**
+   * The host the packet says it was exported at ("signed by PropLens at <host>"): a name the operator configured,
+   * never the client's Host alone (routes/review-evidence.ts packetHost).
+   */
   host: string;
+  /** The file the review came from, when it has one: its name and when it was received (epoch ms). */
+  source?: { name: string; receivedAt: number } | null;
 }
+
+/**
+ * The manifest as built: ADR 014's, and `source` (the file the review came from, received before its first
+ * run) when the review has one.
+ */
+export type BuiltManifest = PacketManifest & { source?: { name: string; receivedAt: string } };
 
 export interface EvidencePacket {
   zip: Uint8Array;
-  manifest: PacketManifest;
+  manifest: BuiltManifest;
 }
 
 type Db = Kysely<DatabaseSchema>;
@@ -87,7 +98,7 @@ export class EvidencePackets {
     const checkpoint = await this.options.checkpoints.checkpointNow();
     const exportedAt = (this.options.now ?? Date.now)();
     const { review } = about;
-    const manifest: PacketManifest = {
+    const manifest: BuiltManifest = {
       type: 'proplens-evidence-packet',
       v: 1,
       exportedAt: new Date(exportedAt).toISOString(),
@@ -102,6 +113,9 @@ export class EvidencePackets {
         rows: review.receivedRows,
       },
       runs: review.runs.map((r) => ({ number: r.number, startedAt: r.startedAt, finishedAt: r.finishedAt })),
+      ...(about.source
+        ? { source: { name: about.source.name, receivedAt: new Date(about.source.receivedAt).toISOString() } }
+        : {}),
       signOff: about.signOff,
       files: files.map(
         ({ name, bytes }): PacketFile => ({ name, bytes: bytes.length, sha256: sha256(bytes) }),

@@ -5,6 +5,7 @@ import { verifyPacket } from '../../evidence-verify/packet.ts';
 import { EVIDENCE_KEYS_PATH } from '../evidence/keys-route.ts';
 import { clientToken, fileRows, finished, finishedReview, uploadReview } from '../test-support/review-api.ts';
 import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
+import { packetHost } from './review-evidence.ts';
 
 /*
  * Export evidence over HTTP (issue 30): a finished review's packet holds the exports as they download, its runs
@@ -40,7 +41,7 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     const jwks = await (await h.call(EVIDENCE_KEYS_PATH)).json();
     const verdict = await verifyPacket(zip, jwks);
     expect(verdict.summary).toMatch(
-      /^Verified: signed by PropLens at localhost on \d{4}-\d\d-\d\d; 4 files, none changed$/,
+      /^Verified: signed by PropLens at unconfigured host on \d{4}-\d\d-\d\d; 4 files, none changed$/,
     );
     const manifest = verdict.manifest;
     expect(manifest?.review).toMatchObject({
@@ -120,7 +121,7 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     expect((await h.call(`/api/reviews/${running}/evidence.zip`)).status).toBe(401);
   });
 
-  it('carries the file the review came from, byte for byte, sent once by the key that started it', async () => {
+  it('carries the file the review came from, byte for byte, sent once while its rows come, by the key that started it', async () => {
     const h = db.make();
     await h.signIn();
     const addresses = ['1 Main St', '2 Oak Ave'];
@@ -132,33 +133,124 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
       ...new TextEncoder().encode('address\r\n1 Main St\r\n2 Oak Ave\r\n'),
       ...Array.from({ length: 256 }, (_, i) => i),
     ]);
-    const id = await uploadReview(h, fileRows(addresses), {
-      kind: 'csv',
-      columns: ['address'],
-      origin: 'portfolio.csv',
-    });
+    // As the browser sends it (start/upload.ts): the review created, its file, then its rows.
+    const id = await created(h, addresses.length);
     const put = (bytes: Uint8Array, name = '../x/portfolio Q3.csv') => sendFile(h, id, bytes, name);
     expect((await put(file)).status).toBe(201);
     expect((await put(file)).status).toBe(200);
     expect((await put(file.slice(1))).status).toBe(409);
-    expect((await put(new Uint8Array(20 * 1024 * 1024 + 1))).status).toBe(413);
+    await sendRows(h, id, addresses);
+    // Once every row is in (run 1 starts), no file is taken: not other bytes, not these again.
+    const late = await put(file.slice(1));
+    expect(late.status).toBe(409);
+    expect(await messageOf(late)).toMatch(/only while its rows are being sent/);
+    expect((await put(file)).status).toBe(409);
     h.reviews?.worker.start();
-    await finished(h, id);
+    const review = await finished(h, id);
     const zip = new Uint8Array(await (await h.call(`/api/reviews/${id}/evidence.zip`)).arrayBuffer());
     const files = unzipSync(zip);
     expect(files['source/portfolio Q3.csv']).toEqual(file);
     const jwks = await (await h.call(EVIDENCE_KEYS_PATH)).json();
-    expect((await verifyPacket(zip, jwks)).summary).toMatch(/; 5 files, none changed$/);
+    const verdict = await verifyPacket(zip, jwks);
+    expect(verdict.summary).toMatch(/; 5 files, none changed$/);
+    // When it came: before the first run started.
+    const { source } = verdict.manifest as { source?: { name: string; receivedAt: string } };
+    expect(source?.name).toBe('portfolio Q3.csv');
+    expect(Date.parse(source?.receivedAt ?? '')).toBeLessThanOrEqual(
+      Date.parse(review.runs[0]?.startedAt ?? ''),
+    );
 
     const colleague = db.make();
     await colleague.signIn('pi_demo_professional_2');
     expect((await sendFile(colleague, id, file, 'other.csv')).status).toBe(409);
-    const pasted = await uploadReview(h, addresses);
+    const pasted = await created(h, 1, { kind: 'paste' });
     expect((await sendFile(h, pasted, file, 'x.csv')).status).toBe(409);
+  });
+
+  it('takes a file only as large as the review’s rows make it, cut at that limit', async () => {
+    const h = db.make();
+    await h.signIn();
+    const small = await created(h, 2);
+    // 2 rows: at most 1 MB. Declared too large: refused before a byte is read.
+    const declared = await sendFile(h, small, new Uint8Array(1024 * 1024 + 1), 'big.csv');
+    expect(declared.status).toBe(413);
+    expect(await messageOf(declared)).toBe('The file of a review of 2 rows is at most 1 MB.');
+    // Streamed without a length (chunked): read until the limit is passed, then cut, never read whole.
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 64 * 1024;
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const streamed = await h.app.request(`/api/reviews/${small}/source?name=big.csv`, {
+      method: 'PUT',
+      headers: {
+        cookie: h.cookie,
+        'X-Requested-With': 'proplens',
+        'Content-Type': 'application/octet-stream',
+      },
+      body: endless,
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(pulled).toBeLessThanOrEqual(1024 * 1024 + 4 * 64 * 1024);
+    // 1 MB fits; and a review of 1,000 rows takes 4 MB.
+    expect((await sendFile(h, small, new Uint8Array(1024 * 1024).fill(65), 'a.csv')).status).toBe(201);
+    const large = await created(h, 1000);
+    expect((await sendFile(h, large, new Uint8Array(4096 * 1000).fill(65), 'b.csv')).status).toBe(201);
+  });
+
+  it('says the host it was exported at only when ALLOWED_HOSTS names it, never what the client sent', async () => {
+    const h = db.make();
+    await h.signIn();
+    const review = await finishedReview(h, ['1 Main St']);
+    const res = await h.call(`/api/reviews/${review.id}/evidence.zip`, { headers: { host: '8.8.8.8' } });
+    const jwks = await (await h.call(EVIDENCE_KEYS_PATH)).json();
+    const verdict = await verifyPacket(new Uint8Array(await res.arrayBuffer()), jwks);
+    expect(verdict.manifest?.proplens.host).toBe('unconfigured host');
+    expect(verdict.summary).toMatch(/^Verified: signed by PropLens at unconfigured host on /);
+
+    const allowed = ['proplens.example.com', '*.example.org', '8.8.8.8'];
+    expect(packetHost('PropLens.Example.com:8443', allowed)).toBe('proplens.example.com');
+    expect(packetHost('proplens.example.com.', allowed)).toBe('proplens.example.com');
+    expect(packetHost('8.8.8.8', allowed)).toBe('unconfigured host');
+    expect(packetHost('[::1]:8080', allowed)).toBe('unconfigured host');
+    expect(packetHost('evil.example.org', allowed)).toBe('unconfigured host');
+    expect(packetHost('*.example.org', allowed)).toBe('unconfigured host');
+    expect(packetHost('localhost', allowed)).toBe('unconfigured host');
+    expect(packetHost(undefined, allowed)).toBe('unconfigured host');
   });
 });
 
-/** PUT the raw bytes of a review's file, as the browser sends them after creating the review. */
+const messageOf = async (res: Response) =>
+  ((await res.json()) as { error: { message: string } }).error.message;
+
+/** A file review of `totalRows` rows just created (no rows sent yet), as the browser creates one. */
+async function created(h: Harness, totalRows: number, over: Record<string, unknown> = {}): Promise<string> {
+  const body = {
+    clientToken: clientToken(),
+    name: 'Collateral',
+    kind: 'csv',
+    columns: ['address'],
+    origin: 'portfolio.csv',
+    totalRows,
+    ...over,
+  };
+  const res = await h.call('/api/reviews', { method: 'POST', body });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** Every row of the review in one chunk: its first run starts. */
+async function sendRows(h: Harness, id: string, addresses: readonly string[]) {
+  const rows = fileRows(addresses);
+  const chunk = { index: 0, firstRow: 0, rows, last: true };
+  const res = await h.call(`/api/reviews/${id}/chunks`, { method: 'PUT', body: chunk });
+  expect(res.status, await res.clone().text()).toBe(200);
+}
+
+/** PUT the raw bytes of a review's file, as the browser sends them after creating the review, before its rows. */
 const sendFile = (h: Harness, id: string, bytes: Uint8Array, name: string) =>
   h.app.request(`/api/reviews/${id}/source?name=${encodeURIComponent(name)}`, {
     method: 'PUT',

@@ -1,11 +1,16 @@
+import { isIP } from 'node:net';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_REVIEW_BYTES } from '../../contract/index.ts';
 import type { AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import type { EvidencePackets } from '../evidence/packet.ts';
-import { ReviewSources, sourceFileName } from '../evidence/packet-source.ts';
+import {
+  DEFAULT_MAX_SOURCE_BYTES,
+  ReviewSources,
+  sourceFileName,
+  sourceLimit,
+} from '../evidence/packet-source.ts';
 import { requireSession } from '../middleware/session.ts';
 import { keyFingerprint } from '../stores/sessions/types.ts';
 import { type ReviewExportRouteDeps, reviewExportRoutes } from './review-export.ts';
@@ -14,13 +19,17 @@ export interface ReviewEvidenceRouteDeps extends ReviewExportRouteDeps {
   packets: EvidencePackets;
   /** Commits the audit entries still buffered, so the packet's checkpoint and entries include them. */
   flushAudit?: () => Promise<void>;
+  /** REVIEW_MAX_SOURCE_BYTES: the bytes of source files one account keeps (default 1 GB). */
+  reviewMaxSourceBytes?: number;
+  /** ALLOWED_HOSTS: the names a packet may say it was exported at (packetHost). */
+  allowedHosts?: readonly string[];
 }
 
 /**
  * GET /api/reviews/:id/evidence.zip (any key of the account): the finished review's signed evidence packet
  * (evidence/packet.ts), named after the review. PUT /api/reviews/:id/source?name=: the file a review was made
- * from, its raw bytes, sent once after the review is created by the key that created it; the packet carries it
- * as `source/<name>`.
+ * from, its raw bytes, sent once by the key that created it while the review receives its rows (before its first
+ * run starts), at most sourceLimit(rows); the packet carries it as `source/<name>`, and says when it came.
  */
 export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
   // results.csv and results.json are the exports themselves, asked of the export routes with this session, so
@@ -29,31 +38,49 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
   const app = new Hono<AppEnv>();
   const sources = new ReviewSources(deps.reviews.database.db);
   app.use('*', requireSession(deps.sessions));
-  app.put(
-    '/:id/source',
-    bodyLimit({
-      maxSize: MAX_REVIEW_BYTES,
+  app.put('/:id/source', async (c) => {
+    const session = c.get('session');
+    const review = await inDatabase(() => deps.reviews.store.summary(session.accountId, c.req.param('id')));
+    if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
+    if (review.kind !== 'csv')
+      throw new ApiError(409, 'conflict', 'Only a review made from a file keeps its file.');
+    if (review.createdBy !== keyFingerprint(session.keyHash))
+      throw new ApiError(409, 'conflict', 'Only the key that started the review sends its file.');
+    if (review.status !== 'uploading') throw notUploading();
+    // Read with a byte limit: a body past it is cut there (413), never read whole.
+    const limit = sourceLimit(review.totalRows);
+    let bytes = new Uint8Array();
+    await bodyLimit({
+      maxSize: limit,
       onError: () => {
-        throw new ApiError(413, 'payload_too_large', 'A review’s file is at most 20 MB.');
+        throw new ApiError(
+          413,
+          'payload_too_large',
+          `The file of a review of ${review.totalRows.toLocaleString('en-US')} ${review.totalRows === 1 ? 'row' : 'rows'} is at most ${megabytes(limit)}.`,
+        );
       },
-    }),
-    async (c) => {
-      const session = c.get('session');
-      const review = await inDatabase(() => deps.reviews.store.summary(session.accountId, c.req.param('id')));
-      if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
-      if (review.kind !== 'csv')
-        throw new ApiError(409, 'conflict', 'Only a review made from a file keeps its file.');
-      if (review.createdBy !== keyFingerprint(session.keyHash))
-        throw new ApiError(409, 'conflict', 'Only the key that started the review sends its file.');
-      const bytes = new Uint8Array(await c.req.arrayBuffer());
-      if (bytes.length === 0) throw new ApiError(400, 'bad_request', 'The file is empty.');
-      const name = sourceFileName(c.req.query('name'));
-      const stored = await inDatabase(() => sources.put(review.id, name, bytes, (deps.now ?? Date.now)()));
-      if (stored === 'different')
-        throw new ApiError(409, 'conflict', 'This review already has its file, and it is another one.');
-      return c.json({ name, bytes: bytes.length }, stored === 'stored' ? 201 : 200);
-    },
-  );
+    })(c, async () => {
+      bytes = new Uint8Array(await c.req.arrayBuffer());
+    });
+    if (bytes.length === 0) throw new ApiError(400, 'bad_request', 'The file is empty.');
+    const name = sourceFileName(c.req.query('name'));
+    const file = { name, bytes, at: (deps.now ?? Date.now)() };
+    const stored = await inDatabase(() =>
+      sources.receive(
+        session.accountId,
+        review.id,
+        file,
+        deps.reviewMaxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES,
+      ),
+    );
+    if (stored === 'not_found')
+      throw new ApiError(404, 'not_found', 'There is no such review in this account.');
+    if (stored === 'closed') throw notUploading();
+    if (stored === 'different')
+      throw new ApiError(409, 'conflict', 'This review already has its file, and it is another one.');
+    // The same bytes again (a retry whose answer was lost) change nothing.
+    return c.json({ name, bytes: bytes.length }, stored === 'stored' ? 201 : 200);
+  });
   app.get('/:id/evidence.zip', async (c) => {
     const session = c.get('session');
     const id = c.req.param('id');
@@ -86,7 +113,8 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
         account: { id: session.accountId, name: session.account.name },
         startedByName: (about.startedByName as string | null) ?? null,
         signOff: about.signOff ?? null,
-        host: new URL(c.req.url).host,
+        host: packetHost(c.req.header('host'), deps.allowedHosts ?? []),
+        source: source ? { name: source.name, receivedAt: source.receivedAt } : null,
       },
       [
         { name: 'results.csv', bytes: csv },
@@ -118,4 +146,26 @@ export function evidenceFileName(name: string): string {
       .slice(0, 80)
       .trim() || 'review';
   return `${safe}.evidence.zip`;
+}
+
+const notUploading = () =>
+  new ApiError(
+    409,
+    'conflict',
+    'A review’s file is taken only while its rows are being sent: this review has all its rows (or was cancelled), so it keeps no file.',
+  );
+
+const megabytes = (n: number) =>
+  `${(n / (1024 * 1024)).toLocaleString('en-US', { maximumFractionDigits: 1 })} MB`;
+
+/**
+ * The host a packet says it was exported at: the request's Host only when ALLOWED_HOSTS names it exactly (the
+ * operator's word that it is this PropLens), else "unconfigured host". Never a name the client chose alone: the
+ * request guard also serves any IP literal, localhost and a wildcard's every subdomain, so `Host: 8.8.8.8` would
+ * make a packet "signed by PropLens at 8.8.8.8".
+ */
+export function packetHost(requestHost: string | undefined, allowedHosts: readonly string[]): string {
+  const name = (requestHost ?? '').trim().toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '');
+  const named = name !== '' && !name.startsWith('*') && isIP(name) === 0 && allowedHosts.includes(name);
+  return named ? name : 'unconfigured host';
 }
