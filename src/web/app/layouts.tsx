@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import type { Account } from '../../contract/index.ts';
@@ -7,6 +7,7 @@ import { useDeleteSession } from '../features/auth/api/delete-session.ts';
 import { sessionQueryOptions } from '../features/auth/api/get-session.ts';
 import { useSessionFlags } from '../features/auth/session-flags.ts';
 import { NotificationsLink } from '../features/monitoring/notifications-link.tsx';
+import { custodyQueryOptions } from '../features/settings/index.ts';
 
 export function Logo() {
   return (
@@ -138,6 +139,7 @@ const NAV_LINK =
 export function AccountHeader({ account, extra }: { account: Account; extra?: ReactNode }) {
   const navigate = useNavigate();
   const signOut = useDeleteSession();
+  const queryClient = useQueryClient();
   const session = useQuery(sessionQueryOptions()).data;
   const [confirm, setConfirm] = useState<ReviewsAtSignOut | null>(null);
   const demo = session?.demo ?? false;
@@ -151,8 +153,16 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
     const reviews = await import('../features/review/run/sign-out.ts')
       .then((m) => m.reviewsAtSignOut(session?.keyFingerprint))
       .catch(() => ({ running: 0, mine: 0 }));
-    // A demo: only this visitor's reviews go, and other visitors' running ones are theirs to mind.
-    if (demo ? reviews.mine > 0 : reviews.running > 0) setConfirm(reviews);
+    // A demo: only this visitor's reviews go, and other visitors' running ones are theirs to mind. With "Work
+    // while I'm signed out" on, running reviews go on with the kept key: nothing pauses, nothing to ask.
+    const kept =
+      !demo && reviews.running > 0 && session
+        ? await queryClient
+            .fetchQuery(custodyQueryOptions(session.accountId))
+            .then((c) => c.on)
+            .catch(() => false)
+        : false;
+    if (demo ? reviews.mine > 0 : reviews.running > 0 && !kept) setConfirm(reviews);
     else leave();
   };
   return (

@@ -424,6 +424,35 @@ describe('signing out', () => {
     await waitFor(() => expect(location.pathname).toBe('/sign-in'));
   });
 
+  it('with "Work while I’m signed out" on, running reviews go on: it signs out without asking', async () => {
+    const server = fakeReviewServer({ account: () => 'acct-k', answer, manual: true });
+    fakeApi({
+      'GET /api/session': sessionFor('acct-k'),
+      'GET /api/config': () => json({ demoKeys: null, salesContact: null }),
+      'GET /api/custody': () =>
+        json({
+          available: true,
+          on: true,
+          keyFingerprint: '3f9a1c2e',
+          keyName: null,
+          since: null,
+          problem: null,
+          problemAt: null,
+          unavailableReason: null,
+        }),
+      'DELETE /api/session': () => new Response(null, { status: 204 }),
+      ...server.routes,
+      'GET /api/reviews/*': server.handle,
+      'PUT /api/reviews/*': server.handle,
+    });
+    renderRoutes(routes, '/review');
+    await startPasted('1100 Congress Ave, Austin TX', 'Kept');
+    await progress();
+    await userEvent.click(screen.getByRole('button', { name: 'Sign out' }));
+    await waitFor(() => expect(location.pathname).toBe('/sign-in'));
+    expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
+  });
+
   it('a demo visitor is told of the reviews they started; the BFF removes them with the session', async () => {
     const { api } = backend(
       () => 'acct-d',
