@@ -55,6 +55,9 @@ export interface BffDeps {
   signInsPerMinute?: number;
   /** Rows an account may have waiting to be looked up (REVIEW_MAX_PENDING_ROWS). */
   reviewMaxPendingRows?: number;
+  /** Bytes of review source files an account keeps (REVIEW_MAX_SOURCE_BYTES); ALLOWED_HOSTS, a packet's host. */
+  reviewMaxSourceBytes?: number;
+  allowedHosts?: readonly string[];
   /** Signs our search cursors; replicas must share it. */
   cursorSecret?: string;
   /** The built SPA; omitted in API-only tests. */
