@@ -60,9 +60,8 @@ async function packet(key: { privateKey: KeyObject; kid: string }, exportedAt: n
 async function served(
   checkpoints: Checkpoints,
 ): Promise<JSONWebKeySet & { keys: Record<string, unknown>[] }> {
-  return (await evidenceKeyRoutes(checkpoints)
-    .request(EVIDENCE_KEYS_PATH)
-    .then((r) => r.json())) as never;
+  const res = await evidenceKeyRoutes(checkpoints).request(EVIDENCE_KEYS_PATH);
+  return (await res.json()) as never;
 }
 
 function recordingLogger() {
