@@ -5,8 +5,9 @@ import type { Checkpoints } from './checkpoints.ts';
 export const EVIDENCE_KEYS_PATH = '/.well-known/proplens-evidence-keys.json';
 
 /**
- * The evidence keys as a JWKS (RFC 7517): the current key and the retired ones, each with when it signed
- * (`valid_from`, `valid_to`). Cached for five minutes: a new key is seen within that.
+ * The evidence keys as a JWKS (RFC 7517): the current key and the retired ones configuration holds, each with when
+ * it signed (`valid_from`, `valid_to`); never a key only the database has (Checkpoints.keys). Cached for five
+ * minutes: a new key is seen within that.
  */
 export function evidenceKeyRoutes(checkpoints: Checkpoints) {
   const app = new Hono();
