@@ -98,8 +98,7 @@ export class AuditWriter {
     this.#waiting++;
     // The next turn of the event loop, so requests answered in this one share the transaction. From
     // node:timers, so a test's fake timers (which replace the global) do not hold commits back.
-    if (!this.#committing)
-      this.#committing = new Promise((go) => setImmediate(go)).then(() => this.#drain());
+    if (!this.#committing) this.#committing = new Promise((go) => setImmediate(go)).then(() => this.#drain());
     return group.done;
   }
 
