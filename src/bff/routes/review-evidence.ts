@@ -47,8 +47,10 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
     if (review.createdBy !== keyFingerprint(session.keyHash))
       throw new ApiError(409, 'conflict', 'Only the key that started the review sends its file.');
     if (review.status !== 'uploading') throw notUploading();
-    // Read with a byte limit: a body past it is cut there (413), never read whole.
-    const limit = sourceLimit(review.totalRows);
+    // Read with a byte limit: a body past it is cut there (413), never read whole. The file's rows are the
+    // review's and the blank ones the browser left out.
+    const fileRows = review.totalRows + review.skippedBlank;
+    const limit = sourceLimit(fileRows);
     let bytes = new Uint8Array();
     await bodyLimit({
       maxSize: limit,
@@ -56,7 +58,7 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
         throw new ApiError(
           413,
           'payload_too_large',
-          `The file of a review of ${review.totalRows.toLocaleString('en-US')} ${review.totalRows === 1 ? 'row' : 'rows'} is at most ${megabytes(limit)}.`,
+          `The file of a review of ${fileRows.toLocaleString('en-US')} ${fileRows === 1 ? 'row' : 'rows'} is at most ${megabytes(limit)}.`,
         );
       },
     })(c, async () => {
