@@ -9,8 +9,8 @@ import { entryHash, insertChained } from '../stores/audit/chain.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
 import { PostgresServer, postgresAvailable } from '../test-support/postgres-process.ts';
-import { Checkpoints } from './checkpoints.ts';
-import { loadSigningKey } from './signing-key.ts';
+import { Checkpoints, signCheckpoint } from './checkpoints.ts';
+import { loadSigningKey, thumbprint } from './signing-key.ts';
 import { type TrailBroken, type TrustedKey, verifyTrail } from './verify-trail.ts';
 
 /*
@@ -133,6 +133,30 @@ describe.each(backends)('the audit chain on $name', (backend) => {
       await trx.updateTable('audit_checkpoints').set({ entries: 6, head_id: sixth.id }).execute();
     });
     expect(resigned).toMatchObject({ how: 'checkpoint' });
+    // A database writer's own key among the evidence keys, and the chain rewritten and re-signed with it (F5).
+    const attacker = generateKeyPairSync('ed25519');
+    const kid = thumbprint(attacker.publicKey);
+    const planted = await plantedThenVerified(db, sqlite, async (trx) => {
+      await trx
+        .insertInto('evidence_keys')
+        .values({
+          key_id: kid,
+          public_jwk: JSON.stringify(attacker.publicKey.export({ format: 'jwk' })),
+          valid_from: 0,
+          valid_to: null,
+        })
+        .execute();
+      const c = await trx.selectFrom('audit_checkpoints').selectAll().executeTakeFirstOrThrow();
+      const forged = { ...c, at: Number(c.at), key_id: kid };
+      await trx
+        .updateTable('audit_checkpoints')
+        .set({ key_id: kid, signature: signCheckpoint(forged, attacker.privateKey) })
+        .execute();
+    });
+    expect(planted).toMatchObject({
+      how: 'key',
+      message: expect.stringContaining(`the evidence_keys row of ${kid} is not a configured key`),
+    });
     expect(await verifyTrail(db, { keys, sqlite })).toMatchObject({ ok: true, entries: 7 });
 
     // Retention removes the start of the chain and moves its base: what is left still verifies, counted whole.
