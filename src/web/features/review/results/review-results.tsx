@@ -247,6 +247,44 @@ function propertiesOf(
   });
 }
 
+/** The charts once every row is in (`complete`), their code read as soon as the first rows are drawn (`shown`). */
+function Charts({
+  headingId,
+  complete,
+  shown,
+  stats,
+  filtering,
+}: {
+  headingId: string;
+  complete: boolean;
+  shown: boolean;
+  stats: ReturnType<typeof useResultStats>;
+  filtering: ReturnType<typeof useResultFilters>;
+}) {
+  // The charts' code is read while the rest of the rows come (the page waits on the server then), not after,
+  // and once the first rows are drawn, so that reading it never competes with them.
+  useEffect(() => {
+    if (!shown) return;
+    const frame = requestAnimationFrame(() => void loadCharts());
+    return () => cancelAnimationFrame(frame);
+  }, [shown]);
+  if (!complete)
+    return <ChartsPlaceholder headingId={headingId} text="The charts are drawn once every row is in." />;
+  return (
+    <Suspense fallback={<ChartsPlaceholder headingId={headingId} text="Drawing the charts…" />}>
+      <ChartsSection
+        headingId={headingId}
+        summary={stats.summary}
+        histogram={stats.histogram}
+        sourceBars={stats.sourceBars}
+        kindBars={stats.kindBars}
+        filters={filtering.deferred}
+        onFilter={filtering.patch}
+      />
+    </Suspense>
+  );
+}
+
 /** Without a live review to show it at once, a fixed row arrives with the server's next event. */
 const ignoreFix = () => {};
 
@@ -282,16 +320,6 @@ export function ReviewResults({
     onOpen: open,
   });
   const [printing, print] = usePrinting();
-  // Rows still loading (a big review opens on its first page): the charts wait for the rest.
-  const complete = rows.length >= Math.min(review.receivedRows, review.totalRows);
-  // The charts' code is read while the rest of the rows come (the page waits on the server then), not after,
-  // and once the first rows are drawn, so that reading it never competes with them.
-  const shown = rows.length > 0;
-  useEffect(() => {
-    if (!shown) return;
-    const frame = requestAnimationFrame(() => void loadCharts());
-    return () => cancelAnimationFrame(frame);
-  }, [shown]);
 
   const byIndex = useMemo(() => new Map(stats.results.map((r) => [r.row.index, r])), [stats.results]);
   const comparedProperties = propertiesOf(selection.compared, byIndex);
@@ -307,26 +335,14 @@ export function ReviewResults({
 
       <SignOffPanel review={review} undecided={stats.decisions.undecided} />
 
-      {complete ? (
-        <Suspense
-          fallback={<ChartsPlaceholder headingId={`${resultsId}-charts`} text="Drawing the charts…" />}
-        >
-          <ChartsSection
-            headingId={`${resultsId}-charts`}
-            summary={stats.summary}
-            histogram={stats.histogram}
-            sourceBars={stats.sourceBars}
-            kindBars={stats.kindBars}
-            filters={filtering.deferred}
-            onFilter={filtering.patch}
-          />
-        </Suspense>
-      ) : (
-        <ChartsPlaceholder
-          headingId={`${resultsId}-charts`}
-          text="The charts are drawn once every row is in."
-        />
-      )}
+      <Charts
+        headingId={`${resultsId}-charts`}
+        // Rows still loading (a big review opens on its first page): the charts wait for the rest.
+        complete={rows.length >= Math.min(review.receivedRows, review.totalRows)}
+        shown={rows.length > 0}
+        stats={stats}
+        filtering={filtering}
+      />
 
       {comparedProperties.length >= MIN_COMPARE ? (
         <Comparison
