@@ -29,7 +29,8 @@ export async function exportAndVerifyEvidence(page: Page, reviewName: string) {
     buffer: packet,
   });
   await expect(stranger.getByRole('status')).toContainText(
-    /^Verified: signed by PropLens at [\w.:-]+ on \d{4}-\d\d-\d\d; 4 files, none changed/,
+    // The e2e servers name no ALLOWED_HOSTS: a packet never names a host the request alone claimed.
+    /^Verified: signed by PropLens at unconfigured host on \d{4}-\d\d-\d\d; 4 files, none changed/,
   );
 
   const files = unzipSync(new Uint8Array(packet));

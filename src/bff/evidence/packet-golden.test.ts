@@ -139,7 +139,7 @@ describe('an evidence packet, whole', () => {
       type: 'proplens-evidence-packet',
       v: 1,
       exportedAt: '2026-11-26T10:00:00.000Z',
-      proplens: { host: 'localhost' },
+      proplens: { host: 'unconfigured host' },
       review: { id, name: 'Q3 portfolio', rows: 2, startedAt: '2026-11-01T09:00:00.000Z' },
       runs: [{ number: 1, startedAt: '2026-11-01T09:00:00.001Z', finishedAt: '2026-11-01T09:00:00.002Z' }],
       signOff: { by: dana, run: 1, at: '2026-11-26T10:00:00.000Z', reason: null, approved: null },
@@ -160,7 +160,7 @@ describe('an evidence packet, whole', () => {
     expect(verified.protectedHeader).toMatchObject({ alg: 'EdDSA', typ: 'proplens-evidence+jws' });
     expect(verified.payload).toEqual(files['manifest.json']);
     expect((await verifyPacket(zip, jwks)).summary).toBe(
-      'Verified: signed by PropLens at localhost on 2026-11-26; 5 files, none changed',
+      'Verified: signed by PropLens at unconfigured host on 2026-11-26; 5 files, none changed',
     );
 
     // One byte of each file changed in turn (its middle one): verify names that file, and only it.
