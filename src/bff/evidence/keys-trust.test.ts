@@ -240,5 +240,8 @@ describe('the evidence keys served and trusted', () => {
         undefined,
       ),
     ).toThrow(/needs valid_from and valid_to/);
+    expect(() => loadRetiredKeys('/nowhere/retired.json', undefined)).toThrow(
+      'EVIDENCE_RETIRED_KEYS: neither a JWKS nor a readable file (ENOENT)',
+    );
   });
 });

@@ -94,7 +94,7 @@ export function loadRetiredKeys(configured: string | undefined, dir: string | un
   const text = setting
     ? setting.startsWith('{')
       ? setting
-      : readFileSync(setting, 'utf8')
+      : readSetting(setting)
     : dir
       ? readIfThere(join(dir, RETIRED_KEYS_FILE))
       : undefined;
@@ -119,6 +119,16 @@ export function loadRetiredKeys(configured: string | undefined, dir: string | un
       throw new SigningKeyError(`${where}: key ${key.kid} needs valid_from and valid_to (ISO 8601)`);
     return { ...key, valid_from: new Date(from).toISOString(), valid_to: new Date(to).toISOString() };
   });
+}
+
+function readSetting(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SigningKeyError(
+      `EVIDENCE_RETIRED_KEYS: neither a JWKS nor a readable file (${(err as NodeJS.ErrnoException).code})`,
+    );
+  }
 }
 
 /**
