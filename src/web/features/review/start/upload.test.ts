@@ -148,6 +148,33 @@ describe('the file a review was read from', () => {
     ]);
   });
 
+  it('refused by the server (too large for its rows, past the account’s share), the rows still go', async () => {
+    const calls: string[] = [];
+    const file = new File(['Address\n1 Main St\n'], 'loans.csv', { type: 'text/csv' });
+    for (const [status, code] of [
+      [413, 'payload_too_large'],
+      [409, 'quota_exceeded'],
+    ] as const) {
+      calls.length = 0;
+      await uploadReview(
+        { name: 'R', kind: 'csv', columns: ['Address'], rows: rows(3), skippedBlank: 0, source: file },
+        {
+          create: async () => summary(),
+          putSource: async () => {
+            calls.push('source');
+            throw new ApiRequestError(status, code, 'not kept');
+          },
+          put: async (_id, chunk) => {
+            calls.push(`chunk ${chunk.index}`);
+            return summary();
+          },
+          sleep: async () => {},
+        },
+      );
+      expect(calls, String(status)).toEqual(['source', 'chunk 0']);
+    }
+  });
+
   it('is not sent for a paste, nor when it is over the review size limit', async () => {
     const sent: string[] = [];
     const deps = {

@@ -128,7 +128,14 @@ export async function uploadReview(upload: ReviewUpload, deps: UploadDeps): Prom
   const { source } = upload;
   if (source && deps.putSource && source.size <= MAX_REVIEW_BYTES) {
     const putSource = deps.putSource;
-    await retrying(() => putSource(summary.id, source, deps.signal));
+    try {
+      await retrying(() => putSource(summary.id, source, deps.signal));
+    } catch (err) {
+      // Refused on its own merits (larger than its rows explain, past the account's share: 413, 409): the rows
+      // still go, and the review runs; only its evidence packet goes without the file. Anything else (offline,
+      // the server away after every retry, a cancel) stops the upload as a chunk's failure would.
+      if (deps.signal?.aborted || !(err instanceof ApiRequestError) || worthRetrying(err)) throw err;
+    }
   }
   const chunks = chunksOf(upload.rows);
   let sent = 0;
