@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppEnv } from '../context.ts';
+import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import type { EvidencePackets } from '../evidence/packet.ts';
@@ -38,99 +38,108 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
   const app = new Hono<AppEnv>();
   const sources = new ReviewSources(deps.reviews.database.db);
   app.use('*', requireSession(deps.sessions));
-  app.put('/:id/source', async (c) => {
-    const session = c.get('session');
-    const review = await inDatabase(() => deps.reviews.store.summary(session.accountId, c.req.param('id')));
-    if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
-    if (review.kind !== 'csv')
-      throw new ApiError(409, 'conflict', 'Only a review made from a file keeps its file.');
-    if (review.createdBy !== keyFingerprint(session.keyHash))
-      throw new ApiError(409, 'conflict', 'Only the key that started the review sends its file.');
-    if (review.status !== 'uploading') throw notUploading();
-    // Read with a byte limit: a body past it is cut there (413), never read whole. The file's rows are the
-    // review's and the blank ones the browser left out.
-    const fileRows = review.totalRows + review.skippedBlank;
-    const limit = sourceLimit(fileRows);
-    let bytes = new Uint8Array();
-    await bodyLimit({
-      maxSize: limit,
-      onError: () => {
-        throw new ApiError(
-          413,
-          'payload_too_large',
-          `The file of a review of ${fileRows.toLocaleString('en-US')} ${fileRows === 1 ? 'row' : 'rows'} is at most ${megabytes(limit)}.`,
-        );
-      },
-    })(c, async () => {
-      bytes = new Uint8Array(await c.req.arrayBuffer());
-    });
-    if (bytes.length === 0) throw new ApiError(400, 'bad_request', 'The file is empty.');
-    const name = sourceFileName(c.req.query('name'));
-    const file = { name, bytes, at: (deps.now ?? Date.now)() };
-    const stored = await inDatabase(() =>
-      sources.receive(
-        session.accountId,
-        review.id,
-        file,
-        deps.reviewMaxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES,
-      ),
-    );
-    if (stored === 'not_found')
-      throw new ApiError(404, 'not_found', 'There is no such review in this account.');
-    if (stored === 'closed') throw notUploading();
-    if (stored === 'different')
-      throw new ApiError(409, 'conflict', 'This review already has its file, and it is another one.');
-    // The same bytes again (a retry whose answer was lost) change nothing.
-    return c.json({ name, bytes: bytes.length }, stored === 'stored' ? 201 : 200);
-  });
-  app.get('/:id/evidence.zip', async (c) => {
-    const session = c.get('session');
-    const id = c.req.param('id');
-    const review = await inDatabase(() => deps.reviews.store.summary(session.accountId, id));
-    if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
-    if (!review.runs.at(-1)?.finishedAt)
-      throw new ApiError(
-        409,
-        'conflict',
-        'The review is still running: export its evidence once it is done.',
-      );
-    await deps.flushAudit?.();
-    const asked = async (file: string) => {
-      // The export routes read the session from their own cookie (not the https one: they see no https).
-      const res = await exports.request(`/${encodeURIComponent(id)}/${file}`, {
-        headers: { cookie: `proplens_session=${c.get('sessionId')}` },
-      });
-      if (!res.ok) throw new ApiError(500, 'internal', 'The review could not be exported.');
-      return new Uint8Array(await res.arrayBuffer());
-    };
-    const [csv, json] = [await asked('export.csv'), await asked('export.json')];
-    const about = (JSON.parse(new TextDecoder().decode(json)) as { review: Record<string, unknown> }).review;
-    const source = await inDatabase(() => sources.get(review.id));
-    const runs = new TextEncoder().encode(
-      `${JSON.stringify({ review: review.id, runs: review.runs }, null, 2)}\n`,
-    );
-    const packet = await deps.packets.build(
-      {
-        review,
-        account: { id: session.accountId, name: session.account.name },
-        startedByName: (about.startedByName as string | null) ?? null,
-        signOff: about.signOff ?? null,
-        host: packetHost(c.req.header('host'), deps.allowedHosts ?? []),
-        source: source ? { name: source.name, receivedAt: source.receivedAt } : null,
-      },
-      [
-        { name: 'results.csv', bytes: csv },
-        { name: 'results.json', bytes: json },
-        ...(source ? [{ name: `source/${source.name}`, bytes: source.bytes }] : []),
-        { name: 'runs.json', bytes: runs },
-      ],
-    );
-    c.header('Content-Type', 'application/zip');
-    c.header('Content-Disposition', `attachment; filename="${evidenceFileName(review.name)}"`);
-    c.header('Cache-Control', 'no-store');
-    return c.body(packet.zip as Uint8Array<ArrayBuffer>);
-  });
+  app.put('/:id/source', (c) => putSource(c, deps, sources));
+  app.get('/:id/evidence.zip', (c) => evidenceZip(c, deps, exports, sources));
   return app;
+}
+
+/** PUT /api/reviews/:id/source: the review's file, while its rows are being sent (reviewEvidenceRoutes). */
+async function putSource(c: AppContext, deps: ReviewEvidenceRouteDeps, sources: ReviewSources) {
+  const session = c.get('session');
+  const review = await inDatabase(() =>
+    deps.reviews.store.summary(session.accountId, c.req.param('id') as string),
+  );
+  if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
+  if (review.kind !== 'csv')
+    throw new ApiError(409, 'conflict', 'Only a review made from a file keeps its file.');
+  if (review.createdBy !== keyFingerprint(session.keyHash))
+    throw new ApiError(409, 'conflict', 'Only the key that started the review sends its file.');
+  if (review.status !== 'uploading') throw notUploading();
+  // Read with a byte limit: a body past it is cut there (413), never read whole. The file's rows are the
+  // review's and the blank ones the browser left out.
+  const fileRows = review.totalRows + review.skippedBlank;
+  const limit = sourceLimit(fileRows);
+  let bytes = new Uint8Array();
+  await bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new ApiError(
+        413,
+        'payload_too_large',
+        `The file of a review of ${fileRows.toLocaleString('en-US')} ${fileRows === 1 ? 'row' : 'rows'} is at most ${megabytes(limit)}.`,
+      );
+    },
+  })(c, async () => {
+    bytes = new Uint8Array(await c.req.arrayBuffer());
+  });
+  if (bytes.length === 0) throw new ApiError(400, 'bad_request', 'The file is empty.');
+  const name = sourceFileName(c.req.query('name'));
+  const file = { name, bytes, at: (deps.now ?? Date.now)() };
+  const stored = await inDatabase(() =>
+    sources.receive(
+      session.accountId,
+      review.id,
+      file,
+      deps.reviewMaxSourceBytes ?? DEFAULT_MAX_SOURCE_BYTES,
+    ),
+  );
+  if (stored === 'not_found')
+    throw new ApiError(404, 'not_found', 'There is no such review in this account.');
+  if (stored === 'closed') throw notUploading();
+  if (stored === 'different')
+    throw new ApiError(409, 'conflict', 'This review already has its file, and it is another one.');
+  // The same bytes again (a retry whose answer was lost) change nothing.
+  return c.json({ name, bytes: bytes.length }, stored === 'stored' ? 201 : 200);
+}
+
+/** GET /api/reviews/:id/evidence.zip: the finished review's signed packet (reviewEvidenceRoutes). */
+async function evidenceZip(
+  c: AppContext,
+  deps: ReviewEvidenceRouteDeps,
+  exports: Hono<AppEnv>,
+  sources: ReviewSources,
+) {
+  const session = c.get('session');
+  const id = c.req.param('id') as string;
+  const review = await inDatabase(() => deps.reviews.store.summary(session.accountId, id));
+  if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
+  if (!review.runs.at(-1)?.finishedAt)
+    throw new ApiError(409, 'conflict', 'The review is still running: export its evidence once it is done.');
+  await deps.flushAudit?.();
+  const asked = async (file: string) => {
+    // The export routes read the session from their own cookie (not the https one: they see no https).
+    const res = await exports.request(`/${encodeURIComponent(id)}/${file}`, {
+      headers: { cookie: `proplens_session=${c.get('sessionId')}` },
+    });
+    if (!res.ok) throw new ApiError(500, 'internal', 'The review could not be exported.');
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  const [csv, json] = [await asked('export.csv'), await asked('export.json')];
+  const about = (JSON.parse(new TextDecoder().decode(json)) as { review: Record<string, unknown> }).review;
+  const source = await inDatabase(() => sources.get(review.id));
+  const runs = new TextEncoder().encode(
+    `${JSON.stringify({ review: review.id, runs: review.runs }, null, 2)}\n`,
+  );
+  const packet = await deps.packets.build(
+    {
+      review,
+      account: { id: session.accountId, name: session.account.name },
+      startedByName: (about.startedByName as string | null) ?? null,
+      signOff: about.signOff ?? null,
+      host: packetHost(c.req.header('host'), deps.allowedHosts ?? []),
+      source: source ? { name: source.name, receivedAt: source.receivedAt } : null,
+    },
+    [
+      { name: 'results.csv', bytes: csv },
+      { name: 'results.json', bytes: json },
+      ...(source ? [{ name: `source/${source.name}`, bytes: source.bytes }] : []),
+      { name: 'runs.json', bytes: runs },
+    ],
+  );
+  c.header('Content-Type', 'application/zip');
+  c.header('Content-Disposition', `attachment; filename="${evidenceFileName(review.name)}"`);
+  c.header('Cache-Control', 'no-store');
+  return c.body(packet.zip as Uint8Array<ArrayBuffer>);
 }
 
 /**
