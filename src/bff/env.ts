@@ -202,6 +202,34 @@ const BffEnv = z.object({
 
 export type BffConfig = ReturnType<typeof readBffConfig>;
 
+/** Where reviews and the audit trail are kept, how much of them, and the keys that seal and sign them. */
+function storageConfig(e: z.infer<typeof BffEnv>) {
+  return {
+    /** Undefined: the embedded database under databaseDir (reviews, the audit trail). */
+    databaseUrl: e.DATABASE_URL,
+    databaseDir: e.DATABASE_DIR,
+    /** Review rows this replica works at once; the scheduler paces them to the rate limit. */
+    reviewConcurrency: e.REVIEW_CONCURRENCY,
+    /**
+     * How long a replica holds the review rows it leased without renewing (it renews every third of it): the
+     * rows of a replica that died go to the others this long after.
+     */
+    reviewLeaseMs: e.REVIEW_LEASE_S * 1000,
+    /** Rows an account may have waiting to be looked up; a review past it is refused (409 quota_exceeded). */
+    reviewMaxPendingRows: e.REVIEW_MAX_PENDING_ROWS,
+    /** Bytes of the files reviews were made from one account keeps (evidence packets); a file past it: 409. */
+    reviewMaxSourceBytes: e.REVIEW_MAX_SOURCE_BYTES,
+    /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    /** Signs audit checkpoints and evidence; undefined: generated beside the embedded database (none on PostgreSQL). */
+    evidenceSigningKey: e.EVIDENCE_SIGNING_KEY?.trim() || undefined,
+    /** Retired evidence keys served and trusted; undefined: the retired-keys file beside the generated key. */
+    evidenceRetiredKeys: e.EVIDENCE_RETIRED_KEYS?.trim() || undefined,
+    /** False: no audit trail at all (no entries, no Activity): for measuring its cost, never for production. */
+    auditTrail: e.AUDIT_TRAIL === 'on',
+  };
+}
+
 export function readBffConfig(env: Record<string, string | undefined>) {
   const parsed = BffEnv.safeParse(env);
   const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
@@ -251,28 +279,7 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     sessionSecret: e.SESSION_SECRET,
     /** Seals API keys kept for work while signed out; absent: generated beside the embedded database, or none. */
     keyEncryptionSecret: e.KEY_ENCRYPTION_SECRET,
-    /** Undefined: the embedded database under databaseDir (reviews, the audit trail). */
-    databaseUrl: e.DATABASE_URL,
-    databaseDir: e.DATABASE_DIR,
-    /** Review rows this replica works at once; the scheduler paces them to the rate limit. */
-    reviewConcurrency: e.REVIEW_CONCURRENCY,
-    /**
-     * How long a replica holds the review rows it leased without renewing (it renews every third of it): the
-     * rows of a replica that died go to the others this long after.
-     */
-    reviewLeaseMs: e.REVIEW_LEASE_S * 1000,
-    /** Rows an account may have waiting to be looked up; a review past it is refused (409 quota_exceeded). */
-    reviewMaxPendingRows: e.REVIEW_MAX_PENDING_ROWS,
-    /** Bytes of the files reviews were made from one account keeps (evidence packets); a file past it: 409. */
-    reviewMaxSourceBytes: e.REVIEW_MAX_SOURCE_BYTES,
-    /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
-    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
-    /** Signs audit checkpoints and evidence; undefined: generated beside the embedded database (none on PostgreSQL). */
-    evidenceSigningKey: e.EVIDENCE_SIGNING_KEY?.trim() || undefined,
-    /** Retired evidence keys served and trusted; undefined: the retired-keys file beside the generated key. */
-    evidenceRetiredKeys: e.EVIDENCE_RETIRED_KEYS?.trim() || undefined,
-    /** False: no audit trail at all (no entries, no Activity): for measuring its cost, never for production. */
-    auditTrail: e.AUDIT_TRAIL === 'on',
+    ...storageConfig(e),
     /** Undefined: no separate metrics listener (README "Metrics"). */
     metricsPort: e.METRICS_PORT < 0 ? undefined : e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
