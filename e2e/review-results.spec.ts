@@ -39,7 +39,17 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   // A bar of the confidence chart (the tallest, so it is there to click) filters the table to its level.
   const chart = page.getByRole('figure', { name: 'Confidence mix' });
   const bars = chart.locator('.recharts-bar-rectangle');
-  const heights = await bars.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+  // The charts are drawn once every row is in, from code read after the first rows, and their bars grow in: measure
+  // the three once they stand still (measured before, there were none, and a bar of no level was clicked).
+  let heights: number[] = [];
+  await expect
+    .poll(async () => {
+      const now = await bars.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+      const still = now.length === 3 && now.join() === heights.join();
+      heights = now;
+      return still;
+    })
+    .toBe(true);
   const tallest = heights.indexOf(Math.max(...heights));
   const level = ['High', 'Medium', 'Low'][tallest] as string;
   await bars.nth(tallest).click();
