@@ -66,6 +66,37 @@ export function cpuMs(pid: number | undefined): number | null {
   }
 }
 
+/** A figure of the process's /proc status in MB (VmRSS now, VmHWM its peak); null where there is none. */
+export function statusMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | null {
+  if (pid === undefined) return null;
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The reference run on its own with no rate limit (its demo keys are then ordinary keys to the BFF), and the
+ * compiled BFF in front of it with `env` (its database folder, cache sizes); the BFF's URL.
+ */
+export async function startUnlimitedReferenceAndBff(
+  ctx: BenchContext,
+  env: Record<string, string>,
+): Promise<string> {
+  const refUrl = await startServer(
+    'src/reference/main.ts',
+    { ...referenceEnv(ctx), REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: '100000000/60', LOG_LEVEL: 'warn' },
+    /on (http:\/\/[\d.:]+)/,
+  );
+  return startServer(
+    'scripts/start.js',
+    { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test', LOG_LEVEL: 'warn', ...env },
+    /running at (http:\/\/[\d.:]+)/,
+  );
+}
+
 /** Starts a server process and resolves with the first URL it prints matching `pattern`. */
 export function startServer(
   script: string,

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/reference/dataset/database.ts';
 import { load } from '../load.ts';
@@ -7,10 +6,10 @@ import {
   cpuMs,
   fmt,
   pidOf,
-  referenceEnv,
   row,
   signIn,
-  startServer,
+  startUnlimitedReferenceAndBff,
+  statusMb,
   stopAll,
   verdict,
 } from '../support.ts';
@@ -63,7 +62,7 @@ export async function benchThroughput(ctx: BenchContext) {
 
     const again = await reviewOf(bffUrl, cookie, review, pid);
     printCached(again);
-    const peakMb = peakRssMb(pidOf.get(bffUrl));
+    const peakMb = statusMb(pidOf.get(bffUrl), 'VmHWM');
     row(
       "BFF's peak RSS (VmHWM), whole section",
       peakMb === null ? 'n/a' : `${fmt(peakMb, 0)} MB`,
@@ -75,30 +74,17 @@ export async function benchThroughput(ctx: BenchContext) {
   }
 }
 
-/** The unlimited embedded reference and the BFF on it, with a cache that holds `cacheEntries`. */
-async function startServers(ctx: BenchContext, cacheEntries: number): Promise<string> {
-  const refUrl = await startServer(
-    'src/reference/main.ts',
-    { ...referenceEnv(ctx), REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: '100000000/60', LOG_LEVEL: 'warn' },
-    /on (http:\/\/[\d.:]+)/,
-  );
-  return startServer(
-    'scripts/start.js',
-    {
-      PROPERTY_API_URL: refUrl,
-      PORT: '0',
-      SALES_CONTACT: 'sales@example.test',
-      LOG_LEVEL: 'warn',
-      DATABASE_DIR: join(ctx.dir, 'throughput-db'),
-      // A cache that holds the whole review for the second one (the defaults, 10,000 entries and a quarter of
-      // them an account's, hold a tenth of it: the second review would be as uncached as the first).
-      CACHE_MAX_ENTRIES: String(cacheEntries),
-      CACHE_MAX_MB: '1024',
-      CACHE_ACCOUNT_SHARE_PERCENT: '100',
-      CACHE_TTL_S: '3600',
-    },
-    /running at (http:\/\/[\d.:]+)/,
-  );
+/** The unlimited reference and the BFF on it, with a cache that holds `cacheEntries`. */
+function startServers(ctx: BenchContext, cacheEntries: number): Promise<string> {
+  return startUnlimitedReferenceAndBff(ctx, {
+    DATABASE_DIR: join(ctx.dir, 'throughput-db'),
+    // A cache that holds the whole review for the second one (the defaults, 10,000 entries and a quarter of
+    // them an account's, hold a tenth of it: the second review would be as uncached as the first).
+    CACHE_MAX_ENTRIES: String(cacheEntries),
+    CACHE_MAX_MB: '1024',
+    CACHE_ACCOUNT_SHARE_PERCENT: '100',
+    CACHE_TTL_S: '3600',
+  });
 }
 
 type ReviewFigures = Awaited<ReturnType<typeof reviewOf>>;
@@ -275,15 +261,4 @@ async function cachedRows(bffUrl: string, cookie: string, id: string): Promise<n
     cursor = page.nextCursor;
   }
   return cached;
-}
-
-/** The process's peak resident set (VmHWM, MB), from Linux's /proc; null elsewhere. */
-function peakRssMb(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../../src/reference/dataset/database.ts';
@@ -6,10 +5,10 @@ import {
   type BenchContext,
   fmt,
   pidOf,
-  referenceEnv,
   row,
   signIn,
-  startServer,
+  startUnlimitedReferenceAndBff,
+  statusMb,
   stopAll,
   verdict,
 } from '../support.ts';
@@ -28,7 +27,7 @@ export async function benchUnattended(ctx: BenchContext) {
     `\nUnattended review — ${addresses.length.toLocaleString('en-US')} rows worked with nobody signed in (key custody on), unlimited reference`,
   );
   const dbDir = join(ctx.dir, 'unattended-db');
-  const bffUrl = await startServers(ctx, dbDir);
+  const bffUrl = await startUnlimitedReferenceAndBff(ctx, { DATABASE_DIR: dbDir });
   try {
     const cookie = await signIn(bffUrl);
     const headers = { 'Content-Type': 'application/json', 'X-Requested-With': 'proplens', Cookie: cookie };
@@ -92,26 +91,6 @@ export async function benchUnattended(ctx: BenchContext) {
   }
 }
 
-/** The unlimited reference, alone (not embedded: its demo keys are ordinary keys here), and the BFF on it. */
-async function startServers(ctx: BenchContext, dbDir: string): Promise<string> {
-  const refUrl = await startServer(
-    'src/reference/main.ts',
-    { ...referenceEnv(ctx), REFERENCE_PORT: '0', REFERENCE_RATE_LIMIT: '100000000/60', LOG_LEVEL: 'warn' },
-    /on (http:\/\/[\d.:]+)/,
-  );
-  return startServer(
-    'scripts/start.js',
-    {
-      PROPERTY_API_URL: refUrl,
-      PORT: '0',
-      SALES_CONTACT: 'sales@example.test',
-      LOG_LEVEL: 'warn',
-      DATABASE_DIR: dbDir,
-    },
-    /running at (http:\/\/[\d.:]+)/,
-  );
-}
-
 /** Distinct addresses of single properties, spread over the dataset, the same every run. */
 async function distinctAddresses(ctx: BenchContext, want: number): Promise<string[]> {
   const { db } = await openDatabase({ records: ctx.records, seed: ctx.seed, dir: ctx.dir });
@@ -156,15 +135,4 @@ async function upload(bffUrl: string, headers: Record<string, string>, addresses
     await res.arrayBuffer();
   }
   return id;
-}
-
-/** A figure of the process's /proc status in MB (VmRSS now, VmHWM its peak); null elsewhere. */
-function statusMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | null {
-  if (pid === undefined) return null;
-  try {
-    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
 }
