@@ -13,6 +13,11 @@
  *   BENCH_EVIDENCE_ENTRIES  audit entries chained and verified in the evidence section (default 1000000)
  *   BENCH_EXPORT_ROWS  rows in the review export section (default 100000)
  *   BENCH_LEASING_ROWS  most pending rows beside which the review lease is timed (default 1000000)
+ *   BENCH_AUDIT_ENTRIES  audit entries in the audit section (default 1000000)
+ *   BENCH_THROUGHPUT_ROWS, BENCH_UNATTENDED_ROWS  rows of the end-to-end and unattended reviews (default 100000)
+ *   BENCH_PAGE_ROWS, BENCH_PAGE_LIVE_ROWS  rows of the page section's finished and live reviews (0: no live one)
+ *   BENCH_BFF_BASELINE  another build's scripts/start.js or dist-server/main.js, run beside this one in the
+ *     proxies section's interleaved rounds (a change's before and after under the same load)
  *   BENCH_NODE_ARGS  extra node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
  *
  * The BFF runs as `npm start` runs it (scripts/start.js: the compiled server, built first when stale).
