@@ -5,7 +5,7 @@ import { WebhookDispatcher } from './dispatcher.ts';
 import { WebhookEndpoints } from './endpoint-store.ts';
 import { WebhookOutbox } from './outbox-store.ts';
 import type { SecretKeeping } from './secrets.ts';
-import { checkTarget, type Resolve } from './ssrf.ts';
+import { checkTarget, RefusedTarget, type Resolve } from './ssrf.ts';
 
 export { SecretsUnavailable } from './endpoint-store.ts';
 export { type SecretKeeping, secretKeepingOf, WebhookSecrets } from './secrets.ts';
@@ -83,7 +83,16 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return ids;
     },
     async checkUrl(url) {
-      await checkTarget(url, send);
+      // Saving waits for DNS no longer than an attempt would.
+      const signal = AbortSignal.timeout(send.timeoutMs);
+      try {
+        await checkTarget(url, { ...send, signal });
+      } catch (err) {
+        if (!signal.aborted) throw err;
+        throw new RefusedTarget(
+          `The host of the Webhook URL gave no DNS answer within ${send.timeoutMs / 1000} s.`,
+        );
+      }
     },
   };
 }

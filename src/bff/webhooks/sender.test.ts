@@ -86,6 +86,17 @@ describe('sendAttempt', () => {
     }
   });
 
+  it('counts DNS in the timeout: a resolver that never answers ends the attempt at the deadline', async () => {
+    const started = Date.now();
+    const result = await send('https://slow-dns.example/hook', {
+      allowPrivate: false,
+      resolve: () => new Promise(() => {}),
+    });
+    expect(result).toMatchObject({ delivered: false, statusCode: null });
+    expect(result.error).toMatch(/No answer within 0.4 s/);
+    expect(Date.now() - started).toBeLessThan(TIMEOUT + 1_000);
+  });
+
   it('does not follow a redirect: a 3xx is a failed attempt, logged', async () => {
     const result = await send(receiver.url('/redirect'));
     expect(result).toMatchObject({ delivered: false, statusCode: 302 });

@@ -41,7 +41,7 @@ export async function sendAttempt(
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
-    const target = await checkTarget(message.url, options);
+    const target = await checkTarget(message.url, { ...options, signal: deadline.signal });
     agent = pinnedAgent(target.address, target.family, options.timeoutMs);
     const signature = new Webhook(message.secret).sign(message.id, new Date(), message.payload);
     const res = await request(target.url, {
@@ -113,10 +113,11 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<string | null> {
 
 /** Why an attempt got no answer, in words for the delivery log (never a stack, never the receiver's text). */
 function failure(err: unknown, timedOut: boolean, options: SendOptions): string {
-  if (err instanceof RefusedTarget) return `Refused: ${err.message}`;
   const code = (err as { code?: string })?.code ?? '';
+  // First: a deadline that ran out during DNS ends the attempt as one that ran out anywhere else.
   if (timedOut || /TIMEOUT/.test(code))
     return `No answer within ${options.timeoutMs / 1000} s: the attempt was cut off.`;
+  if (err instanceof RefusedTarget) return `Refused: ${err.message}`;
   if (code === 'ECONNREFUSED') return 'The receiver refused the connection.';
   if (code === 'ENOTFOUND') return 'The receiver’s host could not be found.';
   if (/CERT|SSL|TLS/i.test(code)) return `The receiver’s TLS certificate was not accepted (${code}).`;

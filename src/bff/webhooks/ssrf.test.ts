@@ -43,11 +43,47 @@ describe('checkTarget', () => {
     ['http://100.64.0.1/', '100.64.0.1', 'carrier-grade NAT'],
     ['http://[fe80::1]/', 'fe80::1', 'link-local'],
     ['http://224.0.0.1/', '224.0.0.1', 'multicast'],
+    // IPv4-compatible IPv6 (::/96, deprecated): ::127.0.0.1 and ::10.0.0.1 by another spelling.
+    ['http://[::7f00:1]/', '::7f00:1', 'this machine'],
+    ['http://[::a00:1]:8080/', '::a00:1', 'private network'],
+    ['http://[::ffff:0:7f00:1]/', '::ffff:0:7f00:1', 'rfc6145'],
+    ['http://[::808:808]/', '::808:808', 'IPv4-compatible'],
   ])('refuses %s (%s) in words', async (url, address, words) => {
     const message = await refused(url);
     expect(message).toContain(address);
     expect(message).toContain(words);
     expect(message).toContain('public internet addresses');
+  });
+
+  it('refuses ports below 1024 other than 80 and 443, whatever the network', async () => {
+    for (const port of [22, 25, 53, 1023])
+      expect(await refused(`https://hooks.example.com:${port}/`), String(port)).toMatch(
+        new RegExp(`port ${port} is refused.*80, 443 and 1024 and above`),
+      );
+    await expect(checkTarget('http://127.0.0.1:25/', { allowPrivate: true, resolve })).rejects.toThrow(
+      /port 25 is refused/,
+    );
+    for (const url of [
+      'https://hooks.example.com/',
+      'http://hooks.example.com:80/',
+      'https://hooks.example.com:443/',
+      'http://hooks.example.com:443/',
+      'https://hooks.example.com:1024/',
+      'https://hooks.example.com:65535/',
+    ])
+      expect(await refused(url), url).toBe('allowed');
+  });
+
+  it('waits for DNS no longer than the signal allows', async () => {
+    const deadline = new AbortController();
+    const never: Resolve = () => new Promise(() => {});
+    const checking = checkTarget('https://slow.example/', {
+      allowPrivate: false,
+      resolve: never,
+      signal: deadline.signal,
+    });
+    deadline.abort(new Error('deadline'));
+    await expect(checking).rejects.toThrow('deadline');
   });
 
   it('refuses what is not an http(s) URL, and credentials in it', async () => {
@@ -81,7 +117,9 @@ describe('checkTarget', () => {
     await expect(
       checkTarget('https://internal.example.com/', { allowPrivate: true, resolve }),
     ).resolves.toMatchObject({ address: '10.1.2.3' });
-    await expect(checkTarget('http://127.0.0.1:9/', { allowPrivate: true, resolve })).resolves.toMatchObject({
+    await expect(
+      checkTarget('http://127.0.0.1:9999/', { allowPrivate: true, resolve }),
+    ).resolves.toMatchObject({
       address: '127.0.0.1',
     });
   });
@@ -114,6 +152,10 @@ describe('privateRange', () => {
       'ff02::1',
       '2002:7f00:1::1',
       '64:ff9b::7f00:1',
+      '::7f00:1',
+      '::ffff:0:a00:1',
+      '100::1',
+      '4000::1',
     ])
       expect(privateRange(a), a).not.toBeNull();
   });

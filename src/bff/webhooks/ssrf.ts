@@ -44,6 +44,13 @@ export function parseTargetUrl(text: string): URL {
     throw new RefusedTarget(
       'The Webhook URL must not hold a user name or password: put a token in its path.',
     );
+  // The WHATWG parser leaves port '' for the scheme's default (80, 443).
+  const port = url.port === '' ? null : Number(url.port);
+  if (port !== null && port !== 80 && port !== 443 && port < 1024)
+    throw new RefusedTarget(
+      `The Webhook URL's port ${port} is refused: PropLens sends webhooks to ports 80, 443 and 1024 and above ` +
+        '(the ports below 1024 are mail, SSH, DNS and other services that are not webhook receivers).',
+    );
   return url;
 }
 
@@ -51,15 +58,28 @@ export function parseTargetUrl(text: string): URL {
 export function privateRange(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
   let ip = ipaddr.parse(address);
-  // ::ffff:127.0.0.1 is 127.0.0.1 to the socket: judged as the IPv4 address it carries.
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress())
-    ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    // ::ffff:127.0.0.1 is 127.0.0.1 to the socket: judged as the IPv4 address it carries.
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+    // Global unicast IPv6 is 2000::/3 only. Outside it ipaddr.js still calls some addresses 'unicast': the
+    // deprecated IPv4-compatible ::/96 (::7f00:1 is ::127.0.0.1, which some stacks route to 127.0.0.1) and every
+    // block IANA has not allocated. The carried IPv4 address names the range when it is a private one.
+    else if (!v6.match(GLOBAL_UNICAST_V6)) {
+      const inner = ipaddr.fromByteArray(v6.toByteArray().slice(12)).range();
+      const range = v6.range();
+      if (range !== 'unicast') return range;
+      return inner !== 'unicast' ? inner : 'ipv4Compatible';
+    }
+  }
   const range = ip.range();
   // Allow-list, not deny-list: only global unicast. Loopback, private, linkLocal, uniqueLocal, carrierGradeNat,
   // unspecified, multicast, broadcast, reserved and the translation ranges (6to4, teredo, rfc6052 …) that could
   // carry an inner private address all fall out here, and so does any range ipaddr.js names later.
   return range === 'unicast' ? null : range;
 }
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** The hostname as DNS and an IP parser want it: `[::1]` without brackets. */
 function bareHost(url: URL): string {
@@ -71,11 +91,12 @@ function bareHost(url: URL): string {
  * Checks a URL for one attempt (or for saving it): parsed as above, its host resolved now and every address it
  * resolves to public (one private address among public ones refuses it too: the connection might pick that one),
  * unless `allowPrivate` (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: on-premises receivers and tests). Answers the first
- * address, which the attempt connects to.
+ * address, which the attempt connects to. `signal` ends the wait for DNS: the lookup is part of the attempt's
+ * timeout (a resolver that never answers held a sender past it), and rejects with the signal's reason.
  */
 export async function checkTarget(
   text: string,
-  options: { allowPrivate: boolean; resolve?: Resolve },
+  options: { allowPrivate: boolean; resolve?: Resolve; signal?: AbortSignal },
 ): Promise<CheckedTarget> {
   const url = parseTargetUrl(text);
   const host = bareHost(url);
@@ -84,8 +105,9 @@ export async function checkTarget(
     addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
   } else {
     try {
-      addresses = await (options.resolve ?? systemResolve)(host);
-    } catch {
+      addresses = await withinDeadline((options.resolve ?? systemResolve)(host), options.signal);
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
       throw new RefusedTarget(`The host ${host} of the Webhook URL could not be found (DNS).`);
     }
   }
@@ -104,6 +126,20 @@ export async function checkTarget(
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
+/**
+ * The lookup, or the signal's reason once it aborts: `dns.lookup` cannot be cancelled (it runs on libuv's thread
+ * pool), so the attempt stops waiting for it instead.
+ */
+function withinDeadline<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return pending;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    pending.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
 const WORDS: Record<string, string> = {
   loopback: 'this machine itself',
   private: 'a private network',
@@ -113,6 +149,7 @@ const WORDS: Record<string, string> = {
   unspecified: 'an unspecified address',
   multicast: 'a multicast address',
   broadcast: 'the broadcast address',
+  ipv4Compatible: 'an IPv4-compatible IPv6 address, which is not routed on the internet',
 };
 
 function describe(range: string): string {
