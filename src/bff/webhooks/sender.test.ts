@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newSecret } from './endpoint-store.ts';
 import { RESPONSE_SNIPPET, sendAttempt } from './sender.ts';
 import { startReceiver } from './test-support/receiver.ts';
@@ -56,6 +56,28 @@ describe('sendAttempt', () => {
     // Another secret, or a changed byte, does not verify.
     expect(() => new Webhook(newSecret()).verify(got?.body ?? '', got?.headers ?? {})).toThrow();
     expect(() => new Webhook(secret).verify(`${got?.body} `, got?.headers ?? {})).toThrow();
+  });
+
+  it('signs the very second its webhook-timestamp header says, when the clock crosses a second meanwhile', async () => {
+    // The clock stands 0.5 ms before a whole second and moves 1 ms while the body is signed.
+    const second = Math.floor(Date.now() / 1000) + 1;
+    vi.useFakeTimers({ toFake: ['Date'], now: second * 1000 - 0.5 });
+    const sign = Webhook.prototype.sign;
+    const spy = vi.spyOn(Webhook.prototype, 'sign').mockImplementation(function (this: Webhook, ...args) {
+      const signed = sign.apply(this, args);
+      vi.setSystemTime(Date.now() + 1);
+      return signed;
+    });
+    try {
+      const result = await send(receiver.url('/straddle'));
+      expect(result.delivered).toBe(true);
+      const got = receiver.received.find((r) => r.path === '/straddle');
+      expect(Number(got?.headers['webhook-timestamp'])).toBe(second - 1);
+      expect(new Webhook(secret).verify(got?.body ?? '', got?.headers ?? {})).toEqual(JSON.parse(payload));
+    } finally {
+      spy.mockRestore();
+      vi.useRealTimers();
+    }
   });
 
   it('connects to the address it checked: the name is not looked up again', async () => {

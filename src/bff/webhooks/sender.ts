@@ -43,7 +43,10 @@ export async function sendAttempt(
   try {
     const target = await checkTarget(message.url, { ...options, signal: deadline.signal });
     agent = pinnedAgent(target.address, target.family, options.timeoutMs);
-    const signature = new Webhook(message.secret).sign(message.id, new Date(), message.payload);
+    // One reading of the clock, in whole seconds, for the signature and the header alike: two readings could
+    // straddle a second, and a header a second after the signed time fails every receiver's check.
+    const sentAt = Math.floor(Date.now() / 1000);
+    const signature = new Webhook(message.secret).sign(message.id, new Date(sentAt * 1000), message.payload);
     const res = await request(target.url, {
       method: 'POST',
       dispatcher: agent,
@@ -54,7 +57,7 @@ export async function sendAttempt(
         'content-type': 'application/json',
         'user-agent': 'PropLens-Webhooks/1',
         'webhook-id': message.id,
-        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-timestamp': String(sentAt),
         'webhook-signature': signature,
       },
       body: message.payload,
