@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../db/database.ts';
 import type { RowResult, StoredAnswer } from '../../reviews/look-up-row.ts';
+import { auditEntry } from '../../test-support/audit-entry.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
 import { seedReview } from '../../test-support/seed-review.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
@@ -26,33 +27,29 @@ const BOB = { by: 'b0b00000', visitor: null };
 
 const entryOf =
   (accountId: string, reviewId: string) =>
-  (at: number): NewAuditEntry => ({
-    at,
-    account_id: accountId,
-    key_fingerprint: ALICE.by,
-    session_ref: null,
-    kind: 'review_row_included',
-    query: null,
-    outcome: 'ok',
-    property_id: null,
-    source: null,
-    confidence: null,
-    last_verified: null,
-    cached: 0,
-    cached_at: null,
-    upstream_request_id: null,
-    review_id: reviewId,
-    row_index: 2,
-  });
+  (at: number): NewAuditEntry =>
+    auditEntry({
+      at,
+      account_id: accountId,
+      key_fingerprint: ALICE.by,
+      kind: 'review_row_included',
+      outcome: 'ok',
+      review_id: reviewId,
+      row_index: 2,
+    });
 
-async function signedOff(database: Database, accountId: string, total: number): Promise<string> {
-  const id = await seedReview(database, {
+/** A finished review of `total` rows, each not found on its one run. */
+const seeded = (database: Database, accountId: string, total: number) =>
+  seedReview(database, {
     accountId,
     name: 'Collateral',
     runs: 1,
     total,
     row: (i) => ({ address: `${i + 1} Main St`, answers: [NOT_FOUND] }),
   });
+
+async function signedOff(database: Database, accountId: string, total: number): Promise<string> {
+  const id = await seeded(database, accountId, total);
   const all = Array.from({ length: total }, (_, i) => i);
   await new SqlRowDecisions(database.db).decide(accountId, id, all, {
     decision: 'accept',
@@ -164,13 +161,7 @@ describe.each(databaseBackends('sign-off-rules'))('a sign-off and later changes 
   it('is withdrawn when an excluded row without a decision is included again, not when it has one', async () => {
     const { database } = backend;
     const accountId = account();
-    const id = await seedReview(database, {
-      accountId,
-      name: 'Collateral',
-      runs: 1,
-      total: 3,
-      row: (i) => ({ address: `${i + 1} Main St`, answers: [NOT_FOUND] }),
-    });
+    const id = await seeded(database, accountId, 3);
     const store = new SqlReviewStore(database.db);
     const decisions = new SqlRowDecisions(database.db);
     const signOff = new SqlReviewSignOff(database.db);
@@ -197,13 +188,7 @@ describe.each(databaseBackends('sign-off-rules'))('a sign-off and later changes 
   it('lets a demo visitor approve only a sign-off of the same visitor', async () => {
     const { database } = backend;
     const accountId = account();
-    const id = await seedReview(database, {
-      accountId,
-      name: 'Collateral',
-      runs: 1,
-      total: 1,
-      row: () => ({ address: '1 Main St', answers: [NOT_FOUND] }),
-    });
+    const id = await seeded(database, accountId, 1);
     const signOff = new SqlReviewSignOff(database.db);
     await new SqlRowDecisions(database.db).decide(accountId, id, [0], {
       decision: 'accept',

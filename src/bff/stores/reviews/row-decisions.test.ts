@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../db/database.ts';
 import type { StoredAnswer } from '../../reviews/look-up-row.ts';
+import { auditEntry } from '../../test-support/audit-entry.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
 import { seedReview } from '../../test-support/seed-review.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
@@ -36,24 +37,16 @@ function recorder(accountId: string, reviewId: string) {
   const kinds: string[] = [];
   const entry: DecisionEntry = (kind, row, query, at): NewAuditEntry => {
     kinds.push(row === null ? kind : `${kind}#${row}`);
-    return {
+    return auditEntry({
       at,
       account_id: accountId,
       key_fingerprint: ALICE,
-      session_ref: null,
       kind,
       query,
       outcome: 'ok',
-      property_id: null,
-      source: null,
-      confidence: null,
-      last_verified: null,
-      cached: 0,
-      cached_at: null,
-      upstream_request_id: null,
       review_id: reviewId,
       row_index: row,
-    };
+    });
   };
   return { kinds, entry };
 }
