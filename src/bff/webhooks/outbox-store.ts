@@ -287,8 +287,11 @@ export class WebhookOutbox {
   }
 
   /**
-   * *Resend*: the same event (same `webhook-id`) gets one more attempt now; if that fails it is `failed` again
-   * (no new 24 hours of retries). 'sending' while an attempt is under way (nothing changes), 'not_found'.
+   * *Resend*: the same event (same `webhook-id`) gets one more attempt now. A delivered or given-up event gets that
+   * one attempt only: if it fails it is `failed` again (no new 24 hours of retries). An event still being retried
+   * keeps its window: Resend brings its next attempt forward and takes nothing from the retries after it (it had
+   * set the window's end to now, so one failed Resend gave up an event with hours of retries left).
+   * 'sending' while an attempt is under way (nothing changes), 'not_found'.
    */
   async resend(accountId: string, endpointId: string, id: string): Promise<'ok' | 'sending' | 'not_found'> {
     const now = this.now();
@@ -302,7 +305,13 @@ export class WebhookOutbox {
     if (!row) return 'not_found';
     const done = await this.db
       .updateTable('webhook_outbox')
-      .set({ state: 'pending', next_attempt_at: now, retry_until: now, delivered_at: null })
+      .set({
+        state: 'pending',
+        next_attempt_at: now,
+        // SET reads the row as it was: `state` here is the state before this update.
+        retry_until: sql<number>`case when state = 'pending' then retry_until else ${now} end`,
+        delivered_at: null,
+      })
       .where('id', '=', id)
       .where('state', '!=', 'sending')
       .executeTakeFirst();

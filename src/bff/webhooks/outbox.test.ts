@@ -332,6 +332,26 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     expect(await w.state(id as string)).toMatchObject({ state: 'failed', attempts: 2 });
   });
 
+  it('resends an event still being retried without cutting its 24 hours of retries short', async () => {
+    const w = world(backend.database);
+    const ep = await w.endpoint();
+    const [id] = await w.outbox.enqueue(w.account, 'review.changed', { n: 1 }, 'resend-retrying');
+    const failing = w.dispatcher(async () => down);
+    await failing.tick();
+    const before = await w.state(id as string);
+    expect(before).toMatchObject({ state: 'pending', attempts: 1 });
+    w.clock.t += 1_000; // not due yet: Resend brings it forward
+    expect(await w.outbox.resend(w.account, ep.id, id as string)).toBe('ok');
+    expect(await failing.tick()).toBe(1);
+    const after = await w.state(id as string);
+    expect(after).toMatchObject({ state: 'pending', attempts: 2 });
+    expect(Number(after.retry_until)).toBe(Number(before.retry_until));
+    // And it is still retried hours later, until the window's end.
+    w.clock.t = Number(before.retry_until) - 60_000;
+    expect(await failing.tick()).toBe(1);
+    expect(await w.state(id as string)).toMatchObject({ state: 'pending', attempts: 3 });
+  });
+
   it('leases round-robin over accounts: one with 500 queued events does not hold back another’s one', async () => {
     const busy = world(backend.database);
     const quiet = world(backend.database);
