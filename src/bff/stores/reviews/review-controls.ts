@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DatabaseSchema, ReviewRunsTable } from '../../db/schema.ts';
+import { latestRun } from './latest-run.ts';
 import { settleSignOffAfterRun } from './row-decisions-sign-off.ts';
 import { startRun } from './start-run.ts';
 
@@ -41,13 +42,7 @@ export async function controlRun(
     .returning(['id', 'account_id', 'last_seq', 'total_rows', 'received_rows'])
     .executeTakeFirst();
   if (!review) return 'not_found';
-  const latest = () =>
-    trx
-      .selectFrom('review_runs')
-      .selectAll()
-      .where('review_id', '=', reviewId)
-      .orderBy('run', 'desc')
-      .executeTakeFirst();
+  const latest = () => latestRun(trx, reviewId);
   const run = await latest();
   if (!run) {
     // An upload not finished (a tab closed mid-way): it can only be cancelled. Its rows received get a run,

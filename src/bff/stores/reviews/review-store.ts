@@ -13,6 +13,7 @@ import type { DatabaseSchema, ReviewsTable } from '../../db/schema.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
 import { insertForChange } from '../audit/chain.ts';
+import { latestRun } from './latest-run.ts';
 import { assertWithinQuota, lockQuota } from './pending-rows.ts';
 import { type ActionRefusal, controlRun, type ReviewAction } from './review-controls.ts';
 import {
@@ -184,12 +185,7 @@ export class SqlReviewStore {
         .returningAll()
         .executeTakeFirst();
       if (!review) return undefined;
-      const latest = await trx
-        .selectFrom('review_runs')
-        .selectAll()
-        .where('review_id', '=', reviewId)
-        .orderBy('run', 'desc')
-        .executeTakeFirst();
+      const latest = await latestRun(trx, reviewId);
       if (!latest || latest.finished_at === null) return 'busy' as const;
       // Over the rows received: all of them, or those of an upload cancelled before the rest came.
       await assertWithinQuota(trx, accountId, review.received_rows, maxPending);

@@ -4,6 +4,7 @@ import type { DatabaseSchema } from '../../db/schema.ts';
 import type { StoredAnswer } from '../../reviews/look-up-row.ts';
 import { insertForChange } from '../audit/chain.ts';
 import { previousIfChanged } from './changes.ts';
+import { latestRun } from './latest-run.ts';
 import { withdrawSignOff } from './row-decisions.ts';
 
 /** The change's transaction (the worker's batch types its own as Kysely). */
@@ -34,12 +35,7 @@ export async function settleSignOffAfterRun(trx: Trx, reviewId: string, now: num
     .executeTakeFirst();
   if (review?.signed_off_at == null || review.signed_off_run == null) return 0;
   const signed = Number(review.signed_off_run);
-  const latest = await trx
-    .selectFrom('review_runs')
-    .select(['run', 'finished_at'])
-    .where('review_id', '=', reviewId)
-    .orderBy('run', 'desc')
-    .executeTakeFirst();
+  const latest = await latestRun(trx, reviewId);
   if (!latest || latest.finished_at === null || Number(latest.run) <= signed) return 0;
   const run = Number(latest.run);
   const changed = await rowsChanged(trx, reviewId, signed, run);

@@ -3,6 +3,7 @@ import type { DecisionKind, RowDecision, RowDecisionStep } from '../../../contra
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { NewAuditEntry } from '../audit/audit-store.ts';
 import { insertForChange } from '../audit/chain.ts';
+import { latestRun } from './latest-run.ts';
 
 type Db = Kysely<DatabaseSchema>;
 type Trx = Transaction<DatabaseSchema>;
@@ -174,12 +175,7 @@ export async function lockReview(trx: Trx, accountId: string, reviewId: string) 
     ])
     .executeTakeFirst();
   if (!review) return undefined;
-  const latest = await trx
-    .selectFrom('review_runs')
-    .select(['run', 'finished_at'])
-    .where('review_id', '=', reviewId)
-    .orderBy('run', 'desc')
-    .executeTakeFirst();
+  const latest = await latestRun(trx, reviewId);
   return {
     ...review,
     latest_run: latest?.run ?? 0,

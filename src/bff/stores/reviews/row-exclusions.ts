@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { RowExclusion } from '../../../contract/index.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import { finishedWhenDone } from './completions.ts';
+import { latestRun } from './latest-run.ts';
 import { settleSignOffAfterRun } from './row-decisions-sign-off.ts';
 
 type Trx = Transaction<DatabaseSchema>;
@@ -59,12 +60,7 @@ export async function writeExclusion(
     .where('review_id', '=', reviewId)
     .where('row_index', '=', index)
     .execute();
-  const run = await trx
-    .selectFrom('review_runs')
-    .selectAll()
-    .where('review_id', '=', reviewId)
-    .orderBy('run', 'desc')
-    .executeTakeFirst();
+  const run = await latestRun(trx, reviewId);
   // Still uploading: no run yet; the first one leaves the row out (start-run.ts).
   if (!run) return { asked: 'unchanged' };
   const seq = Number(review.last_seq);
