@@ -151,3 +151,30 @@ export async function signIn(bffUrl: string): Promise<string> {
   if (res.status !== 200) throw new Error(`sign-in failed: ${res.status}`);
   return (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
 }
+
+/** Stops one server started by startServer (by its URL) and waits for its process to end (its files closed). */
+export async function stopServer(url: string): Promise<void> {
+  const pid = pidOf.get(url);
+  const i = children.findIndex((c) => c.pid === pid);
+  if (i < 0) return;
+  const [p] = children.splice(i, 1) as [ChildProcess];
+  if (p.exitCode !== null || p.signalCode !== null) return;
+  const exited = new Promise((resolve) => p.once('exit', resolve));
+  p.kill('SIGTERM');
+  await exited;
+}
+
+/** A signed-in session's cookie and what the sign-in answered (the account's id). */
+export async function signInAs(
+  bffUrl: string,
+  apiKey: string,
+): Promise<{ cookie: string; accountId: string }> {
+  const res = await fetch(`${bffUrl}/api/session`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'proplens' },
+    body: JSON.stringify({ apiKey }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in failed: ${res.status}`);
+  const { accountId } = (await res.json()) as { accountId: string };
+  return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] as string, accountId };
+}

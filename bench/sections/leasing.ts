@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { type Database, openDatabase } from '../../src/bff/db/database.ts';
 import { SqlReviewQueue } from '../../src/bff/stores/reviews/queue.ts';
 import { fmt, row, verdict } from '../support.ts';
+import { benchLeasingOnServer } from './leasing-server.ts';
 
 /**
  * The review worker's lease on the embedded SQLite beside 0, 100,000 and 1,000,000 pending rows of one account
@@ -66,10 +67,11 @@ export async function benchLeasing(maxRows = Number(process.env.BENCH_LEASING_RO
     await database.close();
     rmSync(dir, { recursive: true, force: true });
   }
+  await benchLeasingOnServer(maxRows, review);
 }
 
 /** A running review of `rows` pending rows, written straight into its tables (as a finished upload leaves it). */
-async function review(database: Database, id: string, accountId: string, rows: number) {
+export async function review(database: Database, id: string, accountId: string, rows: number) {
   const { db } = database;
   await db
     .insertInto('reviews')
