@@ -5,12 +5,32 @@ import type { MonitorSlotsTable, MonitorsTable } from '../db/migration-0016-moni
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import { insertForChange } from '../stores/audit/chain.ts';
-import { monthStart, nextRunAfter, wallTime } from './schedule.ts';
+import { isTimeZone, monthStart, nextRunAfter, wallTime } from './schedule.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
 /** A monitor's audit entry, made once the change is known (the review's name for `query`), at `at`. */
 export type MonitorEntry = (review: { id: string; name: string }) => NewAuditEntry;
+
+/** The monitor's alert rules, or undefined when its row's JSON no longer reads as rules. */
+export function readRules(text: string): MonitorRules | undefined {
+  try {
+    const parsed = MonitorRules.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why a monitor's row cannot be scheduled, or null: a time zone this runtime does not know (tzdata changes with
+ * Node), or rules that do not parse. Words without the row's contents (they are the account's).
+ */
+export function unreadable(m: Pick<MonitorsTable, 'time_zone' | 'rules'>): string | null {
+  if (!isTimeZone(m.time_zone)) return 'its time zone is not one this server knows';
+  if (readRules(m.rules) === undefined) return 'its alert rules do not read';
+  return null;
+}
 
 const schedule = (m: MonitorsTable) => ({
   interval: m.interval as Monitor['interval'],
@@ -124,7 +144,8 @@ export class SqlMonitors {
 
   /** Rows the monitor's runs asked since its month began (in its zone): what the monthly cap counts. */
   async usedThisMonth(db: Db, m: Pick<MonitorsTable, 'review_id' | 'time_zone'>): Promise<number> {
-    const since = monthStart(this.now(), m.time_zone);
+    // A zone this runtime no longer knows (the monitor is paused for it) counts by UTC's month.
+    const since = monthStart(this.now(), isTimeZone(m.time_zone) ? m.time_zone : 'UTC');
     const { used } = await db
       .selectFrom('monitor_slots as s')
       .innerJoin('review_runs as u', (j) =>
@@ -212,6 +233,16 @@ export class SqlMonitors {
     return Number(taken.numUpdatedRows) === 1;
   }
 
+  /** Why the review's monitor cannot be read (unreadable()), or null (readable, or no monitor). */
+  async unreadableFor(reviewId: string): Promise<string | null> {
+    const m = await this.db
+      .selectFrom('monitors')
+      .select(['time_zone', 'rules'])
+      .where('review_id', '=', reviewId)
+      .executeTakeFirst();
+    return m ? unreadable(m) : null;
+  }
+
   /** What the slot's claimer needs: its monitor (undefined: stopped since), the review's rows, the month's use. */
   async forStart(slot: MonitorSlotsTable) {
     const monitor = await this.db
@@ -264,8 +295,11 @@ export class SqlMonitors {
         .execute();
   }
 
-  /** Pauses the monitor (the month's cap would be passed); saving it again resumes it. */
-  async pause(reviewId: string, reason: 'cap_reached'): Promise<void> {
+  /**
+   * Pauses the monitor: the month's cap would be passed, or its row cannot be read ('unreadable': it would
+   * otherwise stay first among the due and fail every pass). Saving it again resumes it.
+   */
+  async pause(reviewId: string, reason: 'cap_reached' | 'unreadable'): Promise<void> {
     await this.db
       .updateTable('monitors')
       .set({ paused_reason: reason, paused_at: this.now() })
@@ -279,7 +313,11 @@ export class SqlMonitors {
    * the pause it read, so a second replica's changes nothing; with `audited`, the entry (`monitor_started`, the
    * monitor's creator, "resumed: ...") commits with it. Answers the monitors resumed now.
    */
-  async resumeCapped(audited: boolean, limit = 100): Promise<MonitorsTable[]> {
+  async resumeCapped(
+    audited: boolean,
+    onUnreadable: (m: MonitorsTable, why: string) => void = () => {},
+    limit = 100,
+  ): Promise<MonitorsTable[]> {
     const now = this.now();
     // The earliest paused first: the ones of a month gone by come before this month's.
     const paused = await this.db
@@ -292,6 +330,12 @@ export class SqlMonitors {
       .execute();
     const resumed: MonitorsTable[] = [];
     for (const m of paused) {
+      const why = unreadable(m);
+      if (why) {
+        await this.pause(m.review_id, 'unreadable');
+        onUnreadable(m, why);
+        continue;
+      }
       const pausedAt = Number(m.paused_at);
       if (pausedAt >= monthStart(now, m.time_zone)) continue;
       const won = await this.db.transaction().execute(async (trx) => {
@@ -341,7 +385,8 @@ function toMonitor(m: MonitorsTable, name: string, used: number): Monitor {
     timeOfDay: m.time_of_day,
     weekday: Number(m.weekday),
     timeZone: m.time_zone,
-    rules: MonitorRules.parse(JSON.parse(m.rules)),
+    // Unreadable rules (the monitor is paused for it): shown as none, so the account's list still loads.
+    rules: readRules(m.rules) ?? { anyChange: false, kinds: [], staleDays: 365 },
     monthlyCap: Number(m.monthly_cap),
     usedThisMonth: used,
     nextRunAt: new Date(Number(m.next_run_at)).toISOString(),

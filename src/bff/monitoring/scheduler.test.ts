@@ -254,6 +254,92 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
     expect((await slotsOf(db, id)).map((s) => s.state)).toEqual(['started', 'capped', 'started']);
   });
 
+  it('an unreadable monitor (unknown time zone, rules that do not parse) is paused and logged; the others run', async () => {
+    const db = backend.database;
+    const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const reviews = {
+      store: new SqlReviewStore(db.db, () => clock.t),
+      worker: { notify() {} },
+      database: db,
+    };
+    const a = createMonitoring({
+      reviews: reviews as never,
+      logger,
+      minIntervalMinutes: 1,
+      maxPendingRows: 1_000_000,
+      now: () => clock.t,
+    });
+    const acct = account();
+    // Created in this order, and the broken ones due first: each was first in its step's query.
+    const [badRules, badZone, good] = [
+      await review(db, acct, 2, true),
+      await review(db, acct, 2, true),
+      await review(db, acct, 2, true),
+    ] as [string, string, string];
+    for (const id of [badRules, badZone, good]) await a.monitors.put(acct, id, HOURLY, 'ab12cd34');
+    await db.db
+      .updateTable('monitors')
+      .set({ time_zone: 'Mars/Olympus_Mons', next_run_at: clock.t - HOUR })
+      .where('review_id', '=', badZone)
+      .execute();
+    clock.t += HOUR;
+    await a.scheduler.tick();
+    // Round 2: the rules break once the runs are started, before they are decided.
+    clock.t += HOUR;
+    await a.scheduler.claimDue();
+    await a.scheduler.startClaimed();
+    await db.db
+      .updateTable('monitors')
+      .set({ rules: '{"anyChange": tru' })
+      .where('review_id', '=', badRules)
+      .execute();
+    await a.scheduler.tick();
+    const state = async (id: string) =>
+      (await slotsOf(db, id)).map((s) => [s.state, s.decided_at === null ? 'undecided' : 'decided']);
+    expect(await state(good)).toEqual([
+      ['started', 'decided'],
+      ['started', 'decided'],
+    ]);
+    // Its run of round 2 was decided, with no alert, once its rules no longer read; the next time it is paused.
+    expect(await state(badRules)).toEqual([
+      ['started', 'decided'],
+      ['started', 'decided'],
+    ]);
+    expect(await slotsOf(db, badZone)).toEqual([]);
+    const paused = await db.db
+      .selectFrom('monitors')
+      .select(['review_id', 'paused_reason'])
+      .where('account_id', '=', acct)
+      .execute();
+    expect(Object.fromEntries(paused.map((p) => [p.review_id, p.paused_reason]))).toEqual({
+      [badRules]: null,
+      [good]: null,
+      [badZone]: 'unreadable',
+    });
+    clock.t += HOUR;
+    await a.scheduler.tick();
+    expect((await a.monitors.list(acct)).find((m) => m.reviewId === badRules)?.pausedReason).toBe(
+      'unreadable',
+    );
+    expect((await slotsOf(db, good)).length).toBe(3);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          step: 'claim',
+          reviewId: badZone,
+          msg: 'monitor skipped: its row cannot be read',
+        }),
+        expect.objectContaining({ step: 'decide', reviewId: badRules }),
+        expect.objectContaining({ step: 'claim', reviewId: badRules }),
+      ]),
+    );
+    // Named by review and reason, never by the row's contents.
+    expect(lines.join('')).not.toMatch(/Olympus|anyChange/);
+  });
+
   it('the loop polls on its own once started, and claims nothing once stopped', async () => {
     const db = backend.database;
     const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };

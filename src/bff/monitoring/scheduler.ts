@@ -1,16 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import {
-  type MonitorPausedData,
-  MonitorRules,
-  type ReviewChangedData,
-  StoredChange,
-} from '../../contract/index.ts';
+import { type MonitorPausedData, type ReviewChangedData, StoredChange } from '../../contract/index.ts';
 import type { MonitorSlotsTable } from '../db/migration-0016-monitoring.ts';
 import { ApiError } from '../errors.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
 import type { Webhooks } from '../webhooks/index.ts';
-import type { SqlMonitors } from './monitor-store.ts';
+import { readRules, type SqlMonitors, unreadable } from './monitor-store.ts';
 import type { SqlNotifications } from './notifications.ts';
 import { runChanges, worthAnAlert } from './run-changes.ts';
 
@@ -109,16 +104,28 @@ export class MonitorScheduler {
 
   /** Resumes the monitors their monthly cap paused once their month has turned (in their zone). */
   async resumeCapped(): Promise<void> {
-    for (const m of await this.o.monitors.resumeCapped(this.o.audited ?? false))
+    const aside = (m: { review_id: string }, why: string) => this.#setAside('resume', m.review_id, why);
+    for (const m of await this.o.monitors.resumeCapped(this.o.audited ?? false, aside))
       this.o.logger.info({ reviewId: m.review_id }, 'monitor resumed: a new month');
   }
 
   /** Claims a slot for each due monitor; the slots this replica won. */
   async claimDue(): Promise<number> {
     let won = 0;
-    for (const m of await this.o.monitors.due())
-      if (await this.o.monitors.claim(m, this.owner, this.#leaseMs)) won++;
+    for (const m of await this.o.monitors.due()) {
+      // One unreadable row is paused and passed over: it failed the whole step for every other monitor, each pass.
+      const why = unreadable(m);
+      if (why) {
+        await this.o.monitors.pause(m.review_id, 'unreadable');
+        this.#setAside('claim', m.review_id, why);
+      } else if (await this.o.monitors.claim(m, this.owner, this.#leaseMs)) won++;
+    }
     return won;
+  }
+
+  /** A monitor passed over because its row cannot be read: logged by review and reason, never its contents. */
+  #setAside(step: string, reviewId: string, why: string): void {
+    this.o.logger.warn({ step, reviewId, why }, 'monitor skipped: its row cannot be read');
   }
 
   get #leaseMs() {
@@ -135,6 +142,12 @@ export class MonitorScheduler {
   }
 
   async #start(slot: MonitorSlotsTable): Promise<[SlotOutcome, number | null]> {
+    const why = await this.o.monitors.unreadableFor(slot.review_id);
+    if (why) {
+      await this.o.monitors.pause(slot.review_id, 'unreadable');
+      this.#setAside('start', slot.review_id, why);
+      return ['refused', null];
+    }
     const now = await this.o.monitors.forStart(slot);
     if (!now) {
       // Stopped, or its review deleted (a demo visitor's, at sign-out): a monitor left over goes too.
@@ -208,7 +221,9 @@ export class MonitorScheduler {
       .limit(20)
       .execute();
     for (const f of finished) {
-      const rules = f.rules ? MonitorRules.parse(JSON.parse(f.rules)) : undefined;
+      const rules = f.rules ? readRules(f.rules) : undefined;
+      // Rules that no longer read: decided with no alert (it would otherwise fail this step for every run).
+      if (f.rules && !rules) this.#setAside('decide', f.review_id, 'its alert rules do not read');
       // Stopped since, or a run a person cancelled: decided, with no alert.
       const change =
         rules && f.cancelled_at === null
@@ -233,8 +248,10 @@ export class MonitorScheduler {
   /** Queues review.changed for each alert not queued yet (the outbox keeps one per dedupe key). */
   async sendAlerts(): Promise<void> {
     for (const n of await this.o.notifications.unsent()) {
-      if (this.o.enqueue) {
-        const { rowsChanged: _n, ...data } = StoredChange.parse(JSON.parse(n.data));
+      const stored = readChange(n.data);
+      if (!stored) this.#setAside('send', n.review_id, 'its alert’s data does not read: no webhook for it');
+      else if (this.o.enqueue) {
+        const { rowsChanged: _n, ...data } = stored;
         await this.o.enqueue(
           n.account_id,
           'review.changed',
@@ -244,5 +261,15 @@ export class MonitorScheduler {
       }
       await this.o.notifications.sent(n.id);
     }
+  }
+}
+
+/** An alert's stored change, or undefined when it does not read (it is then marked sent, with no webhook). */
+function readChange(text: string): StoredChange | undefined {
+  try {
+    const parsed = StoredChange.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }

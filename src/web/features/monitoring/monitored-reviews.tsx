@@ -25,7 +25,9 @@ export function MonitoredReviews() {
             <span>{scheduleText(m)}</span>
             <span>
               {m.pausedReason
-                ? 'Paused: monthly cap reached'
+                ? m.pausedReason === 'unreadable'
+                  ? 'Paused: its schedule could not be read'
+                  : 'Paused: monthly cap reached'
                 : `Next run ${formatDateTime(new Date(m.nextRunAt))}`}
             </span>
             <span>{m.lastRunAt ? `Last run ${formatDateTime(new Date(m.lastRunAt))}` : 'Not run yet'}</span>

@@ -60,8 +60,17 @@ export function ReviewMonitor({ review }: { review: ReviewSummary }) {
         <span className="font-semibold">Monitored:</span> {scheduleText(monitor)}.{' '}
         {monitor.pausedReason ? (
           <span className="font-medium text-amber-800 dark:text-amber-300">
-            Paused: the next run would pass this month’s cap of {monitor.monthlyCap} lookups (
-            {monitor.usedThisMonth} used). Raise the cap to resume.
+            {monitor.pausedReason === 'unreadable' ? (
+              <>
+                Paused: the server can no longer read this schedule (its time zone or its alert rules). Change
+                the schedule to resume.
+              </>
+            ) : (
+              <>
+                Paused: the next run would pass this month’s cap of {monitor.monthlyCap} lookups (
+                {monitor.usedThisMonth} used). Raise the cap to resume.
+              </>
+            )}
           </span>
         ) : (
           <>Next run {formatDateTime(new Date(monitor.nextRunAt))}.</>
