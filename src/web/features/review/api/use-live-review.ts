@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import type { ReviewRowResult } from '../../../../contract/index.ts';
 import { readEventStream } from '../../../lib/event-stream.ts';
 import { LiveReview, type LiveReviewSnapshot } from '../run/live-review.ts';
+import { takePreloadedReview } from './preload-review.ts';
 import { getReview, getRowsPage, reviewEventsPath } from './server-reviews.ts';
 
 const LOADING: LiveReviewSnapshot = { state: 'loading', summary: null, rows: [], loaded: 0, live: false };
@@ -23,6 +24,7 @@ export function useLiveReview(id: string): {
       getRowsPage,
       events: (reviewId, lastEventId, signal) =>
         readEventStream(reviewEventsPath(reviewId), { lastEventId, signal }),
+      opening: takePreloadedReview(id),
     });
     setLive(review);
     void review.start();

@@ -6,6 +6,7 @@ import {
 } from '../../../../contract/index.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import type { StreamEvent } from '../../../lib/event-stream.ts';
+import { FIRST_PAGE, type ReviewOpening } from '../api/preload-review.ts';
 
 export type LiveState = 'loading' | 'ready' | 'not_found' | 'error';
 
@@ -30,6 +31,8 @@ export interface LiveReviewDeps {
     limit: number,
   ) => Promise<ReviewRowsResponse>;
   events: (id: string, lastEventId: string, signal: AbortSignal) => AsyncIterable<StreamEvent>;
+  /** The summary and first page, asked already as the page loaded (preload-review.ts); undefined: ask. */
+  opening?: Promise<ReviewOpening | undefined> | undefined;
   /** The page hears of changes at most this often (ms). */
   notifyMs?: number;
   /** Waits before reconnecting after the stream dropped (ms, doubling up to 30 s). */
@@ -37,8 +40,7 @@ export interface LiveReviewDeps {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-/** Rows read first when a review opens, and then a page at a time. */
-const FIRST_PAGE = 100;
+/** Rows read a page at a time after the first. */
 const PAGE = 5_000;
 
 /**
@@ -102,8 +104,10 @@ export class LiveReview {
   async start(): Promise<void> {
     const signal = this.#abort.signal;
     try {
-      const summary = await this.#deps.getReview(this.id, signal);
-      await this.#loadRun(summary);
+      const opening = await this.#deps.opening;
+      if (signal.aborted) return;
+      const summary = opening?.summary ?? (await this.#deps.getReview(this.id, signal));
+      await this.#loadRun(summary, opening?.firstPage);
     } catch (err) {
       if (!signal.aborted) this.#fail(err);
       return;
@@ -121,7 +125,7 @@ export class LiveReview {
    * then only how many are in, and every row once all are. A redraw works over every row read so far, so
    * drawing each page of a 100,000-row review as it came cost twenty redraws of up to 100,000 rows.
    */
-  async #loadRun(summary: ReviewSummary): Promise<void> {
+  async #loadRun(summary: ReviewSummary, firstPage?: ReviewRowsResponse): Promise<void> {
     const run = summary.runs.at(-1)?.number ?? 1;
     this.#run = run;
     this.#rows = [];
@@ -131,8 +135,16 @@ export class LiveReview {
     let cursor: string | null = null;
     let loaded = 0;
     do {
-      const limit = cursor === null ? FIRST_PAGE : PAGE;
-      const page = await this.#deps.getRowsPage(this.id, run, cursor, this.#abort.signal, limit);
+      const page: ReviewRowsResponse =
+        cursor === null && firstPage
+          ? firstPage
+          : await this.#deps.getRowsPage(
+              this.id,
+              run,
+              cursor,
+              this.#abort.signal,
+              cursor === null ? FIRST_PAGE : PAGE,
+            );
       if (this.#run !== run) return; // A newer run started meanwhile: its own load took over.
       for (const r of page.rows) this.#seq = Math.max(this.#seq, r.seq);
       this.#put(page.rows);
