@@ -47,7 +47,9 @@ interface Turn {
 
 interface ReviewTurn<Row> extends Turn {
   open: OpenRun;
+  /** Rows read for it; those before `next` are picked (or skipped). */
   buffer: Row[];
+  next: number;
   exhausted: boolean;
 }
 
@@ -123,37 +125,39 @@ export class LeaseOrder {
     for (const account of accounts)
       for (const review of account.reviews) {
         const planned = buffers.get(review.key);
-        if (planned) Object.assign(review, { buffer: planned.rows, exhausted: planned.exhausted });
+        if (planned) Object.assign(review, { buffer: planned.rows, next: 0, exhausted: planned.exhausted });
       }
     const picked: Row[] = [];
+    const turns = accounts.flatMap((a) => [a as Turn, ...a.reviews]);
     let tick = this.#tick;
+    // Per row: no array built, nothing shifted, nothing remembered (a lease of a cached review takes hundreds of
+    // rows, and this loop ran for each): when each turn was served is remembered once, after the loop.
     while (picked.length < limit) {
-      const account = fewest(accounts.filter((a) => a.left > 0 && a.reviews.length > 0));
+      const account = fewestOpen(accounts);
       if (!account) break;
       const review = fewest(account.reviews) as ReviewTurn<Row>;
-      if (review.buffer.length === 0 && !review.exhausted) {
+      if (review.next === review.buffer.length && !review.exhausted) {
         const want = Math.min(limit - picked.length, account.left);
         // A planned run asked again (a run before it had fewer rows than planned): its planned rows, still
         // pending in this transaction, come first in line, so they are skipped.
         const skip = buffers.get(review.key)?.planned ?? 0;
         const rows = (yield { one: review.open, n: want + skip }) as Row[];
-        review.buffer = rows.slice(skip);
-        review.exhausted = review.buffer.length < want;
+        review.buffer = rows;
+        review.next = Math.min(skip, rows.length);
+        review.exhausted = rows.length - review.next < want;
       }
-      const row = review.buffer.shift();
-      if (row === undefined) {
+      if (review.next === review.buffer.length) {
         account.reviews.splice(account.reviews.indexOf(review), 1);
         continue;
       }
-      picked.push(row);
+      picked.push(review.buffer[review.next++] as Row);
       account.held++;
       account.left--;
       review.held++;
       account.served = review.served = ++tick;
-      this.#tick = tick;
-      this.#served.set(account.key, account.served);
-      this.#served.set(review.key, review.served);
     }
+    this.#tick = tick;
+    for (const turn of turns) if (turn.served > 0) this.#served.set(turn.key, turn.served);
     this.#forget(runs);
     return picked;
   }
@@ -163,7 +167,7 @@ export class LeaseOrder {
     const taken = new Map<string, { open: OpenRun; n: number }>();
     let tick = this.#tick;
     for (let picked = 0; picked < limit; picked++) {
-      const account = fewest(accounts.filter((a) => a.left > 0 && a.reviews.length > 0));
+      const account = fewestOpen(accounts);
       if (!account) break;
       const review = fewest(account.reviews) as ReviewTurn<null>;
       taken.set(review.key, { open: review.open, n: (taken.get(review.key)?.n ?? 0) + 1 });
@@ -197,6 +201,7 @@ export class LeaseOrder {
         held: shares.heldByReview?.get(open.reviewId) ?? 0,
         served: this.#served.get(key) ?? 0,
         buffer: [],
+        next: 0,
         exhausted: false,
       });
     }
@@ -211,10 +216,18 @@ export class LeaseOrder {
   }
 }
 
+/** `fewest` of the accounts that may take a row more (within their limit, with a review left). */
+function fewestOpen<Row>(accounts: readonly AccountTurn<Row>[]): AccountTurn<Row> | undefined {
+  let best: AccountTurn<Row> | undefined;
+  for (const a of accounts) if (a.left > 0 && a.reviews.length > 0 && (!best || fewer(a, best))) best = a;
+  return best;
+}
+
+const fewer = (t: Turn, than: Turn) => t.held < than.held || (t.held === than.held && t.served < than.served);
+
 /** The turn holding fewest rows, then the one served longest ago. */
 function fewest<T extends Turn>(turns: readonly T[]): T | undefined {
   let best: T | undefined;
-  for (const t of turns)
-    if (!best || t.held < best.held || (t.held === best.held && t.served < best.served)) best = t;
+  for (const t of turns) if (!best || fewer(t, best)) best = t;
   return best;
 }
