@@ -6,6 +6,8 @@ import { decisions } from './migration-0015-decisions.ts';
 import { monitoring } from './migration-0016-monitoring.ts';
 import { reviewSources } from './migration-0017-review-sources.ts';
 import { signOffRun } from './migration-0018-sign-off-run.ts';
+import { auditPropertyFollows } from './migration-0021-audit-property-follows.ts';
+import { webhookSeeks } from './migration-0023-webhook-seeks.ts';
 
 /*
  * The migrations from 0008 on (migrations.ts has the rules: append only, the same DDL on both databases). Kept
@@ -82,4 +84,6 @@ export const MIGRATIONS_0008_ON: Record<string, Migration> = {
   '0016-monitoring': monitoring,
   '0017-review-sources': reviewSources,
   '0018-sign-off-run': signOffRun,
+  '0021-audit-property-follows': auditPropertyFollows,
+  '0023-webhook-seeks': webhookSeeks,
 };

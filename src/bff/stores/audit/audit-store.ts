@@ -102,7 +102,9 @@ export class SqlAuditStore {
   ): Promise<AuditPage> {
     const started = performance.now();
     const text = filters.text === undefined ? undefined : fold(filters.text);
-    if (text === undefined || !(await this.#unindexable(text))) {
+    // A property narrows as an index (SQLite's follows the trail: page), whatever the text.
+    const byProperty = filters.propertyId !== undefined && !this.#postgres;
+    if (text === undefined || byProperty || !(await this.#unindexable(text))) {
       const entries = await this.page(accountId, filters, before, limit);
       const next = entries.length === limit ? Number(entries.at(-1)?.id) : null;
       return { entries, next, searchedBackTo: null };
@@ -188,7 +190,7 @@ export class SqlAuditStore {
           before: to,
           above: from - 1,
           limit: limit - entries.length,
-          indexed: false,
+          index: 'none',
           walking: true,
         })),
       );
@@ -225,7 +227,8 @@ export class SqlAuditStore {
    * Activity list's is `search`). The text is folded as the entries' search text was
    * (search-text.ts). On SQLite a folded text of three characters or more is read from the trigram index
    * (migrations 0006, 0007) for the entries it holds and without it for the few appended since the follower's last
-   * pass, so an entry is found by its text the moment its lookup is answered.
+   * pass, so an entry is found by its text the moment its lookup is answered. A property is read so too, from its
+   * own index (migration 0021), which the follower fills to the same mark.
    */
   async page(
     accountId: string,
@@ -235,21 +238,27 @@ export class SqlAuditStore {
   ): Promise<AuditEntry[]> {
     const text = filters.text === undefined ? undefined : fold(filters.text);
     const folded = text === undefined ? filters : { ...filters, text };
-    if (this.#postgres || [...(text ?? '')].length < 3)
-      return this.#read(accountId, folded, { before, limit, indexed: false });
+    const index: Index = this.#postgres
+      ? 'none'
+      : filters.propertyId
+        ? 'property'
+        : [...(text ?? '')].length >= 3
+          ? 'trigram'
+          : 'none';
+    if (index === 'none') return this.#read(accountId, folded, { before, limit, index });
     // The tail above the mark first (its ids are all newer), then the index below it. A mark read a moment before
     // the follower moves it only sends more entries through the tail's scan.
     const mark = await this.#indexedTo();
     const tail =
       before === null || before > mark + 1
-        ? await this.#read(accountId, folded, { before, limit, indexed: false, above: mark })
+        ? await this.#read(accountId, folded, { before, limit, index: 'none', above: mark })
         : [];
     if (tail.length === limit) return tail;
     const below = before === null ? mark + 1 : Math.min(before, mark + 1);
     const head = await this.#read(accountId, folded, {
       before: below,
       limit: limit - tail.length,
-      indexed: true,
+      index,
     });
     return [...tail, ...head];
   }
@@ -260,32 +269,40 @@ export class SqlAuditStore {
     {
       before,
       limit,
-      indexed,
+      index,
       above,
       walking = false,
-    }: { before: number | null; limit: number; indexed: boolean; above?: number; walking?: boolean },
+    }: { before: number | null; limit: number; index: Index; above?: number; walking?: boolean },
   ): Promise<AuditEntry[]> {
     const text = filters.text ?? ''; // folded (page)
-    // The trigram index gives the ids of the entries holding the text, newest first, and each is read by its id
-    // until the page is full, so a text on every entry reads a page and a text on none reads nothing. A phrase of
-    // trigrams is a substring (of the folded text: the index folds nothing itself).
-    let q = indexed
-      ? this.db
-          .selectFrom(sql<{ rowid: number }>`audit_search`.as('s'))
-          .innerJoin('audit_entries', 'audit_entries.id', 's.rowid')
-          .selectAll('audit_entries')
-          .where(sql<boolean>`audit_search match ${`"${text.replaceAll('"', '""')}"`}`)
-      : this.db.selectFrom('audit_entries').selectAll('audit_entries');
-    const id = indexed ? sql.ref('s.rowid') : sql.ref('id');
-    q = q.where('account_id', '=', accountId);
+    // An index gives the ids of the entries holding the text (trigrams) or the property, newest first, and each is
+    // read by its id until the page is full, so a text on every entry reads a page and a text on none reads
+    // nothing. A phrase of trigrams is a substring (of the folded text: the index folds nothing itself).
+    // The property's ids (migration 0021) as the trigram index's are read: a table named `s` of `rowid`s.
+    const ids =
+      index === 'trigram'
+        ? sql`audit_search`
+        : sql`(select id as rowid from audit_property_ids
+            where account_id = ${accountId} and property_id = ${filters.propertyId ?? null})`;
+    let q =
+      index === 'none'
+        ? this.db.selectFrom('audit_entries').selectAll('audit_entries')
+        : this.db
+            .selectFrom(sql<{ rowid: number }>`${ids}`.as('s'))
+            .innerJoin('audit_entries', 'audit_entries.id', 's.rowid')
+            .selectAll('audit_entries');
+    if (index === 'trigram')
+      q = q.where(sql<boolean>`audit_search match ${`"${text.replaceAll('"', '""')}"`}`);
+    const id = index === 'none' ? sql.ref('id') : sql.ref('s.rowid');
+    q = q.where('audit_entries.account_id', '=', accountId);
     if (before !== null) q = q.where(id, '<', before);
     if (above !== undefined) q = q.where(id, '>', above);
     if (filters.from !== undefined) q = q.where('at', '>=', filters.from);
     if (filters.to !== undefined) q = q.where('at', '<', filters.to);
     if (filters.outcome) q = q.where('outcome', '=', filters.outcome);
     if (filters.keyFingerprint) q = q.where('key_fingerprint', '=', filters.keyFingerprint);
-    if (filters.propertyId) q = q.where('property_id', '=', filters.propertyId);
-    if (text && !indexed) {
+    if (filters.propertyId) q = q.where('audit_entries.property_id', '=', filters.propertyId);
+    if (text && index !== 'trigram') {
       // PostgreSQL (its pg_trgm index serves this very expression); on SQLite one or two characters, which
       // trigrams cannot hold, and the entries the index does not hold yet: read newest first until the page is
       // full. `_`, `%` and `\` as typed: escaped, with the escape named, for SQLite's LIKE has no default one.
@@ -307,7 +324,7 @@ export class SqlAuditStore {
   }
 
   /**
-   * The trigram index's follower (SQLite; PostgreSQL keeps its own indexes): indexes up to `max` entries appended
+   * The trigram and property indexes' follower (SQLite; PostgreSQL keeps its own indexes): indexes up to `max` entries appended
    * since the last pass and moves the mark past them, in one short transaction, so the answers' commits never
    * pay for the index and a pass holds the connection for a bounded time. Returns how many entries it passed
    * over (fewer than `max`: caught up). A pass interrupted by a stop or a crash is rolled back whole: the next
@@ -324,6 +341,10 @@ export class SqlAuditStore {
       await sql`insert into audit_search (rowid, search_text)
         select id, search_text from audit_entries
         where id > ${from} and id <= ${upto} and search_text is not null`.execute(trx);
+      // The property filter's index (migration 0021), up to the same mark.
+      await sql`insert into audit_property_ids (account_id, property_id, id)
+        select account_id, property_id, id from audit_entries
+        where id > ${from} and id <= ${upto} and property_id is not null`.execute(trx);
       await sql`update audit_search_indexed set last_id = ${upto}`.execute(trx);
       return Number(n);
     });
@@ -382,6 +403,9 @@ export class SqlAuditStore {
     }
   }
 }
+
+/** Where a page's ids come from: an index (SQLite's, filled by the follower) or the trail itself. */
+type Index = 'none' | 'trigram' | 'property';
 
 /** The golden ratio's fractional part: its multiples fall evenly over [0, 1), in no period. */
 const GOLDEN = (Math.sqrt(5) - 1) / 2;

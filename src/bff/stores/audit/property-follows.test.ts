@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../db/database.ts';
+import { migrationsFor } from '../../db/migrations.ts';
+import { auditEntry } from '../../test-support/audit-entry.ts';
+import { databaseBackends } from '../../test-support/database-backends.ts';
+import { type NewAuditEntry, SqlAuditStore } from './audit-store.ts';
+
+/*
+ * The Activity list filtered by property (GET /api/audit?propertyId=) answers what it did while an index on the
+ * entries served it: every entry of the account with that property, newest first, a page at a time, the moment
+ * its lookup is answered. On SQLite that index now follows the trail (migration 0021: the follower fills
+ * audit_property_ids up to its mark, off the commit every answer waits for), so each case holds with none, part
+ * or all of the trail followed; on PostgreSQL the index is the entries' own, as before.
+ */
+
+const backends = databaseBackends('audit-property');
+
+/** The follower's passes until it has caught up. */
+async function caughtUp(store: SqlAuditStore, max?: number): Promise<void> {
+  for (let pass = 0; pass < 1_000; pass++) if ((await store.follow(max)) === 0) return;
+  throw new Error('the follower never caught up');
+}
+
+function trailOf(accountId: string, n: number, start = 0): NewAuditEntry[] {
+  return Array.from({ length: n }, (_, k) => {
+    const i = start + k;
+    return auditEntry({
+      at: 1_700_000_000_000 + i,
+      account_id: accountId,
+      query: `${i} Main St`,
+      outcome: i % 4 === 0 ? 'not_found' : 'matched',
+      property_id: i % 5 === 0 ? null : `pi_${i % 7}`,
+    });
+  });
+}
+
+/** Every entry of the property, newest first, read page after page (what the Activity list and its export do). */
+async function byProperty(store: SqlAuditStore, accountId: string, propertyId: string, outcome?: string) {
+  const seen: string[] = [];
+  let before: number | null = null;
+  for (;;) {
+    const page = await store.page(accountId, { propertyId, ...(outcome ? { outcome } : {}) }, before, 20);
+    seen.push(...page.map((e) => e.query ?? ''));
+    if (page.length < 20) return seen;
+    before = Number(page.at(-1)?.id);
+  }
+}
+
+const expected = (entries: NewAuditEntry[], propertyId: string, outcome?: string) =>
+  entries
+    .filter((e) => e.property_id === propertyId && (!outcome || e.outcome === outcome))
+    .map((e) => e.query)
+    .reverse();
+
+describe.each(backends)('the Activity list by property on $name', (backend) => {
+  it('finds every entry of a property the moment it is committed, with none, part or all of the trail followed', async () => {
+    const accountId = `acct-${randomUUID()}`;
+    const store = new SqlAuditStore(backend.database.db, backend.database.sqlite);
+    await caughtUp(store);
+    const entries = trailOf(accountId, 300);
+    // Another account's entries hold the same property ids: never shown.
+    await store.append([...trailOf(`other-${randomUUID()}`, 50), ...entries]);
+    const answers = async () => {
+      for (const p of ['pi_0', 'pi_3', 'pi_6', 'pi_9'])
+        expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
+      expect(await byProperty(store, accountId, 'pi_3', 'not_found')).toEqual(
+        expected(entries, 'pi_3', 'not_found'),
+      );
+      // With a text beside it, of one character (no trigram) and of more.
+      const page = await store.page(accountId, { propertyId: 'pi_2', text: '9 main' }, null, 500);
+      expect(page.map((e) => e.query)).toEqual(
+        expected(entries, 'pi_2').filter((q) => q?.includes('9 Main')),
+      );
+      const search = await store.search(accountId, { propertyId: 'pi_2', text: '9' }, null, 500);
+      expect(search.entries.map((e) => e.query)).toEqual(
+        expected(entries, 'pi_2').filter((q) => q?.includes('9')),
+      );
+    };
+    await answers();
+    await store.follow(170); // the mark among this account's entries: pages read across it
+    await answers();
+    await caughtUp(store);
+    await answers();
+    // Appended after the follower's last pass: found at once, before the entries it followed.
+    const later = trailOf(accountId, 10, 300);
+    await store.append(later);
+    entries.push(...later);
+    await answers();
+  });
+
+  it('forgets the entries retention removed, followed or not', async () => {
+    const accountId = `acct-${randomUUID()}`;
+    const store = new SqlAuditStore(backend.database.db, backend.database.sqlite);
+    await caughtUp(store);
+    const at = Date.now();
+    const entry = (query: string) => auditEntry({ at, account_id: accountId, query, property_id: 'pi_gone' });
+    await store.append([entry('followed')]);
+    await caughtUp(store);
+    await store.append([entry('not followed')]);
+    expect(await byProperty(store, accountId, 'pi_gone')).toEqual(['not followed', 'followed']);
+    expect(await store.deleteOlderThan(at + 1)).toBeGreaterThanOrEqual(2);
+    await caughtUp(store);
+    expect(await byProperty(store, accountId, 'pi_gone')).toEqual([]);
+    if (backend.name === 'SQLite') {
+      const { rows } = await sql<{ n: number }>`select count(*) as n from audit_property_ids
+        where account_id = ${accountId}`.execute(backend.database.db);
+      expect(rows[0]?.n).toBe(0);
+    }
+  });
+});
+
+describe('migration 0021 on SQLite', () => {
+  it('moves the entries an older release wrote into the followed index, and the commit writes no property index', async () => {
+    // A database as the release before 0021 left it (0021 undone by hand): its own file.
+    const dir = mkdtempSync(join(tmpdir(), 'proplens-0021-'));
+    const database = await openDatabase({ dir });
+    try {
+      const db = database.db as Kysely<unknown>;
+      await sql`drop table audit_property_ids`.execute(db);
+      await sql`drop trigger audit_property_remove`.execute(db);
+      await sql`create index audit_by_property on audit_entries (account_id, property_id, id)`.execute(db);
+      await sql`delete from kysely_migration where name = '0021-audit-property-follows'`.execute(db);
+      const accountId = `acct-${randomUUID()}`;
+      const old = new SqlAuditStore(database.db); // Kysely's insert: no table of 0021's touched
+      const entries = trailOf(accountId, 60);
+      await old.append(entries.slice(0, 40));
+      // The follower of that release moves its mark past some of them; the rest are above it.
+      await sql`update audit_search_indexed set last_id = (select max(id) - 15 from audit_entries)`.execute(
+        db,
+      );
+      await old.append(entries.slice(40));
+      const all = migrationsFor('sqlite');
+      const migrator = new Migrator({
+        db,
+        provider: { getMigrations: async (): Promise<Record<string, Migration>> => all },
+        // Later migrations (0022 on) ran already here: 0021 alone is run again.
+        allowUnorderedMigrations: true,
+      });
+      const { error } = await migrator.migrateToLatest();
+      expect(error).toBeUndefined();
+      const store = new SqlAuditStore(database.db, database.sqlite);
+      for (const p of ['pi_1', 'pi_4'])
+        expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
+      await caughtUp(store);
+      for (const p of ['pi_1', 'pi_4'])
+        expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
+      const { rows } = await sql<{ name: string }>`select name from sqlite_master
+        where type = 'index' and tbl_name = 'audit_entries' and sql like '%property_id%'`.execute(db);
+      expect(rows).toEqual([]);
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
