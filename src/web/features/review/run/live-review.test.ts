@@ -254,4 +254,51 @@ describe('LiveReview', () => {
     ]);
     live.stop();
   });
+
+  it('shows a run’s summary with its first rows, never without them (opening, and at Check again)', async () => {
+    vi.useFakeTimers();
+    const pages: ((rows: ReviewRowResult[]) => void)[] = [];
+    const second: ReviewSummary = {
+      ...summary(2),
+      status: 'running',
+      runs: [
+        ...summary(2).runs,
+        { number: 2, startedAt: '2026-11-25T11:00:00.000Z', finishedAt: null, counts: counts(0) },
+      ],
+    };
+    const seen: { run: number | undefined; rows: string[] }[] = [];
+    const live = new LiveReview('rv_1', {
+      getReview: async () => summary(2),
+      getRowsPage: () => new Promise((resolve) => pages.push((rows) => resolve({ rows, nextCursor: null }))),
+      events: async function* () {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        yield { event: 'summary', data: JSON.stringify(second), id: '3' }; // a colleague's Check again
+        await new Promise(() => {});
+      },
+    });
+    live.subscribe(() => {
+      const s = live.getSnapshot();
+      seen.push({ run: s.summary?.runs.at(-1)?.number, rows: s.rows.map((r) => r.outcome) });
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // The summary is in, its first page not yet: nothing of the review is shown.
+    expect(live.getSnapshot()).toMatchObject({ state: 'loading', summary: null, rows: [] });
+    pages[0]?.([row(0, 'matched', 1), row(1, 'matched', 2)]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    // Run 2 began; until its first page is in, run 1 stays as it was.
+    expect(live.getSnapshot().summary?.runs.at(-1)?.number).toBe(1);
+    pages[1]?.([row(0, 'pending', 0), row(1, 'pending', 0)]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(seen.filter((s) => s.run !== undefined)).toEqual(
+      expect.arrayContaining([
+        { run: 1, rows: ['matched', 'matched'] },
+        { run: 2, rows: ['pending', 'pending'] },
+      ]),
+    );
+    // Never a summary shown over no rows, nor run 2's over run 1's answers.
+    expect(seen.filter((s) => s.run !== undefined && s.rows.length === 0)).toEqual([]);
+    expect(seen.filter((s) => s.run === 2 && s.rows.includes('matched'))).toEqual([]);
+    live.stop();
+  });
 });

@@ -122,16 +122,16 @@ export class LiveReview {
 
   /**
    * Reads every row of the summary's latest run, page by page: the first page (a screenful) is shown at once,
-   * then only how many are in, and every row once all are. A redraw works over every row read so far, so
-   * drawing each page of a 100,000-row review as it came cost twenty redraws of up to 100,000 rows.
+   * with the summary, then only how many are in, and every row once all are. A redraw works over every row
+   * read so far, so drawing each page of a 100,000-row review as it came cost twenty redraws of up to 100,000
+   * rows. The summary waits for its first page: never a moment of the review with no rows (its figures at 0,
+   * "No rows yet."), nor of a new run's summary above the previous run's rows.
    */
   async #loadRun(summary: ReviewSummary, firstPage?: ReviewRowsResponse): Promise<void> {
     const run = summary.runs.at(-1)?.number ?? 1;
     this.#run = run;
     this.#rows = [];
     this.#seqs = [];
-    this.#summary = null;
-    this.#set({ summary, rows: [], loaded: 0, state: 'ready' });
     let cursor: string | null = null;
     let loaded = 0;
     do {
@@ -149,8 +149,11 @@ export class LiveReview {
       for (const r of page.rows) this.#seq = Math.max(this.#seq, r.seq);
       this.#put(page.rows);
       loaded += page.rows.length;
-      if (cursor === null) this.#notifyNow();
-      else this.#set({ loaded });
+      if (cursor === null) {
+        this.#summary = null;
+        this.#dirty = false;
+        this.#set({ summary, state: 'ready', rows: this.#shownRows(), loaded });
+      } else this.#set({ loaded });
       cursor = page.nextCursor;
     } while (cursor);
     this.#notifyNow();
@@ -257,10 +260,7 @@ export class LiveReview {
     this.#timer = null;
     const patch: Partial<LiveReviewSnapshot> = {};
     if (this.#dirty) {
-      // Rows come in input order, so the list is whole but for rows still loading: copied only when it has gaps.
-      const rows = this.#rows.includes(undefined as unknown as ReviewRowResult)
-        ? this.#rows.filter((r) => r !== undefined)
-        : this.#rows.slice();
+      const rows = this.#shownRows();
       patch.rows = rows;
       patch.loaded = rows.length;
       this.#dirty = false;
@@ -270,6 +270,13 @@ export class LiveReview {
       this.#summary = null;
     }
     if (patch.rows || patch.summary) this.#set(patch);
+  }
+
+  /** Rows come in input order, so the list is whole but for rows still loading: copied only when it has gaps. */
+  #shownRows(): ReviewRowResult[] {
+    return this.#rows.includes(undefined as unknown as ReviewRowResult)
+      ? this.#rows.filter((r) => r !== undefined)
+      : this.#rows.slice();
   }
 
   #emit(): void {
