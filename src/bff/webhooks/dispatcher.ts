@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DatabaseSchema } from '../db/schema.ts';
-import { enqueueCompletedRuns } from './completed-runs.ts';
+import { CompletedRuns } from './completed-runs.ts';
 import { type AfterAttempt, KEEP_MS, type LeasedMessage, type WebhookOutbox } from './outbox-store.ts';
 import { type AttemptResult, type SendOptions, sendAttempt } from './sender.ts';
 
@@ -70,6 +70,7 @@ export class WebhookDispatcher {
   #again = false;
   #forgotAt = Number.NEGATIVE_INFINITY;
   #prepared = false;
+  readonly #completed: CompletedRuns;
   /** Wakes a pass waiting on its attempts: something was queued. */
   #wake: () => void = () => {};
 
@@ -84,6 +85,7 @@ export class WebhookDispatcher {
       send: { allowPrivate: false, timeoutMs: 10_000 },
       ...options,
     };
+    this.#completed = new CompletedRuns(options.db, options.outbox);
   }
 
   start(): void {
@@ -132,7 +134,7 @@ export class WebhookDispatcher {
       await o.prepare();
       this.#prepared = true;
     }
-    await enqueueCompletedRuns(o.db, o.outbox, o.now());
+    await this.#completed.enqueue(o.now());
     // The log's old entries go an hour at a time (any replica; deleting twice is harmless).
     if (o.now() - this.#forgotAt >= 3_600_000) {
       this.#forgotAt = o.now();

@@ -238,6 +238,36 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     expect(before).not.toBe(reviewId);
   });
 
+  it('announces the runs finished since the last pass: a backlog over passes, a late commit; not every run each time', async () => {
+    const db = backend.database;
+    const w = world(db);
+    await w.endpoint(['review.completed']);
+    const told: string[] = [];
+    const tell = async (m: LeasedMessage) => {
+      told.push(JSON.parse(m.payload).data.reviewId);
+      return ok;
+    };
+    const d = w.dispatcher(tell);
+    w.clock.t += 2 * 3_600_000;
+    await d.tick();
+    // More runs at once than one pass reads (200), and one whose finish commits a minute after it says.
+    const backlog: string[] = [];
+    for (let i = 0; i < 210; i++) backlog.push(await finishedRun(db, w.account, w.clock.t + 1_000));
+    const late = await finishedRun(db, w.account, w.clock.t - 60_000);
+    w.clock.t += 2_000;
+    for (let pass = 0; pass < 3; pass++) await d.tick();
+    expect(told.toSorted()).toEqual([...backlog, late].toSorted());
+    // A run that says it finished an hour before the last pass is behind the watermark: passes no longer read it.
+    const behind = await finishedRun(db, w.account, w.clock.t - 3_600_000);
+    w.clock.t += 1_000;
+    await d.tick();
+    expect(told).not.toContain(behind);
+    // A dispatcher's first pass (a start) reads back a day: the run of a replica that died is announced then.
+    await w.dispatcher(tell).tick();
+    expect(told.filter((id) => id === behind)).toHaveLength(1);
+    expect(told).toHaveLength(212);
+  });
+
   it('tells a demo visitor’s endpoint only of that visitor’s reviews', async () => {
     const w = world(backend.database);
     const events: WebhookEventType[] = ['review.completed', 'review.changed', 'monitor.paused'];
