@@ -44,6 +44,8 @@ const RELEASED = [
   '0016-monitoring',
   '0017-review-sources',
   '0018-sign-off-run',
+  '0021-audit-property-follows',
+  '0023-webhook-seeks',
 ];
 
 describe('released migrations', () => {
