@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyRedaction, REDACTED } from './redact.ts';
+import { keyRedaction, REDACTED, redactBody } from './redact.ts';
 
 const KEY = 'pk/live+A=ü€';
 
@@ -86,5 +86,41 @@ describe('keyRedaction', () => {
   it('leaves other text alone, and keys too short to cut safely', () => {
     expect(keyRedaction(KEY).text('pk/live+A=u€, Main St')).toBe('pk/live+A=u€, Main St');
     expect(keyRedaction('abc').parsed({ a: 'abc' })).toEqual({ a: 'abc' });
+  });
+});
+
+describe('redactBody', () => {
+  // Most answers hold no form of the key and are given back as parsed, not copied string by string: every way a
+  // body can hold the key still goes through the full redaction.
+  it('gives an answer without the key back as parsed, and cuts the key however the body holds it', () => {
+    const record = {
+      property_id: 'pi_1',
+      address: '1 Main St',
+      lot_size_sqft: 49400,
+      unit: null,
+      tags: ['a'],
+    };
+    expect(redactBody(JSON.stringify(record), KEY)).toEqual({ json: record });
+    const key = 'pk_live_A1b2C3';
+    const cut = (text: string) => JSON.stringify(redactBody(text, key));
+    for (const body of [
+      `{"echo":"Bearer ${key}"}`,
+      `{"echo":"\\u0070k_live_A1b2C3"}`,
+      `{"echo":"pk_live_\\u00411b2C3"}`,
+      `{"echo":"https://x.example/?k=${encodeURIComponent(encodeURIComponent(key))}"}`,
+      `{"echo":"pk&#95;live&#95;A1b2C3"}`,
+      `{"${key}":1}`,
+    ])
+      expect(cut(body), body).toContain(REDACTED);
+    // A key of digits, echoed as a number written another way than the key.
+    expect(redactBody('{"n":1.23456789e8}', '123456789')).toEqual({ json: { n: REDACTED } });
+    // Nesting past 32 levels is dropped even in a body without the key.
+    let out = (redactBody(`${'['.repeat(40)}1${']'.repeat(40)}`, key) as { json: unknown }).json;
+    let depth = 0;
+    while (Array.isArray(out)) {
+      out = out[0];
+      depth++;
+    }
+    expect(depth).toBe(32);
   });
 });

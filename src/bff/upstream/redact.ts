@@ -19,9 +19,16 @@ export interface KeyRedaction {
   text(text: string): string;
   /** A parsed JSON value with every string (object keys too) redacted; nesting past 32 levels dropped. */
   parsed(value: unknown): unknown;
+  /**
+   * Is a JSON text one whose parse `parsed` would give back unchanged? Only when no string in it can hold the key:
+   * none holds its longest run of letters and digits (every form of the key holds it), and none can be decoded
+   * into something else (no `\`, `%` or `&` anywhere); and it nests no deeper than `parsed` keeps. Then the
+   * parse is the answer, not a copy of it built string by string (most upstream answers: 9 of 14 µs each).
+   */
+  untouched(json: string): boolean;
 }
 
-const NONE: KeyRedaction = { text: (t) => t, parsed: (v) => v };
+const NONE: KeyRedaction = { text: (t) => t, parsed: (v) => v, untouched: () => true };
 
 /**
  * Redaction of one key. Its forms: as sent, in either Unicode normal form (an upstream may normalise), and
@@ -47,6 +54,9 @@ export function keyRedaction(apiKey: string): KeyRedaction {
   // hold the key, and `includes` is far cheaper than the expression (a page of records has hundreds of strings).
   const anchor = (apiKey.match(/[A-Za-z0-9]+/g) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
   const once = new RegExp(plain.source);
+  // A text's strings are its own bytes when it has no escape, but a number is read as String(n) (1e3 is "1000",
+  // 1e999 "Infinity"): an anchor that such a reading could hold sends every body through the full redaction.
+  const verbatim = anchor.length >= 3 && /[^0-9e]/.test(anchor) && !'Infinity'.includes(anchor);
   // Encoded past what the forms cover (URL-encoded twice, HTML character references): what decodes to the key
   // goes whole. Only text with an escape character is decoded, so most strings cost an `includes`.
   const hidden = (s: string) => /[%&]/.test(s) && decodings(s).some((d) => once.test(d));
@@ -70,7 +80,26 @@ export function keyRedaction(apiKey: string): KeyRedaction {
       return hidden(cut) ? REDACTED : cut;
     },
     parsed: (value) => redactValue(value, redact, 0),
+    untouched: (json) => verbatim && !json.includes(anchor) && !/[\\%&]/.test(json) && shallow(json),
   };
+}
+
+/**
+ * Does a JSON text without a backslash nest no deeper than MAX_DEPTH? Without escapes a `"` always opens or
+ * closes a string, so brackets outside strings are counted as they come.
+ */
+function shallow(json: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22) inString = !inString;
+    else if (inString) continue;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_DEPTH) return false;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return true;
 }
 
 /** One form with each character as itself or as an HTML character reference (hex, decimal or named). */
@@ -160,7 +189,7 @@ export function redactBody(text: string, apiKey: string): { json: unknown } | { 
   } catch {
     return { text: redaction.text(text) };
   }
-  return { json: redaction.parsed(json) };
+  return { json: redaction.untouched(text) ? json : redaction.parsed(json) };
 }
 
 function redactValue(value: unknown, redact: (s: string) => string, depth: number): unknown {
