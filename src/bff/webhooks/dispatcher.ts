@@ -9,6 +9,8 @@ import { type AttemptResult, type SendOptions, sendAttempt } from './sender.ts';
 /** First retry after about 5 s, doubling, at most an hour apart: about 30 attempts in the 24 hours. */
 const FIRST_RETRY_MS = 5_000;
 const LONGEST_WAIT_MS = 3_600_000;
+/** Old delivery-log events deleted by one pass (with their attempts). */
+const FORGET_BATCH = 500;
 
 /**
  * When to try again after failed attempt number `attempt`, or null to give up: exponential back-off with jitter
@@ -69,6 +71,8 @@ export class WebhookDispatcher {
   #stopping = false;
   #again = false;
   #forgotAt = Number.NEGATIVE_INFINITY;
+  /** The last pass's batch of old log entries was full: the next pass deletes another. */
+  #forgetMore = false;
   #prepared = false;
   readonly #completed: CompletedRuns;
   /** Wakes a pass waiting on its attempts: something was queued. */
@@ -135,10 +139,12 @@ export class WebhookDispatcher {
       this.#prepared = true;
     }
     await this.#completed.enqueue(o.now());
-    // The log's old entries go an hour at a time (any replica; deleting twice is harmless).
-    if (o.now() - this.#forgotAt >= 3_600_000) {
+    // The log's old entries go once an hour, a batch a pass until none is left (any replica; deleting twice is
+    // harmless): a busy account's log had outgrown a single batch an hour (hostile review M10), and a pass that
+    // deleted it all at once would hold the deliveries behind it.
+    if (this.#forgetMore || o.now() - this.#forgotAt >= 3_600_000) {
       this.#forgotAt = o.now();
-      await o.outbox.forget(o.now() - KEEP_MS);
+      this.#forgetMore = (await o.outbox.forget(o.now() - KEEP_MS, FORGET_BATCH)) === FORGET_BATCH;
     }
     // A pool of `concurrency` attempts: a slot that frees is leased again at once, so a slow receiver holds its
     // own slots only, never a whole batch; and one account holds at most half of them, so another account's

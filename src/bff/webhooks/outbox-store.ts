@@ -263,7 +263,8 @@ export class WebhookOutbox {
 
   /**
    * Forgets up to `limit` delivered or given-up events created before `before`, with their attempts (the log keeps
-   * KEEP_MS of them); answers how many. Pending ones stay whatever their age: they are still owed.
+   * KEEP_MS of them), read by the webhook_outbox_done index (migration 0023); answers how many. Pending ones stay
+   * whatever their age: they are still owed.
    */
   async forget(before: number, limit = 500): Promise<number> {
     const old = await this.db

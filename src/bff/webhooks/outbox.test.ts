@@ -344,6 +344,29 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     expect(await w.attempts(delivered as string)).toEqual([]);
   });
 
+  it('forgets a busy log a batch a pass until none is left, not 500 an hour', async () => {
+    const db = backend.database;
+    const w = world(db);
+    const ep = await w.endpoint();
+    const old = Array.from({ length: 1_200 }, (_, i) => ({
+      ...newRow(ep.id, w.account, 'review.changed', '{}', `busy-${i}`, w.clock.t),
+      state: i % 2 ? 'delivered' : 'failed',
+    }));
+    for (let i = 0; i < old.length; i += 400) await w.outbox.insert(old.slice(i, i + 400));
+    const [owed] = await w.outbox.enqueue(w.account, 'review.changed', {}, 'still-owed');
+    await db.db
+      .updateTable('webhook_outbox')
+      .set({ next_attempt_at: w.clock.t + 40 * 86_400_000 })
+      .where('id', '=', owed as string)
+      .execute();
+    w.clock.t += 31 * 86_400_000;
+    const d = w.dispatcher(async () => ok);
+    // Three passes within a second: 500, 500 and the last 200.
+    for (let pass = 0; pass < 3; pass++) await d.tick();
+    const left = await db.db.selectFrom('webhook_outbox').select('id').execute();
+    expect(left.map((r) => r.id)).toEqual([owed]);
+  });
+
   it('resends an event with the same id: one more attempt, then failed again if it fails', async () => {
     const w = world(backend.database);
     const ep = await w.endpoint();
