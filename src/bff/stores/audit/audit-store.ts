@@ -102,9 +102,7 @@ export class SqlAuditStore {
   ): Promise<AuditPage> {
     const started = performance.now();
     const text = filters.text === undefined ? undefined : fold(filters.text);
-    // A property narrows as an index (SQLite's follows the trail: page), whatever the text.
-    const byProperty = filters.propertyId !== undefined && !this.#postgres;
-    if (text === undefined || byProperty || !(await this.#unindexable(text))) {
+    if (text === undefined || !(await this.#unindexable(text))) {
       const entries = await this.page(accountId, filters, before, limit);
       const next = entries.length === limit ? Number(entries.at(-1)?.id) : null;
       return { entries, next, searchedBackTo: null };
