@@ -96,7 +96,15 @@ afterEach(() => {
 
 describe('/review', () => {
   it('starts a pasted review on the server in chunks, opens it, and counts every row', async () => {
-    const { api } = backend(() => 'acct-a');
+    // Whether the review's page was already up ("Opening the review…") each time a summary was asked.
+    const pageUp: boolean[] = [];
+    const { api, server } = backend(() => 'acct-a', {
+      'GET /api/reviews/*': (request) => {
+        if (/^\/api\/reviews\/[^/]+$/.test(request.url.pathname))
+          pageUp.push(screen.queryByText('Opening the review…') !== null);
+        return server.handle(request);
+      },
+    });
     renderRoutes(routes, '/review');
     expect(await screen.findByRole('heading', { name: 'Review many addresses' })).toBeInTheDocument();
     // No sample without a demo key.
@@ -144,6 +152,24 @@ describe('/review', () => {
     expect(item).toHaveTextContent('Done');
     expect(item).toHaveTextContent('5 addresses');
     expect(item).toHaveTextContent('started by key 3f9a1c2e');
+
+    // Opened again from the list: its summary and first rows are asked at the click (the page's code loads
+    // meanwhile), once each, and the page takes them.
+    const id = (await screen.findByRole('link', { name: 'Portfolio A' }))
+      .getAttribute('href')
+      ?.split('/')
+      .pop();
+    const asked = () =>
+      api.calls
+        .filter((c) => c.method === 'GET' && c.url.pathname.startsWith(`/api/reviews/${id}`))
+        .map((c) => `${c.url.pathname}${c.url.search}`)
+        .filter((path) => !path.endsWith('/events'));
+    const before = asked().length;
+    pageUp.length = 0;
+    await userEvent.click(screen.getByRole('link', { name: 'Portfolio A' }));
+    expect(await screen.findByText('Done: all 5 addresses have an outcome.')).toBeInTheDocument();
+    expect(asked().slice(before)).toEqual([`/api/reviews/${id}`, `/api/reviews/${id}/rows?run=1&limit=100`]);
+    expect(pageUp).toEqual([false]);
   });
 
   it('says what to do when nothing was given', async () => {

@@ -5,6 +5,7 @@ import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { KeyLabel } from '../../auth/index.ts';
+import { preloadReview } from '../api/preload-review.ts';
 import { deleteReview, reviewKeys } from '../api/server-reviews.ts';
 
 const n = formatCount;
@@ -68,6 +69,8 @@ function ReviewItem({ review, accountId }: { review: ReviewSummary; accountId: s
       <div className="min-w-0 flex-1">
         <Link
           to={`/review/${review.id}`}
+          // Its summary and first rows are asked now, while the review's page code loads, not after.
+          onClick={() => preloadReview(review.id)}
           className="break-words font-semibold text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
         >
           {review.name}
