@@ -116,30 +116,36 @@ const results = (page: Page) => page.getByRole('table', { name: 'Results' });
 async function finishedReview(browser: Browser, url: string, cookie: string, id: string, rows: number) {
   const { page, cdp, close } = await openPage(browser, url, cookie);
   try {
-    // Warm: the SPA's code comes from the browser's cache, as for a reviewer who has used the app before.
-    await page.goto(url);
-    await page.getByRole('heading', { name: 'Find a property' }).waitFor();
-    const t = performance.now();
-    await page.goto(`${url}/review/${id}`);
-    await results(page).locator('tbody tr[aria-rowindex="2"]').waitFor();
-    const first =
-      (await page.evaluate(() => (window as unknown as { firstRowAt: number | null }).firstRowAt ?? 0)) /
-      1000;
-    row('first rows shown, opening it', `${fmt(first, 2)} s`, '<= 2 s', verdict(first <= 2));
-    // Where that time went: the page's code and session, the review's first page of rows, then drawing it.
-    const asked = await page.evaluate(() => {
-      const firstPage = performance
-        .getEntriesByType('resource')
-        .find((e) => /\/rows\?run=\d+&limit=\d+$/.test(e.name)) as PerformanceResourceTiming | undefined;
-      return firstPage ? { start: firstPage.startTime, end: firstPage.responseEnd } : null;
-    });
-    if (asked)
-      row(
-        '  first page of rows asked / answered',
-        `${fmt(asked.start / 1000, 2)} / ${fmt(asked.end / 1000, 2)} s`,
-        '',
-        `drawn ${fmt(first - asked.end / 1000, 2)} s later; load ${loadAverage()}`,
-      );
+    // Warm: the SPA's code comes from the browser's cache, as for a reviewer who has used the app before. Opened
+    // BENCH_PAGE_OPENS times (each from the search screen), the median reported: one open on a shared machine
+    // varies by 2x.
+    const opens: Opening[] = [];
+    let t = 0;
+    for (let i = 0; i < Math.max(1, Number(process.env.BENCH_PAGE_OPENS ?? 3)); i++) {
+      await page.goto(url);
+      await page.getByRole('heading', { name: 'Find a property' }).waitFor();
+      t = performance.now();
+      await page.goto(`${url}/review/${id}`);
+      await results(page).locator('tbody tr[aria-rowindex="2"]').waitFor();
+      opens.push(await opening(page));
+    }
+    const first = median(opens.map((o) => o.first));
+    row(
+      'first rows shown, opening it',
+      `${fmt(first, 2)} s`,
+      '<= 2 s',
+      `${verdict(first <= 2)} (median of ${opens.map((o) => fmt(o.first, 2)).join(', ')})`,
+    );
+    // Where that time went: the session, the review's summary and its first page of rows (asked together as
+    // the page's script starts), then drawing it.
+    const at = (k: keyof Opening) => fmt(median(opens.map((o) => o[k])), 2);
+    const drawn = median(opens.map((o) => o.first - Math.max(o.session, o.firstPage)));
+    row(
+      '  session / summary / first page answered',
+      `${at('session')} / ${at('summary')} / ${at('firstPage')} s`,
+      '',
+      `drawn ${fmt(drawn, 2)} s after both; load ${loadAverage()}`,
+    );
     const all = await page
       .getByText(`Showing all ${rows.toLocaleString('en-US')} rows`)
       .waitFor({ timeout: 300_000 })
@@ -245,6 +251,32 @@ async function liveReview(browser: Browser, url: string, cookie: string, total: 
 }
 
 const n = (x: number) => x.toLocaleString('en-US');
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+/** One opening of the review, in seconds from the navigation's start. */
+interface Opening {
+  first: number;
+  session: number;
+  summary: number;
+  firstPage: number;
+}
+
+/** When the first row was drawn, and when the session, the summary and the first page of rows were answered. */
+function opening(page: Page): Promise<Opening> {
+  // No functions declared inside: the page runs this as source, without the bench's helpers (tsx's __name).
+  return page.evaluate(
+    (patterns) => {
+      const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+      const [session, summary, firstPage] = patterns.map(
+        (p) => (entries.find((e) => new RegExp(p).test(e.name))?.responseEnd ?? Number.NaN) / 1000,
+      ) as [number, number, number];
+      const first = (window as unknown as { firstRowAt: number | null }).firstRowAt ?? Number.NaN;
+      return { first: first / 1000, session, summary, firstPage };
+    },
+    ['/api/session$', '/api/reviews/[^/]+$', '/rows\\?run=\\d+&limit=100$'],
+  );
+}
 
 /** The machine's 1-minute load average: the figures above are wall times on cores others share. */
 const loadAverage = () => fmt(loadavg()[0] ?? 0, 1);
