@@ -37,7 +37,7 @@ export interface Monitoring {
 export function createMonitoring(o: MonitoringOptions): Monitoring {
   const now = o.now ?? Date.now;
   const { db } = o.reviews.database;
-  const monitors = new SqlMonitors(db, now);
+  const monitors = new SqlMonitors(db, now, o.minIntervalMinutes);
   const notifications = new SqlNotifications(db, now);
   const scheduler = new MonitorScheduler({
     monitors,

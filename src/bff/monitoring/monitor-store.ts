@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type Monitor, type MonitorRequest, MonitorRules } from '../../contract/index.ts';
+import { INTERVAL_MINUTES, type Monitor, type MonitorRequest, MonitorRules } from '../../contract/index.ts';
 import { NOT_A_LOOKUP } from '../audit/audit.ts';
 import type { MonitorSlotsTable, MonitorsTable } from '../db/migration-0016-monitoring.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
@@ -32,12 +32,21 @@ export function unreadable(m: Pick<MonitorsTable, 'time_zone' | 'rules'>): strin
   return null;
 }
 
-const schedule = (m: MonitorsTable) => ({
-  interval: m.interval as Monitor['interval'],
-  timeOfDay: m.time_of_day,
-  weekday: Number(m.weekday),
-  timeZone: m.time_zone,
-});
+const INTERVALS: Monitor['interval'][] = ['minute', 'hour', 'day', 'week'];
+
+/**
+ * The monitor's schedule as this server runs it: its interval, or the shortest one MONITOR_MIN_INTERVAL_MINUTES
+ * still offers when the minimum was raised after it was saved (hostile review M13: an every-minute monitor had
+ * kept running every minute on a server set to 60).
+ */
+function scheduleOf(m: MonitorsTable, minIntervalMinutes: number) {
+  const saved = m.interval as Monitor['interval'];
+  const interval =
+    INTERVALS.find(
+      (i) => INTERVAL_MINUTES[i] >= minIntervalMinutes && INTERVAL_MINUTES[i] >= INTERVAL_MINUTES[saved],
+    ) ?? 'week';
+  return { interval, timeOfDay: m.time_of_day, weekday: Number(m.weekday), timeZone: m.time_zone };
+}
 
 /**
  * The monitors of reviews (migration 0016) as people set them, and the slots the scheduler claims. Every read
@@ -48,7 +57,13 @@ export class SqlMonitors {
     private readonly db: Db,
     /** The BFF's clock (clock.ts): scheduled times follow it. */
     private readonly now: () => number,
+    /** MONITOR_MIN_INTERVAL_MINUTES: no monitor runs more often, whatever it was saved with. */
+    private readonly minIntervalMinutes = 1,
   ) {}
+
+  #schedule(m: MonitorsTable) {
+    return scheduleOf(m, this.minIntervalMinutes);
+  }
 
   /**
    * Monitors the review (or sets its monitor anew: a paused one runs again): its next run the first scheduled
@@ -92,7 +107,7 @@ export class SqlMonitors {
         paused_reason: null,
         paused_at: null,
       };
-      row.next_run_at = nextRunAfter(schedule(row), now);
+      row.next_run_at = nextRunAfter(this.#schedule(row), now);
       const { review_id: _id, created_at: _at, last_run_at: _last, ...changed } = row;
       await trx
         .insertInto('monitors')
@@ -139,7 +154,12 @@ export class SqlMonitors {
       .orderBy('m.review_id');
     if (reviewId) q = q.where('m.review_id', '=', reviewId);
     const rows = await q.execute();
-    return Promise.all(rows.map(async (m) => toMonitor(m, m.name, await this.usedThisMonth(db, m))));
+    // The interval it runs at (a minimum raised since it was saved shows as the new minimum).
+    return Promise.all(
+      rows.map(async (m) =>
+        toMonitor({ ...m, interval: this.#schedule(m).interval }, m.name, await this.usedThisMonth(db, m)),
+      ),
+    );
   }
 
   /** Rows the monitor's runs asked since its month began (in its zone): what the monthly cap counts. */
@@ -196,7 +216,7 @@ export class SqlMonitors {
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
       await trx
         .updateTable('monitors')
-        .set({ next_run_at: nextRunAfter(schedule(m), now) })
+        .set({ next_run_at: nextRunAfter(this.#schedule(m), now) })
         .where('review_id', '=', m.review_id)
         .where('next_run_at', '=', Number(m.next_run_at))
         .execute();
@@ -341,7 +361,7 @@ export class SqlMonitors {
       const won = await this.db.transaction().execute(async (trx) => {
         const done = await trx
           .updateTable('monitors')
-          .set({ paused_reason: null, paused_at: null, next_run_at: nextRunAfter(schedule(m), now) })
+          .set({ paused_reason: null, paused_at: null, next_run_at: nextRunAfter(this.#schedule(m), now) })
           .where('review_id', '=', m.review_id)
           .where('paused_reason', '=', 'cap_reached')
           .where('paused_at', '=', pausedAt)

@@ -340,6 +340,38 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
     expect(lines.join('')).not.toMatch(/Olympus|anyChange/);
   });
 
+  it('a monitor saved every minute runs at the new minimum once MONITOR_MIN_INTERVAL_MINUTES is raised to 60', async () => {
+    const db = backend.database;
+    const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
+    const acct = account();
+    const id = await review(db, acct, 2, true);
+    const [before] = replicas(db, clock, 1) as [ReturnType<typeof createMonitoring>];
+    await before.monitors.put(acct, id, { ...HOURLY, interval: 'minute' }, 'ab12cd34');
+    // Restarted with a minimum of an hour.
+    const after = createMonitoring({
+      reviews: {
+        store: new SqlReviewStore(db.db, () => clock.t),
+        worker: { notify() {} },
+        database: db,
+      } as never,
+      logger: silent,
+      minIntervalMinutes: 60,
+      maxPendingRows: 1_000_000,
+      now: () => clock.t,
+    });
+    for (let minute = 0; minute < 120; minute++) {
+      clock.t += 60_000;
+      await after.scheduler.claimDue();
+    }
+    // The time saved under the old minimum, then the top of each hour.
+    expect((await slotsOf(db, id)).map((s) => new Date(Number(s.scheduled_at)).toISOString())).toEqual([
+      '2027-01-04T10:31:00.000Z',
+      '2027-01-04T11:00:00.000Z',
+      '2027-01-04T12:00:00.000Z',
+    ]);
+    expect((await after.monitors.list(acct))[0]?.interval).toBe('hour');
+  });
+
   it('the loop polls on its own once started, and claims nothing once stopped', async () => {
     const db = backend.database;
     const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
