@@ -105,11 +105,23 @@ function printUncached(first: ReviewFigures, rows: number, resolvesPerSecond: nu
     '>= 0.5x resolves',
     `${fmt(share)}x of resolves, ${fmt(first.workS, 1)} s, BFF CPU ${fmt(first.cpuMsPerRow, 2)} ms a row; ${verdict(share >= 0.5)}`,
   );
+  printQuarters(first);
   row(
     '  GET /api/reviews/:id while it runs (p95 / max)',
     `${fmt(first.statusP95, 0)} / ${fmt(first.statusMax, 0)} ms`,
     '<= 500 ms p95',
     `${first.polls} polls, ${first.pollErrors} failed; ${verdict(first.statusP95 <= 500 && first.pollErrors === 0)}`,
+  );
+}
+
+/** The first and last quarter's rates (not a target: whether the review slows as it grows). */
+function printQuarters(figures: ReviewFigures) {
+  const q = figures.quarters;
+  row(
+    '  rows/s, first / last quarter of the rows',
+    q ? `${fmt(q.first, 0)} / ${fmt(q.last, 0)}` : 'n/a',
+    '',
+    q ? `last ${fmt(q.last / q.first)}x of first (polled every 250 ms)` : 'too few polls',
   );
 }
 
@@ -122,6 +134,7 @@ function printCached(again: ReviewFigures) {
     '>= 5,000/s',
     `${again.done} rows in ${fmt(again.workS, 1)} s, ${again.cached === again.done ? 'all' : again.cached} from the cache, BFF CPU ${fmt(again.cpuMsPerRow, 3)} ms a row (${fmt(1000 / again.cpuMsPerRow, 0)}/s on a core of its own); ${verdict(cachedRate >= 5_000)}`,
   );
+  printQuarters(again);
   // 5,000 rows/s needs 0.2 ms of one core a row: on this shared machine the wall rate measures the neighbours
   // too, the CPU a row does not.
   row(
@@ -207,6 +220,7 @@ async function reviewOf(bffUrl: string, cookie: string, addresses: string[], pid
   const uploadedAt = Date.now();
   const cpuAtStart = cpuMs(pid) ?? Number.NaN;
   const latencies: number[] = [];
+  const progress: Progress[] = [];
   let pollErrors = 0;
   let summary: Summary | undefined;
   // Bounded: 100,000 rows at 10 rows/s (the issue's) would take almost 3 hours; give up after 20 minutes.
@@ -221,6 +235,7 @@ async function reviewOf(bffUrl: string, cookie: string, addresses: string[], pid
       if (!res.ok) throw new Error(String(res.status));
       summary = (await res.json()) as Summary;
       latencies.push(performance.now() - t);
+      progress.push({ at: performance.now(), done: summary.runs[0]?.counts.done ?? 0 });
     } catch {
       pollErrors++;
     }
@@ -249,6 +264,26 @@ async function reviewOf(bffUrl: string, cookie: string, addresses: string[], pid
     pollErrors,
     statusP95: latencies[Math.floor(latencies.length * 0.95)] ?? 0,
     statusMax: latencies.at(-1) ?? 0,
+    quarters: quarters(progress, uploaded, finished, addresses.length),
+  };
+}
+
+interface Progress {
+  at: number;
+  done: number;
+}
+
+/**
+ * Rows a second over the review's first and last quarter of rows, from the polls (a per-row cost that grew with
+ * the review, in counts, summaries or memory, would show as a last quarter slower than the first).
+ */
+function quarters(progress: readonly Progress[], started: number, finished: number, rows: number) {
+  const first = progress.find((p) => p.done >= rows / 4);
+  const last = progress.findLast((p) => p.done <= (rows * 3) / 4);
+  if (!first || !last || first.at <= started || finished <= last.at) return null;
+  return {
+    first: first.done / ((first.at - started) / 1000),
+    last: (rows - last.done) / ((finished - last.at) / 1000),
   };
 }
 
