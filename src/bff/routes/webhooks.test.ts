@@ -74,7 +74,7 @@ describe('/api/webhooks as shipped', () => {
     const h = db.make();
     await h.signIn();
     for (const url of [
-      'http://127.0.0.1:9/hook',
+      'http://127.0.0.1:9999/hook',
       'https://[::1]/',
       'http://169.254.169.254/',
       'http://2130706433/',
@@ -315,5 +315,39 @@ describe('/api/webhooks with a receiver on 127.0.0.1', () => {
     expect((await second.call(`/api/webhooks/${endpoint.id}`, { method: 'DELETE' })).status).toBe(404);
     const mine = WebhookEndpointsResponse.parse(await (await first.call('/api/webhooks')).json());
     expect(mine.endpoints.map((e) => e.id)).toEqual([endpoint.id]);
+  });
+
+  it('lets a public demo visitor send webhooks only to a receiver on the demo server: no open relay', async () => {
+    const demo: DemoKey[] = [{ key: 'pi_demo_professional', plan: 'professional', label: 'Professional' }];
+    const visitor = await signedIn('pi_demo_professional', demo);
+    for (const url of [
+      'https://hooks.example.com/anyone',
+      'http://93.184.216.34:8080/x',
+      `http://localhost:${receiver.port}/by-name`,
+      `http://10.0.0.5:${receiver.port}/lan`,
+    ]) {
+      const res = await visitor.call('/api/webhooks', {
+        method: 'POST',
+        body: { url, events: ['review.completed'] },
+      });
+      expect([url, res.status]).toEqual([url, 403]);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        /On the public demo, webhooks go only to a receiver on the demo server itself/,
+      );
+    }
+    for (const url of [receiver.url('/demo-ok'), `http://[::1]:${receiver.port}/v6`]) {
+      const res = await visitor.call('/api/webhooks', {
+        method: 'POST',
+        body: { url, events: ['review.completed'] },
+      });
+      expect([url, res.status]).toEqual([url, 201]);
+    }
+    // The demo key without the demo configured is an ordinary account's key: any public receiver.
+    const plain = await signedIn('pi_demo_professional');
+    const res = await plain.call('/api/webhooks', {
+      method: 'POST',
+      body: { url: 'https://hooks.example.com/anyone', events: ['review.completed'] },
+    });
+    expect(res.status).not.toBe(403);
   });
 });

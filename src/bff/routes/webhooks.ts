@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import ipaddr from 'ipaddr.js';
 import {
   CreateWebhookRequest,
   type DemoKey,
@@ -52,6 +53,15 @@ export function webhookRoutes(deps: WebhookRouteDeps) {
   app.post('/', jsonBody(CreateWebhookRequest, BODY), async (c) => {
     const session = c.get('session');
     const input = c.req.valid('json');
+    // Before DNS: a demo visitor's URL elsewhere is refused without being looked up.
+    if (scope(c).visitor !== null && !onThisMachine(input.url))
+      throw new ApiError(
+        403,
+        'plan_not_eligible',
+        'On the public demo, webhooks go only to a receiver on the demo server itself (http://127.0.0.1:<port>/…): ' +
+          'its keys are public, and PropLens does not post to the internet for whoever holds them. Sign in with ' +
+          'your own API key to send webhooks to your own receiver.',
+      );
     const url = await checkedUrl(webhooks, input.url);
     const existing = await inDatabase(() => webhooks.endpoints.list(scope(c)));
     if (existing.length >= MAX_WEBHOOK_ENDPOINTS)
@@ -121,6 +131,19 @@ async function checkedUrl(webhooks: Webhooks, text: string): Promise<string> {
     throw err;
   }
   return new URL(text.trim()).toString();
+}
+
+/**
+ * A URL whose host is a loopback address written as such: the only receivers a public demo visitor may add
+ * (hostile review M5: with the demo's public keys anyone could make PropLens POST anywhere, an open relay). An IP
+ * literal, not a name: a name could be pointed elsewhere after it was saved. Such a URL still passes the SSRF
+ * check only with WEBHOOK_ALLOW_PRIVATE_NETWORKS (a demo with its own test receiver).
+ */
+function onThisMachine(text: string): boolean {
+  // Not a URL at all: the SSRF check's 400 says so.
+  if (!URL.canParse(text.trim())) return true;
+  const host = new URL(text.trim()).hostname.replace(/^\[|\]$/g, '');
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 
 /**
