@@ -12,8 +12,8 @@ import { fmt, row, signInAs, startServer, stopServer, verdict } from '../support
  * leasing them at A's pace. Account B (another demo key) meanwhile does what a reviewer does: lists its
  * reviews, follows its own small review's progress, searches and resolves. B's p95 and the server's event-loop
  * lag (its own /metrics: prom-client's nodejs_eventloop_lag, reset at each scrape) with A at 0 and then at
- * `pending` rows, written straight into the tables between two starts of the same server. Targets: B's p95
- * within 2x, lag p99 ≤ 50 ms.
+ * `pending` rows, written straight into the tables between starts of the same server, in interleaved rounds.
+ * Targets: B's p95 within 2x, lag p99 ≤ 50 ms.
  */
 export async function benchLeasingOnServer(pending: number, write: WriteReview) {
   console.log(
@@ -31,37 +31,54 @@ export async function benchLeasingOnServer(pending: number, write: WriteReview) 
     LOG_LEVEL: 'warn',
   };
   try {
-    const idle = await phase(env, token);
-    row(
-      "B's API p95 beside 0 pending rows of A",
-      `${fmt(idle.p95, 1)} ms`,
-      '',
-      `${idle.calls} calls in ${fmt(idle.seconds, 1)} s (${idle.failed} not 200), max ${fmt(idle.max, 0)} ms`,
-    );
-    row(
-      '  server event-loop lag (p99 / max)',
-      `${fmt(idle.lagP99, 1)} / ${fmt(idle.lagMax, 1)} ms`,
-      '≤ 50 ms',
-      `${verdict(idle.lagP99 <= 50)}; before B's calls ${fmt(idle.quiet.lagP99, 1)} / ${fmt(idle.quiet.lagMax, 1)} ms`,
-    );
+    // Interleaved: the backlog is written once, then its runs are closed (0 pending) and opened again (all of it
+    // pending) between the starts, so both sides see the same file and the neighbours' load falls on both.
     await backlog(env.DATABASE_DIR, pending, write);
-    const busy = await phase(env, token);
+    const rounds: Record<'idle' | 'busy', PhaseFigures[]> = { idle: [], busy: [] };
+    for (let round = 0; round < ROUNDS; round++)
+      for (const side of ['idle', 'busy'] as const) {
+        await openBacklog(env.DATABASE_DIR, side === 'busy');
+        rounds[side].push(await phase(env, token));
+      }
+    const idle = best(rounds.idle);
+    const busy = best(rounds.busy);
+    printSide('0 pending rows of A (its backlog finished)', rounds.idle, '', '');
     const ratio = busy.p95 / idle.p95;
-    row(
-      `B's API p95 beside ${pending.toLocaleString('en-US')} pending rows of A`,
-      `${fmt(busy.p95, 1)} ms`,
+    printSide(
+      `${pending.toLocaleString('en-US')} pending rows of A`,
+      rounds.busy,
       '≤ 2x at 0',
-      `${fmt(ratio)}x ${verdict(ratio <= 2)}; ${busy.calls} calls in ${fmt(busy.seconds, 1)} s (${busy.failed} not 200), max ${fmt(busy.max, 0)} ms; A's rows answered meanwhile: ${busy.answeredOfA}`,
-    );
-    row(
-      '  server event-loop lag (p99 / max)',
-      `${fmt(busy.lagP99, 1)} / ${fmt(busy.lagMax, 1)} ms`,
-      '≤ 50 ms',
-      `${verdict(busy.lagP99 <= 50)}; before B's calls ${fmt(busy.quiet.lagP99, 1)} / ${fmt(busy.quiet.lagMax, 1)} ms`,
+      `${fmt(ratio)}x ${verdict(ratio <= 2)} (best rounds); `,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const ROUNDS = 2;
+
+type PhaseFigures = Awaited<ReturnType<typeof phase>>;
+
+/** The round least disturbed by the neighbours (lowest p95), whose lag is printed beside it. */
+const best = (figures: readonly PhaseFigures[]) =>
+  figures.reduce((a, b) => (b.p95 < a.p95 ? b : a), figures[0] as PhaseFigures);
+
+function printSide(label: string, figures: readonly PhaseFigures[], target: string, verdictNote: string) {
+  const b = best(figures);
+  const each = (f: (x: PhaseFigures) => number) => figures.map((x) => fmt(f(x), 1)).join(', ');
+  row(
+    `B's API p95 beside ${label}`,
+    `${fmt(b.p95, 1)} ms`,
+    target,
+    `${verdictNote}rounds ${each((x) => x.p95)} ms; ${b.calls} calls in ${fmt(b.seconds, 1)} s (${b.failed} not 200), max ${fmt(b.max, 0)} ms; A's rows answered meanwhile: ${b.answeredOfA}`,
+  );
+  const worst = Math.max(...figures.map((x) => x.lagP99));
+  row(
+    '  server event-loop lag p99 (each round)',
+    `${each((x) => x.lagP99)} ms`,
+    '≤ 50 ms',
+    `${verdict(worst <= 50)}; max ${each((x) => x.lagMax)} ms; before B's calls p99 ${each((x) => x.quiet.lagP99)} ms`,
+  );
 }
 
 /** Writes a running review of `rows` pending rows of the account straight into the tables (leasing.ts's). */
@@ -184,6 +201,20 @@ async function lag(url: string, token: string) {
     lagP99: gauge('nodejs_eventloop_lag_p99_seconds'),
     lagMax: gauge('nodejs_eventloop_lag_max_seconds'),
   };
+}
+
+/** A's backlog's runs open (its rows pending, the worker leasing them) or closed (finished: nothing to lease). */
+async function openBacklog(databaseDir: string, open: boolean) {
+  const database = await openDatabase({ dir: databaseDir });
+  try {
+    await database.db
+      .updateTable('review_runs')
+      .set({ finished_at: open ? null : Date.now() })
+      .where('review_id', 'like', 'backlog-%')
+      .execute();
+  } finally {
+    await database.close();
+  }
 }
 
 /** A's backlog: `pending` rows in 10 running reviews, written with the server stopped (as leasing.ts writes them). */
