@@ -55,7 +55,20 @@ beforeAll(async () => {
   });
   const enc = new TextEncoder();
   ({ zip } = await packets.build(
-    { review, account: { id: 'a', name: 'Acme' }, startedByName: null, signOff: null, host: 'proplens.test' },
+    {
+      review,
+      account: { id: 'a', name: 'Acme' },
+      startedByName: null,
+      signOff: {
+        by: 'fp-dana',
+        byName: 'Dana',
+        at: '2026-11-02T09:00:00.000Z',
+        run: 1,
+        reason: null,
+        approved: null,
+      },
+      host: 'proplens.test',
+    },
     [
       { name: 'results.csv', bytes: enc.encode('input,outcome\r\n1 Main St,matched\r\n') },
       { name: 'results.json', bytes: enc.encode('{"rows":[]}\n') },
@@ -92,6 +105,7 @@ describe('npm run verify', () => {
         `Verified: signed by PropLens at proplens.test on 2026-11-02; 4 files, none changed`,
       );
       expect(out.join('\n')).toMatch(/results\.csv {2}\d+ bytes {2}sha256 [0-9a-f]{64}/);
+      expect(out).toContain('Signed off on run 1 by Dana (fp-dana) on 2026-11-02; not approved.');
     }
   });
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { JSONWebKeySet } from 'jose';
-import { verifyPacket } from '../src/evidence-verify/packet.ts';
+import { signOffLine, verifyPacket } from '../src/evidence-verify/packet.ts';
 
 /**
  * `npm run verify -- <packet.zip> --keys <JWKS URL or file>`: checks an evidence packet against the JWKS given
@@ -28,6 +28,7 @@ export async function verifyCommand(
       `Review: ${m.review.name} (${m.review.id}), ${m.review.rows} rows, account ${m.review.account.name}`,
     );
     print.out(`Runs: ${m.runs.length}, the last finished ${m.runs.at(-1)?.finishedAt ?? 'not yet'}`);
+    print.out(signOffLine(m.signOff));
     for (const f of m.files) print.out(`  ${f.name}  ${f.bytes} bytes  sha256 ${f.sha256}`);
     print.out(
       `Audit checkpoint: ${m.audit.checkpoint.entries} entries, head ${m.audit.checkpoint.headHash} (key ${m.audit.checkpoint.keyId})`,

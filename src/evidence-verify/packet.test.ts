@@ -2,7 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { strToU8, Zip, ZipPassThrough } from 'fflate';
 import { CompactSign, exportJWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MANIFEST, MANIFEST_JWS, sha256Hex, verifyPacket } from './packet.ts';
+import { MANIFEST, MANIFEST_JWS, sha256Hex, signOffLine, verifyPacket } from './packet.ts';
 
 /*
  * ZIP tricks against the verifier (hostile review 2026-11-26, F1, F8, F9): a packet whose signed manifest and
@@ -179,5 +179,33 @@ describe('verifyPacket refuses what two tools would read two ways', () => {
     );
     for (const line of [verdict.summary, ...verdict.problems])
       expect([...line].filter((c) => c < ' ' || c === '\u202e')).toEqual([]);
+  });
+});
+
+describe('signOffLine', () => {
+  it('names the run signed off, who did and the approval; says when there is none', () => {
+    const signOff = {
+      by: 'f2d66925',
+      byName: 'Dana Ortiz',
+      at: '2026-11-26T10:00:00.000Z',
+      run: 3,
+      reason: null,
+    };
+    expect(signOffLine({ ...signOff, approved: null })).toBe(
+      'Signed off on run 3 by Dana Ortiz (f2d66925) on 2026-11-26; not approved.',
+    );
+    expect(
+      signOffLine({
+        ...signOff,
+        byName: null,
+        approved: { by: 'aa11bb22', byName: 'Sam', at: '2026-11-27T08:00:00Z' },
+      }),
+    ).toBe('Signed off on run 3 by f2d66925 on 2026-11-26; approved by Sam (aa11bb22) on 2026-11-27.');
+    // A packet from before sign-offs named their run; a name that would rewrite the line on a terminal.
+    const { run: _run, ...older } = signOff;
+    expect(signOffLine({ ...older, byName: 'Dana\u202eevil', approved: null })).toBe(
+      'Signed off by Dana\\u202eevil (f2d66925) on 2026-11-26; not approved.',
+    );
+    expect(signOffLine(null)).toBe('Not signed off.');
   });
 });

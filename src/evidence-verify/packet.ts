@@ -41,7 +41,9 @@ export interface PacketManifest {
   };
   runs: { number: number; startedAt: string; finishedAt: string | null }[];
   /** Sign-off and approval, by key and name; null while the review is not signed off. */
-  signOff: unknown;
+  signOff: PacketSignOff | null;
+  /** The file the review came from, when it came from one: its name and when it was received (ISO 8601). */
+  source?: { name: string; receivedAt: string } | null;
   /** Every other file of the packet (manifest.json is proved by the signature). */
   files: PacketFile[];
   audit: {
@@ -57,6 +59,34 @@ export interface PacketManifest {
     /** The audit entries behind the review's rows: id, row (0-based), kind and chain hash. */
     entries: { id: number; row: number | null; kind: string; hash: string }[];
   };
+}
+
+/**
+ * A sign-off as the manifest states it (the JSON export's): by key and name, the run signed off (absent in packets
+ * exported before sign-offs named their run), and the approval by another key.
+ */
+export interface PacketSignOff {
+  by: string;
+  byName?: string | null;
+  at: string;
+  run?: number;
+  reason: string | null;
+  approved: { by: string; byName?: string | null; at: string } | null;
+}
+
+/**
+ * The sign-off in one line, for the page and `npm run verify`: "Signed off on run 2 by Dana Ortiz (f2d66925) on
+ * 2026-11-26; approved by …", or "Not signed off". Names come from the signed manifest, written as shown().
+ */
+export function signOffLine(signOff: PacketSignOff | null | undefined): string {
+  if (!signOff) return 'Not signed off.';
+  const who = (by: string, name: string | null | undefined) =>
+    name ? `${shown(name)} (${shown(by)})` : shown(by);
+  const run = typeof signOff.run === 'number' ? ` on run ${signOff.run}` : '';
+  const approved = signOff.approved
+    ? `; approved by ${who(signOff.approved.by, signOff.approved.byName)} on ${signOff.approved.at.slice(0, 10)}`
+    : '; not approved';
+  return `Signed off${run} by ${who(signOff.by, signOff.byName)} on ${signOff.at.slice(0, 10)}${approved}.`;
 }
 
 export interface PacketVerdict {

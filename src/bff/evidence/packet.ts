@@ -9,6 +9,7 @@ import {
   MANIFEST_JWS,
   type PacketFile,
   type PacketManifest,
+  type PacketSignOff,
 } from '../../evidence-verify/packet.ts';
 import type { Database } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
@@ -29,7 +30,7 @@ export interface PacketReview {
   account: { id: string; name: string };
   startedByName: string | null;
   /** Sign-off and approval as the JSON export states them (names beside keys); null when not signed off. */
-  signOff: unknown;
+  signOff: PacketSignOff | null;
   /**
    * The host the packet says it was exported at ("signed by PropLens at <host>"): a name the operator configured,
    * never the client's Host alone (routes/review-evidence.ts packetHost).
@@ -39,11 +40,8 @@ export interface PacketReview {
   source?: { name: string; receivedAt: number } | null;
 }
 
-/**
- * The manifest as built: ADR 014's, and `source` (the file the review came from, received before its first
- * run) when the review has one.
- */
-export type BuiltManifest = PacketManifest & { source?: { name: string; receivedAt: string } };
+/** The manifest as built (the verifier's type carries `source` and the sign-off's shape). */
+export type BuiltManifest = PacketManifest;
 
 export interface EvidencePacket {
   zip: Uint8Array;

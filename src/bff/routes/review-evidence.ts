@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { PacketSignOff } from '../../evidence-verify/packet.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
@@ -125,7 +126,7 @@ async function evidenceZip(
       review,
       account: { id: session.accountId, name: session.account.name },
       startedByName: (about.startedByName as string | null) ?? null,
-      signOff: about.signOff ?? null,
+      signOff: (about.signOff as PacketSignOff | null | undefined) ?? null,
       host: packetHost(c.req.header('host'), deps.allowedHosts ?? []),
       source: source ? { name: source.name, receivedAt: source.receivedAt } : null,
     },

@@ -36,6 +36,14 @@ async function packet(key: Awaited<ReturnType<typeof signer>>) {
       exportedAt: '2026-11-02T09:30:00.000Z',
       proplens: { version: '0.1.0', host: 'proplens.example' },
       review: { id: 'r1', name: 'Collateral', rows: 1, account: { id: 'a', name: 'Harbor & Vale Realty' } },
+      signOff: {
+        by: 'f2d66925',
+        byName: 'Dana Ortiz',
+        at: '2026-11-02T09:00:00.000Z',
+        run: 2,
+        reason: null,
+        approved: { by: '0c1d2e3f', byName: null, at: '2026-11-02T09:10:00.000Z' },
+      },
       files: await Promise.all(
         Object.entries(files).map(async ([name, bytes]) => ({
           name,
@@ -66,6 +74,12 @@ describe('/verify', () => {
     expect(
       await screen.findByText(
         'Verified: signed by PropLens at proplens.example on 2026-11-02; 4 files, none changed',
+      ),
+    ).toBeInTheDocument();
+    // The run signed off, by whom, and the approval: from the signed manifest.
+    expect(
+      screen.getByText(
+        /Signed off on run 2 by Dana Ortiz \(f2d66925\) on 2026-11-02; approved by 0c1d2e3f on 2026-11-02\./,
       ),
     ).toBeInTheDocument();
 

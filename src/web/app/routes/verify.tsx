@@ -1,6 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import { type DragEvent, useEffect, useState } from 'react';
-import { type PacketVerdict, verifyPacket } from '../../../evidence-verify/packet.ts';
+import { type PacketVerdict, signOffLine, verifyPacket } from '../../../evidence-verify/packet.ts';
 import { PageShell, SiteHeader } from '../layouts.tsx';
 
 /** This server's evidence keys (src/bff/evidence/keys-route.ts), public, no sign-in. */
@@ -145,7 +145,7 @@ function Outcome({ check }: { check: Check }) {
       {verdict.ok && verdict.manifest ? (
         <p className="mt-1 text-sm">
           {check.name}: review “{verdict.manifest.review.name}”, {verdict.manifest.review.rows} rows, account{' '}
-          {verdict.manifest.review.account.name}.
+          {verdict.manifest.review.account.name}. {signOffLine(verdict.manifest.signOff)}
         </p>
       ) : null}
     </div>
