@@ -12,7 +12,8 @@
  *     leasing, throughput, unattended, page, bundle (default all)
  *   BENCH_EVIDENCE_ENTRIES  audit entries chained and verified in the evidence section (default 1000000)
  *   BENCH_EXPORT_ROWS  rows in the review export section (default 100000)
- *   BENCH_LEASING_ROWS  most pending rows beside which the review lease is timed (default 1000000)
+ *   BENCH_LEASING_ROWS  most pending rows beside which the review lease is timed (default 1000000); also account
+ *     A's pending rows in the section's running-server part (another account's API p95 and the server's lag)
  *   BENCH_AUDIT_ENTRIES  audit entries in the audit section (default 1000000)
  *   BENCH_THROUGHPUT_ROWS, BENCH_UNATTENDED_ROWS  rows of the end-to-end and unattended reviews (default 100000)
  *   BENCH_PAGE_ROWS, BENCH_PAGE_LIVE_ROWS  rows of the page section's finished and live reviews (0: no live one)
