@@ -120,12 +120,41 @@ export class Checkpoints {
   }
 
   /**
-   * Signs a checkpoint of the chain as it is now and keeps it (evidence exports call this). The count and the head
+   * Signs a checkpoint of the chain as it is now and keeps it (evidence exports call this), or answers the last
+   * one when the chain has not moved since (same head and count, signed by this key). The count and the head
    * are read in one statement: one snapshot, in which the entries committed are a start of the chain (appends
    * commit in chain order, ADR 014).
    */
   async checkpointNow(): Promise<SignedCheckpoint> {
-    const { written: _, ...signed } = await this.#write(`now:${this.now()}:${randomUUID()}`);
+    // An unchanged chain reuses the last checkpoint (hostile review M12: each export wrote a row, so exports of an
+    // idle trail grew the table without bound). Only one this key signed, checked: a row a database writer put
+    // there is not passed on as PropLens's.
+    const key = this.key;
+    const [head, last] = await Promise.all([
+      this.#head(),
+      this.db
+        .selectFrom('audit_checkpoints')
+        .select(['entries', 'head_id', 'head_hash', 'at', 'key_id', 'signature'])
+        .orderBy('at', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+    ]);
+    if (key && last && Number(last.head_id) === head.head_id && last.head_hash === head.head_hash) {
+      const reused = {
+        entries: Number(last.entries),
+        head_id: Number(last.head_id),
+        head_hash: last.head_hash,
+        at: Number(last.at),
+        key_id: last.key_id,
+      };
+      if (
+        reused.entries === head.entries &&
+        reused.key_id === key.keyId &&
+        checkpointSigned(reused, last.signature, key.publicKey)
+      )
+        return { ...reused, signature: last.signature };
+    }
+    const { written: _, ...signed } = await this.#write(`now:${this.now()}:${randomUUID()}`, head);
     return signed;
   }
 

@@ -70,7 +70,7 @@ describe('the evidence signing key', () => {
 });
 
 describe('checkpoints and the published keys', () => {
-  it('writes the hour once across replicas, none while the chain stands still, and on demand always', async () => {
+  it('writes the hour once across replicas, none while the chain stands still, and on demand when it moved', async () => {
     const pem = ed25519().export({ type: 'pkcs8', format: 'pem' }).toString();
     let now = 10 * HOUR + 5;
     const replicas = [0, 1, 2].map(() => new Checkpoints(database.db, loadSigningKey(pem, dir), () => now));
@@ -83,15 +83,29 @@ describe('checkpoints and the published keys', () => {
     expect((await Promise.all(replicas.map((r) => r.hourly()))).filter(Boolean)).toHaveLength(0);
     await new SqlAuditStore(database.db, database.sqlite).append([auditEntry({ query: '2 Hour St' })]);
     expect((await Promise.all(replicas.map((r) => r.hourly()))).filter(Boolean)).toHaveLength(1);
-    const signed = await (replicas[0] as Checkpoints).checkpointNow();
-    expect(signed).toMatchObject({ entries: 2, at: now });
-    expect(await verifyTrail(database.db, { keys: await (replicas[0] as Checkpoints).keys() })).toMatchObject(
-      {
-        ok: true,
-        entries: 2,
-        checkpoints: 3,
-      },
-    );
+    const first = replicas[0] as Checkpoints;
+    // On demand (an export): the hour's checkpoint again while the chain stands still, not a row per export.
+    const hour = await first.checkpointNow();
+    now += 60_000;
+    expect(await Promise.all([first.checkpointNow(), first.checkpointNow()])).toEqual([hour, hour]);
+    expect(hour).toMatchObject({ entries: 2, at: now - 60_000 });
+    await new SqlAuditStore(database.db, database.sqlite).append([auditEntry({ query: '3 Hour St' })]);
+    expect(await first.checkpointNow()).toMatchObject({ entries: 3, at: now });
+    expect(await first.checkpointNow()).toMatchObject({ entries: 3, at: now });
+    expect(await verifyTrail(database.db, { keys: await first.keys() })).toMatchObject({
+      ok: true,
+      entries: 3,
+      checkpoints: 3,
+    });
+    // A checkpoint row this key did not sign (a database writer's) is not passed on: a new one is signed.
+    await database.db
+      .updateTable('audit_checkpoints')
+      .set({ signature: Buffer.alloc(64).toString('base64url') })
+      .where('entries', '=', 3)
+      .execute();
+    now += 1;
+    expect((await first.checkpointNow()).at).toBe(now);
+    await database.db.deleteFrom('audit_checkpoints').where('at', '=', now - 1).execute();
   });
 
   it('publishes the current key and the retired ones with when each signed, and no private part', async () => {
