@@ -105,7 +105,10 @@ describe('checkpoints and the published keys', () => {
       .execute();
     now += 1;
     expect((await first.checkpointNow()).at).toBe(now);
-    await database.db.deleteFrom('audit_checkpoints').where('at', '=', now - 1).execute();
+    await database.db
+      .deleteFrom('audit_checkpoints')
+      .where('at', '=', now - 1)
+      .execute();
   });
 
   it('publishes the current key and the retired ones with when each signed, and no private part', async () => {
