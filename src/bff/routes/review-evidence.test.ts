@@ -110,6 +110,24 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     expect(Object.keys(unzipSync(new Uint8Array(await res.arrayBuffer())))).toContain('results.csv');
   });
 
+  it('builds at most two packets of an account at once: the others are told to try again (429, Retry-After)', async () => {
+    const h = db.make();
+    await h.signIn();
+    const review = await finishedReview(h, ['1 Main St']);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => h.call(`/api/reviews/${review.id}/evidence.zip`)),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 429, 429, 429]);
+    const refused = answers.find((r) => r.status === 429) as Response;
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+      /already exporting 2 evidence packets: try again in a few seconds/,
+    );
+    // Done, the places are free again.
+    expect((await h.call(`/api/reviews/${review.id}/evidence.zip`)).status).toBe(200);
+  });
+
   it('is refused while the review runs, for another account, and without a session', async () => {
     const h = db.make();
     await h.signIn();

@@ -40,9 +40,33 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
   const sources = new ReviewSources(deps.reviews.database.db);
   app.use('*', requireSession(deps.sessions));
   app.put('/:id/source', (c) => putSource(c, deps, sources));
-  app.get('/:id/evidence.zip', (c) => evidenceZip(c, deps, exports, sources));
+  const building = new Map<string, number>();
+  app.get('/:id/evidence.zip', async (c) => {
+    // A packet is built in memory (the files, then the ZIP): an account's exports are bounded at once on each
+    // replica (hostile review M12: there was no limit), the next one told when to try again.
+    const account = c.get('session').accountId;
+    const held = building.get(account) ?? 0;
+    if (held >= EXPORTS_AT_ONCE)
+      throw new ApiError(
+        429,
+        'rate_limited',
+        `This account is already exporting ${EXPORTS_AT_ONCE} evidence packets: try again in a few seconds, once one is done.`,
+        { retryAfterS: 5 },
+      );
+    building.set(account, held + 1);
+    try {
+      return await evidenceZip(c, deps, exports, sources);
+    } finally {
+      const left = (building.get(account) ?? 1) - 1;
+      if (left > 0) building.set(account, left);
+      else building.delete(account);
+    }
+  });
   return app;
 }
+
+/** Evidence packets one account has built at once on one replica. */
+export const EXPORTS_AT_ONCE = 2;
 
 /** PUT /api/reviews/:id/source: the review's file, while its rows are being sent (reviewEvidenceRoutes). */
 async function putSource(c: AppContext, deps: ReviewEvidenceRouteDeps, sources: ReviewSources) {
