@@ -115,7 +115,9 @@ export function buildBffGraph(options: BffGraphOptions): BffGraph {
     ? durableReviewsOn(database, options, { lookups, sessions, scheduler })
     : undefined;
   const webhooks = database ? webhooksOn(database, options) : undefined;
-  const monitoring = reviews ? monitoringOn(reviews, options, webhooks, Boolean(auditTrail)) : undefined;
+  const monitoring = reviews
+    ? monitoringOn(reviews, options, webhooks, Boolean(auditTrail), sessions)
+    : undefined;
   const app = bffApp(options, {
     upstream,
     lookups,
@@ -301,10 +303,13 @@ function monitoringOn(
   options: BffGraphOptions,
   webhooks: Webhooks | undefined,
   audited: boolean,
+  sessions: SessionStore,
 ): Monitoring {
   const { config, logger, clock } = options;
   return createMonitoring({
     reviews,
+    // On the public demo a visitor's monitor runs on that visitor's key only.
+    ...(options.demoKeys ? { visitorSessions: sessions } : {}),
     ...(webhooks ? { webhooks } : {}),
     logger,
     minIntervalMinutes: config.monitorMinIntervalMinutes,

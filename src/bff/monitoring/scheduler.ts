@@ -29,6 +29,12 @@ export interface MonitorSchedulerOptions {
   leaseMs?: number;
   /** The audit trail is on: a monitor resumed at its month's turn is an entry. */
   audited?: boolean;
+  /**
+   * On the public demo (index.ts, from graph.ts): whether the key that set the monitor up has a live session.
+   * Strangers share the demo account, so a visitor's monitor runs only while that visitor is there, never on
+   * another visitor's key (hostile review M9); absent, any key of the account will do, as for a Check again.
+   */
+  ownKeyLive?: (accountId: string, fingerprint: string) => Promise<boolean>;
 }
 
 type SlotOutcome = Parameters<SqlMonitors['settle']>[2];
@@ -156,6 +162,14 @@ export class MonitorScheduler {
     }
     if (now.startedRun !== undefined) return ['started', now.startedRun];
     const { monitor } = now;
+    if (this.o.ownKeyLive && !(await this.o.ownKeyLive(monitor.account_id, monitor.created_by))) {
+      // This time is skipped, as one refused for the account's backlog: the next is tried as usual.
+      this.o.logger.info(
+        { reviewId: monitor.review_id },
+        'monitor run skipped: its visitor is not signed in',
+      );
+      return ['refused', null];
+    }
     if (now.used + Number(monitor.received_rows) > Number(monitor.monthly_cap)) {
       await this.o.monitors.pause(monitor.review_id, 'cap_reached');
       const data: MonitorPausedData = {
