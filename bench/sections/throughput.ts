@@ -180,13 +180,8 @@ interface Summary {
   runs: { finishedAt: string | null; counts: { total: number; done: number; matched: number } }[];
 }
 
-/**
- * Uploads `addresses` as a review, chunk after chunk as the SPA does, and polls GET /api/reviews/:id (every
- * 250 ms, timing each answer) until every row has its outcome.
- */
-async function reviewOf(bffUrl: string, cookie: string, addresses: string[], pid: number | undefined) {
-  const headers = headersOf(cookie);
-  const started = performance.now();
+/** Creates the review and sends its rows in chunks of 2,000, one after another, as the SPA does. */
+async function upload(bffUrl: string, headers: Record<string, string>, addresses: string[]) {
   const created = await fetch(`${bffUrl}/api/reviews`, {
     method: 'POST',
     headers,
@@ -216,6 +211,17 @@ async function reviewOf(bffUrl: string, cookie: string, addresses: string[], pid
     chunks++;
     slowestChunkMs = Math.max(slowestChunkMs, performance.now() - t);
   }
+  return { id, chunks, slowestChunkMs };
+}
+
+/**
+ * Uploads `addresses` as a review, chunk after chunk as the SPA does, and polls GET /api/reviews/:id (every
+ * 250 ms, timing each answer) until every row has its outcome.
+ */
+async function reviewOf(bffUrl: string, cookie: string, addresses: string[], pid: number | undefined) {
+  const headers = headersOf(cookie);
+  const started = performance.now();
+  const { id, chunks, slowestChunkMs } = await upload(bffUrl, headers, addresses);
   const uploaded = performance.now();
   const uploadedAt = Date.now();
   const cpuAtStart = cpuMs(pid) ?? Number.NaN;

@@ -1,52 +1,19 @@
 import type { Kysely } from 'kysely';
-import { INTERVAL_MINUTES, type Monitor, type MonitorRequest, MonitorRules } from '../../contract/index.ts';
+import type { Monitor, MonitorRequest } from '../../contract/index.ts';
 import { NOT_A_LOOKUP } from '../audit/audit.ts';
 import type { MonitorSlotsTable, MonitorsTable } from '../db/migration-0016-monitoring.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
 import type { NewAuditEntry } from '../stores/audit/audit-store.ts';
 import { insertForChange } from '../stores/audit/chain.ts';
+import { scheduleOf, toMonitor, unreadable } from './monitor-rows.ts';
 import { isTimeZone, monthStart, nextRunAfter, wallTime } from './schedule.ts';
+
+export { readRules, unreadable } from './monitor-rows.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
 /** A monitor's audit entry, made once the change is known (the review's name for `query`), at `at`. */
 export type MonitorEntry = (review: { id: string; name: string }) => NewAuditEntry;
-
-/** The monitor's alert rules, or undefined when its row's JSON no longer reads as rules. */
-export function readRules(text: string): MonitorRules | undefined {
-  try {
-    const parsed = MonitorRules.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Why a monitor's row cannot be scheduled, or null: a time zone this runtime does not know (tzdata changes with
- * Node), or rules that do not parse. Words without the row's contents (they are the account's).
- */
-export function unreadable(m: Pick<MonitorsTable, 'time_zone' | 'rules'>): string | null {
-  if (!isTimeZone(m.time_zone)) return 'its time zone is not one this server knows';
-  if (readRules(m.rules) === undefined) return 'its alert rules do not read';
-  return null;
-}
-
-const INTERVALS: Monitor['interval'][] = ['minute', 'hour', 'day', 'week'];
-
-/**
- * The monitor's schedule as this server runs it: its interval, or the shortest one MONITOR_MIN_INTERVAL_MINUTES
- * still offers when the minimum was raised after it was saved (hostile review M13: an every-minute monitor had
- * kept running every minute on a server set to 60).
- */
-function scheduleOf(m: MonitorsTable, minIntervalMinutes: number) {
-  const saved = m.interval as Monitor['interval'];
-  const interval =
-    INTERVALS.find(
-      (i) => INTERVAL_MINUTES[i] >= minIntervalMinutes && INTERVAL_MINUTES[i] >= INTERVAL_MINUTES[saved],
-    ) ?? 'week';
-  return { interval, timeOfDay: m.time_of_day, weekday: Number(m.weekday), timeZone: m.time_zone };
-}
 
 /**
  * The monitors of reviews (migration 0016) as people set them, and the slots the scheduler claims. Every read
@@ -394,24 +361,5 @@ function resumedEntry(m: MonitorsTable, at: number): NewAuditEntry {
     ...NOT_A_LOOKUP,
     review_id: m.review_id,
     row_index: null,
-  };
-}
-
-function toMonitor(m: MonitorsTable, name: string, used: number): Monitor {
-  return {
-    reviewId: m.review_id,
-    reviewName: name,
-    interval: m.interval as Monitor['interval'],
-    timeOfDay: m.time_of_day,
-    weekday: Number(m.weekday),
-    timeZone: m.time_zone,
-    // Unreadable rules (the monitor is paused for it): shown as none, so the account's list still loads.
-    rules: readRules(m.rules) ?? { anyChange: false, kinds: [], staleDays: 365 },
-    monthlyCap: Number(m.monthly_cap),
-    usedThisMonth: used,
-    nextRunAt: new Date(Number(m.next_run_at)).toISOString(),
-    lastRunAt: m.last_run_at === null ? null : new Date(Number(m.last_run_at)).toISOString(),
-    pausedReason: m.paused_reason,
-    createdBy: m.created_by,
   };
 }
