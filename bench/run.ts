@@ -16,6 +16,7 @@
  *     A's pending rows in the section's running-server part (another account's API p95 and the server's lag)
  *   BENCH_AUDIT_ENTRIES  audit entries in the audit section (default 1000000)
  *   BENCH_THROUGHPUT_ROWS, BENCH_UNATTENDED_ROWS  rows of the end-to-end and unattended reviews (default 100000)
+ *   BENCH_THROUGHPUT_CACHE_MB  the BFF's cache in the throughput section (default 1024: room for every row)
  *   BENCH_PAGE_ROWS, BENCH_PAGE_LIVE_ROWS  rows of the page section's finished and live reviews (0: no live one)
  *   BENCH_PAGE_OPENS  opens of the page section's finished review (default 3; the median time to the first rows)
  *   BENCH_BFF_BASELINE  another build's scripts/start.js or dist-server/main.js, run beside this one in the
