@@ -31,7 +31,12 @@ export function ReviewMonitor({ review }: { review: ReviewSummary }) {
     void client.invalidateQueries({ queryKey: monitorKeys.list });
     if (finished) void client.invalidateQueries({ queryKey: monitorKeys.notifications });
   }, [client, runs, finished]);
-  if (!list.data || (!monitor && review.status !== 'done')) return null;
+  // While the list loads, a finished review keeps the button's room: it would push the rows down once it came.
+  if (!list.data)
+    return list.isPending && review.status === 'done' ? (
+      <div aria-hidden="true" className="min-h-10 print:hidden" />
+    ) : null;
+  if (!monitor && review.status !== 'done') return null;
   const dialog = open ? (
     <MonitorDialog
       intervals={list.data.intervals}
