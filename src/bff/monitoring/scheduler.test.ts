@@ -11,7 +11,7 @@ import { seedReview } from '../test-support/seed-review.ts';
 import { WebhookEndpoints } from '../webhooks/endpoint-store.ts';
 import { WebhookOutbox } from '../webhooks/outbox-store.ts';
 import { WebhookSecrets } from '../webhooks/secrets.ts';
-import { createMonitoring } from './index.ts';
+import { createMonitoring, type MonitoringOptions } from './index.ts';
 import { nextRunAfter } from './schedule.ts';
 
 /*
@@ -49,6 +49,19 @@ function replicas(database: Database, clock: { t: number }, count = 2, audited =
       audited,
     }),
   );
+}
+
+/** One server's monitoring on `database` by `clock` (every minute offered), with what a test changes. */
+function monitoringOn(database: Database, clock: { t: number }, over: Partial<MonitoringOptions> = {}) {
+  const now = () => clock.t;
+  return createMonitoring({
+    reviews: { store: new SqlReviewStore(database.db, now), worker: { notify() {} }, database } as never,
+    logger: silent,
+    minIntervalMinutes: 1,
+    maxPendingRows: 1_000_000,
+    now,
+    ...over,
+  });
 }
 
 async function review(database: Database, accountId: string, total = 2, excludeAll = false) {
@@ -260,18 +273,7 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
     const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
     const lines: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
-    const reviews = {
-      store: new SqlReviewStore(db.db, () => clock.t),
-      worker: { notify() {} },
-      database: db,
-    };
-    const a = createMonitoring({
-      reviews: reviews as never,
-      logger,
-      minIntervalMinutes: 1,
-      maxPendingRows: 1_000_000,
-      now: () => clock.t,
-    });
+    const a = monitoringOn(db, clock, { logger });
     const acct = account();
     // Created in this order, and the broken ones due first: each was first in its step's query.
     const [badRules, badZone, good] = [
@@ -349,17 +351,7 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
     const [before] = replicas(db, clock, 1) as [ReturnType<typeof createMonitoring>];
     await before.monitors.put(acct, id, { ...HOURLY, interval: 'minute' }, 'ab12cd34');
     // Restarted with a minimum of an hour.
-    const after = createMonitoring({
-      reviews: {
-        store: new SqlReviewStore(db.db, () => clock.t),
-        worker: { notify() {} },
-        database: db,
-      } as never,
-      logger: silent,
-      minIntervalMinutes: 60,
-      maxPendingRows: 1_000_000,
-      now: () => clock.t,
-    });
+    const after = monitoringOn(db, clock, { minIntervalMinutes: 60 });
     for (let minute = 0; minute < 120; minute++) {
       clock.t += 60_000;
       await after.scheduler.claimDue();
@@ -389,18 +381,7 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
         return hash ? { session: { keyHash: hash } as never, ref: hash } : undefined;
       },
     };
-    const a = createMonitoring({
-      reviews: {
-        store: new SqlReviewStore(db.db, () => clock.t),
-        worker: { notify() {} },
-        database: db,
-      } as never,
-      logger: silent,
-      minIntervalMinutes: 1,
-      maxPendingRows: 1_000_000,
-      now: () => clock.t,
-      visitorSessions: sessions,
-    });
+    const a = monitoringOn(db, clock, { visitorSessions: sessions });
     const acct = account();
     const id = await review(db, acct, 2, true);
     await a.monitors.put(acct, id, HOURLY, visitor);
