@@ -10,17 +10,8 @@ import { MonitorDialog } from './monitor-dialog.tsx';
 const message = (err: unknown) =>
   err instanceof ApiRequestError ? err.message : err ? 'That did not work. Try again.' : null;
 
-/**
- * On a review's page: *Monitor* (once it has finished a run) opens the schedule; a monitored review says when it
- * runs next and last, and offers *Stop monitoring*.
- */
-export function ReviewMonitor({ review }: { review: ReviewSummary }) {
-  const list = useQuery(monitorsQueryOptions());
-  const [open, setOpen] = useState(false);
-  const set = useSetMonitor(review.id);
-  const stop = useStopMonitor(review.id);
-  const monitor = list.data?.monitors.find((m) => m.reviewId === review.id);
-  // A run started or finished (a scheduled one too): its next and last run, and any alert, have moved.
+/** A run started or finished (a scheduled one too): its next and last run, and any alert, have moved. */
+function useRefreshOnRuns(review: ReviewSummary) {
   const client = useQueryClient();
   const runs = review.runs.length;
   const finished = review.runs.at(-1)?.finishedAt;
@@ -31,6 +22,19 @@ export function ReviewMonitor({ review }: { review: ReviewSummary }) {
     void client.invalidateQueries({ queryKey: monitorKeys.list });
     if (finished) void client.invalidateQueries({ queryKey: monitorKeys.notifications });
   }, [client, runs, finished]);
+}
+
+/**
+ * On a review's page: *Monitor* (once it has finished a run) opens the schedule; a monitored review says when it
+ * runs next and last, and offers *Stop monitoring*.
+ */
+export function ReviewMonitor({ review }: { review: ReviewSummary }) {
+  const list = useQuery(monitorsQueryOptions());
+  const [open, setOpen] = useState(false);
+  const set = useSetMonitor(review.id);
+  const stop = useStopMonitor(review.id);
+  const monitor = list.data?.monitors.find((m) => m.reviewId === review.id);
+  useRefreshOnRuns(review);
   // While the list loads, a finished review keeps the button's room: it would push the rows down once it came.
   if (!list.data)
     return list.isPending && review.status === 'done' ? (
