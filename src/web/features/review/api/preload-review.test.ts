@@ -1,37 +1,25 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
+import type { ReviewRowResult } from '../../../../contract/index.ts';
 import { fakeApi, json } from '../../../test/utils.tsx';
 import { LiveReview } from '../run/live-review.ts';
+import { makeSummary } from '../testing/stats.fixtures.ts';
 import { preloadReview, takePreloadedReview } from './preload-review.ts';
 import { getReview, getRowsPage } from './server-reviews.ts';
 
-const summary: ReviewSummary = {
+const run = (number: number, hour: number) => ({
+  number,
+  startedAt: `2026-11-25T${hour}:00:00.000Z`,
+  finishedAt: `2026-11-25T${hour}:00:05.000Z`,
+  counts: { total: 2, done: 2, matched: 2, notFound: 0, ambiguous: 0, failed: 0 },
+});
+// Two finished runs: the preload asks for the latest one's rows.
+const summary = makeSummary({
   id: 'rv_1',
   name: 'Loan tape',
-  kind: 'paste',
-  origin: null,
-  createdBy: 'ab12cd34',
-  createdAt: '2026-11-25T10:00:00.000Z',
-  status: 'done',
-  columns: [],
   totalRows: 2,
   receivedRows: 2,
-  skippedBlank: 0,
-  runs: [
-    {
-      number: 1,
-      startedAt: '2026-11-25T10:00:00.000Z',
-      finishedAt: '2026-11-25T10:00:05.000Z',
-      counts: { total: 2, done: 2, matched: 2, notFound: 0, ambiguous: 0, failed: 0 },
-    },
-    {
-      number: 2,
-      startedAt: '2026-11-25T11:00:00.000Z',
-      finishedAt: '2026-11-25T11:00:05.000Z',
-      counts: { total: 2, done: 2, matched: 2, notFound: 0, ambiguous: 0, failed: 0 },
-    },
-  ],
-};
+  runs: [run(1, 10), run(2, 11)],
+});
 const row = (index: number): ReviewRowResult => ({
   index,
   input: `${index + 1} Main St`,
