@@ -90,6 +90,25 @@ function suite(name: string, make: () => Make) {
       for (const id of [...agents.slice(1), ...others]) expect(await store.get(id)).toBeDefined();
     });
 
+    it('what an account gives up is its session idle longest: one in use stays, however early it signed in', async () => {
+      const now = { t: 1_000_000 };
+      const store = make()(now);
+      for (let i = 0; i < MAX / 2; i++) await store.create(flood(i, `192.0.2.${i}`));
+      const agents = [];
+      for (let i = 0; i < MAX / 2; i++) {
+        now.t += 10;
+        agents.push(await store.create({ ...agent, apiKey: `pi_agent_${i}` }));
+      }
+      // The first to sign in is the one searching all morning; the second has not been seen since.
+      now.t += 10;
+      expect(await store.get(agents[0] as string)).toBeDefined();
+      expect(await store.get(agents[0] as string)).toBeDefined();
+      now.t += 10;
+      await store.create({ ...agent, apiKey: 'pi_agent_new' });
+      expect(await store.get(agents[1] as string)).toBeUndefined();
+      expect((await store.get(agents[0] as string))?.apiKey).toBe('pi_agent_0');
+    });
+
     it('sessions that have expired go before any live one', async () => {
       const now = { t: 1_000_000 };
       const store = make()(now, { idleMs: 1_000 });

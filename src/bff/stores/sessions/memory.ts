@@ -13,6 +13,8 @@ export class MemorySessionStore implements SessionStore {
   /** The same sessions by account, and by account and client address, for choosing whose goes over the cap. */
   readonly #byAccount = new Map<string, Map<string, Session>>();
   readonly #byClient = new Map<string, Map<string, Session>>();
+  /** The session last moved to the end of the three maps: asked for again, it is there already. */
+  #lastUsed: string | null = null;
 
   constructor(
     private readonly limits: SessionLimits,
@@ -46,6 +48,7 @@ export class MemorySessionStore implements SessionStore {
 
   /** Puts a session last (most recently used) in every map. */
   #use(id: string, s: Session) {
+    this.#lastUsed = id;
     for (const [map, key] of [
       [this.#byAccount, s.accountId],
       [this.#byClient, clientKey(s)],
@@ -81,7 +84,9 @@ export class MemorySessionStore implements SessionStore {
       return undefined;
     }
     s.lastSeenAt = this.now();
-    this.#use(id, s);
+    // An agent's requests come one after another on one session: the three maps' order is already right, and
+    // re-inserting it in each was 2 % of a cached answer's CPU.
+    if (id !== this.#lastUsed) this.#use(id, s);
     return s;
   }
 
