@@ -42,8 +42,10 @@ export class CompletedRuns {
     const from = (this.#since ?? now - LOOKBACK_MS) - LATE_MS;
     const runs = await finishedSince(this.db, from);
     const last = runs.at(-1);
+    const queued = await this.outbox.insert(runs.map((u) => completedRow(u, now)));
+    // Moved only once the runs read are queued: a pass whose insert fails reads them again (hostile review H16-1).
     this.#since = runs.length === BATCH && last ? Number(last.finished_at) : Math.max(this.#since ?? 0, now);
-    return (await this.outbox.insert(runs.map((u) => completedRow(u, now)))).length;
+    return queued.length;
   }
 }
 

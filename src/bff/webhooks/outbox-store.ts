@@ -275,16 +275,30 @@ export class WebhookOutbox {
       .limit(limit)
       .execute();
     if (old.length === 0) return 0;
-    const ids = old.map((r) => r.id);
-    await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('webhook_attempts').where('outbox_id', 'in', ids).execute();
-      await trx
+    // The events still delivered or given up when deleted, and the attempts of those only: one resent since it
+    // was read is pending again, and keeps its row and its history (hostile review H16-5).
+    return this.db.transaction().execute(async (trx) => {
+      const gone = await trx
         .deleteFrom('webhook_outbox')
-        .where('id', 'in', ids)
+        .where(
+          'id',
+          'in',
+          old.map((r) => r.id),
+        )
         .where('state', 'in', ['delivered', 'failed'])
+        .returning('id')
         .execute();
+      if (gone.length === 0) return 0;
+      await trx
+        .deleteFrom('webhook_attempts')
+        .where(
+          'outbox_id',
+          'in',
+          gone.map((r) => r.id),
+        )
+        .execute();
+      return gone.length;
     });
-    return ids.length;
   }
 
   /**
@@ -316,7 +330,14 @@ export class WebhookOutbox {
       .where('id', '=', id)
       .where('state', '!=', 'sending')
       .executeTakeFirst();
-    return Number(done.numUpdatedRows) === 1 ? 'ok' : 'sending';
+    if (Number(done.numUpdatedRows) === 1) return 'ok';
+    // Not updated: an attempt is under way, or the log's pruning removed it since it was read.
+    const still = await this.db
+      .selectFrom('webhook_outbox')
+      .select('id')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return still ? 'sending' : 'not_found';
   }
 }
 

@@ -268,6 +268,37 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     expect(told).toHaveLength(212);
   });
 
+  it('announces a run whose pass failed to queue it at the next pass, however long ago it finished', async () => {
+    const db = backend.database;
+    const w = world(db);
+    await w.endpoint(['review.completed']);
+    const missed = await finishedRun(db, w.account, w.clock.t + 1_000);
+    w.clock.t += 2 * 3_600_000; // found by a start's look-back, well behind the next pass's watermark
+    let failures = 1;
+    const flaky = new (class extends WebhookOutbox {
+      override insert(rows: Parameters<WebhookOutbox['insert']>[0]) {
+        return failures-- > 0 ? Promise.reject(new Error('connection reset')) : super.insert(rows);
+      }
+    })(db.db, () => w.clock.t, SECRETS);
+    const told: string[] = [];
+    const d = new WebhookDispatcher({
+      db: db.db,
+      outbox: flaky,
+      logger,
+      now: () => w.clock.t,
+      leaseMs: LEASE,
+      random: () => 0.5,
+      attempt: async (m) => {
+        told.push(JSON.parse(m.payload).data.reviewId);
+        return ok;
+      },
+    });
+    await expect(d.tick()).rejects.toThrow('connection reset');
+    w.clock.t += 1_000;
+    await d.tick();
+    expect(told).toEqual([missed]);
+  });
+
   it('tells a demo visitor’s endpoint only of that visitor’s reviews', async () => {
     const w = world(backend.database);
     const events: WebhookEventType[] = ['review.completed', 'review.changed', 'monitor.paused'];
@@ -342,6 +373,38 @@ describe.each(databaseBackends('webhook-outbox'))('webhook outbox on $name', (ba
     const left = await backend.database.db.selectFrom('webhook_outbox').select('id').execute();
     expect(left.map((r) => r.id)).toEqual([owed]);
     expect(await w.attempts(delivered as string)).toEqual([]);
+  });
+
+  it('keeps an old event resent while the log is pruned, with its attempts; a Resend of one pruned is not_found', async () => {
+    const db = backend.database;
+    const w = world(db);
+    await w.endpoint();
+    const [resent] = await w.outbox.enqueue(w.account, 'review.changed', {}, 'old-resent');
+    const [pruned] = await w.outbox.enqueue(w.account, 'review.changed', {}, 'old-pruned');
+    await w.dispatcher(async () => ok).tick();
+    w.clock.t += 31 * 86_400_000;
+    // The pass has read which events are old; a person's Resend lands before its delete.
+    const between = new Proxy(db.db, {
+      get(target, name) {
+        if (name !== 'transaction') {
+          const value = Reflect.get(target, name, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
+        return () => ({
+          execute: async (work: Parameters<ReturnType<typeof target.transaction>['execute']>[0]) => {
+            const endpointId = (await w.state(resent as string)).endpoint_id;
+            expect(await w.outbox.resend(w.account, endpointId, resent as string)).toBe('ok');
+            return target.transaction().execute(work);
+          },
+        });
+      },
+    });
+    const pruning = new WebhookOutbox(between, () => w.clock.t, SECRETS);
+    expect(await pruning.forget(w.clock.t - 30 * 86_400_000)).toBe(1);
+    expect((await w.state(resent as string)).state).toBe('pending');
+    expect(await w.attempts(resent as string)).toHaveLength(1);
+    const endpointId = (await w.state(resent as string)).endpoint_id;
+    expect(await w.outbox.resend(w.account, endpointId, pruned as string)).toBe('not_found');
   });
 
   it('forgets a busy log a batch a pass until none is left, not one batch an hour', async () => {
