@@ -140,6 +140,7 @@ const BffEnv = z.object({
   CACHE_MAX_ENTRIES: int(0, 1_000_000, 10_000),
   CACHE_MAX_MB: int(0, 16_384, 64),
   CACHE_ACCOUNT_SHARE_PERCENT: int(1, 100, 25),
+  HEAP_GROWTH_PERCENT: int(0, 300, 50),
   REVIEW_MAX_WAIT_S: int(1, 3600, 120),
   SESSION_IDLE_MINUTES: int(1, 24 * 60, 30),
   SESSION_MAX_HOURS: int(1, 24 * 30, 12),
@@ -264,6 +265,8 @@ export function readBffConfig(env: Record<string, string | undefined>) {
     cacheMaxEntries: e.CACHE_MAX_ENTRIES,
     cacheMaxBytes: e.CACHE_MAX_MB * 1024 * 1024,
     cacheAccountShare: e.CACHE_ACCOUNT_SHARE_PERCENT / 100,
+    /** How far the heap may outgrow its live size between full collections, in %; 0: V8's own (ADR 015). */
+    heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
     reviewMaxWaitMs: e.REVIEW_MAX_WAIT_S * 1000,
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     sessionAbsoluteMs: e.SESSION_MAX_HOURS * 3_600_000,
