@@ -153,6 +153,13 @@ async function finishedReview(browser: Browser, url: string, cookie: string, id:
       .catch(() => null);
     row('  every row read, in the counters', all === null ? 'over 300 s' : `${fmt(all, 2)} s`);
     if (all === null) return;
+    const reads = await rowReads(page);
+    row(
+      '    its pages: count / bytes a row',
+      `${reads.pages} / ${fmt(reads.bytes / rows, 0)} B`,
+      '',
+      `waiting on the server ${fmt(reads.waiting, 2)} s, receiving ${fmt(reads.receiving, 2)} s (summed over pages)`,
+    );
     const heap = await heapMb(cdp);
     row('JS heap with it open', `${fmt(heap, 0)} MB`, '<= 300 MB', verdict(heap <= 300));
 
@@ -274,8 +281,26 @@ function opening(page: Page): Promise<Opening> {
       const first = (window as unknown as { firstRowAt: number | null }).firstRowAt ?? Number.NaN;
       return { first: first / 1000, session, summary, firstPage };
     },
-    ['/api/session$', '/api/reviews/[^/]+$', '/rows\\?run=\\d+&limit=100$'],
+    ['/api/session$', '/api/reviews/[^/]+$', '/rows\\?run=\\d+&limit=100(&cells=0)?$'],
   );
+}
+
+/**
+ * The last opening's reads of rows after its first page, from the page's resource timings: how many, their
+ * bytes (decoded), and the seconds spent waiting for the first byte and receiving the rest, summed over pages.
+ */
+function rowReads(page: Page) {
+  return page.evaluate(() => {
+    const reads = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) =>
+      /\/rows\?run=\d+&limit=\d+(&cells=0)?&cursor=/.test(e.name),
+    );
+    return {
+      pages: reads.length,
+      bytes: reads.reduce((a, e) => a + e.decodedBodySize, 0),
+      waiting: reads.reduce((a, e) => a + e.responseStart - e.requestStart, 0) / 1000,
+      receiving: reads.reduce((a, e) => a + e.responseEnd - e.responseStart, 0) / 1000,
+    };
+  });
 }
 
 /** The machine's 1-minute load average: the figures above are wall times on cores others share. */

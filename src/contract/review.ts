@@ -342,15 +342,26 @@ export type ReviewRowsResponse = z.infer<typeof ReviewRowsResponse>;
 /** Most rows in one page of GET /api/reviews/:id/rows. */
 export const MAX_ROWS_PAGE = 5_000;
 
-/** GET /api/reviews/:id/rows: which run (default the latest), from where (`nextCursor`), how many. */
+/**
+ * GET /api/reviews/:id/rows: which run (default the latest), from where, how many, and whether with each CSV
+ * row's own cells. `cursor` is a row index (the page holds the rows after it; `nextCursor` is the last row's),
+ * so a client that knows the run's total may read pages side by side. `cells=0` leaves `cells` out: the review
+ * page shows only PropLens's columns (the file's own come with the export), and they were an eighth of a
+ * 100,000-row review's bytes.
+ */
 export const ReviewRowsQuery = z.object({
   run: z.optional(wholeNumberParam('run').check(z.positive('run: 1 or more'))),
-  cursor: z.optional(z.string().check(z.regex(/^\d{1,9}$/, 'cursor: the nextCursor of the previous page'))),
+  cursor: z.optional(
+    z.string().check(z.regex(/^\d{1,9}$/, 'cursor: a row index, e.g. the nextCursor of the previous page')),
+  ),
   limit: z.optional(
     wholeNumberParam('limit').check(
       z.positive('limit: 1 or more'),
       z.maximum(MAX_ROWS_PAGE, `limit: at most ${MAX_ROWS_PAGE}`),
     ),
+  ),
+  cells: z.optional(
+    z.enum(['0', '1'], 'cells: 0 (without each row’s own cells) or 1 (with them, the default)'),
   ),
 });
 

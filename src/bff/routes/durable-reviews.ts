@@ -203,6 +203,7 @@ async function rowsPage(c: AppContext, deps: DurableReviewRouteDeps) {
       ...(query.run ? { run: query.run } : {}),
       after,
       limit,
+      cells: query.cells !== '0',
     }),
   );
   if (!page) throw notFound();

@@ -25,7 +25,7 @@ import { type ExclusionRefusal, type ExclusionWritten, writeExclusion } from './
 import { type FixRefusal, writeFix } from './row-fixes.ts';
 import { rowsWithResults } from './row-results.ts';
 import { startRun } from './start-run.ts';
-import { toRowResult, toSummary } from './to-api.ts';
+import { readStoredAnswer, toRowResult, toSummary } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
 type Trx = Transaction<DatabaseSchema>;
@@ -253,11 +253,16 @@ export class SqlReviewStore {
     );
   }
 
-  /** Rows of a run in input order, from `after` (exclusive), with what changed since the previous run. */
+  /**
+   * Rows of a run in input order, from `after` (exclusive), with what changed since the previous run.
+   * `cells: false` (the review page's reads) leaves each row's own cells out, and reads the stored answers with
+   * the export's plain checks: the schema's acceptance, in 0.95 s of CPU for 100,000 rows where the schema took
+   * 2.1 s (issue 26). The page parses every row with the contract's schema, which drops any key they let by.
+   */
   async rows(
     accountId: string,
     reviewId: string,
-    options: { run?: number; after?: number; limit: number; sinceSeq?: number },
+    options: { run?: number; after?: number; limit: number; sinceSeq?: number; cells?: boolean },
   ): Promise<{ rows: ReviewRowResult[]; last: boolean } | undefined> {
     const summary = await this.summary(accountId, reviewId);
     if (!summary) return undefined;
@@ -272,7 +277,9 @@ export class SqlReviewStore {
       .limit(options.limit + 1)
       .execute();
     const last = found.length <= options.limit;
-    return { rows: found.slice(0, options.limit).map((r) => toRowResult(r, run)), last };
+    const page = found.slice(0, options.limit);
+    if (options.cells !== false) return { rows: page.map((r) => toRowResult(r, run)), last };
+    return { rows: page.map((r) => toRowResult({ ...r, cells: null }, run, readStoredAnswer)), last };
   }
 
   /**

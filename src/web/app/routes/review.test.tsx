@@ -168,7 +168,10 @@ describe('/review', () => {
     pageUp.length = 0;
     await userEvent.click(screen.getByRole('link', { name: 'Portfolio A' }));
     expect(await screen.findByText('Done: all 5 addresses have an outcome.')).toBeInTheDocument();
-    expect(asked().slice(before)).toEqual([`/api/reviews/${id}`, `/api/reviews/${id}/rows?run=1&limit=100`]);
+    expect(asked().slice(before)).toEqual([
+      `/api/reviews/${id}`,
+      `/api/reviews/${id}/rows?run=1&limit=100&cells=0`,
+    ]);
     expect(pageUp).toEqual([false]);
   });
 

@@ -65,7 +65,7 @@ describe('a review opened from its address', () => {
     preloadReview('rv_1');
     // Both asked before any view exists: the first page of the latest run.
     await vi.waitFor(() =>
-      expect(asked()).toEqual(['/api/reviews/rv_1', '/api/reviews/rv_1/rows?run=2&limit=100']),
+      expect(asked()).toEqual(['/api/reviews/rv_1', '/api/reviews/rv_1/rows?run=2&limit=100&cells=0']),
     );
     const live = view('rv_1');
     void live.start();
@@ -88,7 +88,7 @@ describe('a review opened from its address', () => {
     expect(asked()).toEqual([
       '/api/reviews/rv_1',
       '/api/reviews/rv_1',
-      '/api/reviews/rv_1/rows?run=2&limit=100',
+      '/api/reviews/rv_1/rows?run=2&limit=100&cells=0',
     ]);
     live.stop();
   });

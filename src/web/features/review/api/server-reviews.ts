@@ -58,6 +58,7 @@ export const putSource = (id: string, file: File, signal?: AbortSignal) =>
 export const getReview = (id: string, signal?: AbortSignal) =>
   apiFetch(at(id), ReviewSummary, signal ? { signal } : {});
 
+/** A page of a run's rows as the review page shows them: without each CSV row's own cells (the export has them). */
 export const getRowsPage = (
   id: string,
   run: number,
@@ -66,7 +67,7 @@ export const getRowsPage = (
   limit = 5_000,
 ) =>
   apiFetch(
-    `${at(id)}/rows?run=${run}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    `${at(id)}/rows?run=${run}&limit=${limit}&cells=0${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     ReviewRowsResponse,
     signal ? { signal } : {},
   );

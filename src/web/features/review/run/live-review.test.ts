@@ -301,4 +301,52 @@ describe('LiveReview', () => {
     expect(seen.filter((s) => s.run === 2 && s.rows.includes('matched'))).toEqual([]);
     live.stop();
   });
+
+  it('reads the rest of a big run two pages at a time, from row indexes, and shows every row once', async () => {
+    vi.useFakeTimers();
+    const total = 12_150;
+    const big: ReviewSummary = {
+      ...summary(2),
+      totalRows: total,
+      receivedRows: total,
+      runs: [
+        { ...(summary(2).runs[0] as ReviewSummary['runs'][number]), counts: { ...counts(total), total } },
+      ],
+    };
+    const asked: (string | null)[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const live = new LiveReview('rv_1', {
+      getReview: async () => big,
+      // The server's pages: the rows after the cursor (a row index), each answered 50 ms after it was asked.
+      getRowsPage: (_id, _run, cursor, _signal, limit) => {
+        asked.push(cursor);
+        most = Math.max(most, ++inFlight);
+        const from = cursor === null ? 0 : Number(cursor) + 1;
+        const rows = Array.from({ length: Math.max(0, Math.min(limit, total - from)) }, (_, i) =>
+          row(from + i, 'matched', from + i + 1),
+        );
+        const nextCursor = from + rows.length < total ? String(from + rows.length - 1) : null;
+        return new Promise((resolve) =>
+          setTimeout(() => {
+            inFlight--;
+            resolve({ rows, nextCursor });
+          }, 50),
+        );
+      },
+      events: async function* () {
+        await new Promise(() => {});
+      },
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(50);
+    expect(live.getSnapshot()).toMatchObject({ state: 'ready', loaded: 100 });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(asked).toEqual([null, '99', '5099', '10099']);
+    expect(most).toBe(2);
+    const s = live.getSnapshot();
+    expect(s.loaded).toBe(total);
+    expect(s.rows.map((r) => r.index)).toEqual(Array.from({ length: total }, (_, i) => i));
+    live.stop();
+  });
 });

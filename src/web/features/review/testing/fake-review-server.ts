@@ -74,7 +74,7 @@ export function fakeReviewServer(options: { account: () => string; answer: Answe
       refresh(review);
     }
   };
-  const rowOut = (review: FakeReview, i: number): ReviewRowResult => {
+  const rowOut = (review: FakeReview, i: number, withCells = true): ReviewRowResult => {
     const row = review.rows[i] as FakeReview['rows'][number];
     const r = row.result;
     const before = review.previous[i];
@@ -85,7 +85,7 @@ export function fakeReviewServer(options: { account: () => string; answer: Answe
     return {
       index: i,
       input: row.address,
-      ...(row.cells ? { cells: row.cells } : {}),
+      ...(row.cells && withCells ? { cells: row.cells } : {}),
       outcome: r?.outcome ?? 'pending',
       ...(r?.property ? { property: r.property } : {}),
       ...(r?.error ? { error: r.error } : {}),
@@ -180,7 +180,11 @@ export function fakeReviewServer(options: { account: () => string; answer: Answe
     if (req.method === 'PUT' && sub === '/source') return json({ name: req.url.searchParams.get('name') });
     if (req.method === 'GET' && sub === '') return json(review.summary);
     if (req.method === 'GET' && sub === '/rows')
-      return json({ rows: review.rows.map((_, i) => rowOut(review, i)), nextCursor: null });
+      return json({
+        // cells=0, as the page asks: without each row's own cells, as the BFF leaves them out.
+        rows: review.rows.map((_, i) => rowOut(review, i, req.url.searchParams.get('cells') !== '0')),
+        nextCursor: null,
+      });
     if (req.method === 'GET' && sub === '/events') {
       const text = `event: summary\ndata: ${JSON.stringify(review.summary)}\nid: ${seq}\n\n`;
       return new Response(text, { headers: { 'content-type': 'text/event-stream' } });

@@ -1,0 +1,137 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import {
+  ApiErrorBody,
+  type Property,
+  type ReviewRowResult,
+  ReviewRowsResponse,
+} from '../../contract/index.ts';
+import type { StoredAnswer } from '../reviews/look-up-row.ts';
+import { databaseBackends } from '../test-support/database-backends.ts';
+import { createHarness } from '../test-support/harness.ts';
+import { type SeedRow, seedReview } from '../test-support/seed-review.ts';
+
+/*
+ * GET /api/reviews/:id/rows as the review page reads it (issue 26): `cells=0` leaves each CSV row's own cells
+ * out and changes nothing else of a row, and a cursor is a row index, so pages asked side by side from the
+ * run's total cover every row once.
+ */
+
+const property = (i: number): Property => ({
+  id: `prop-${i}`,
+  address: `${100 + i} Congress Ave, Austin, TX 78701`,
+  source: 'Travis County Assessor',
+  sourceKind: 'assessor',
+  confidence: i % 2 ? 'high' : 'medium',
+  lastVerified: '2026-10-01',
+  attributes: { city: 'Austin', state: 'TX', zip: '78701', yearBuilt: 1990 + i, other: { flood_zone: 'AE' } },
+});
+
+/** Matched (some corrected), ambiguous with candidates, not found, and one not answered yet. */
+function seedRow(i: number): SeedRow {
+  const address = `${100 + i} Congres Ave, Austin, TX 78701`;
+  const retrievedAt = '2026-11-01T10:00:00.000Z';
+  const answer: StoredAnswer | null =
+    i % 5 === 4
+      ? null
+      : i % 5 === 3
+        ? {
+            outcome: 'ambiguous',
+            candidates: [{ id: `c${i}`, address: `${address} (north)` }],
+            error: { code: 'ambiguous', message: 'Several.', total: 2 },
+            cached: false,
+            retrievedAt,
+          }
+        : i % 5 === 2
+          ? {
+              outcome: 'not_found',
+              error: { code: 'not_found', message: 'No match.' },
+              cached: true,
+              retrievedAt,
+            }
+          : {
+              outcome: 'matched',
+              property: property(i),
+              match: {
+                typed: address,
+                matched: property(i).address,
+                changes: [{ kind: 'corrected', part: 'street', typed: 'Congres', matched: 'Congress' }],
+                quality: 'corrected',
+              },
+              cached: false,
+              retrievedAt,
+            };
+  return { address, cells: [`LN-${i}`, address], sourceRow: i + 2, answers: [answer] };
+}
+
+const withoutCells = ({ cells: _cells, ...row }: ReviewRowResult) => row;
+
+describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (backend) => {
+  async function setUp(total: number) {
+    const h = createHarness({ database: backend.database });
+    const { accountId } = (await (await h.signIn()).json()) as { accountId: string };
+    const id = await seedReview(backend.database, {
+      accountId,
+      name: 'Loans',
+      columns: ['loan_id', 'address'],
+      runs: 1,
+      total,
+      row: seedRow,
+    });
+    const page = async (query: string) => {
+      const res = await h.call(`/api/reviews/${id}/rows?${query}`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ReviewRowsResponse.parse(await res.json());
+    };
+    return { h, id, page };
+  }
+
+  it('cells=0: every row as the default page gives it, but for its own cells', async () => {
+    const { page } = await setUp(10);
+    const full = await page('limit=10');
+    expect(full.rows.map((r) => r.cells?.[0])).toEqual(Array.from({ length: 10 }, (_, i) => `LN-${i}`));
+    const slim = await page('limit=10&cells=0');
+    expect(slim.rows.every((r) => r.cells === undefined)).toBe(true);
+    expect(slim).toEqual({ ...full, rows: full.rows.map(withoutCells) });
+    expect(slim.rows.map((r) => r.outcome)).toEqual([
+      ...['matched', 'matched', 'not_found', 'ambiguous', 'pending'],
+      ...['matched', 'matched', 'not_found', 'ambiguous', 'pending'],
+    ]);
+  });
+
+  it('cells=0: a stored answer that does not read as one reads as none, as on the default page', async () => {
+    const { page, id } = await setUp(3);
+    await sql`update review_results set result = ${'{"outcome":"matched","property":{"id":7}}'} where review_id = ${id} and row_index = 0`.execute(
+      backend.database.db,
+    );
+    await sql`update review_results set result = ${'not json'} where review_id = ${id} and row_index = 1`.execute(
+      backend.database.db,
+    );
+    const full = await page('');
+    const slim = await page('cells=0');
+    expect(slim.rows.map((r) => [r.outcome, r.property])).toEqual([
+      ['pending', undefined],
+      ['pending', undefined],
+      ['not_found', undefined],
+    ]);
+    expect(slim.rows).toEqual(full.rows.map(withoutCells));
+  });
+
+  it('pages asked side by side from row indexes cover every row once, in order', async () => {
+    const { page } = await setUp(23);
+    const first = await page('limit=3&cells=0');
+    expect(first.nextCursor).toBe('2');
+    const rest = await Promise.all([2, 9, 16].map((after) => page(`limit=7&cells=0&cursor=${after}`)));
+    expect([first, ...rest].flatMap((p) => p.rows.map((r) => r.index))).toEqual(
+      Array.from({ length: 23 }, (_, i) => i),
+    );
+    expect(rest.map((p) => p.nextCursor)).toEqual(['9', '16', null]);
+  });
+
+  it('refuses a cells value other than 0 or 1', async () => {
+    const { h, id } = await setUp(1);
+    const res = await h.call(`/api/reviews/${id}/rows?cells=no`);
+    expect(res.status).toBe(400);
+    expect(ApiErrorBody.parse(await res.json()).error.message).toMatch(/^cells: 0/);
+  });
+});
