@@ -27,6 +27,8 @@ export function withCustody(store: SessionStore, custody: KeyCustody): SessionSt
       const kept = await custody.sessionFor(accountId);
       return kept ? { session: kept, ref: `custody:${accountId}` } : undefined;
     },
+    // Signed in means a person's session: a kept key is not one.
+    holdsKey: (accountId, fingerprint) => store.holdsKey(accountId, fingerprint),
     refuseKey: refusingKeptKeys(store, custody),
   };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { INTERVAL_MINUTES, type MonitorInterval } from '../../contract/index.ts';
 import type { DurableReviews } from '../reviews/durable-reviews.ts';
-import { keyFingerprint, type SessionStore } from '../stores/sessions/types.ts';
+import type { SessionStore } from '../stores/sessions/types.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import { SqlMonitors } from './monitor-store.ts';
 import { SqlNotifications } from './notifications.ts';
@@ -25,7 +25,7 @@ export interface MonitoringOptions {
   /** The audit trail is on (graph.ts): a monitor resumed at its month's turn is an entry. */
   audited?: boolean;
   /** The public demo's sessions (graph.ts, with demo keys): a visitor's monitor runs only on that visitor's key. */
-  visitorSessions?: Pick<SessionStore, 'sessionFor'>;
+  visitorSessions?: Pick<SessionStore, 'holdsKey'>;
 }
 
 export interface Monitoring {
@@ -54,18 +54,10 @@ export function createMonitoring(o: MonitoringOptions): Monitoring {
     ...(o.pollMs ? { pollMs: o.pollMs } : {}),
     ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
     ...(o.audited ? { audited: o.audited } : {}),
-    ...(o.visitorSessions ? { ownKeyLive: ownKeyLive(o.visitorSessions) } : {}),
+    ...(o.visitorSessions ? { ownKeyLive: o.visitorSessions.holdsKey.bind(o.visitorSessions) } : {}),
   });
   const intervals = MonitorIntervals.filter((i) => INTERVAL_MINUTES[i] >= o.minIntervalMinutes);
   return { monitors, notifications, scheduler, intervals };
-}
-
-/** Whether a live session of the account is of the key `fingerprint` (sessionFor prefers it when there is one). */
-function ownKeyLive(sessions: Pick<SessionStore, 'sessionFor'>) {
-  return async (accountId: string, fingerprint: string) => {
-    const live = await sessions.sessionFor(accountId, fingerprint);
-    return live !== undefined && keyFingerprint(live.session.keyHash) === fingerprint;
-  };
 }
 
 const MonitorIntervals: MonitorInterval[] = ['minute', 'hour', 'day', 'week'];

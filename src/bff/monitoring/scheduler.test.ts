@@ -5,6 +5,7 @@ import type { MonitorRequest } from '../../contract/index.ts';
 import type { Database } from '../db/database.ts';
 import type { StoredAnswer } from '../reviews/look-up-row.ts';
 import { SqlReviewStore } from '../stores/reviews/review-store.ts';
+import { MemorySessionStore } from '../stores/sessions/memory.ts';
 import { keyFingerprint } from '../stores/sessions/types.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
 import { seedReview } from '../test-support/seed-review.ts';
@@ -368,37 +369,33 @@ describe.each(databaseBackends('monitoring'))('monitoring scheduler ($name)', (b
   it('on the public demo a visitor’s monitor runs only while that visitor is signed in, never on another’s key', async () => {
     const db = backend.database;
     const clock = { t: Date.UTC(2027, 0, 4, 10, 30) };
-    const visitorHash = 'a'.repeat(64);
-    const strangerHash = 'b'.repeat(64);
-    const visitor = keyFingerprint(visitorHash);
-    let signedIn: string[] = [strangerHash];
-    const asked: [string, string | undefined][] = [];
-    const sessions = {
-      async sessionFor(accountId: string, prefer?: string) {
-        asked.push([accountId, prefer]);
-        // As the stores do: the preferred key's session when live, else the latest of any key.
-        const hash = signedIn.find((h) => keyFingerprint(h) === prefer) ?? signedIn.at(-1);
-        return hash ? { session: { keyHash: hash } as never, ref: hash } : undefined;
-      },
-    };
-    const a = monitoringOn(db, clock, { visitorSessions: sessions });
     const acct = account();
+    // The demo's sessions, idle out after 90 minutes; a stranger on another demo key is signed in throughout.
+    const sessions = new MemorySessionStore(
+      { idleMs: 90 * 60_000, absoluteMs: 12 * HOUR, maxSessions: 100 },
+      () => clock.t,
+    );
+    const demo = { account: { name: 'Demo', plan: 'enterprise' as const }, accountId: acct };
+    const signIn = (keyHash: string) =>
+      sessions.create({ ...demo, apiKey: `pi_demo_${keyHash[0]}`, keyHash });
+    await signIn('b'.repeat(64));
+    const visitorHash = 'a'.repeat(64);
+    const a = monitoringOn(db, clock, { visitorSessions: sessions });
     const id = await review(db, acct, 2, true);
-    await a.monitors.put(acct, id, HOURLY, visitor);
-    clock.t += HOUR; // only a stranger is signed in: this time is skipped
+    await a.monitors.put(acct, id, HOURLY, keyFingerprint(visitorHash));
+    clock.t += HOUR; // only the stranger is signed in: this time is skipped
     await a.scheduler.tick();
-    signedIn = [strangerHash, visitorHash];
-    clock.t += HOUR; // the visitor is back: it runs
+    await signIn(visitorHash);
+    clock.t += HOUR; // the visitor is back (an hour idle since): it runs
+    await a.scheduler.tick();
+    clock.t += HOUR; // two hours idle: the checks an hour apart did not keep the session alive
     await a.scheduler.tick();
     expect((await slotsOf(db, id)).map((s) => [s.state, s.run === null ? null : Number(s.run)])).toEqual([
       ['refused', null],
       ['started', 2],
+      ['refused', null],
     ]);
     expect(await runsOf(db, id)).toBe(2);
-    expect(asked.filter(([acc]) => acc === acct)).toEqual([
-      [acct, visitor],
-      [acct, visitor],
-    ]);
   });
 
   it('the loop polls on its own once started, and claims nothing once stopped', async () => {

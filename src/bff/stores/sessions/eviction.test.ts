@@ -3,7 +3,7 @@ import { redisServerAvailable, useTestRedis } from '../../test-support/test-redi
 import { deriveSecrets, RedisKeys } from '../redis-keys.ts';
 import { MemorySessionStore } from './memory.ts';
 import { RedisSessionStore } from './redis.ts';
-import type { SessionLimits, SessionStore } from './types.ts';
+import { keyFingerprint, type SessionLimits, type SessionStore } from './types.ts';
 
 /*
  * A full store and a flood of sign-ins (SessionStore.create's rule), on both stores: the flood evicts its own
@@ -109,6 +109,19 @@ function suite(name: string, make: () => Make) {
       expect((await store.get(agents[0] as string))?.apiKey).toBe('pi_agent_0');
     });
 
+    it('tells whether a key is signed in from every session of its account, not the ten used last', async () => {
+      const now = { t: 1_000_000 };
+      const store = make()(now);
+      await store.create(visitor);
+      for (let i = 0; i < 12; i++) {
+        now.t += 10;
+        await store.create(flood(i, `192.0.2.${i}`));
+      }
+      expect(await store.holdsKey('acct-demo', keyFingerprint(visitor.keyHash))).toBe(true);
+      expect(await store.holdsKey('acct-demo', keyFingerprint(agent.keyHash))).toBe(false);
+      expect(await store.holdsKey('acct-agent', keyFingerprint(visitor.keyHash))).toBe(false);
+    });
+
     it('sessions that have expired go before any live one', async () => {
       const now = { t: 1_000_000 };
       const store = make()(now, { idleMs: 1_000 });
@@ -124,6 +137,19 @@ function suite(name: string, make: () => Make) {
 
 suite('MemorySessionStore eviction', () => (now, overrides) =>
   new MemorySessionStore({ ...limits, ...overrides }, () => now.t));
+
+it('MemorySessionStore: a look at whether a key is signed in is not a use, and its session idles out', async () => {
+  const now = { t: 1_000_000 };
+  const store = new MemorySessionStore(limits, () => now.t);
+  const id = await store.create(visitor);
+  for (let minute = 0; minute < 29; minute++) {
+    now.t += 60_000;
+    expect(await store.holdsKey('acct-demo', keyFingerprint(visitor.keyHash))).toBe(true);
+  }
+  now.t += 2 * 60_000;
+  expect(await store.holdsKey('acct-demo', keyFingerprint(visitor.keyHash))).toBe(false);
+  expect(await store.get(id)).toBeUndefined();
+});
 
 describe.skipIf(!redisServerAvailable())('RedisSessionStore eviction', () => {
   const local = useTestRedis();

@@ -124,6 +124,12 @@ export class MemorySessionStore implements SessionStore {
     return undefined;
   }
 
+  async holdsKey(accountId: string, fingerprint: string): Promise<boolean> {
+    for (const s of this.#byAccount.get(accountId)?.values() ?? [])
+      if (this.#live(s) && keyFingerprint(s.keyHash) === fingerprint) return true;
+    return false;
+  }
+
   async refuseKey(refused: Pick<Session, 'accountId' | 'keyHash'>): Promise<void> {
     for (const [id, s] of this.#sessions) if (s.keyHash === refused.keyHash) this.#remove(id);
   }

@@ -132,6 +132,18 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     expect(await ttl()).toBeGreaterThan(limits.idleMs - 5000);
   });
 
+  it('answers whether a key is signed in without pushing any session’s expiry back', async () => {
+    const now = { t: 0 };
+    const store = make(now);
+    const id = await store.create(session);
+    const ttl = () => local.redis.client.pttl(keys.session(id));
+    await local.redis.client.pexpire(keys.session(id), 60_000);
+    expect(await store.holdsKey('acct-coffee', keyFingerprint(session.keyHash))).toBe(true);
+    expect(await ttl()).toBeLessThanOrEqual(60_000);
+    await local.redis.client.del(keys.session(id)); // idle for 30 minutes: Redis ended it
+    expect(await store.holdsKey('acct-coffee', keyFingerprint(session.keyHash))).toBe(false);
+  });
+
   it('ends every session at the absolute timeout, however busy, and never lets it outlive it', async () => {
     const now = { t: 0 };
     const store = make(now);

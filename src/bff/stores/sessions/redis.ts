@@ -292,6 +292,24 @@ export class RedisSessionStore implements SessionStore {
     return { session: chosen.session, ref: name };
   }
 
+  async holdsKey(accountId: string, fingerprint: string): Promise<boolean> {
+    // Read as stored, in one round trip: an expired session's key is gone (its TTL is the idle timeout).
+    const names = await this.redis.run((r) => r.zrevrange(this.keys.accountSessions(accountId), 0, -1));
+    if (names.length === 0) return false;
+    const keys = names.map((name) => this.keys.sessionNamed(name));
+    const sealed = await this.redis.run((r) => r.mget(...keys));
+    const now = this.now();
+    return sealed.some((text, i) => {
+      const record = typeof text === 'string' ? this.#open(text, keys[i] as string) : null;
+      return (
+        record !== null &&
+        now <= record.absoluteAt &&
+        (record.accountId ?? accountIdFor(record.keyHash)) === accountId &&
+        keyFingerprint(record.keyHash) === fingerprint
+      );
+    });
+  }
+
   async refuseKey(refused: Pick<Session, 'accountId' | 'keyHash'>): Promise<void> {
     // The account's sessions are where a key is lent from: each holding the refused key goes, and so does the
     // account from the live ones once it has none left (the worker then leases none of its rows).

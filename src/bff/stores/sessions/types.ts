@@ -51,6 +51,12 @@ export interface SessionStore {
    */
   sessionFor(accountId: string, prefer?: string): Promise<{ session: Session; ref: string } | undefined>;
   /**
+   * Is a live session of the account signed in with the key of fingerprint `fingerprint`? A look, not a use: no
+   * session's idle clock is reset (a demo visitor's scheduled check would otherwise keep an abandoned session
+   * alive), and every session of the account is looked at, not only the latest used (hostile review H16-3, -4).
+   */
+  holdsKey(accountId: string, fingerprint: string): Promise<boolean>;
+  /**
    * The service refused this key (401): every session holding it ends, whoever signed in with it and whichever
    * replica lends it, so neither a browser nor the review worker sends it again. Called by refused-keys.ts alone,
    * the owner of what a refused key means; an account left with no session has none live, and its reviews wait
