@@ -95,9 +95,9 @@ const shownInputs = () =>
     .filter(Boolean);
 
 afterEach(() => vi.restoreAllMocks());
-// The charts' chunk (recharts) is the page's to load when it needs them; imported once here, its first test does
-// not wait out findBy's second compiling it.
-beforeAll(() => import('./charts/charts-section.tsx'));
+// The charts' drawings (recharts) are the page's to load when it needs them; imported once here, its first test
+// does not wait out findBy's second compiling them.
+beforeAll(() => import('./charts/bars.tsx'));
 
 layOutElements();
 

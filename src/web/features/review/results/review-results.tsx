@@ -1,7 +1,9 @@
-import { lazy, Suspense, useCallback, useDeferredValue, useEffect, useId, useMemo, useState } from 'react';
+import { useCallback, useDeferredValue, useEffect, useId, useMemo, useState } from 'react';
 import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
 import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { agencyOf, sourceKindText } from '../../property/index.ts';
+import { ChartsSection } from './charts/charts-section.tsx';
+import { loadBars } from './charts/lazy-bars.tsx';
 import { MIN_COMPARE } from './compare.ts';
 import { Comparison } from './comparison.tsx';
 import { decisionCounts } from './decisions.ts';
@@ -134,13 +136,11 @@ function PrintHeader({ review, retrieved, now }: { review: ReviewSummary; retrie
 }
 
 /*
- * The charts (recharts: most of this page's code and of its first drawing) come in a chunk of their own, and are
- * drawn once every row is in: over a first page of 100 rows they would be wrong, and drawing them cost a
- * 100,000-row review most of its time to the first rows (1.9 s of 2.2 at load 11).
+ * The charts' drawings (recharts: most of this page's code and of its first drawing) come in a chunk of their
+ * own (charts/lazy-bars.tsx), and the charts are drawn once every row is in: over a first page of 100 rows they
+ * would be wrong, and drawing them cost a 100,000-row review most of its time to the first rows (1.9 s of 2.2 at
+ * load 11). Their frames are the page's own, so the drawings' late code moves nothing below them.
  */
-const loadCharts = () => import('./charts/charts-section.tsx');
-const ChartsSection = lazy(() => loadCharts().then((m) => ({ default: m.ChartsSection })));
-
 /** Where the charts go: a line saying when they come, until every row is in and their code has arrived. */
 function ChartsPlaceholder({ headingId, text }: { headingId: string; text: string }) {
   return (
@@ -247,7 +247,7 @@ function propertiesOf(
   });
 }
 
-/** The charts once every row is in (`complete`), their code read as soon as the first rows are drawn (`shown`). */
+/** The charts once every row is in (`complete`), their drawings' code read as soon as the first rows are drawn. */
 function Charts({
   headingId,
   complete,
@@ -261,27 +261,25 @@ function Charts({
   stats: ReturnType<typeof useResultStats>;
   filtering: ReturnType<typeof useResultFilters>;
 }) {
-  // The charts' code is read while the rest of the rows come (the page waits on the server then), not after,
+  // The drawings' code is read while the rest of the rows come (the page waits on the server then), not after,
   // and once the first rows are drawn, so that reading it never competes with them.
   useEffect(() => {
     if (!shown) return;
-    const frame = requestAnimationFrame(() => void loadCharts());
+    const frame = requestAnimationFrame(() => void loadBars());
     return () => cancelAnimationFrame(frame);
   }, [shown]);
   if (!complete)
     return <ChartsPlaceholder headingId={headingId} text="The charts are drawn once every row is in." />;
   return (
-    <Suspense fallback={<ChartsPlaceholder headingId={headingId} text="Drawing the charts…" />}>
-      <ChartsSection
-        headingId={headingId}
-        summary={stats.summary}
-        histogram={stats.histogram}
-        sourceBars={stats.sourceBars}
-        kindBars={stats.kindBars}
-        filters={filtering.deferred}
-        onFilter={filtering.patch}
-      />
-    </Suspense>
+    <ChartsSection
+      headingId={headingId}
+      summary={stats.summary}
+      histogram={stats.histogram}
+      sourceBars={stats.sourceBars}
+      kindBars={stats.kindBars}
+      filters={filtering.deferred}
+      onFilter={filtering.patch}
+    />
   );
 }
 

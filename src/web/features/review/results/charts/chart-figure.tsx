@@ -1,8 +1,6 @@
-import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react';
-import { Tooltip, useActiveTooltipLabel } from 'recharts';
+import { type KeyboardEvent, type ReactNode, Suspense, useId, useRef } from 'react';
 import { formatCount } from '../../../../lib/format.ts';
 import type { ResultFilters } from '../stats-filters.ts';
-import { CHART_COLORS } from './palette.ts';
 
 /*
  * Three charts of the review's records. Each is a <figure> whose caption says what it shows in a sentence,
@@ -16,35 +14,15 @@ export type FilterPatch = Partial<ResultFilters>;
 export const TICK = { fill: 'currentColor', fontSize: 12 };
 
 /**
- * Reports the bar the chart's keyboard focus (accessibility layer) or pointer is on: after render, never during
- * it (a parent's callback in render would update another component mid-render).
+ * One chart's frame: its caption, controls and list are drawn with the page; the chart itself (recharts, read
+ * apart: lazy-bars.tsx) keeps its box of `height` px empty until its code is in, so nothing below it moves when it
+ * comes (a 2-row review reopened: the results table moved down 832 px ~0.4 s after its first rows).
  */
-export function ActiveLabel({ onChange }: { onChange: (label: string | undefined) => void }) {
-  const label = useActiveTooltipLabel();
-  const text = label === undefined ? undefined : String(label);
-  useEffect(() => onChange(text), [onChange, text]);
-  return null;
-}
-
-export function ChartTooltip({ render }: { render: (label: string) => ReactNode }) {
-  return (
-    <Tooltip
-      cursor={{ fill: CHART_COLORS.area }}
-      content={({ active, label }) =>
-        active && label !== undefined ? (
-          <div className="rounded-md border border-slate-200 bg-white px-3 py-2 text-xs text-slate-900 shadow-md dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100">
-            {render(String(label))}
-          </div>
-        ) : null
-      }
-    />
-  );
-}
-
 export function ChartFigure({
   title,
   caption,
   empty,
+  height,
   chart,
   onActivate,
   figures,
@@ -53,6 +31,8 @@ export function ChartFigure({
   title: string;
   caption: string;
   empty: boolean;
+  /** The chart's own height (px), the same as the one it is drawn at. */
+  height: number;
   controls?: ReactNode;
   chart: (track: (label: string | undefined) => void) => ReactNode;
   onActivate: (label: string) => void;
@@ -89,9 +69,11 @@ export function ChartFigure({
             className="mt-3 text-slate-700 dark:text-slate-200 print:overflow-hidden"
             onKeyDown={onKeyDown}
           >
-            {chart((label) => {
-              active.current = label;
-            })}
+            <Suspense fallback={<div style={{ height }} />}>
+              {chart((label) => {
+                active.current = label;
+              })}
+            </Suspense>
           </div>
           {figures}
         </>

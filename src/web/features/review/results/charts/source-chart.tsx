@@ -1,15 +1,9 @@
 import { useId, useState } from 'react';
-import { Bar, CartesianGrid, Cell, Legend, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
-import { useNarrow } from '../../../../hooks/use-media-query.ts';
-import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/index.ts';
 import { formatShare, MAX_NAMED_SOURCES, type SourceBar } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
-import { ChartFigure, ChartTooltip, FilterButton, type FilterPatch, plural, TICK } from './chart-figure.tsx';
-import { CHART_COLORS } from './palette.ts';
-import { barOpacity, TrackedBarChart } from './tracked-bar-chart.tsx';
-
-const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+import { ChartFigure, FilterButton, type FilterPatch, plural } from './chart-figure.tsx';
+import { SourceBars, sourceChartHeight } from './lazy-bars.tsx';
 
 type SourceGrouping = 'source' | 'kind';
 
@@ -53,98 +47,11 @@ function GroupingSwitch({
 }
 
 /** A bar's records and their confidence mix, in words: "12 records: 5 high, 4 medium, 3 low". */
-function SourceBreakdown({ bar }: { bar: SourceBar }) {
+export function SourceBreakdown({ bar }: { bar: SourceBar }) {
   return (
     <>
       {plural(bar.total, 'record')}: {bar.high} high, {bar.medium} medium, {bar.low} low
     </>
-  );
-}
-
-/** The tooltip over a bar: the source's (or kind's) name and its confidence mix. */
-function SourceTip({ bar }: { bar: SourceBar }) {
-  return (
-    <>
-      <p className="font-semibold">{bar.label}</p>
-      <p>
-        <SourceBreakdown bar={bar} />
-      </p>
-    </>
-  );
-}
-
-/** The records by source (or kind) as horizontal bars, each stacked by confidence. */
-function SourceBars({
-  bars,
-  filtering,
-  isActive,
-  toggle,
-  track,
-}: {
-  bars: SourceBar[];
-  /** Whether the table is filtered to a source, fading the other bars. */
-  filtering: boolean;
-  isActive: (b: SourceBar) => boolean;
-  toggle: (b: SourceBar, confidence?: Confidence) => void;
-  track: (label: string | undefined) => void;
-}) {
-  const narrow = useNarrow();
-  const colours = CHART_COLORS;
-  return (
-    <TrackedBarChart
-      track={track}
-      layout="vertical"
-      data={bars}
-      style={{ width: '100%', height: 56 + bars.length * 34 }}
-      margin={{ top: 0, right: 12, bottom: 0, left: 0 }}
-      barCategoryGap={6}
-    >
-      <CartesianGrid horizontal={false} stroke={colours.grid} />
-      <XAxis type="number" allowDecimals={false} tick={TICK} tickLine={false} />
-      <YAxis
-        type="category"
-        dataKey="label"
-        width={narrow ? 104 : 160}
-        tick={narrow ? { ...TICK, fontSize: 11 } : TICK}
-        tickLine={false}
-        tickFormatter={(v: string) => truncate(v, narrow ? 16 : 24)}
-        interval={0}
-      />
-      <ChartTooltip
-        render={(label) => {
-          const b = bars.find((x) => x.label === label);
-          return b ? <SourceTip bar={b} /> : label;
-        }}
-      />
-      <Legend
-        verticalAlign="bottom"
-        height={28}
-        wrapperStyle={{ fontSize: 12 }}
-        itemSorter={null}
-        // The swatch carries the colour; the words stay in the text colour, readable on either theme.
-        formatter={(value) => <span className="text-slate-700 dark:text-slate-200">{value}</span>}
-      />
-      {CONFIDENCES.map((c, i) => (
-        <Bar
-          key={c}
-          dataKey={c}
-          name={CONFIDENCE_WORD[c]}
-          stackId="confidence"
-          fill={colours[c]}
-          cursor="pointer"
-          isAnimationActive={false}
-          radius={i === CONFIDENCES.length - 1 ? [0, 4, 4, 0] : undefined}
-          onClick={(_, index) => {
-            const b = bars[index];
-            if (b) toggle(b, c);
-          }}
-        >
-          {bars.map((b) => (
-            <Cell key={b.label} fillOpacity={barOpacity(filtering, isActive(b))} />
-          ))}
-        </Bar>
-      ))}
-    </TrackedBarChart>
   );
 }
 
@@ -221,6 +128,7 @@ export function SourceChart({
       title="Records by source"
       caption={caption}
       empty={records === 0}
+      height={sourceChartHeight(bars.length)}
       onActivate={(label) => {
         const b = bars.find((x) => x.label === label);
         if (b) toggle(b);
