@@ -128,7 +128,31 @@ test('a finished review: summary, a chart bar filters the table, compare two row
     ?.newPage({ baseURL: new URL(page.url()).origin });
   if (!colleague) throw new Error('no second page');
   await signInWithDemoKey(colleague, 'pi_demo_professional_2');
+  // Opened from its address, the finished review's table does not move once its first rows are drawn (the
+  // charts' drawings came later and pushed it 832 px down): where it stood then, from the page's own clock.
+  await colleague.addInitScript(() => {
+    const seen = new MutationObserver(() => {
+      const table = document.querySelector('table[aria-rowcount]');
+      if (!table?.querySelector('tbody tr[aria-rowindex="2"]')) return;
+      (window as unknown as { firstTop: number }).firstTop =
+        table.getBoundingClientRect().top + window.scrollY;
+      seen.disconnect();
+    });
+    document.addEventListener('DOMContentLoaded', () =>
+      seen.observe(document.body, { childList: true, subtree: true }),
+    );
+  });
   await colleague.goto(page.url());
+  await colleague
+    .getByRole('figure', { name: 'Records by source' })
+    .locator('.recharts-bar-rectangle')
+    .first()
+    .waitFor();
+  const tops = await resultsTable(colleague).evaluate((table) => [
+    (window as unknown as { firstTop?: number }).firstTop,
+    table.getBoundingClientRect().top + window.scrollY,
+  ]);
+  expect(tops[0], 'the table’s top with its first rows, then with the charts drawn').toBe(tops[1]);
   await colleague.getByRole('region', { name: 'Sign-off' }).getByRole('button', { name: 'Approve' }).click();
   await expect(colleague.getByTestId('approved').first()).toContainText('Approved by ');
   await colleague.close();
