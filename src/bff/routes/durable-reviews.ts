@@ -209,7 +209,10 @@ async function rowsPage(c: AppContext, deps: DurableReviewRouteDeps) {
   if (!page) throw notFound();
   const lastIndex = page.rows.at(-1)?.index;
   const nextCursor = page.last || lastIndex === undefined ? null : String(lastIndex);
-  return c.json({ rows: page.rows, nextCursor } satisfies ReviewRowsResponse);
+  // Encoded once: a page of 5,000 rows is 3 MB of JSON, and as a string it was measured (Content-Length) and
+  // then encoded again as it was written, a fifth of the server's time for a review's pages (issue 26).
+  const body = Buffer.from(JSON.stringify({ rows: page.rows, nextCursor } satisfies ReviewRowsResponse));
+  return c.body(body, 200, { 'Content-Type': 'application/json' });
 }
 
 /** Where a review's event stream stands: the last row sequence sent, the last summary sent, when it last spoke. */

@@ -81,6 +81,7 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
     const page = async (query: string) => {
       const res = await h.call(`/api/reviews/${id}/rows?${query}`);
       expect(res.status, await res.clone().text()).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       return ReviewRowsResponse.parse(await res.json());
     };
     return { h, id, page };
