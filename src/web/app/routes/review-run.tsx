@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import type { ReviewSummary, SessionResponse } from '../../../contract/index.ts';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
@@ -45,6 +45,13 @@ function ReviewRun({ session }: { session: SessionResponse }) {
   useEffect(() => {
     document.title = summary ? `${summary.name} · Reviews · PropLens` : 'Review · PropLens';
   }, [summary]);
+  // While rows load, a line says how many are in; once all are, it says so and keeps its room, so the results
+  // below do not move up as the last page comes (44 px at 1280 px). A review whose rows came at once has none.
+  const loading = summary !== null && snapshot.loaded < Math.min(summary.receivedRows, summary.totalRows);
+  const [lineFor, setLineFor] = useState<string | null>(null);
+  useEffect(() => {
+    if (loading) setLineFor(id);
+  }, [loading, id]);
 
   if (snapshot.state === 'not_found' || snapshot.state === 'error') {
     return <ReviewNotFound error={snapshot.state === 'error'} />;
@@ -80,9 +87,11 @@ function ReviewRun({ session }: { session: SessionResponse }) {
       />
       <ReviewMonitor review={summary} />
       {previous ? <ReviewChanges previous={previous} rows={snapshot.rows} /> : null}
-      {snapshot.loaded < Math.min(summary.receivedRows, summary.totalRows) ? (
+      {loading || lineFor === id ? (
         <p role="status" className="text-sm text-slate-600 dark:text-slate-400">
-          Loading results: {formatCount(snapshot.loaded)} of {formatCount(summary.totalRows)} rows…
+          {loading
+            ? `Loading results: ${formatCount(snapshot.loaded)} of ${formatCount(summary.totalRows)} rows…`
+            : `Every row is in: ${formatCount(snapshot.loaded)} rows.`}
         </p>
       ) : null}
       {/* An upload not finished has no results yet: its progress says what arrived and what to do. */}

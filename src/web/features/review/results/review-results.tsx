@@ -2,7 +2,7 @@ import { useCallback, useDeferredValue, useEffect, useId, useMemo, useState } fr
 import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
 import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { agencyOf, sourceKindText } from '../../property/index.ts';
-import { ChartsSection } from './charts/charts-section.tsx';
+import { ChartsSection, ChartsWaiting } from './charts/charts-section.tsx';
 import { loadBars } from './charts/lazy-bars.tsx';
 import { MIN_COMPARE } from './compare.ts';
 import { Comparison } from './comparison.tsx';
@@ -141,18 +141,6 @@ function PrintHeader({ review, retrieved, now }: { review: ReviewSummary; retrie
  * would be wrong, and drawing them cost a 100,000-row review most of its time to the first rows (1.9 s of 2.2 at
  * load 11). Their frames are the page's own, so the drawings' late code moves nothing below them.
  */
-/** Where the charts go: a line saying when they come, until every row is in and their code has arrived. */
-function ChartsPlaceholder({ headingId, text }: { headingId: string; text: string }) {
-  return (
-    <section aria-labelledby={headingId} className="space-y-3 print:hidden">
-      <h2 id={headingId} className="text-lg font-semibold">
-        Charts
-      </h2>
-      <p className="text-sm text-slate-600 dark:text-slate-300">{text}</p>
-    </section>
-  );
-}
-
 /**
  * The results: export and print, the filters and what they let through, the comparison's selection, and
  * the table (every row of it, as text, while printing).
@@ -269,7 +257,7 @@ function Charts({
     return () => cancelAnimationFrame(frame);
   }, [shown]);
   if (!complete)
-    return <ChartsPlaceholder headingId={headingId} text="The charts are drawn once every row is in." />;
+    return <ChartsWaiting headingId={headingId} text="The charts are drawn once every row is in." />;
   return (
     <ChartsSection
       headingId={headingId}

@@ -52,3 +52,35 @@ export const ChartsSection = memo(function ChartsSection({
     </section>
   );
 });
+
+/**
+ * The charts' room while the rows still come (the charts wait for every row): the same three frames, each as
+ * tall as its chart usually is (one source; measured at 390, 800 and 1280 px wide), so that the results table
+ * below does not move down when the charts come (a 20,000-row review's moved 788 px at 1280 px).
+ */
+const WAITING_FRAMES: [title: string, height: string][] = [
+  ['Confidence mix', 'min-h-[406px] sm:min-h-[342px] lg:min-h-[514px]'],
+  ['Verification age', 'min-h-[630px] sm:min-h-[450px] lg:min-h-[514px]'],
+  ['Records by source', 'min-h-[374px] sm:min-h-[290px] lg:col-span-2'],
+];
+
+export function ChartsWaiting({ headingId, text }: { headingId: string; text: string }) {
+  return (
+    <section aria-labelledby={headingId} className="space-y-3 print:hidden">
+      <h2 id={headingId} className="text-lg font-semibold">
+        Charts
+      </h2>
+      <p className="text-sm text-slate-600 dark:text-slate-300">{text}</p>
+      <div aria-hidden="true" className="grid gap-4 lg:grid-cols-2">
+        {WAITING_FRAMES.map(([title, height]) => (
+          <div
+            key={title}
+            className={`rounded-xl border border-dashed border-slate-200 p-4 dark:border-slate-800 ${height}`}
+          >
+            <p className="text-base font-semibold text-slate-500 dark:text-slate-400">{title}</p>
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}
