@@ -71,7 +71,7 @@ async function openPage(browser: Browser, url: string, cookie: string) {
   const [name, value] = cookie.split('=') as [string, string];
   await context.addCookies([{ name, value, url }]);
   await context.addInitScript(() => {
-    const w = window as unknown as { longTasks: number[]; firstRowAt: number | null };
+    const w = window as unknown as { longTasks: number[]; firstRowAt: number | null; firstTableTop: number };
     w.longTasks = [];
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) w.longTasks.push(e.duration);
@@ -80,8 +80,11 @@ async function openPage(browser: Browser, url: string, cookie: string) {
     // for it from outside would add up to a second).
     w.firstRowAt = null;
     const seen = new MutationObserver(() => {
-      if (document.querySelector('table tbody tr[aria-rowindex="2"]')) {
+      const first = document.querySelector('table tbody tr[aria-rowindex="2"]');
+      if (first) {
         w.firstRowAt = performance.now();
+        // Where the table stood then (the page's top): late blocks above it must not move it.
+        w.firstTableTop = (first.closest('table') as Element).getBoundingClientRect().top + window.scrollY;
         seen.disconnect();
       }
     });
@@ -160,6 +163,18 @@ async function finishedReview(browser: Browser, url: string, cookie: string, id:
       '',
       `waiting on the server ${fmt(reads.waiting, 2)} s, receiving ${fmt(reads.receiving, 2)} s (summed over pages)`,
     );
+    await page
+      .getByRole('figure', { name: 'Records by source' })
+      .locator('.recharts-bar-rectangle')
+      .first()
+      .waitFor();
+    const moved = await results(page).evaluate(
+      (table) =>
+        table.getBoundingClientRect().top +
+        window.scrollY -
+        (window as unknown as { firstTableTop: number }).firstTableTop,
+    );
+    row('  results table moved after its first rows', `${fmt(moved, 0)} px`, '0 px', verdict(moved === 0));
     const heap = await heapMb(cdp);
     row('JS heap with it open', `${fmt(heap, 0)} MB`, '<= 300 MB', verdict(heap <= 300));
 
