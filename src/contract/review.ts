@@ -309,6 +309,11 @@ export const ReviewRowResult = z.object({
   previous: z.optional(PreviousResult),
   /** Order of completion within the review (for "rows since"). */
   seq: z.int().check(z.nonnegative()),
+  /**
+   * Present (true) on a page read with `attributes=0`: the property's attributes are cut to its state (the
+   * table names a source's agency by it). The row alone (`cursor` = index - 1, `limit=1`) has the whole record.
+   */
+  brief: z.optional(z.literal(true)),
 });
 export type ReviewRowResult = z.infer<typeof ReviewRowResult>;
 
@@ -343,11 +348,12 @@ export type ReviewRowsResponse = z.infer<typeof ReviewRowsResponse>;
 export const MAX_ROWS_PAGE = 5_000;
 
 /**
- * GET /api/reviews/:id/rows: which run (default the latest), from where, how many, and whether with each CSV
- * row's own cells. `cursor` is a row index (the page holds the rows after it; `nextCursor` is the last row's),
- * so a client that knows the run's total may read pages side by side. `cells=0` leaves `cells` out: the review
- * page shows only PropLens's columns (the file's own come with the export), and they were an eighth of a
- * 100,000-row review's bytes.
+ * GET /api/reviews/:id/rows: which run (default the latest), from where, how many, and how much of each row.
+ * `cursor` is a row index (the page holds the rows after it; `nextCursor` is the last row's), so a client that
+ * knows the run's total may read pages side by side. The review page's table reads with `cells=0` (each CSV
+ * row's own cells left out: the export has them; an eighth of a row's bytes) and `attributes=0` (each
+ * property's attributes cut to its state, the row marked `brief`: two fifths of a row's bytes); it reads a row
+ * alone, whole, when a reviewer opens or compares it.
  */
 export const ReviewRowsQuery = z.object({
   run: z.optional(wholeNumberParam('run').check(z.positive('run: 1 or more'))),
@@ -362,6 +368,12 @@ export const ReviewRowsQuery = z.object({
   ),
   cells: z.optional(
     z.enum(['0', '1'], 'cells: 0 (without each row’s own cells) or 1 (with them, the default)'),
+  ),
+  attributes: z.optional(
+    z.enum(
+      ['0', '1'],
+      'attributes: 0 (each property’s attributes cut to its state) or 1 (whole, the default)',
+    ),
   ),
 });
 

@@ -204,6 +204,7 @@ async function rowsPage(c: AppContext, deps: DurableReviewRouteDeps) {
       after,
       limit,
       cells: query.cells !== '0',
+      attributes: query.attributes !== '0',
     }),
   );
   if (!page) throw notFound();

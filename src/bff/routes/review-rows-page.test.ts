@@ -100,6 +100,22 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
     ]);
   });
 
+  it('attributes=0: each property cut to its state, the row marked brief; the row alone is whole', async () => {
+    const { page } = await setUp(5);
+    const full = await page('limit=5&cells=0');
+    const brief = await page('limit=5&cells=0&attributes=0');
+    expect(brief.rows).toEqual(
+      full.rows.map((r) =>
+        r.property ? { ...r, brief: true, property: { ...r.property, attributes: { state: 'TX' } } } : r,
+      ),
+    );
+    expect(brief.rows.filter((r) => r.brief).length).toBe(2);
+    // A row read alone (as the page does when it is opened) has its whole record.
+    const alone = await page('limit=1&cells=0&cursor=0');
+    expect(alone.rows).toEqual([full.rows[1]]);
+    expect(alone.rows[0]?.property?.attributes).toMatchObject({ city: 'Austin', yearBuilt: 1991 });
+  });
+
   it('cells=0: a stored answer that does not read as one reads as none, as on the default page', async () => {
     const { page, id } = await setUp(3);
     await sql`update review_results set result = ${'{"outcome":"matched","property":{"id":7}}'} where review_id = ${id} and row_index = 0`.execute(

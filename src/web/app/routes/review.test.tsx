@@ -170,7 +170,7 @@ describe('/review', () => {
     expect(await screen.findByText('Done: all 5 addresses have an outcome.')).toBeInTheDocument();
     expect(asked().slice(before)).toEqual([
       `/api/reviews/${id}`,
-      `/api/reviews/${id}/rows?run=1&limit=100&cells=0`,
+      `/api/reviews/${id}/rows?run=1&limit=100&cells=0&attributes=0`,
     ]);
     expect(pageUp).toEqual([false]);
   });

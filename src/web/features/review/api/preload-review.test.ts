@@ -65,7 +65,10 @@ describe('a review opened from its address', () => {
     preloadReview('rv_1');
     // Both asked before any view exists: the first page of the latest run.
     await vi.waitFor(() =>
-      expect(asked()).toEqual(['/api/reviews/rv_1', '/api/reviews/rv_1/rows?run=2&limit=100&cells=0']),
+      expect(asked()).toEqual([
+        '/api/reviews/rv_1',
+        '/api/reviews/rv_1/rows?run=2&limit=100&cells=0&attributes=0',
+      ]),
     );
     const live = view('rv_1');
     void live.start();
@@ -88,7 +91,7 @@ describe('a review opened from its address', () => {
     expect(asked()).toEqual([
       '/api/reviews/rv_1',
       '/api/reviews/rv_1',
-      '/api/reviews/rv_1/rows?run=2&limit=100&cells=0',
+      '/api/reviews/rv_1/rows?run=2&limit=100&cells=0&attributes=0',
     ]);
     live.stop();
   });

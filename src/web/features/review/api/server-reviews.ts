@@ -58,7 +58,10 @@ export const putSource = (id: string, file: File, signal?: AbortSignal) =>
 export const getReview = (id: string, signal?: AbortSignal) =>
   apiFetch(at(id), ReviewSummary, signal ? { signal } : {});
 
-/** A page of a run's rows as the review page shows them: without each CSV row's own cells (the export has them). */
+/**
+ * A page of a run's rows as the review page's table shows them: without each CSV row's own cells (the export
+ * has them), each property's attributes cut to its state (`brief`: getRow reads a row whole).
+ */
 export const getRowsPage = (
   id: string,
   run: number,
@@ -67,10 +70,21 @@ export const getRowsPage = (
   limit = 5_000,
 ) =>
   apiFetch(
-    `${at(id)}/rows?run=${run}&limit=${limit}&cells=0${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    `${at(id)}/rows?run=${run}&limit=${limit}&cells=0&attributes=0${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     ReviewRowsResponse,
     signal ? { signal } : {},
   );
+
+/** One row of the review's latest run, whole (its property's every attribute); null when there is no such row. */
+export const getRow = async (id: string, index: number, signal?: AbortSignal) => {
+  const page = await apiFetch(
+    `${at(id)}/rows?limit=1&cells=0${index > 0 ? `&cursor=${index - 1}` : ''}`,
+    ReviewRowsResponse,
+    signal ? { signal } : {},
+  );
+  const row = page.rows[0];
+  return row?.index === index ? row : null;
+};
 
 export const checkAgain = (id: string) => apiFetch(`${at(id)}/runs`, ReviewSummary, { method: 'POST' });
 

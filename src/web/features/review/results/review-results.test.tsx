@@ -347,6 +347,46 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(within(dialog).getByRole('button', { name: 'Compare' })).toBeInTheDocument();
   });
 
+  it('reads a brief row whole when it is opened or compared (the page reads 100,000 rows brief)', async () => {
+    const user = userEvent.setup();
+    // As the page's reads give them: each property's attributes cut to its state.
+    const brief = ROWS.map(
+      (r): ReviewRowResult =>
+        r.property
+          ? {
+              ...r,
+              brief: true,
+              property: { ...r.property, attributes: { state: r.property.attributes.state ?? null } },
+            }
+          : r,
+    );
+    const api = fakeApi({
+      'GET /api/reviews/rev-1/rows': ({ url }) => {
+        const index = Number(url.searchParams.get('cursor') ?? -1) + 1;
+        return Response.json({ rows: [ROWS[index]], nextCursor: null });
+      },
+    });
+    renderResults(brief);
+    await user.click(within(table()).getByRole('button', { name: '233 Wacker Dr' }));
+    const dialog = screen.getByRole('dialog', { name: '233 Wacker Dr' });
+    expect(
+      await within(dialog).findByRole('heading', { name: '233 S WACKER DR, CHICAGO, IL' }),
+    ).toBeVisible();
+    expect(dialog).toHaveTextContent(/Bedrooms\s*5/);
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }));
+
+    await user.click(screen.getByRole('checkbox', { name: 'Select 233 Wacker Dr' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Rd' }));
+    await user.click(screen.getByRole('button', { name: 'Compare selected' }));
+    const comparison = await screen.findByRole('region', { name: 'Comparison' });
+    expect(within(comparison).getByRole('rowheader', { name: /Bedrooms/ })).toHaveTextContent('Differs');
+    // Each row read once, alone and whole, at its index: the opened row's record was kept.
+    expect(api.calls.map((c) => c.url.search)).toEqual([
+      '?limit=1&cells=0&cursor=0',
+      `?limit=1&cells=0&cursor=${ROWS.findIndex((r) => r.input === '4 Oak Rd') - 1}`,
+    ]);
+  });
+
   it('exports the whole review from the server, whatever the table is filtered to', async () => {
     const user = userEvent.setup();
     const names: string[] = [];

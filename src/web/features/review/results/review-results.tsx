@@ -1,5 +1,5 @@
 import { useCallback, useDeferredValue, useEffect, useId, useMemo, useState } from 'react';
-import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
+import type { Property, ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
 import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { agencyOf, sourceKindText } from '../../property/index.ts';
 import { ChartsSection, ChartsWaiting } from './charts/charts-section.tsx';
@@ -25,6 +25,7 @@ import {
   toResultRows,
 } from './stats.ts';
 import { clearFilter, describeFilters, filterRows, NO_FILTERS, type ResultFilters } from './stats-filters.ts';
+import { useWholeProperties } from './whole-rows.ts';
 
 /*
  * The review feature shows records with features/property's badges, record view, formatting and
@@ -224,14 +225,11 @@ function ResultsSection({
   );
 }
 
-/** The records of the rows chosen for comparison, in the order chosen. */
-function propertiesOf(
-  indexes: readonly number[] | null,
-  byIndex: ReadonlyMap<number, { row: ReviewRowResult }>,
-) {
+/** The rows chosen for comparison that have a record, in the order chosen. */
+function rowsOf(indexes: readonly number[] | null, byIndex: ReadonlyMap<number, { row: ReviewRowResult }>) {
   return (indexes ?? []).flatMap((i) => {
-    const p = byIndex.get(i)?.row.property;
-    return p ? [p] : [];
+    const row = byIndex.get(i)?.row;
+    return row?.property ? [row] : [];
   });
 }
 
@@ -308,7 +306,11 @@ export function ReviewResults({
   const [printing, print] = usePrinting();
 
   const byIndex = useMemo(() => new Map(stats.results.map((r) => [r.row.index, r])), [stats.results]);
-  const comparedProperties = propertiesOf(selection.compared, byIndex);
+  // Their whole records, read a row at a time (the table's rows are brief): compared once all are in.
+  const compared = useWholeProperties(review.id, rowsOf(selection.compared, byIndex));
+  const comparedProperties = compared.properties.includes(undefined)
+    ? []
+    : (compared.properties as Property[]);
   const openRow = openIndex === null ? undefined : byIndex.get(openIndex);
   // Worked out over every row: not again at a redraw that changed neither.
   const retrieved = useMemo(() => retrievedLine(accountName, rows), [accountName, rows]);

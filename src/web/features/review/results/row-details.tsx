@@ -15,6 +15,7 @@ import { DECISION_TEXT } from './decisions.ts';
 import { ExcludeRow } from './exclude-row.tsx';
 import { FixNotice, FixRow } from './fix-row.tsx';
 import { EXCLUDED_TEXT, isLook, LOOK_TEXT, MATCH_TEXT, outcomeText, type ResultRow } from './stats.ts';
+import { useWholeProperties } from './whole-rows.ts';
 
 function retrievedText(r: ResultRow): string | null {
   if (!r.row.retrievedAt) return null;
@@ -68,6 +69,8 @@ export function RowDetails({
   }, []);
 
   const candidates = row.candidates ?? [];
+  const whole = useWholeProperties(reviewId, [row]);
+  const property = whole.properties[0];
   return (
     <dialog
       ref={ref}
@@ -84,7 +87,15 @@ export function RowDetails({
         {row.property ? (
           <>
             {result.explanation ? <MatchNotice match={result.explanation} /> : null}
-            <PropertyRecord property={row.property} now={now} />
+            {property ? (
+              <PropertyRecord property={property} now={now} />
+            ) : (
+              <p role="status">
+                {whole.failed
+                  ? 'The record could not be read. Close the row and open it again.'
+                  : 'Reading the record…'}
+              </p>
+            )}
             <details className="rounded-lg border border-slate-200 p-3 dark:border-slate-700 print:hidden">
               <summary className="cursor-pointer text-sm font-semibold">
                 Wrong record? Look up another address
