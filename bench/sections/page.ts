@@ -296,7 +296,7 @@ function opening(page: Page): Promise<Opening> {
       const first = (window as unknown as { firstRowAt: number | null }).firstRowAt ?? Number.NaN;
       return { first: first / 1000, session, summary, firstPage };
     },
-    ['/api/session$', '/api/reviews/[^/]+$', '/rows\\?run=\\d+&limit=100(&cells=0)?$'],
+    ['/api/session$', '/api/reviews/[^/]+$', '/rows\\?run=\\d+&limit=100(&[a-z]+=\\d)*$'],
   );
 }
 
@@ -307,7 +307,7 @@ function opening(page: Page): Promise<Opening> {
 function rowReads(page: Page) {
   return page.evaluate(() => {
     const reads = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) =>
-      /\/rows\?run=\d+&limit=\d+(&cells=0)?&cursor=/.test(e.name),
+      /\/rows\?run=\d+&limit=\d+(&[a-z]+=\d)*&cursor=/.test(e.name),
     );
     return {
       pages: reads.length,
