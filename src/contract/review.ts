@@ -341,6 +341,11 @@ export const ReviewRowsResponse = z.object({
   rows: z.array(ReviewRowResult),
   /** Pass as `cursor` for the next page; null on the last page. */
   nextCursor: z.nullable(z.string()),
+  /**
+   * The review's row sequence as the page was read (before its rows): a live view resumes the event stream from
+   * its first page's, so a row that changed while later pages were read is sent again (hostile review H16-2).
+   */
+  lastSeq: z.optional(z.int().check(z.nonnegative())),
 });
 export type ReviewRowsResponse = z.infer<typeof ReviewRowsResponse>;
 

@@ -212,7 +212,9 @@ async function rowsPage(c: AppContext, deps: DurableReviewRouteDeps) {
   const nextCursor = page.last || lastIndex === undefined ? null : String(lastIndex);
   // Encoded once: a page of 5,000 rows is 3 MB of JSON, and as a string it was measured (Content-Length) and
   // then encoded again as it was written, a fifth of the server's time for a review's pages (issue 26).
-  const body = Buffer.from(JSON.stringify({ rows: page.rows, nextCursor } satisfies ReviewRowsResponse));
+  const body = Buffer.from(
+    JSON.stringify({ rows: page.rows, nextCursor, lastSeq: page.lastSeq } satisfies ReviewRowsResponse),
+  );
   return c.body(body, 200, { 'Content-Type': 'application/json' });
 }
 

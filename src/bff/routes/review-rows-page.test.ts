@@ -134,6 +134,13 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
     expect(slim.rows).toEqual(full.rows.map(withoutCells));
   });
 
+  it('says where the review’s row sequence stood as the page was read, for the live view to resume from', async () => {
+    const { page, id } = await setUp(10);
+    expect((await page('limit=3')).lastSeq).toBe(10);
+    await sql`update reviews set last_seq = 12 where id = ${id}`.execute(backend.database.db);
+    expect((await page('limit=3&cursor=2&cells=0&attributes=0')).lastSeq).toBe(12);
+  });
+
   it('pages asked side by side from row indexes cover every row once, in order', async () => {
     const { page } = await setUp(23);
     const first = await page('limit=3&cells=0');

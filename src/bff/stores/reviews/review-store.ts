@@ -271,10 +271,16 @@ export class SqlReviewStore {
       cells?: boolean;
       attributes?: boolean;
     },
-  ): Promise<{ rows: ReviewRowResult[]; last: boolean } | undefined> {
+  ): Promise<{ rows: ReviewRowResult[]; last: boolean; lastSeq: number } | undefined> {
     const summary = await this.summary(accountId, reviewId);
     if (!summary) return undefined;
     const run = options.run ?? summary.runs.at(-1)?.number ?? 1;
+    // Read before the rows: a row answered after it has a higher sequence, so a view resuming from it hears of it.
+    const review = await this.db
+      .selectFrom('reviews')
+      .select('last_seq')
+      .where('id', '=', reviewId)
+      .executeTakeFirst();
     const found = await rowsWithResults(this.db, reviewId, run)
       .$if(options.sinceSeq !== undefined, (q) =>
         q.where('r.seq', '>', options.sinceSeq ?? 0).orderBy('r.seq'),
@@ -290,7 +296,11 @@ export class SqlReviewStore {
       options.cells === false
         ? page.map((r) => toRowResult({ ...r, cells: null }, run, readStoredAnswer))
         : page.map((r) => toRowResult(r, run));
-    return { rows: options.attributes === false ? rows.map(brief) : rows, last };
+    return {
+      rows: options.attributes === false ? rows.map(brief) : rows,
+      last,
+      lastSeq: Number(review?.last_seq ?? 0),
+    };
   }
 
   /**

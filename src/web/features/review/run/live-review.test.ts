@@ -302,6 +302,84 @@ describe('LiveReview', () => {
     live.stop();
   });
 
+  it('at a colleague’s Check again, never draws the old run’s summary above no rows while the new run’s page comes', async () => {
+    vi.useFakeTimers();
+    const second: ReviewSummary = {
+      ...summary(2),
+      status: 'running',
+      runs: [
+        ...summary(2).runs,
+        { number: 2, startedAt: '2026-11-25T11:00:00.000Z', finishedAt: null, counts: counts(1) },
+      ],
+    };
+    const live = new LiveReview('rv_1', {
+      getReview: async () => summary(2),
+      getRowsPage: async (_id, run) => {
+        if (run === 1) return { rows: [row(0, 'matched', 1), row(1, 'matched', 2)], nextCursor: null };
+        await new Promise((resolve) => setTimeout(resolve, 400)); // the new run's first page: a slow round trip
+        return { rows: [row(0, 'matched', 3), row(1, 'pending', 0)], nextCursor: null };
+      },
+      events: async function* () {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        // One poll of the server: the new run's rows, then its summary.
+        yield { event: 'rows', data: JSON.stringify({ rows: [row(0, 'matched', 3)] }), id: '3' };
+        yield { event: 'summary', data: JSON.stringify(second), id: '3' };
+        await new Promise(() => {});
+      },
+      notifyMs: 250,
+    });
+    const seen: string[] = [];
+    live.subscribe(() => {
+      const s = live.getSnapshot();
+      seen.push(`run ${s.summary?.runs.at(-1)?.number ?? '-'}: ${s.rows.map((r) => r.outcome).join(' ')}`);
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect([...new Set(seen)]).toEqual(['run 1: matched matched', 'run 2: matched pending']);
+    live.stop();
+  });
+
+  it('resumes the stream from where the review stood at its first page, so a row answered meanwhile is not missed', async () => {
+    vi.useFakeTimers();
+    const total = 150;
+    const big: ReviewSummary = {
+      ...summary(1),
+      totalRows: total,
+      receivedRows: total,
+      runs: [{ ...(summary(1).runs[0] as ReviewSummary['runs'][number]), counts: { ...counts(100), total } }],
+    };
+    const since: string[] = [];
+    const live = new LiveReview('rv_1', {
+      getReview: async () => big,
+      getRowsPage: async (_id, _run, cursor) =>
+        cursor === null
+          ? // Read when the review stood at 100: row 0 still waits.
+            {
+              rows: Array.from({ length: 100 }, (_, i) => row(i, i === 0 ? 'pending' : 'matched', i)),
+              nextCursor: '99',
+              lastSeq: 100,
+            }
+          : // Read after row 0 (sequence 101) and the rest (up to 150) were answered.
+            {
+              rows: Array.from({ length: 50 }, (_, i) => row(100 + i, 'matched', 102 + i)),
+              nextCursor: null,
+            },
+      events: async function* (_id, after) {
+        since.push(after);
+        // The server sends what was answered after the position asked for.
+        if (Number(after) < 101)
+          yield { event: 'rows', data: JSON.stringify({ rows: [row(0, 'matched', 101)] }), id: '101' };
+        await new Promise(() => {});
+      },
+      notifyMs: 250,
+    });
+    void live.start();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(since).toEqual(['100']);
+    expect(live.getSnapshot().rows[0]?.outcome).toBe('matched');
+    live.stop();
+  });
+
   it('reads the rest of a big run two pages at a time, from row indexes, and shows every row once', async () => {
     vi.useFakeTimers();
     const total = 12_150;

@@ -136,9 +136,18 @@ export class LiveReview {
     this.#rows = [];
     this.#seqs = [];
     this.#loaded = 0;
+    // What was heard of the previous run is not drawn: its summary above none of its rows (hostile review H16-6).
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#dirty = false;
+    this.#summary = null;
     const first = firstPage ?? (await this.#page(run, null, FIRST_PAGE));
     if (this.#run !== run) return; // A newer run started meanwhile: its own load took over.
-    this.#take(first.rows);
+    this.#put(first.rows);
+    // The stream resumes from where the review stood when the first page was read, not from the newest row of
+    // any page: a row of the first page answered while later pages were read is sent again (hostile review
+    // H16-2; a preloaded first page may be seconds old). A server that does not say: the first page's newest row.
+    this.#seq = first.lastSeq ?? first.rows.reduce((most, r) => Math.max(most, r.seq), 0);
     this.#summary = null;
     this.#dirty = false;
     this.#set({ summary, state: 'ready', rows: this.#shownRows(), loaded: this.#loaded });
@@ -157,7 +166,7 @@ export class LiveReview {
         const i = next++;
         const page = await this.#page(run, String(starts[i]), PAGE);
         if (this.#run !== run) return;
-        this.#take(page.rows);
+        this.#put(page.rows);
         this.#set({ loaded: this.#loaded });
         if (i === starts.length - 1) beyond = page.nextCursor;
       }
@@ -166,7 +175,7 @@ export class LiveReview {
     while (beyond !== null && this.#run === run) {
       const page: ReviewRowsResponse = await this.#page(run, beyond, PAGE);
       if (this.#run !== run) return;
-      this.#take(page.rows);
+      this.#put(page.rows);
       this.#set({ loaded: this.#loaded });
       beyond = page.nextCursor;
     }
@@ -177,7 +186,7 @@ export class LiveReview {
     return this.#deps.getRowsPage(this.id, run, cursor, this.#abort.signal, limit);
   }
 
-  /** A page's rows, kept: the stream resumes after the newest answer read. */
+  /** An event's rows, kept: the stream resumes after the newest answer heard. */
   #take(rows: readonly ReviewRowResult[]): void {
     for (const r of rows) this.#seq = Math.max(this.#seq, r.seq);
     this.#put(rows);
