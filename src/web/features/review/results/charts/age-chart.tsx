@@ -2,8 +2,9 @@ import { formatCount } from '../../../../lib/format.ts';
 import { AGEING_MAX_DAYS, FRESH_MAX_DAYS, type FreshnessTier } from '../../../property/index.ts';
 import { AGE_BINS, type AgeBin, formatShare, type ReliabilitySummary, TIER_TEXT, TIERS } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
+import { AGE_CHART_HEIGHT, type AgeDatum } from './bar-data.ts';
 import { ChartFigure, FilterButton, type FilterPatch } from './chart-figure.tsx';
-import { AGE_CHART_HEIGHT, AgeBars } from './lazy-bars.tsx';
+import { AgeBars } from './lazy-bars.tsx';
 import { CHART_COLORS } from './palette.ts';
 
 const TIER_RANGE: Record<FreshnessTier, string> = {
@@ -11,8 +12,6 @@ const TIER_RANGE: Record<FreshnessTier, string> = {
   ageing: `${FRESH_MAX_DAYS + 1}–${AGEING_MAX_DAYS} days`,
   stale: `over ${AGEING_MAX_DAYS} days`,
 };
-
-export type AgeDatum = AgeBin & { count: number };
 
 /** The histogram as the lists under the chart, one per tier, each bin a button filtering the table to it. */
 function AgeList({

@@ -3,12 +3,16 @@ import type { Confidence } from '../../../../../contract/index.ts';
 import { useNarrow } from '../../../../hooks/use-media-query.ts';
 import { CONFIDENCE_WORD, CONFIDENCES, type FreshnessTier } from '../../../property/index.ts';
 import { AGE_BINS, type AgeBin, type SourceBar, TIER_TEXT, TIERS } from '../stats.ts';
-import type { AgeDatum } from './age-chart.tsx';
+import {
+  AGE_CHART_HEIGHT,
+  type AgeDatum,
+  CONFIDENCE_CHART_HEIGHT,
+  type ConfidenceDatum,
+  sourceChartHeight,
+} from './bar-data.ts';
 import { plural, TICK } from './chart-figure.tsx';
-import type { ConfidenceDatum } from './confidence-chart.tsx';
-import { AGE_CHART_HEIGHT, CONFIDENCE_CHART_HEIGHT, sourceChartHeight } from './lazy-bars.tsx';
 import { BAND_OPACITY, CHART_COLORS } from './palette.ts';
-import { SourceBreakdown } from './source-chart.tsx';
+import { SourceBreakdown } from './source-breakdown.tsx';
 import { barOpacity, ChartTooltip, COUNT_BAR, TrackedBarChart } from './tracked-bar-chart.tsx';
 
 /*

@@ -3,11 +3,10 @@ import { formatCount } from '../../../../lib/format.ts';
 import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/index.ts';
 import { formatShare, type ReliabilitySummary } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
+import { CONFIDENCE_CHART_HEIGHT, type ConfidenceDatum } from './bar-data.ts';
 import { ChartFigure, FilterButton, type FilterPatch, plural } from './chart-figure.tsx';
-import { CONFIDENCE_CHART_HEIGHT, ConfidenceBars } from './lazy-bars.tsx';
+import { ConfidenceBars } from './lazy-bars.tsx';
 import { CHART_COLORS } from './palette.ts';
-
-export type ConfidenceDatum = { level: Confidence; label: string; count: number };
 
 /** The confidence mix as the list of buttons under the chart, each filtering the table to its level. */
 function ConfidenceList({

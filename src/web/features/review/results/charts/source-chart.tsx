@@ -2,8 +2,10 @@ import { useId, useState } from 'react';
 import type { Confidence } from '../../../../../contract/index.ts';
 import { formatShare, MAX_NAMED_SOURCES, type SourceBar } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
+import { sourceChartHeight } from './bar-data.ts';
 import { ChartFigure, FilterButton, type FilterPatch, plural } from './chart-figure.tsx';
-import { SourceBars, sourceChartHeight } from './lazy-bars.tsx';
+import { SourceBars } from './lazy-bars.tsx';
+import { SourceBreakdown } from './source-breakdown.tsx';
 
 type SourceGrouping = 'source' | 'kind';
 
@@ -43,15 +45,6 @@ function GroupingSwitch({
         </label>
       ))}
     </fieldset>
-  );
-}
-
-/** A bar's records and their confidence mix, in words: "12 records: 5 high, 4 medium, 3 low". */
-export function SourceBreakdown({ bar }: { bar: SourceBar }) {
-  return (
-    <>
-      {plural(bar.total, 'record')}: {bar.high} high, {bar.medium} medium, {bar.low} low
-    </>
   );
 }
 
