@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import {
   type LookupError,
   notFoundReasonText,
+  type Property,
   type ReviewRowResult,
   UNIT_NOT_FOUND_TEXT,
 } from '../../../../contract/index.ts';
@@ -43,7 +44,7 @@ export function RowDetails({
   /** The row fixed in place, excluded or included again (the server's answer): it replaces the row. */
   onFixed: (row: ReviewRowResult) => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog();
   const titleId = useId();
   const [comparing, setComparing] = useState(false);
   const [fixesHere, setFixesHere] = useState(0);
@@ -54,20 +55,6 @@ export function RowDetails({
     onFixed(answer);
   };
   const compare = () => setComparing(true);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    // jsdom (tests) has no showModal; an open <dialog> is the same content without the top layer.
-    if (typeof dialog.showModal === 'function') dialog.showModal();
-    else dialog.setAttribute('open', '');
-    return () => {
-      if (typeof dialog.close === 'function' && dialog.open) dialog.close();
-      opener?.focus();
-    };
-  }, []);
-
   const candidates = row.candidates ?? [];
   const whole = useWholeProperties(reviewId, [row]);
   const property = whole.properties[0];
@@ -85,26 +72,14 @@ export function RowDetails({
       <div className="space-y-4 p-4 sm:p-6">
         {row.fix ? <FixNotice fix={row.fix} focusKey={fixesHere} /> : null}
         {row.property ? (
-          <>
-            {result.explanation ? <MatchNotice match={result.explanation} /> : null}
-            {property ? (
-              <PropertyRecord property={property} now={now} />
-            ) : (
-              <p role="status">
-                {whole.failed
-                  ? 'The record could not be read. Close the row and open it again.'
-                  : 'Reading the record…'}
-              </p>
-            )}
-            <details className="rounded-lg border border-slate-200 p-3 dark:border-slate-700 print:hidden">
-              <summary className="cursor-pointer text-sm font-semibold">
-                Wrong record? Look up another address
-              </summary>
-              <div className="mt-3">
-                <FixRow reviewId={reviewId} row={row} onFixed={fixed} />
-              </div>
-            </details>
-          </>
+          <MatchedRecord
+            reviewId={reviewId}
+            result={result}
+            property={property}
+            failed={whole.failed}
+            now={now}
+            onFixed={fixed}
+          />
         ) : row.outcome === 'pending' ? (
           <p>This address has not been looked up yet.</p>
         ) : row.outcome === 'not_asked' ? (
@@ -128,6 +103,67 @@ export function RowDetails({
         <ExcludeRow reviewId={reviewId} row={row} onChanged={onFixed} />
       </div>
     </dialog>
+  );
+}
+
+/**
+ * The dialog opened as a modal when mounted (focus moves in), closed when unmounted, and focus given back to
+ * what had it before (the row that opened it).
+ */
+function useModalDialog() {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    // jsdom (tests) has no showModal; an open <dialog> is the same content without the top layer.
+    if (typeof dialog.showModal === 'function') dialog.showModal();
+    else dialog.setAttribute('open', '');
+    return () => {
+      if (typeof dialog.close === 'function' && dialog.open) dialog.close();
+      opener?.focus();
+    };
+  }, []);
+  return ref;
+}
+
+/** A matched row: how it was matched, its whole record (read alone), and a way to look up another address. */
+function MatchedRecord({
+  reviewId,
+  result,
+  property,
+  failed,
+  now,
+  onFixed,
+}: {
+  reviewId: string;
+  result: ResultRow;
+  /** The row's whole record, once read. */
+  property: Property | undefined;
+  /** Whether reading it failed. */
+  failed: boolean;
+  now: Date;
+  onFixed: (row: ReviewRowResult) => void;
+}) {
+  return (
+    <>
+      {result.explanation ? <MatchNotice match={result.explanation} /> : null}
+      {property ? (
+        <PropertyRecord property={property} now={now} />
+      ) : (
+        <p role="status">
+          {failed ? 'The record could not be read. Close the row and open it again.' : 'Reading the record…'}
+        </p>
+      )}
+      <details className="rounded-lg border border-slate-200 p-3 dark:border-slate-700 print:hidden">
+        <summary className="cursor-pointer text-sm font-semibold">
+          Wrong record? Look up another address
+        </summary>
+        <div className="mt-3">
+          <FixRow reviewId={reviewId} row={result.row} onFixed={onFixed} />
+        </div>
+      </details>
+    </>
   );
 }
 
