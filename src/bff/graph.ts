@@ -16,7 +16,6 @@ import { Lookups } from './lookups.ts';
 import type { BffMetrics } from './metrics.ts';
 import { createMonitoring, type Monitoring } from './monitoring/index.ts';
 import { createDurableReviews, type DurableReviews } from './reviews/durable-reviews.ts';
-import { limitHeapGrowth } from './stores/cache/heap-growth.ts';
 import type { Stores } from './stores/create-stores.ts';
 import type { SessionStore } from './stores/sessions/types.ts';
 import { type AuthPlacement, UpstreamClient } from './upstream/client.ts';
@@ -83,7 +82,6 @@ export interface BffGraph {
 export function buildBffGraph(options: BffGraphOptions): BffGraph {
   const { config, logger, stores, metrics, database } = options;
   const clock = options.clock;
-  limitHeapGrowth(config.heapGrowthPercent);
   const scheduler = new UpstreamScheduler(stores.budget, {
     ...(metrics ? { onGrant: metrics.slotGranted.bind(metrics) } : {}),
     ...(clock ? { now: clock.now } : {}),

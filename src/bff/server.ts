@@ -10,6 +10,7 @@ import { BffMetrics } from './metrics.ts';
 import { guardRequests, type RequestGuardOptions } from './middleware/request-guard.ts';
 import { withSecurityHeaders } from './middleware/security-headers.ts';
 import { createMetricsApp } from './routes/metrics.ts';
+import { limitHeapGrowth } from './stores/cache/heap-growth.ts';
 import { createStores } from './stores/create-stores.ts';
 import type { AuthPlacement } from './upstream/client.ts';
 
@@ -36,6 +37,8 @@ export interface RunningBff {
 /** Builds the dependency graph from configuration (graph.ts) and serves the app. */
 export async function startBff(config: BffConfig, options: BffOptions): Promise<RunningBff> {
   const logger = createLogger(config.logLevel);
+  // A process's setting, set where the process is served (not by the graph a test builds too): ADR 015.
+  limitHeapGrowth(config.heapGrowthPercent);
   // Memory, or Redis when REDIS_URL is set (replicas sharing sessions, cache and rate budget).
   const stores = createStores(config, logger);
   // The embedded database, or PostgreSQL when DATABASE_URL is set; migrated before anything is served.

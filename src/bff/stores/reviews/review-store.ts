@@ -23,9 +23,9 @@ import {
 } from './row-decisions-sign-off.ts';
 import { type ExclusionRefusal, type ExclusionWritten, writeExclusion } from './row-exclusions.ts';
 import { type FixRefusal, writeFix } from './row-fixes.ts';
-import { rowsWithResults } from './row-results.ts';
+import { type RowsPage, type RowsPageOptions, readRowsPage } from './rows-page.ts';
 import { startRun } from './start-run.ts';
-import { readStoredAnswer, toRowResult, toSummary } from './to-api.ts';
+import { toSummary } from './to-api.ts';
 
 type Db = Kysely<DatabaseSchema>;
 type Trx = Transaction<DatabaseSchema>;
@@ -253,54 +253,11 @@ export class SqlReviewStore {
     );
   }
 
-  /**
-   * Rows of a run in input order, from `after` (exclusive), with what changed since the previous run.
-   * `cells: false` (the review page's reads) leaves each row's own cells out, and reads the stored answers with
-   * the export's plain checks: the schema's acceptance, in 0.95 s of CPU for 100,000 rows where the schema took
-   * 2.1 s (issue 26). The page parses every row with the contract's schema, which drops any key they let by.
-   * `attributes: false` cuts each property's attributes to its state and marks the row `brief`.
-   */
-  async rows(
-    accountId: string,
-    reviewId: string,
-    options: {
-      run?: number;
-      after?: number;
-      limit: number;
-      sinceSeq?: number;
-      cells?: boolean;
-      attributes?: boolean;
-    },
-  ): Promise<{ rows: ReviewRowResult[]; last: boolean; lastSeq: number } | undefined> {
+  /** A page of a run's rows (rows-page.ts); undefined when the account has no such review. */
+  async rows(accountId: string, reviewId: string, options: RowsPageOptions): Promise<RowsPage | undefined> {
     const summary = await this.summary(accountId, reviewId);
     if (!summary) return undefined;
-    const run = options.run ?? summary.runs.at(-1)?.number ?? 1;
-    // Read before the rows: a row answered after it has a higher sequence, so a view resuming from it hears of it.
-    const review = await this.db
-      .selectFrom('reviews')
-      .select('last_seq')
-      .where('id', '=', reviewId)
-      .executeTakeFirst();
-    const found = await rowsWithResults(this.db, reviewId, run)
-      .$if(options.sinceSeq !== undefined, (q) =>
-        q.where('r.seq', '>', options.sinceSeq ?? 0).orderBy('r.seq'),
-      )
-      .$if(options.sinceSeq === undefined, (q) =>
-        q.where('w.row_index', '>', options.after ?? -1).orderBy('w.row_index'),
-      )
-      .limit(options.limit + 1)
-      .execute();
-    const last = found.length <= options.limit;
-    const page = found.slice(0, options.limit);
-    const rows =
-      options.cells === false
-        ? page.map((r) => toRowResult({ ...r, cells: null }, run, readStoredAnswer))
-        : page.map((r) => toRowResult(r, run));
-    return {
-      rows: options.attributes === false ? rows.map(brief) : rows,
-      last,
-      lastSeq: Number(review?.last_seq ?? 0),
-    };
+    return readRowsPage(this.db, reviewId, options.run ?? summary.runs.at(-1)?.number ?? 1, options);
   }
 
   /**
@@ -412,11 +369,4 @@ async function summaryOf(db: Db, accountId: string, reviewId: string): Promise<R
     .orderBy('run')
     .execute();
   return toSummary(review, runs);
-}
-
-/** A row as the review page's table reads it: its property's attributes cut to the state (`attributes=0`). */
-function brief(row: ReviewRowResult): ReviewRowResult {
-  if (!row.property) return row;
-  const { state } = row.property.attributes;
-  return { ...row, property: { ...row.property, attributes: state ? { state } : {} }, brief: true };
 }

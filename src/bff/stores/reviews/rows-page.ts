@@ -1,0 +1,69 @@
+import type { Kysely } from 'kysely';
+import type { ReviewRowResult } from '../../../contract/index.ts';
+import type { DatabaseSchema } from '../../db/schema.ts';
+import { rowsWithResults } from './row-results.ts';
+import { readStoredAnswer, toRowResult } from './to-api.ts';
+
+export interface RowsPageOptions {
+  run?: number;
+  /** The row index the page starts after (exclusive): a cursor. */
+  after?: number;
+  limit: number;
+  /** Rows answered after this sequence number instead, in the order they were answered (the event stream). */
+  sinceSeq?: number;
+  cells?: boolean;
+  attributes?: boolean;
+}
+
+export interface RowsPage {
+  rows: ReviewRowResult[];
+  last: boolean;
+  /** The review's row sequence as the page was read, before its rows. */
+  lastSeq: number;
+}
+
+/**
+ * Rows of a run in input order, from `after` (exclusive), with what changed since the previous run.
+ * `cells: false` (the review page's reads) leaves each row's own cells out, and reads the stored answers with
+ * the export's plain checks: the schema's acceptance, in 0.95 s of CPU for 100,000 rows where the schema took
+ * 2.1 s (issue 26). The page parses every row with the contract's schema, which drops any key they let by.
+ * `attributes: false` cuts each property's attributes to its state and marks the row `brief`.
+ */
+export async function readRowsPage(
+  db: Kysely<DatabaseSchema>,
+  reviewId: string,
+  run: number,
+  options: RowsPageOptions,
+): Promise<RowsPage> {
+  // Read before the rows: a row answered after it has a higher sequence, so a view resuming from it hears of it.
+  const review = await db
+    .selectFrom('reviews')
+    .select('last_seq')
+    .where('id', '=', reviewId)
+    .executeTakeFirst();
+  const found = await rowsWithResults(db, reviewId, run)
+    .$if(options.sinceSeq !== undefined, (q) => q.where('r.seq', '>', options.sinceSeq ?? 0).orderBy('r.seq'))
+    .$if(options.sinceSeq === undefined, (q) =>
+      q.where('w.row_index', '>', options.after ?? -1).orderBy('w.row_index'),
+    )
+    .limit(options.limit + 1)
+    .execute();
+  const last = found.length <= options.limit;
+  const page = found.slice(0, options.limit);
+  const rows =
+    options.cells === false
+      ? page.map((r) => toRowResult({ ...r, cells: null }, run, readStoredAnswer))
+      : page.map((r) => toRowResult(r, run));
+  return {
+    rows: options.attributes === false ? rows.map(brief) : rows,
+    last,
+    lastSeq: Number(review?.last_seq ?? 0),
+  };
+}
+
+/** A row as the review page's table reads it: its property's attributes cut to the state (`attributes=0`). */
+function brief(row: ReviewRowResult): ReviewRowResult {
+  if (!row.property) return row;
+  const { state } = row.property.attributes;
+  return { ...row, property: { ...row.property, attributes: state ? { state } : {} }, brief: true };
+}
