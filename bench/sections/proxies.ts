@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type LoadResult, load, loadAtRate, medianOf } from '../load.ts';
 import { findNginx, startNginx } from '../nginx.ts';
 import {
@@ -146,7 +146,14 @@ async function startTargets(ctx: BenchContext, faults: string, nginxFound: boole
 async function startBaseline(ctx: BenchContext, refUrl: string, faults: string) {
   const script = process.env.BENCH_BFF_BASELINE;
   if (!script) return null;
-  const env = { PROPERTY_API_URL: refUrl, PORT: '0', SALES_CONTACT: 'sales@example.test' };
+  // Its own SPA build: a start.js builds what is stale into DIST_DIR, which otherwise is this working copy's dist/
+  // (the baseline's sources then overwrote the build the page section measures next).
+  const env = {
+    PROPERTY_API_URL: refUrl,
+    PORT: '0',
+    SALES_CONTACT: 'sales@example.test',
+    DIST_DIR: join(dirname(resolve(script)), '..', 'dist'),
+  };
   const db = (name: string) => ({ DATABASE_DIR: join(ctx.dir, `db-${faults}-baseline-${name}`) });
   const running = /running at (http:\/\/[\d.:]+)/;
   const bffUrl = await startServer(script, { ...env, ...db('uncached'), CACHE_TTL_S: '0' }, running);
