@@ -94,6 +94,8 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
         'proplens:v1:session-owners',
         'proplens:v1:session-counts',
         `proplens:v1:client-sessions:${keys.name(`${session.accountId}\n`)}`,
+        // The account's sessions of one key, for whether that key is signed in (holdsKey).
+        `proplens:v1:key-sessions:${keys.name(`${session.accountId}\nkey\n${keyFingerprint(session.keyHash)}`)}`,
       ].sort(),
     );
     const dump = [
@@ -105,6 +107,11 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
       ...(await local.redis.client.zrange(keys.liveAccounts(), '0', '-1')),
       ...Object.entries(await local.redis.client.hgetall('proplens:v1:session-owners')).flat(),
       ...(await local.redis.client.zrange('proplens:v1:session-counts', '0', '-1')),
+      ...(await local.redis.client.zrange(
+        `proplens:v1:key-sessions:${keys.name(`${session.accountId}\nkey\n${keyFingerprint(session.keyHash)}`)}`,
+        '0',
+        '-1',
+      )),
     ].join('\n');
     for (const secret of [
       API_KEY,
@@ -142,6 +149,42 @@ describe.skipIf(!redisServerAvailable())('RedisSessionStore', () => {
     expect(await ttl()).toBeLessThanOrEqual(60_000);
     await local.redis.client.del(keys.session(id)); // idle for 30 minutes: Redis ended it
     expect(await store.holdsKey('acct-coffee', keyFingerprint(session.keyHash))).toBe(false);
+  });
+
+  it('tells whether a key is signed in by opening that key’s sessions only, however many others the account has', async () => {
+    const now = { t: 0 };
+    const read: number[] = [];
+    // The connection as the store uses it, counting the session records each MGET asks for.
+    const counting = new Proxy(local.redis, {
+      get(target, name) {
+        if (name !== 'run') return Reflect.get(target, name, target);
+        return <T>(work: (r: typeof target.client) => Promise<T>) =>
+          target.run((r) =>
+            work(
+              new Proxy(r, {
+                get(client, method) {
+                  const value = Reflect.get(client, method, client);
+                  if (method !== 'mget' || typeof value !== 'function') return value;
+                  return (...keys: string[]) => {
+                    read.push(keys.length);
+                    return value.apply(client, keys);
+                  };
+                },
+              }),
+            ),
+          );
+      },
+    });
+    const store = new RedisSessionStore(counting, keys, secrets.sessionKey, limits, () => now.t);
+    const demo = { ...session, accountId: 'acct-demo' };
+    for (let i = 0; i < 30; i++)
+      await store.create({ ...demo, apiKey: `pi_demo_${i}`, keyHash: i.toString(16).padStart(64, 'e') });
+    const visitor = await store.create(demo);
+    expect(await store.holdsKey('acct-demo', keyFingerprint(demo.keyHash))).toBe(true);
+    expect(await store.holdsKey('acct-demo', keyFingerprint('f'.repeat(64)))).toBe(false);
+    expect(read).toEqual([1]);
+    await store.delete(visitor); // signed out
+    expect(await store.holdsKey('acct-demo', keyFingerprint(demo.keyHash))).toBe(false);
   });
 
   it('ends every session at the absolute timeout, however busy, and never lets it outlive it', async () => {
