@@ -7,6 +7,7 @@ import {
   ReviewRowsResponse,
 } from '../../contract/index.ts';
 import type { StoredAnswer } from '../reviews/look-up-row.ts';
+import { readRowsPage } from '../stores/reviews/rows-page.ts';
 import { databaseBackends } from '../test-support/database-backends.ts';
 import { createHarness } from '../test-support/harness.ts';
 import { type SeedRow, seedReview } from '../test-support/seed-review.ts';
@@ -139,6 +140,47 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
     expect((await page('limit=3')).lastSeq).toBe(10);
     await sql`update reviews set last_seq = 12 where id = ${id}`.execute(backend.database.db);
     expect((await page('limit=3&cursor=2&cells=0&attributes=0')).lastSeq).toBe(12);
+  });
+
+  it('reads where the review stood before its rows: a row answered between the two reads is sent again', async () => {
+    const { id } = await setUp(5); // rows 0-3 answered (sequence 1-5 so far), row 4 waits
+    const db = backend.database.db;
+    const answer = JSON.stringify({
+      outcome: 'not_found',
+      error: { code: 'not_found', message: 'No match.' },
+    });
+    const answerRow4 = async () => {
+      // SQLite's one connection is the page's until it returns: the worker's commit goes by the file itself.
+      const file = backend.database.sqlite;
+      if (file) {
+        file.prepare('update reviews set last_seq = last_seq + 1 where id = ?').run(id);
+        file
+          .prepare(
+            `update review_results set state = 'done', result = ?,
+              seq = (select last_seq from reviews where id = ?) where review_id = ? and row_index = 4`,
+          )
+          .run(answer, id, id);
+        return;
+      }
+      await sql`update reviews set last_seq = last_seq + 1 where id = ${id}`.execute(db);
+      await sql`update review_results set state = 'done', result = ${answer},
+        seq = (select last_seq from reviews where id = ${id}) where review_id = ${id} and row_index = 4`.execute(
+        db,
+      );
+    };
+    let reads = 0;
+    // The worker answers row 4 the moment the page's first read comes back.
+    const racing = db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        if (++reads === 1) await answerRow4();
+        return args.result;
+      },
+    });
+    const page = await readRowsPage(racing, id, 1, { limit: 10 });
+    // Where the review stood before the answer: the live view resuming from it is sent row 4 again.
+    expect(page.lastSeq).toBe(5);
+    expect(page.rows.find((r) => r.index === 4)?.seq).toBe(6);
   });
 
   it('pages asked side by side from row indexes cover every row once, in order', async () => {
