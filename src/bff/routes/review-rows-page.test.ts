@@ -183,6 +183,32 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
     expect(page.rows.find((r) => r.index === 4)?.seq).toBe(6);
   });
 
+  it('cells=0 gives no key the contract does not know, as the default page does not', async () => {
+    const { h, id } = await setUp(4);
+    // A stored answer with keys of no contract's (written by something other than this BFF).
+    const row0 = await backend.database.db
+      .selectFrom('review_results')
+      .select('result')
+      .where('review_id', '=', id)
+      .where('row_index', '=', 0)
+      .executeTakeFirstOrThrow();
+    const planted = JSON.parse(row0.result as string);
+    planted.internalNote = 'not for clients';
+    planted.property.internalNote = 'not for clients';
+    planted.match.internalNote = 'not for clients';
+    planted.match.changes[0].internalNote = 'not for clients';
+    await sql`update review_results set result = ${JSON.stringify(planted)} where review_id = ${id} and row_index = 0`.execute(
+      backend.database.db,
+    );
+    const raw = async (query: string) => (await h.call(`/api/reviews/${id}/rows?${query}`)).text();
+    const slim = await raw('cells=0');
+    expect(slim).not.toContain('internalNote');
+    expect(await raw('')).not.toContain('internalNote');
+    const rows = (JSON.parse(slim) as ReviewRowsResponse).rows;
+    expect(rows.map((r) => r.outcome)).toEqual(['matched', 'matched', 'not_found', 'ambiguous']);
+    expect(rows[3]?.candidates).toEqual([{ id: 'c3', address: '103 Congres Ave, Austin, TX 78701 (north)' }]);
+  });
+
   it('pages asked side by side from row indexes cover every row once, in order', async () => {
     const { page } = await setUp(23);
     const first = await page('limit=3&cells=0');
