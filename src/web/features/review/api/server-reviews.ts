@@ -75,15 +75,21 @@ export const getRowsPage = (
     signal ? { signal } : {},
   );
 
-/** One row of the review's latest run, whole (its property's every attribute); null when there is no such row. */
-export const getRow = async (id: string, index: number, signal?: AbortSignal) => {
+/**
+ * One row of the review's latest run, whole (its property's every attribute), as the table holds it: the same
+ * answer (`seq`). A row answered again since (a colleague's Check again, a fix) is not mixed into the one shown
+ * (hostile review H16b-F4): the read fails, and the row reopened once the page has its new answer reads that.
+ */
+export const getRow = async (id: string, index: number, seq: number, signal?: AbortSignal) => {
   const page = await apiFetch(
     `${at(id)}/rows?limit=1&cells=0${index > 0 ? `&cursor=${index - 1}` : ''}`,
     ReviewRowsResponse,
     signal ? { signal } : {},
   );
   const row = page.rows[0];
-  return row?.index === index ? row : null;
+  if (row?.index !== index || row.seq !== seq)
+    throw new Error('This row has changed since the table was read.');
+  return row;
 };
 
 export const checkAgain = (id: string) => apiFetch(`${at(id)}/runs`, ReviewSummary, { method: 'POST' });

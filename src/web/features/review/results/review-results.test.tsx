@@ -387,6 +387,58 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     ]);
   });
 
+  it('never shows another answer’s record for a brief row: a row answered again since says it could not be read', async () => {
+    const user = userEvent.setup();
+    const brief = ROWS.map(
+      (r): ReviewRowResult =>
+        r.property
+          ? {
+              ...r,
+              brief: true,
+              property: { ...r.property, attributes: { state: r.property.attributes.state ?? null } },
+            }
+          : r,
+    );
+    const other = ROWS.find((r) => r.property && r.input !== '233 Wacker Dr') as ReviewRowResult;
+    fakeApi({
+      // A colleague's Check again answered the row anew: another record, a newer answer.
+      'GET /api/reviews/rev-1/rows': ({ url }) => {
+        const index = Number(url.searchParams.get('cursor') ?? -1) + 1;
+        const row = ROWS[index] as ReviewRowResult;
+        return Response.json({
+          rows: [{ ...row, property: other.property, seq: row.seq + 100 }],
+          nextCursor: null,
+        });
+      },
+    });
+    renderResults(brief);
+    await user.click(within(table()).getByRole('button', { name: '233 Wacker Dr' }));
+    const dialog = screen.getByRole('dialog', { name: '233 Wacker Dr' });
+    expect(await within(dialog).findByText(/The record could not be read/)).toBeVisible();
+    expect(dialog).not.toHaveTextContent(other.property?.address ?? '-');
+  });
+
+  it('says so when the records to compare cannot be read, rather than doing nothing', async () => {
+    const user = userEvent.setup();
+    const brief = ROWS.map(
+      (r): ReviewRowResult =>
+        r.property
+          ? {
+              ...r,
+              brief: true,
+              property: { ...r.property, attributes: { state: r.property.attributes.state ?? null } },
+            }
+          : r,
+    );
+    fakeApi({ 'GET /api/reviews/rev-1/rows': () => new Response('{}', { status: 503 }) });
+    renderResults(brief);
+    await user.click(screen.getByRole('checkbox', { name: 'Select 233 Wacker Dr' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Select 4 Oak Rd' }));
+    await user.click(screen.getByRole('button', { name: 'Compare selected' }));
+    expect(await screen.findByText(/The records to compare could not be read/)).toBeVisible();
+    expect(screen.queryByRole('region', { name: 'Comparison' })).toBeNull();
+  });
+
   it('exports the whole review from the server, whatever the table is filtered to', async () => {
     const user = userEvent.setup();
     const names: string[] = [];

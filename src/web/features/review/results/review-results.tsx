@@ -339,7 +339,9 @@ export function ReviewResults({
           onClose={() => selection.setCompared(null)}
           focusOnMount
         />
-      ) : null}
+      ) : (
+        <CompareWaiting asked={selection.compared !== null} failed={compared.failed} />
+      )}
 
       <ResultsSection
         headingId={`${resultsId}-results`}
@@ -365,5 +367,17 @@ export function ReviewResults({
         />
       ) : null}
     </div>
+  );
+}
+
+/** Compare selected, while the rows' whole records are read, or when one could not be (hostile review H16b-F5). */
+function CompareWaiting({ asked, failed }: { asked: boolean; failed: boolean }) {
+  if (!asked) return null;
+  return (
+    <p role="status" className={failed ? 'text-sm text-red-800' : 'text-sm text-slate-600'}>
+      {failed
+        ? 'The records to compare could not be read (a row has a new answer, or the connection failed). Select the rows and compare them again.'
+        : 'Reading the records to compare…'}
+    </p>
   );
 }

@@ -14,7 +14,7 @@ export function useWholeProperties(
   const results = useQueries({
     queries: rows.map((row) => ({
       queryKey: ['review', 'row', reviewId, row.index, row.seq] as const,
-      queryFn: ({ signal }: { signal: AbortSignal }) => getRow(reviewId, row.index, signal),
+      queryFn: ({ signal }: { signal: AbortSignal }) => getRow(reviewId, row.index, row.seq, signal),
       enabled: row.brief === true && row.property !== undefined,
       staleTime: Number.POSITIVE_INFINITY,
     })),
