@@ -306,11 +306,6 @@ export function ReviewResults({
   const [printing, print] = usePrinting();
 
   const byIndex = useMemo(() => new Map(stats.results.map((r) => [r.row.index, r])), [stats.results]);
-  // Their whole records, read a row at a time (the table's rows are brief): compared once all are in.
-  const compared = useWholeProperties(review.id, rowsOf(selection.compared, byIndex));
-  const comparedProperties = compared.properties.includes(undefined)
-    ? []
-    : (compared.properties as Property[]);
   const openRow = openIndex === null ? undefined : byIndex.get(openIndex);
   // Worked out over every row: not again at a redraw that changed neither.
   const retrieved = useMemo(() => retrievedLine(accountName, rows), [accountName, rows]);
@@ -332,16 +327,7 @@ export function ReviewResults({
         filtering={filtering}
       />
 
-      {comparedProperties.length >= MIN_COMPARE ? (
-        <Comparison
-          properties={comparedProperties}
-          now={now}
-          onClose={() => selection.setCompared(null)}
-          focusOnMount
-        />
-      ) : (
-        <CompareWaiting asked={selection.compared !== null} failed={compared.failed} />
-      )}
+      <ComparedRecords reviewId={review.id} selection={selection} byIndex={byIndex} now={now} />
 
       <ResultsSection
         headingId={`${resultsId}-results`}
@@ -367,6 +353,27 @@ export function ReviewResults({
         />
       ) : null}
     </div>
+  );
+}
+
+/** The rows being compared, side by side once their whole records are read (the table's rows are brief). */
+function ComparedRecords({
+  reviewId,
+  selection,
+  byIndex,
+  now,
+}: {
+  reviewId: string;
+  selection: Pick<ReturnType<typeof useRowSelection>, 'compared' | 'setCompared'>;
+  byIndex: ReadonlyMap<number, { row: ReviewRowResult }>;
+  now: Date;
+}) {
+  const compared = useWholeProperties(reviewId, rowsOf(selection.compared, byIndex));
+  const properties = compared.properties.includes(undefined) ? [] : (compared.properties as Property[]);
+  if (properties.length < MIN_COMPARE)
+    return <CompareWaiting asked={selection.compared !== null} failed={compared.failed} />;
+  return (
+    <Comparison properties={properties} now={now} onClose={() => selection.setCompared(null)} focusOnMount />
   );
 }
 
