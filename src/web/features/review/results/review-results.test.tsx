@@ -72,6 +72,16 @@ const ROWS: ReviewRowResult[] = [
   }),
   makeRow(7, { input: 'Later 1', outcome: 'pending', retrievedAt: undefined }),
 ];
+
+/** A row as the page's reads give it (`attributes=0`): its property's attributes cut to its state. */
+const briefRow = (r: ReviewRowResult): ReviewRowResult =>
+  r.property
+    ? {
+        ...r,
+        brief: true,
+        property: { ...r.property, attributes: { state: r.property.attributes.state ?? null } },
+      }
+    : r;
 const review = makeSummary({ totalRows: ROWS.length, name: 'Portfolio Q3' });
 const ACCOUNT = 'Harbor & Vale Realty';
 
@@ -349,17 +359,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
 
   it('reads a brief row whole when it is opened or compared (the page reads 100,000 rows brief)', async () => {
     const user = userEvent.setup();
-    // As the page's reads give them: each property's attributes cut to its state.
-    const brief = ROWS.map(
-      (r): ReviewRowResult =>
-        r.property
-          ? {
-              ...r,
-              brief: true,
-              property: { ...r.property, attributes: { state: r.property.attributes.state ?? null } },
-            }
-          : r,
-    );
+    const brief = ROWS.map(briefRow);
     const api = fakeApi({
       'GET /api/reviews/rev-1/rows': ({ url }) => {
         const index = Number(url.searchParams.get('cursor') ?? -1) + 1;
@@ -389,16 +389,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
 
   it('never shows another answer’s record for a brief row: a row answered again since says it could not be read', async () => {
     const user = userEvent.setup();
-    const brief = ROWS.map(
-      (r): ReviewRowResult =>
-        r.property
-          ? {
-              ...r,
-              brief: true,
-              property: { ...r.property, attributes: { state: r.property.attributes.state ?? null } },
-            }
-          : r,
-    );
+    const brief = ROWS.map(briefRow);
     const other = ROWS.find((r) => r.property && r.input !== '233 Wacker Dr') as ReviewRowResult;
     fakeApi({
       // A colleague's Check again answered the row anew: another record, a newer answer.
@@ -420,16 +411,7 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
 
   it('says so when the records to compare cannot be read, rather than doing nothing', async () => {
     const user = userEvent.setup();
-    const brief = ROWS.map(
-      (r): ReviewRowResult =>
-        r.property
-          ? {
-              ...r,
-              brief: true,
-              property: { ...r.property, attributes: { state: r.property.attributes.state ?? null } },
-            }
-          : r,
-    );
+    const brief = ROWS.map(briefRow);
     fakeApi({ 'GET /api/reviews/rev-1/rows': () => new Response('{}', { status: 503 }) });
     renderResults(brief);
     await user.click(screen.getByRole('checkbox', { name: 'Select 233 Wacker Dr' }));
