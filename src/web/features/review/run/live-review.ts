@@ -148,8 +148,7 @@ export class LiveReview {
     // any page: a row of the first page answered while later pages were read is sent again (hostile review
     // H16-2; a preloaded first page may be seconds old). A server that does not say: the first page's newest row.
     this.#seq = first.lastSeq ?? first.rows.reduce((most, r) => Math.max(most, r.seq), 0);
-    this.#summary = null;
-    this.#dirty = false;
+    this.#dirty = false; // the first page is drawn here, with its summary
     this.#set({ summary, state: 'ready', rows: this.#shownRows(), loaded: this.#loaded });
     if (first.nextCursor === null) return this.#notifyNow();
     // The rest in pages of PAGE rows, READ_AHEAD at a time: a cursor is a row index, so the run's total says
@@ -184,12 +183,6 @@ export class LiveReview {
 
   #page(run: number, cursor: string | null, limit: number): Promise<ReviewRowsResponse> {
     return this.#deps.getRowsPage(this.id, run, cursor, this.#abort.signal, limit);
-  }
-
-  /** An event's rows, kept: the stream resumes after the newest answer heard. */
-  #take(rows: readonly ReviewRowResult[]): void {
-    for (const r of rows) this.#seq = Math.max(this.#seq, r.seq);
-    this.#put(rows);
   }
 
   async #follow(): Promise<void> {
@@ -252,8 +245,10 @@ export class LiveReview {
     this.#notifyNow();
   }
 
+  /** An event's rows, kept: the stream resumes after the newest answer heard. */
   #apply(rows: readonly ReviewRowResult[]): void {
-    this.#take(rows);
+    for (const r of rows) this.#seq = Math.max(this.#seq, r.seq);
+    this.#put(rows);
     this.#scheduleNotify();
   }
 
