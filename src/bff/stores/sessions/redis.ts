@@ -72,8 +72,8 @@ return sealed
 
 /**
  * A new session, and the cap kept (the rule is SessionStore.create's), atomically whichever replica signs in.
- * KEYS: the session's key, index, owners, counts, its account's set, its client's set, live accounts.
- * ARGV: sealed record, ttl, now, idle ms, max sessions, name, account id, session key prefix.
+ * KEYS: the session's key, index, owners, counts, its account's set, its client's set, live accounts, its key's set.
+ * ARGV: sealed record, ttl, now, idle ms, max sessions, name, account id, session key prefix, absolute ms.
  * Counts are by account set key (a member per account holding sessions, scored by how many).
  */
 const CREATE = `${FORGET_LUA}
@@ -86,6 +86,9 @@ redis.call('ZADD', clientSet, now, name)
 redis.call('ZADD', live, now, ARGV[7])
 redis.call('HSET', owners, name, accountSet .. '\\n' .. clientSet)
 redis.call('ZINCRBY', counts, 1, accountSet)
+-- The key's sessions (holdsKey), kept as long as a session of it can live.
+redis.call('ZADD', KEYS[8], now, name)
+redis.call('PEXPIRE', KEYS[8], ARGV[9])
 -- Idle past the timeout: expired in Redis already, forgotten first.
 for _, old in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', now - tonumber(ARGV[4]))) do
   forget(index, owners, counts, prefix, old)
@@ -198,6 +201,7 @@ export class RedisSessionStore implements SessionStore {
           this.keys.accountSessions(data.accountId),
           this.#clientSet(data.accountId, data.client),
           this.keys.liveAccounts(),
+          this.#keySet(data.accountId, keyFingerprint(data.keyHash)),
         ],
         [
           this.#seal(record, key),
@@ -208,13 +212,10 @@ export class RedisSessionStore implements SessionStore {
           name,
           data.accountId,
           this.#prefix,
+          this.limits.absoluteMs,
         ],
       ),
     );
-    const keySet = this.#keySet(data.accountId, keyFingerprint(data.keyHash));
-    await this.redis.run(async (r) => {
-      replies(await r.multi().zadd(keySet, now, name).pexpire(keySet, this.limits.absoluteMs).exec());
-    });
     return id;
   }
 
