@@ -85,7 +85,7 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       return ReviewRowsResponse.parse(await res.json());
     };
-    return { h, id, page };
+    return { h, id, page, accountId };
   }
 
   it('cells=0: every row as the default page gives it, but for its own cells', async () => {
@@ -143,7 +143,7 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
   });
 
   it('reads where the review stood before its rows: a row answered between the two reads is sent again', async () => {
-    const { id } = await setUp(5); // rows 0-3 answered (sequence 1-5 so far), row 4 waits
+    const { id, accountId } = await setUp(5); // rows 0-3 answered (sequence 1-5 so far), row 4 waits
     const db = backend.database.db;
     const answer = JSON.stringify({
       outcome: 'not_found',
@@ -177,7 +177,8 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
         return args.result;
       },
     });
-    const page = await readRowsPage(racing, id, 1, { limit: 10 });
+    const page = await readRowsPage(racing, accountId, id, { limit: 10 });
+    if (!page) throw new Error('no page');
     // Where the review stood before the answer: the live view resuming from it is sent row 4 again.
     expect(page.lastSeq).toBe(5);
     expect(page.rows.find((r) => r.index === 4)?.seq).toBe(6);

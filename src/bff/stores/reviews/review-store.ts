@@ -255,9 +255,7 @@ export class SqlReviewStore {
 
   /** A page of a run's rows (rows-page.ts); undefined when the account has no such review. */
   async rows(accountId: string, reviewId: string, options: RowsPageOptions): Promise<RowsPage | undefined> {
-    const summary = await this.summary(accountId, reviewId);
-    if (!summary) return undefined;
-    return readRowsPage(this.db, reviewId, options.run ?? summary.runs.at(-1)?.number ?? 1, options);
+    return readRowsPage(this.db, accountId, reviewId, options);
   }
 
   /**
