@@ -11,7 +11,8 @@ import { moveSourceMaps, precompress } from './precompress.ts';
  *   to `<DIST_DIR>-maps/`;
  * - server: src/main.ts and everything it imports compiled by esbuild into one ES module,
  *   dist-server/main.js, with every npm package left as an import, so production runs it from the
- *   installed dependencies and never needs a devDependency.
+ *   installed dependencies and never needs a devDependency; beside it the audit trail's follower thread,
+ *   dist-server/audit-follower.js (src/bff/audit/follower-thread.ts, ADR 016).
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -51,8 +52,8 @@ export async function buildServer(): Promise<void> {
   const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: root,
-    entryPoints: ['src/main.ts'],
-    outfile: SERVER_ENTRY,
+    entryPoints: { main: 'src/main.ts', 'audit-follower': 'src/bff/audit/follower-thread.ts' },
+    outdir: dirname(SERVER_ENTRY),
     bundle: true,
     platform: 'node',
     format: 'esm',

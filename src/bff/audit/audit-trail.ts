@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import { FOLLOW_BATCH, SqlAuditStore } from '../stores/audit/audit-store.ts';
 import { Audit } from './audit.ts';
+import { FollowerThread } from './follower.ts';
 import { AuditWriter } from './writer.ts';
 
 /** The audit trail as the BFF runs it: the recorder, its group-commit writer, the store the routes read, retention. */
@@ -26,6 +27,8 @@ export interface AuditTrailOptions {
   now?: () => number;
   /** How often the text filter's index catches up with the trail (ms). */
   followMs?: number;
+  /** SQLite: the follower in a thread of its own from `start()` (default), or on the main thread (ADR 016). */
+  followInThread?: boolean;
 }
 
 const HOUR = 3_600_000;
@@ -41,22 +44,23 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
   let timer: ReturnType<typeof setInterval> | null = null;
   let follower: ReturnType<typeof setInterval> | null = null;
   // The index follows the trail off the answers' path: every second, passes of FOLLOW_BATCH entries until it has
-  // caught up, the event loop let go between passes. One catch-up at a time.
+  // caught up. On SQLite from `start()` in the follower's thread; otherwise here, the event loop let go between
+  // passes. One catch-up at a time.
+  let thread: FollowerThread | null = null;
+  const here = async () => {
+    let passed = 0;
+    for (;;) {
+      const n = await store.follow();
+      passed += n;
+      if (n < FOLLOW_BATCH) return passed;
+      await setImmediate();
+    }
+  };
   let following: Promise<number> | null = null;
   const follow = () => {
-    following ??= (async () => {
-      let passed = 0;
-      try {
-        for (;;) {
-          const n = await store.follow();
-          passed += n;
-          if (n < FOLLOW_BATCH) return passed;
-          await setImmediate();
-        }
-      } finally {
-        following = null;
-      }
-    })();
+    following ??= (thread ? thread.follow() : here()).finally(() => {
+      following = null;
+    });
     return following;
   };
   const sweep = async () => {
@@ -72,6 +76,15 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
     sweep,
     follow,
     start() {
+      const { files } = options.database;
+      if (!thread && files && options.followInThread !== false)
+        thread = new FollowerThread(
+          { database: files.database, searchIndex: files.searchIndex },
+          options.logger,
+          () => {
+            thread = null;
+          },
+        );
       timer ??= setInterval(() => void sweep().catch(() => {}), HOUR);
       timer.unref?.();
       follower ??= setInterval(
@@ -92,6 +105,8 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
       timer = follower = null;
       // A pass under way ends (its transaction commits); what is left waits for the next start.
       await following?.catch(() => {});
+      await thread?.stop();
+      thread = null;
       await writer.stop();
     },
   };

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { storeUnavailable } from '../errors.ts';
+import { attachSearchIndex, SEARCH_INDEX_FILE } from '../stores/audit/search-index.ts';
 import { type Dialect, migrationsFor } from './migrations.ts';
 import type { DatabaseSchema } from './schema.ts';
 
@@ -21,6 +22,8 @@ export interface Database {
   dialect: Dialect;
   /** The embedded file's own handle (SQLite only), for a hot path Kysely would compile and prepare anew. */
   sqlite?: BetterSqlite3.Database;
+  /** SQLite: the database's file and the Activity filter's index file (attached as `idx`; ADR 016). */
+  files?: { database: string; searchIndex: string };
   /** Does the database answer within 2 s (for /readyz)? */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -40,6 +43,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   const database = config.url ? openPostgres(config.url) : openSqlite(config.dir);
   try {
     await migrate(database.db, database.dialect);
+    // After the migrations, which knew the indexes in the database's own file (0006, 0007, 0021; 0024 took them out).
+    if (database.sqlite && database.files) attachSearchIndex(database.sqlite, database.files.searchIndex);
   } catch (err) {
     await database.close();
     throw err;
@@ -49,7 +54,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
 
 function openSqlite(dir: string): Database {
   mkdirSync(dir, { recursive: true });
-  const file = new BetterSqlite3(join(dir, 'proplens.db'));
+  const path = join(dir, 'proplens.db');
+  const file = new BetterSqlite3(path);
   file.pragma('journal_mode = WAL');
   file.pragma('synchronous = NORMAL');
   file.pragma('busy_timeout = 5000');
@@ -58,6 +64,7 @@ function openSqlite(dir: string): Database {
     db,
     dialect: 'sqlite',
     sqlite: file,
+    files: { database: path, searchIndex: join(dir, SEARCH_INDEX_FILE) },
     ping: async () => file.open,
     close: () => db.destroy(),
   };

@@ -8,6 +8,7 @@ import { reviewSources } from './migration-0017-review-sources.ts';
 import { signOffRun } from './migration-0018-sign-off-run.ts';
 import { auditPropertyFollows } from './migration-0021-audit-property-follows.ts';
 import { webhookSeeks } from './migration-0023-webhook-seeks.ts';
+import { auditIndexFile } from './migration-0024-audit-index-file.ts';
 
 /*
  * The migrations from 0008 on (migrations.ts has the rules: append only, the same DDL on both databases). Kept
@@ -86,4 +87,5 @@ export const MIGRATIONS_0008_ON: Record<string, Migration> = {
   '0018-sign-off-run': signOffRun,
   '0021-audit-property-follows': auditPropertyFollows,
   '0023-webhook-seeks': webhookSeeks,
+  '0024-audit-index-file': auditIndexFile,
 };

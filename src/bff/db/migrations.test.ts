@@ -46,6 +46,7 @@ const RELEASED = [
   '0018-sign-off-run',
   '0021-audit-property-follows',
   '0023-webhook-seeks',
+  '0024-audit-index-file',
 ];
 
 describe('released migrations', () => {

@@ -1,18 +1,17 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { CompiledQuery, type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import { type NewAuditEntry, toEntry } from './audit-rows.ts';
 import { insertChained, preparedAppend } from './chain.ts';
 import { deleteOlderThan } from './retention.ts';
+import { FOLLOW_BATCH, followPass } from './search-index.ts';
 import { fold } from './search-text.ts';
 
 type Db = Kysely<DatabaseSchema>;
 
-/** Entries the follower indexes in one transaction (see bench 'audit' for how long one holds the connection). */
-export const FOLLOW_BATCH = 1_000;
-
 export { auditRow, type NewAuditEntry } from './audit-rows.ts';
+export { FOLLOW_BATCH } from './search-index.ts';
 
 export interface AuditFilters {
   /** Epoch ms, inclusive. */
@@ -136,7 +135,7 @@ export class SqlAuditStore {
     const trigrams = [...new Set(chars.slice(2).map((c, i) => `${chars[i]}${chars[i + 1]}${c}`))];
     if (!this.#postgres) {
       const all = trigrams.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ');
-      const { rows } = await sql<{ n: number }>`select count(*) as n from (select rowid from audit_search
+      const { rows } = await sql<{ n: number }>`select count(*) as n from (select rowid from idx.audit_search
         where audit_search match ${all} limit ${bound + 1})`.execute(this.db);
       return Number(rows[0]?.n) > bound;
     }
@@ -280,8 +279,8 @@ export class SqlAuditStore {
     // The property's ids (migration 0021) as the trigram index's are read: a table named `s` of `rowid`s.
     const ids =
       index === 'trigram'
-        ? sql`audit_search`
-        : sql`(select id as rowid from audit_property_ids
+        ? sql`idx.audit_search`
+        : sql`(select id as rowid from idx.audit_property_ids
             where account_id = ${accountId} and property_id = ${filters.propertyId ?? null})`;
     let q =
       index === 'none'
@@ -323,30 +322,22 @@ export class SqlAuditStore {
   }
 
   /**
-   * The trigram and property indexes' follower (SQLite; PostgreSQL keeps its own indexes): indexes up to `max` entries appended
-   * since the last pass and moves the mark past them, in one short transaction, so the answers' commits never
-   * pay for the index and a pass holds the connection for a bounded time. Returns how many entries it passed
-   * over (fewer than `max`: caught up). A pass interrupted by a stop or a crash is rolled back whole: the next
-   * one, in this process or the next, starts from the same mark.
+   * One pass of the trigram and property indexes' follower (SQLite; PostgreSQL keeps its own indexes) on this
+   * connection: up to `max` entries appended since the last pass indexed, in one transaction (search-index.ts).
+   * The running server's passes are its worker's (audit/follower-thread.ts), off the main thread; this one is
+   * for a trail no worker follows (tests, the bench, a process that only reads). Returns how many entries it
+   * passed over (fewer than `max`: caught up).
    */
   async follow(max = FOLLOW_BATCH): Promise<number> {
     if (this.#postgres) return 0;
-    return this.db.transaction().execute(async (trx) => {
-      const from = await lastIndexed(trx);
-      const { rows } = await sql<{ upto: number | null; n: number }>`select max(id) as upto, count(*) as n
-        from (select id from audit_entries where id > ${from} order by id limit ${max})`.execute(trx);
-      const { upto, n } = rows[0] ?? { upto: null, n: 0 };
-      if (upto === null || n === 0) return 0;
-      await sql`insert into audit_search (rowid, search_text)
-        select id, search_text from audit_entries
-        where id > ${from} and id <= ${upto} and search_text is not null`.execute(trx);
-      // The property filter's index (migration 0021), up to the same mark.
-      await sql`insert into audit_property_ids (account_id, property_id, id)
-        select account_id, property_id, id from audit_entries
-        where id > ${from} and id <= ${upto} and property_id is not null`.execute(trx);
-      await sql`update audit_search_indexed set last_id = ${upto}`.execute(trx);
-      return Number(n);
-    });
+    return this.db
+      .transaction()
+      .execute((trx) =>
+        followPass(
+          async (text, parameters) => (await trx.executeQuery(CompiledQuery.raw(text, [...parameters]))).rows,
+          max,
+        ),
+      );
   }
 
   /** Every entry matching the filters, newest first, a batch at a time: never the whole trail in memory. */
@@ -373,6 +364,6 @@ type Index = 'none' | 'trigram' | 'property';
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
 async function lastIndexed(db: Db): Promise<number> {
-  const { rows } = await sql<{ last_id: number }>`select last_id from audit_search_indexed`.execute(db);
+  const { rows } = await sql<{ last_id: number }>`select last_id from idx.audit_search_indexed`.execute(db);
   return Number(rows[0]?.last_id ?? 0);
 }

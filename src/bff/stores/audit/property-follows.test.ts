@@ -114,44 +114,49 @@ describe.each(backends)('the Activity list by property on $name', (backend) => {
   });
 });
 
-describe('migration 0021 on SQLite', () => {
-  it('moves the entries an older release wrote into the followed index, and the commit writes no property index', async () => {
-    // A database as the release before 0021 left it (0021 undone by hand): its own file.
-    const dir = mkdtempSync(join(tmpdir(), 'proplens-0021-'));
+describe('migration 0024 on SQLite', () => {
+  it('takes the indexes out of the database file, and the index file is filled from the trail’s first entry', async () => {
+    // A database as the release before 0024 left it: its indexes in its own file, the follower's mark part-way.
+    const dir = mkdtempSync(join(tmpdir(), 'proplens-0024-'));
     const database = await openDatabase({ dir });
     try {
       const db = database.db as Kysely<unknown>;
-      await sql`drop table audit_property_ids`.execute(db);
-      await sql`drop trigger audit_property_remove`.execute(db);
-      await sql`create index audit_by_property on audit_entries (account_id, property_id, id)`.execute(db);
-      await sql`delete from kysely_migration where name = '0021-audit-property-follows'`.execute(db);
-      const accountId = `acct-${randomUUID()}`;
-      const old = new SqlAuditStore(database.db); // Kysely's insert: no table of 0021's touched
-      const entries = trailOf(accountId, 60);
-      await old.append(entries.slice(0, 40));
-      // The follower of that release moves its mark past some of them; the rest are above it.
-      await sql`update audit_search_indexed set last_id = (select max(id) - 15 from audit_entries)`.execute(
+      await sql`create table main.audit_property_ids (
+        account_id text not null, property_id text not null, id integer not null,
+        primary key (account_id, property_id, id)) without rowid`.execute(db);
+      await sql`create virtual table main.audit_search using fts5(
+        search_text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1')`.execute(
         db,
       );
-      await old.append(entries.slice(40));
+      await sql`create table main.audit_search_indexed (last_id integer not null)`.execute(db);
+      await sql`create trigger main.audit_property_remove after delete on audit_entries
+        begin delete from audit_property_ids where id = old.id; end`.execute(db);
+      await sql`delete from kysely_migration where name = '0024-audit-index-file'`.execute(db);
+      const accountId = `acct-${randomUUID()}`;
+      const entries = trailOf(accountId, 60);
+      await new SqlAuditStore(database.db).append(entries);
+      await sql`insert into main.audit_search_indexed (last_id) select max(id) - 15 from audit_entries`.execute(
+        db,
+      );
       const all = migrationsFor('sqlite');
       const migrator = new Migrator({
         db,
         provider: { getMigrations: async (): Promise<Record<string, Migration>> => all },
-        // Later migrations (0022 on) ran already here: 0021 alone is run again.
-        allowUnorderedMigrations: true,
       });
       const { error } = await migrator.migrateToLatest();
       expect(error).toBeUndefined();
+      const { rows } = await sql<{ name: string }>`select name from main.sqlite_master
+        where name like 'audit_search%' or name like 'audit_property%'`.execute(db);
+      expect(rows).toEqual([]);
+      // Found before the index file holds any of them (read from the trail), and after.
       const store = new SqlAuditStore(database.db, database.sqlite);
       for (const p of ['pi_1', 'pi_4'])
         expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
       await caughtUp(store);
       for (const p of ['pi_1', 'pi_4'])
         expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
-      const { rows } = await sql<{ name: string }>`select name from sqlite_master
-        where type = 'index' and tbl_name = 'audit_entries' and sql like '%property_id%'`.execute(db);
-      expect(rows).toEqual([]);
+      const held = await sql<{ n: number }>`select count(*) as n from idx.audit_property_ids`.execute(db);
+      expect(held.rows[0]?.n).toBe(entries.filter((e) => e.property_id !== null).length);
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,86 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import BetterSqlite3 from 'better-sqlite3';
+import { attachSearchIndex, type Execute, FOLLOW_BATCH, followPass } from '../stores/audit/search-index.ts';
+
+/*
+ * The audit trail's follower, in a worker thread of its own (ADR 016): its own connection to the database, the
+ * index file attached, so indexing the trail for the Activity filter never holds the main thread, nor the
+ * database's write lock, which every lookup's answer waits for (its transactions write the index file only).
+ * The main thread says when (audit-trail.ts: every second, and when asked); each `follow` is answered with how
+ * many entries were passed over, once caught up, or with why not.
+ */
+
+export interface FollowerData {
+  database: string;
+  searchIndex: string;
+}
+
+export type FollowerRequest = { type: 'follow'; id: number } | { type: 'stop' };
+export type FollowerReply =
+  | { type: 'followed'; id: number; passed: number }
+  | { type: 'failed'; id: number; message: string };
+
+const port = parentPort;
+if (!port) throw new Error('follower-thread.ts runs as a worker thread');
+const { database, searchIndex } = workerData as FollowerData;
+const db = new BetterSqlite3(database);
+db.pragma('busy_timeout = 5000');
+attachSearchIndex(db, searchIndex);
+
+const statements = new Map<string, BetterSqlite3.Statement>();
+const execute: Execute = async (text, parameters) => {
+  let statement = statements.get(text);
+  if (!statement) {
+    statement = db.prepare(text);
+    statements.set(text, statement);
+  }
+  if (statement.reader) return statement.all(...parameters);
+  statement.run(...parameters);
+  return [];
+};
+
+/**
+ * One pass in a transaction of its own: rolled back whole when it fails. Deferred, never `begin immediate`,
+ * which would take the write lock of every attached file, the database's own included: the pass only reads the
+ * trail and writes the index file, whose one writer is this thread.
+ */
+async function pass(): Promise<number> {
+  db.exec('begin');
+  try {
+    const n = await followPass(execute, FOLLOW_BATCH);
+    db.exec('commit');
+    return n;
+  } catch (err) {
+    if (db.inTransaction) db.exec('rollback');
+    throw err;
+  }
+}
+
+/** Passes until caught up, the thread's messages let in between them (a stop waits for the pass under way). */
+async function catchUp(): Promise<number> {
+  let passed = 0;
+  for (;;) {
+    const n = await pass();
+    passed += n;
+    if (n < FOLLOW_BATCH) return passed;
+    await new Promise((go) => setImmediate(go));
+  }
+}
+
+let work: Promise<unknown> = Promise.resolve();
+port.on('message', (request: FollowerRequest) => {
+  if (request.type === 'stop') {
+    work = work.then(() => {
+      db.close();
+      port.close();
+    });
+    return;
+  }
+  work = work.then(() =>
+    catchUp().then(
+      (passed) => port.postMessage({ type: 'followed', id: request.id, passed } satisfies FollowerReply),
+      (err: Error) =>
+        port.postMessage({ type: 'failed', id: request.id, message: err.message } satisfies FollowerReply),
+    ),
+  );
+});

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Database, openDatabase } from '../db/database.ts';
+import { createLogger } from '../logger.ts';
+import { SEARCH_INDEX_FILE } from '../stores/audit/search-index.ts';
+import { auditEntry } from '../test-support/audit-entry.ts';
+import { createAuditTrail } from './audit-trail.ts';
+
+/*
+ * The Activity filter's SQLite indexes live in a file of their own and are filled by a thread of their own
+ * (ADR 016): what a reviewer relies on is that every entry is found by its text and its property, from either
+ * path, whoever follows, and that retention's deletes leave the index file too.
+ */
+
+let dir: string;
+let database: Database;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'proplens-follower-'));
+  database = await openDatabase({ dir });
+});
+
+afterEach(async () => {
+  await database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
+  Number((await query.execute(database.db)).rows[0]?.n);
+const textHeld = (text: string) =>
+  count(
+    sql<{ n: number }>`select count(*) as n from idx.audit_search where audit_search match ${`"${text}"`}`,
+  );
+const propertiesHeld = (accountId: string) =>
+  count(sql<{ n: number }>`select count(*) as n from idx.audit_property_ids where account_id = ${accountId}`);
+
+describe('the audit trail’s follower', () => {
+  it('keeps the indexes in a file beside the database, not in it', async () => {
+    expect(existsSync(join(dir, SEARCH_INDEX_FILE))).toBe(true);
+    const { rows } = await sql<{ name: string }>`select name from main.sqlite_master
+      where name like 'audit_search%' or name like 'audit_property%'`.execute(database.db);
+    expect(rows).toEqual([]);
+  });
+
+  it('follows in a thread of its own once started, the main thread’s connection left to the answers', async () => {
+    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const onMain = vi.spyOn(trail.store, 'follow');
+    const accountId = `acct-${randomUUID()}`;
+    // More than a pass: the thread's catch-up goes on until it has every entry.
+    const entries = Array.from({ length: 2_500 }, (_, i) =>
+      auditEntry({ account_id: accountId, query: `${i} Thread Way`, property_id: `pt_${i % 3}` }),
+    );
+    await trail.store.append(entries);
+    trail.start();
+    try {
+      expect(await trail.follow()).toBe(2_500);
+      expect(onMain).not.toHaveBeenCalled();
+      expect(await textHeld('thread way')).toBe(2_500);
+      expect(await propertiesHeld(accountId)).toBe(2_500);
+      expect(await trail.store.page(accountId, { text: '12 thread' }, null, 100)).toHaveLength(
+        entries.filter((e) => e.query?.includes('12 Thread')).length,
+      );
+      expect(await trail.store.page(accountId, { propertyId: 'pt_1' }, null, 1_000)).toHaveLength(833);
+    } finally {
+      await trail.stop();
+    }
+    // Stopped: the thread is gone, and a catch-up asked for now is the main thread's.
+    await trail.store.append([auditEntry({ account_id: accountId, query: 'After Thread Way' })]);
+    expect(await trail.follow()).toBe(1);
+    expect(onMain).toHaveBeenCalled();
+    expect(await textHeld('thread way')).toBe(2_501);
+  });
+
+  it('never makes an answer’s commit wait for it nor fail: appends raced against the thread’s passes', async () => {
+    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const accountId = `acct-${randomUUID()}`;
+    trail.start();
+    try {
+      let failed = 0;
+      let passes = 0;
+      for (let round = 0; round < 60; round++) {
+        // A group commit's worth of lookups, while the thread indexes what the rounds before committed.
+        const following = trail.follow().then((n) => {
+          passes += n > 0 ? 1 : 0;
+        });
+        const committed = await Promise.allSettled(
+          Array.from({ length: 200 }, (_, i) =>
+            trail.writer.record(auditEntry({ account_id: accountId, query: `${round}-${i} Race Rd` })),
+          ),
+        );
+        failed += committed.filter((c) => c.status === 'rejected').length;
+        await following;
+      }
+      expect(failed).toBe(0);
+      expect(passes).toBeGreaterThan(10);
+      await trail.follow();
+      expect(await textHeld('race rd')).toBe(60 * 200);
+    } finally {
+      await trail.stop();
+    }
+  });
+
+  it('takes out of the index file what retention removed from the trail, a batch of ids a pass', async () => {
+    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const accountId = `acct-${randomUUID()}`;
+    const old = 24_000;
+    const now = Date.now();
+    await trail.store.append(
+      Array.from({ length: 25_000 }, (_, i) =>
+        auditEntry({
+          at: i < old ? now - 1e9 : now,
+          account_id: accountId,
+          query: `${i} Prune St`,
+          property_id: 'p1',
+        }),
+      ),
+    );
+    trail.start();
+    try {
+      await trail.follow();
+      expect([await textHeld('prune st'), await propertiesHeld(accountId)]).toEqual([25_000, 25_000]);
+      expect(await trail.store.deleteOlderThan(now - 1)).toBe(old);
+      // The filters never show what went, the index holding it or not.
+      expect(await trail.store.page(accountId, { text: 'prune st' }, null, 2_000)).toHaveLength(1_000);
+      expect(await trail.store.page(accountId, { propertyId: 'p1' }, null, 2_000)).toHaveLength(1_000);
+      // Each pass takes out up to 10,000 ids.
+      await trail.follow();
+      expect(await textHeld('prune st')).toBe(15_000);
+      await trail.follow();
+      await trail.follow();
+      expect([await textHeld('prune st'), await propertiesHeld(accountId)]).toEqual([1_000, 1_000]);
+    } finally {
+      await trail.stop();
+    }
+  });
+
+  it('makes the index file again from the trail when it is gone', async () => {
+    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const accountId = `acct-${randomUUID()}`;
+    await trail.store.append(
+      Array.from({ length: 300 }, (_, i) => auditEntry({ account_id: accountId, query: `${i} Lost Ln` })),
+    );
+    await trail.follow();
+    await database.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, SEARCH_INDEX_FILE + suffix), { force: true });
+    database = await openDatabase({ dir });
+    const again = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    // Found from the trail itself before the follower has been by, and from the index after.
+    expect(await again.store.page(accountId, { text: 'lost ln' }, null, 1_000)).toHaveLength(300);
+    expect(await textHeld('lost ln')).toBe(0);
+    expect(await again.follow()).toBe(300);
+    expect(await textHeld('lost ln')).toBe(300);
+    expect(await again.store.page(accountId, { text: 'lost ln' }, null, 1_000)).toHaveLength(300);
+  });
+});
