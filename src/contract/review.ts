@@ -382,6 +382,9 @@ export const ReviewRowsQuery = z.object({
   ),
 });
 
+/** GET /api/reviews/:id/events?cells&attributes: the `rows` events' rows, as the rows page gives them. */
+export const ReviewEventsQuery = z.pick(ReviewRowsQuery, { cells: true, attributes: true });
+
 /**
  * GET /api/reviews/:id/events (text/event-stream). `summary`: the review's state and counts, sent first and on
  * every change; `rows`: rows answered since the last event (idempotent by index: apply in any order);

@@ -6,6 +6,7 @@ import {
   FixRowRequest,
   type FixRowResponse,
   ReviewChunkRequest,
+  ReviewEventsQuery,
   type ReviewListResponse,
   ReviewRowsQuery,
   type ReviewRowsResponse,
@@ -223,11 +224,14 @@ interface StreamState {
   seq: number;
   sent: string;
   quietSince: number;
+  /** The `rows` events' rows as the rows page gives them (`cells=0`, `attributes=0`: the review page's). */
+  cells: boolean;
+  attributes: boolean;
 }
 
 /**
  * GET /api/reviews/:id/events: the review as server-sent events, resumable from Last-Event-ID. Rows answered
- * since the last event (`rows`), the summary when it changes (`summary`), `deleted` when the review is gone,
+ * since the last event (`rows`; `cells=0` and `attributes=0` as on the rows page), the summary when it changes (`summary`), `deleted` when the review is gone,
  * and a keep-alive comment when quiet. Woken at once by this replica's worker; other replicas' answers show
  * at the next poll.
  */
@@ -235,6 +239,7 @@ async function followReview(c: AppContext, deps: DurableReviewRouteDeps, streams
   const { store } = deps.reviews;
   const accountId = c.get('session').accountId;
   const id = c.req.param('id') as string;
+  const query = await parsed(ReviewEventsQuery, c.req.query());
   const first = await inDatabase(() => store.summary(accountId, id));
   if (!first) throw notFound();
   const resumeFrom = Number(c.req.header('last-event-id') ?? Number.NaN);
@@ -248,6 +253,8 @@ async function followReview(c: AppContext, deps: DurableReviewRouteDeps, streams
       seq: Number.isInteger(resumeFrom) && resumeFrom >= 0 ? resumeFrom : 0,
       sent: '',
       quietSince: Date.now(),
+      cells: query.cells !== '0',
+      attributes: query.attributes !== '0',
     };
     let wake: (() => void) | null = null;
     const stop = deps.reviews.onProgress((reviewId) => {
@@ -299,7 +306,15 @@ async function sendNews(
   }
   if (!summary) return false;
   const run = summary.runs.at(-1)?.number ?? 1;
-  const page = await store.rows(accountId, id, { run, limit: 1_000, sinceSeq: state.seq }).catch(() => null);
+  const page = await store
+    .rows(accountId, id, {
+      run,
+      limit: 1_000,
+      sinceSeq: state.seq,
+      cells: state.cells,
+      attributes: state.attributes,
+    })
+    .catch(() => null);
   if (page && page.rows.length > 0) {
     state.seq = Math.max(state.seq, ...page.rows.map((r) => r.seq));
     await out.writeSSE({ event: 'rows', data: JSON.stringify({ rows: page.rows }), id: String(state.seq) });

@@ -117,6 +117,41 @@ describe.each(databaseBackends('review-rows-page'))('the rows page on $name', (b
     expect(alone.rows[0]?.property?.attributes).toMatchObject({ city: 'Austin', yearBuilt: 1991 });
   });
 
+  it('the event stream with cells=0&attributes=0 sends the rows as that page gives them (the review page’s live rows)', async () => {
+    const { h, id, page } = await setUp(5);
+    /** The rows of the stream's first `rows` event: its catch-up of every answered row. */
+    const streamed = async (query: string) => {
+      const controller = new AbortController();
+      const res = await h.call(`/api/reviews/${id}/events${query}`, { signal: controller.signal });
+      expect(res.status).toBe(200);
+      const reader = res.body?.getReader();
+      if (!reader) throw new Error('no body');
+      let text = '';
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        text += new TextDecoder().decode(read.value);
+        if (text.includes('event: summary')) break;
+      }
+      controller.abort();
+      const block = text.split('\n\n').find((b) => b.startsWith('event: rows')) ?? '';
+      const data =
+        block
+          .split('\n')
+          .find((l) => l.startsWith('data:'))
+          ?.slice(5) ?? '{}';
+      return (JSON.parse(data) as { rows: ReviewRowResult[] }).rows;
+    };
+    const answered = (rows: ReviewRowResult[]) => rows.filter((r) => r.seq > 0);
+    expect(await streamed('?cells=0&attributes=0')).toEqual(
+      answered((await page('limit=5&cells=0&attributes=0')).rows),
+    );
+    // Without them, as before: each row whole, its cells included.
+    const whole = await streamed('');
+    expect(whole).toEqual(answered((await page('limit=5')).rows));
+    expect(whole.some((r) => r.cells !== undefined && r.property?.attributes.city === 'Austin')).toBe(true);
+    const refused = await h.call(`/api/reviews/${id}/events?cells=2`);
+    expect(refused.status).toBe(400);
+  });
+
   it('cells=0: a stored answer that does not read as one reads as none, as on the default page', async () => {
     const { page, id } = await setUp(3);
     await sql`update review_results set result = ${'{"outcome":"matched","property":{"id":7}}'} where review_id = ${id} and row_index = 0`.execute(

@@ -162,8 +162,8 @@ describe('/review', () => {
     const asked = () =>
       api.calls
         .filter((c) => c.method === 'GET' && c.url.pathname.startsWith(`/api/reviews/${id}`))
-        .map((c) => `${c.url.pathname}${c.url.search}`)
-        .filter((path) => !path.endsWith('/events'));
+        .filter((c) => !c.url.pathname.endsWith('/events'))
+        .map((c) => `${c.url.pathname}${c.url.search}`);
     const before = asked().length;
     pageUp.length = 0;
     await userEvent.click(screen.getByRole('link', { name: 'Portfolio A' }));

@@ -112,4 +112,5 @@ export const controlReview = (id: string, action: 'pause' | 'resume' | 'cancel')
 
 export const deleteReview = (id: string) => apiFetch(at(id), null, { method: 'DELETE' });
 
-export const reviewEventsPath = (id: string) => `${at(id)}/events`;
+/** The review page's live rows, as its pages read them: without each row's cells, attributes cut to the state. */
+export const reviewEventsPath = (id: string) => `${at(id)}/events?cells=0&attributes=0`;

@@ -46,7 +46,8 @@ const READ_AHEAD = 2;
 
 /**
  * A row as the page keeps it. A CSV row's own cells are left out: only the server's export shows them, and a
- * 100,000-row review's page holds every row. Pages are read without them (`cells=0`); events still carry them.
+ * 100,000-row review's page holds every row. Pages and events are read without them (`cells=0`); a fixed row's
+ * answer still carries them.
  */
 function withoutCells(row: ReviewRowResult): ReviewRowResult {
   if (row.cells === undefined) return row;
