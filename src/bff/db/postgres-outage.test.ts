@@ -28,6 +28,8 @@ describe.skipIf(!available)('PostgreSQL cutting connections mid-query', () => {
         await sql`select pg_sleep(5)`.execute(trx);
       }),
     );
+    // Heard from now on: if the wait below fails, their rejections are not left unhandled (a failed run's noise).
+    const settling = Promise.allSettled(inFlight);
     // A separate connection of the test's own cuts every other one, as a restart does.
     const killer = await openDatabase({ url: (server as PostgresServer).url, dir: '' });
     try {
@@ -46,7 +48,7 @@ describe.skipIf(!available)('PostgreSQL cutting connections mid-query', () => {
     } finally {
       await killer.close();
     }
-    const settled = await Promise.allSettled(inFlight);
+    const settled = await settling;
     expect(settled.every((s) => s.status === 'rejected')).toBe(true);
     // Had a client's error gone unheard, the process would have crashed before this line.
     expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows[0]?.one).toBe(1);
