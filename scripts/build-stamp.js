@@ -45,6 +45,8 @@ export const INPUTS = {
 /** The compiled server and the record of what was built, relative to the project root. */
 export const SERVER_DIR = 'dist-server';
 export const SERVER_ENTRY = `${SERVER_DIR}/main.js`;
+/** Every file the server runs from: the entry, and the audit trail's follower thread beside it (ADR 016). */
+export const SERVER_FILES = [SERVER_ENTRY, `${SERVER_DIR}/audit-follower.js`];
 const STAMP = `${SERVER_DIR}/build-stamp.json`;
 
 const isTest = (name) => /\.test\.[cm]?[jt]sx?$/.test(name);
@@ -96,7 +98,9 @@ const webKey = (root, distDir) => relative(root, resolve(root, distDir)).split(s
 export function isCurrent(root, part, distDir) {
   const stamp = readStamp(root);
   if (part === 'server') {
-    return existsSync(join(root, SERVER_ENTRY)) && stamp.server === fingerprint(root, 'server');
+    return (
+      SERVER_FILES.every((f) => existsSync(join(root, f))) && stamp.server === fingerprint(root, 'server')
+    );
   }
   const recorded = stamp.web?.[webKey(root, distDir)];
   return existsSync(join(resolve(root, distDir), 'index.html')) && recorded === fingerprint(root, 'web');

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fingerprint, isCurrent, recordBuild, SERVER_ENTRY } from './build-stamp.js';
+import { fingerprint, isCurrent, recordBuild, SERVER_ENTRY, SERVER_FILES } from './build-stamp.js';
 
 /** A project tree in miniature: the files each part is built from, and the outputs. */
 let root: string;
@@ -25,7 +25,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** Builds a part as far as the stamp is concerned: its output exists and its inputs are recorded. */
 function built(part: 'web' | 'server', distDir = 'dist') {
-  if (part === 'server') write(SERVER_ENTRY, 'compiled');
+  if (part === 'server') for (const file of SERVER_FILES) write(file, 'compiled');
   else write(join(distDir, 'index.html'), 'built');
   recordBuild(root, part, distDir, fingerprint(root, part));
 }
@@ -94,6 +94,14 @@ describe('isCurrent', () => {
     write('src/main.ts', 'main, edited');
     built('server');
     expect(isCurrent(root, 'web', 'dist')).toBe(true);
+  });
+
+  it('takes a server build without its follower thread for no build (the server would run without it)', () => {
+    built('server');
+    expect(isCurrent(root, 'server', 'dist')).toBe(true);
+    rmSync(join(root, SERVER_FILES[1] as string));
+    expect(isCurrent(root, 'server', 'dist')).toBe(false);
+    expect(SERVER_FILES[0]).toBe(SERVER_ENTRY);
   });
 
   it('treats an unreadable record as no record', () => {

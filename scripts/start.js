@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isCurrent, SERVER_ENTRY } from './build-stamp.js';
+import { isCurrent, SERVER_ENTRY, SERVER_FILES } from './build-stamp.js';
 import { loadEnvFile } from './load-env.js';
 
 loadEnvFile();
@@ -26,7 +26,7 @@ const parts = process.env.SKIP_WEB_BUILD === '1' ? ['server'] : ['web', 'server'
 const artifactsOnly = !existsSync(join(root, 'src'));
 const built = {
   web: () => existsSync(join(distDir, 'index.html')),
-  server: () => existsSync(join(root, SERVER_ENTRY)),
+  server: () => SERVER_FILES.every((f) => existsSync(join(root, f))),
 };
 const stale = parts.filter((part) => (artifactsOnly ? !built[part]() : !isCurrent(root, part, distDir)));
 

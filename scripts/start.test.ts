@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fingerprint, recordBuild, SERVER_ENTRY } from './build-stamp.js';
+import { fingerprint, recordBuild, SERVER_ENTRY, SERVER_FILES } from './build-stamp.js';
 
 /**
  * `npm start` as it runs on a pruned install: a project with the start script and no node_modules at all,
@@ -40,8 +40,10 @@ function start(env: Record<string, string> = {}) {
 }
 
 function build(part: 'web' | 'server') {
-  if (part === 'server') write(SERVER_ENTRY, 'console.log("compiled server ran");');
-  else write('dist/index.html', 'built');
+  if (part === 'server') {
+    for (const file of SERVER_FILES) write(file, '// the follower thread');
+    write(SERVER_ENTRY, 'console.log("compiled server ran");');
+  } else write('dist/index.html', 'built');
   recordBuild(root, part, 'dist', fingerprint(root, part));
 }
 

@@ -221,7 +221,8 @@ async function pages(store: SqlAuditStore) {
  * written in the answer's commit); rounds interleaved, µs per entry.
  */
 async function appendCost(store: SqlAuditStore, db: Database['db']) {
-  const trigger = sql`create trigger audit_search_append after insert on audit_entries
+  // A temporary trigger: the only kind that may write the attached index file (ADR 016).
+  const trigger = sql`create temp trigger audit_search_append after insert on main.audit_entries
     when new.search_text is not null
     begin
       insert into audit_search (rowid, search_text) values (new.id, new.search_text);
@@ -245,8 +246,10 @@ async function appendCost(store: SqlAuditStore, db: Database['db']) {
     us[inCommit ? 'trigger' : 'commit'] += ((performance.now() - t) * 1000) / ((rounds / 2) * n);
     if (inCommit) {
       // The trigger indexed them: the mark moves past them as the follower would have.
-      await sql`drop trigger audit_search_append`.execute(db);
-      await sql`update audit_search_indexed set last_id = (select max(id) from audit_entries)`.execute(db);
+      await sql`drop trigger temp.audit_search_append`.execute(db);
+      await sql`update idx.audit_search_indexed set last_id = (select max(id) from audit_entries)`.execute(
+        db,
+      );
       continue;
     }
     t = performance.now();
@@ -274,8 +277,11 @@ async function appendCost(store: SqlAuditStore, db: Database['db']) {
  */
 async function upgrade(db: Database['db']) {
   const { rows } = await sql<{ n: number }>`select count(*) as n from audit_entries`.execute(db);
-  await sql`drop trigger audit_search_remove`.execute(db);
+  // 0006's schema in the database's file (0024 since moved the indexes out of it), for 0007 to replace.
   await sql`alter table audit_entries drop column search_text`.execute(db);
+  await sql`create virtual table main.audit_search using fts5(
+    query, property_id, content = '', contentless_delete = 1, tokenize = 'trigram')`.execute(db);
+  await sql`create table main.audit_search_indexed as select 0 as last_id`.execute(db);
   await sql`create trigger audit_search_remove after delete on audit_entries
     when old.query is not null or old.property_id is not null
     begin
@@ -284,6 +290,7 @@ async function upgrade(db: Database['db']) {
   const t = performance.now();
   await migrationsFor('sqlite')['0007-activity-search-text']?.up(db);
   const s = (performance.now() - t) / 1000;
+  await migrationsFor('sqlite')['0024-audit-index-file']?.up(db);
   row(
     `upgrade to 0007 (fold + index ${Number(rows[0]?.n).toLocaleString('en-US')} entries)`,
     `${s.toFixed(1)} s`,

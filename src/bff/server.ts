@@ -42,12 +42,14 @@ export async function startBff(config: BffConfig, options: BffOptions): Promise<
   // Memory, or Redis when REDIS_URL is set (replicas sharing sessions, cache and rate budget).
   const stores = createStores(config, logger);
   // The embedded database, or PostgreSQL when DATABASE_URL is set; migrated before anything is served.
-  const database = await openDatabase({ url: config.databaseUrl, dir: config.databaseDir }).catch(
-    async (err: unknown) => {
-      await stores.close();
-      throw err;
-    },
-  );
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dir: config.databaseDir,
+    notice: (message) => logger.warn(message),
+  }).catch(async (err: unknown) => {
+    await stores.close();
+    throw err;
+  });
   const metrics = new BffMetrics({ processMetrics: true });
   const graph = buildBffGraph({
     config,

@@ -43,26 +43,8 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
   });
   let timer: ReturnType<typeof setInterval> | null = null;
   let follower: ReturnType<typeof setInterval> | null = null;
-  // The index follows the trail off the answers' path: every second, passes of FOLLOW_BATCH entries until it has
-  // caught up. On SQLite from `start()` in the follower's thread; otherwise here, the event loop let go between
-  // passes. One catch-up at a time.
-  let thread: FollowerThread | null = null;
-  const here = async () => {
-    let passed = 0;
-    for (;;) {
-      const n = await store.follow();
-      passed += n;
-      if (n < FOLLOW_BATCH) return passed;
-      await setImmediate();
-    }
-  };
-  let following: Promise<number> | null = null;
-  const follow = () => {
-    following ??= (thread ? thread.follow() : here()).finally(() => {
-      following = null;
-    });
-    return following;
-  };
+  const index = indexFollower(store, options);
+  const follow = index.follow;
   const sweep = async () => {
     if (options.retentionDays <= 0) return 0;
     const removed = await store.deleteOlderThan(now() - options.retentionDays * 24 * HOUR);
@@ -76,15 +58,7 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
     sweep,
     follow,
     start() {
-      const { files } = options.database;
-      if (!thread && files && options.followInThread !== false)
-        thread = new FollowerThread(
-          { database: files.database, searchIndex: files.searchIndex },
-          options.logger,
-          () => {
-            thread = null;
-          },
-        );
+      index.start();
       timer ??= setInterval(() => void sweep().catch(() => {}), HOUR);
       timer.unref?.();
       follower ??= setInterval(
@@ -103,11 +77,57 @@ export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
       if (timer) clearInterval(timer);
       if (follower) clearInterval(follower);
       timer = follower = null;
-      // A pass under way ends (its transaction commits); what is left waits for the next start.
-      await following?.catch(() => {});
+      await index.stop();
+      await writer.stop();
+    },
+  };
+}
+
+/**
+ * The index follows the trail off the answers' path: every second, passes of FOLLOW_BATCH entries until it has
+ * caught up. On SQLite from `start()` in the follower's thread; otherwise here, the event loop let go between
+ * passes. One catch-up at a time.
+ */
+function indexFollower(store: SqlAuditStore, options: AuditTrailOptions) {
+  let thread: FollowerThread | null = null;
+  // Set while stop() runs: a catch-up under way here ends after its pass.
+  let stopping = false;
+  const here = async () => {
+    let passed = 0;
+    for (;;) {
+      if (stopping) return passed;
+      const n = await store.follow();
+      passed += n;
+      if (n < FOLLOW_BATCH) return passed;
+      await setImmediate();
+    }
+  };
+  let following: Promise<number> | null = null;
+  return {
+    follow(): Promise<number> {
+      following ??= (thread ? thread.follow() : here()).finally(() => {
+        following = null;
+      });
+      return following;
+    },
+    start() {
+      const { files } = options.database;
+      if (thread || !files || options.followInThread === false) return;
+      const data = { database: files.database, searchIndex: files.searchIndex };
+      thread = new FollowerThread(data, options.logger, () => {
+        thread = null;
+      });
+    },
+    /**
+     * A catch-up under way ends after its pass (its transaction commits); what is left waits for the next start
+     * (a catch-up from the trail's first entry, after an upgrade, takes seconds at a million entries).
+     */
+    async stop() {
+      stopping = true;
       await thread?.stop();
       thread = null;
-      await writer.stop();
+      await following?.catch(() => {});
+      stopping = false;
     },
   };
 }

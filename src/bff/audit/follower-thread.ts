@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { attachSearchIndex, type Execute, FOLLOW_BATCH, followPass } from '../stores/audit/search-index.ts';
+import { FOLLOW_BATCH, followPass, sqliteExecute } from '../stores/audit/search-index.ts';
 
 /*
  * The audit trail's follower, in a worker thread of its own (ADR 016): its own connection to the database, the
@@ -25,19 +25,12 @@ if (!port) throw new Error('follower-thread.ts runs as a worker thread');
 const { database, searchIndex } = workerData as FollowerData;
 const db = new BetterSqlite3(database);
 db.pragma('busy_timeout = 5000');
-attachSearchIndex(db, searchIndex);
+// The main thread attached (and, where needed, made) the file before it started this thread.
+db.prepare('attach database ? as idx').run(searchIndex);
+// As the main connection has it (WAL persists in the file; this is per connection): no sync at each commit.
+db.pragma('idx.synchronous = NORMAL');
 
-const statements = new Map<string, BetterSqlite3.Statement>();
-const execute: Execute = async (text, parameters) => {
-  let statement = statements.get(text);
-  if (!statement) {
-    statement = db.prepare(text);
-    statements.set(text, statement);
-  }
-  if (statement.reader) return statement.all(...parameters);
-  statement.run(...parameters);
-  return [];
-};
+const execute = sqliteExecute(db);
 
 /**
  * One pass in a transaction of its own: rolled back whole when it fails. Deferred, never `begin immediate`,
@@ -56,10 +49,14 @@ async function pass(): Promise<number> {
   }
 }
 
-/** Passes until caught up, the thread's messages let in between them (a stop waits for the pass under way). */
+/** Set by a stop: the catch-up under way ends after its pass, and none starts. */
+let stopping = false;
+
+/** Passes until caught up, the thread's messages let in between them (a stop ends it after the pass under way). */
 async function catchUp(): Promise<number> {
   let passed = 0;
   for (;;) {
+    if (stopping) return passed;
     const n = await pass();
     passed += n;
     if (n < FOLLOW_BATCH) return passed;
@@ -70,6 +67,7 @@ async function catchUp(): Promise<number> {
 let work: Promise<unknown> = Promise.resolve();
 port.on('message', (request: FollowerRequest) => {
   if (request.type === 'stop') {
+    stopping = true;
     work = work.then(() => {
       db.close();
       port.close();

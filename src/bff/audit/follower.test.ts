@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -75,7 +75,7 @@ describe('the audit trail’s follower', () => {
     expect(await textHeld('thread way')).toBe(2_501);
   });
 
-  it('never makes an answer’s commit wait for it nor fail: appends raced against the thread’s passes', async () => {
+  it('never makes an answer’s commit fail: group commits raced against the thread’s passes', async () => {
     const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
     const accountId = `acct-${randomUUID()}`;
     trail.start();
@@ -136,6 +136,95 @@ describe('the audit trail’s follower', () => {
     } finally {
       await trail.stop();
     }
+  });
+
+  it('ends a catch-up at a stop after the pass under way, not after the whole backlog', async () => {
+    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const accountId = `acct-${randomUUID()}`;
+    await trail.store.append(
+      Array.from({ length: 30_000 }, (_, i) =>
+        auditEntry({ account_id: accountId, query: `${i} Backlog Rd` }),
+      ),
+    );
+    trail.start();
+    const following = trail.follow();
+    await trail.stop();
+    const passed = await following.catch(() => 0);
+    expect(passed).toBeLessThan(30_000);
+    expect(await textHeld('backlog rd')).toBeLessThan(30_000);
+    // What is left is the next start's (or, here, the next catch-up's).
+    const held = await textHeld('backlog rd');
+    expect(await trail.follow()).toBe(30_000 - held);
+    expect(await textHeld('backlog rd')).toBe(30_000);
+  });
+
+  it('starts over when the database is restored from a backup: never another trail’s entries', async () => {
+    const notices: string[] = [];
+    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const accountId = `acct-${randomUUID()}`;
+    const entry = (query: string, property: string) =>
+      auditEntry({ account_id: accountId, query, property_id: property });
+    await trail.store.append(Array.from({ length: 50 }, (_, i) => entry(`${i} Backup Blvd`, 'p_backup')));
+    await trail.follow();
+    await database.close();
+    const backup = mkdtempSync(join(tmpdir(), 'proplens-backup-'));
+    for (const f of readdirSync(dir).filter((f) => f.startsWith('proplens.db')))
+      copyFileSync(join(dir, f), join(backup, f));
+    // After the backup: entries the index follows.
+    database = await openDatabase({ dir });
+    const later = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    await later.store.append(Array.from({ length: 50 }, (_, i) => entry(`${i} Secret Ave`, 'p_secret')));
+    await later.follow();
+    await database.close();
+    // The database restored from the backup (the index file left as it was), and new lookups made.
+    for (const f of readdirSync(dir).filter((f) => f.startsWith('proplens.db'))) rmSync(join(dir, f));
+    for (const f of readdirSync(backup)) copyFileSync(join(backup, f), join(dir, f));
+    rmSync(backup, { recursive: true, force: true });
+    database = await openDatabase({ dir, notice: (m) => notices.push(m) });
+    expect(notices).toEqual([expect.stringContaining('indexed another trail')]);
+    const restored = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    await restored.store.append(Array.from({ length: 50 }, (_, i) => entry(`${i} New Lane`, 'p_new')));
+    const found = async (filters: { text?: string; propertyId?: string }) =>
+      (await restored.store.page(accountId, filters, null, 1_000)).length;
+    for (const pass of ['before the follower', 'after it']) {
+      expect([pass, await found({ text: 'secret ave' }), await found({ propertyId: 'p_secret' })]).toEqual([
+        pass,
+        0,
+        0,
+      ]);
+      expect([pass, await found({ text: 'new lane' }), await found({ propertyId: 'p_new' })]).toEqual([
+        pass,
+        50,
+        50,
+      ]);
+      expect([pass, await found({ text: 'backup blvd' })]).toEqual([pass, 50]);
+      await restored.follow();
+    }
+    expect(await textHeld('new lane')).toBe(50);
+    expect(await textHeld('secret ave')).toBe(0);
+  });
+
+  it('moves an index file it cannot read aside and makes it again, saying so: the server starts', async () => {
+    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const accountId = `acct-${randomUUID()}`;
+    await trail.store.append(
+      Array.from({ length: 20 }, (_, i) => auditEntry({ account_id: accountId, query: `${i} Broken Way` })),
+    );
+    await database.close();
+    for (const suffix of ['-wal', '-shm']) rmSync(join(dir, SEARCH_INDEX_FILE + suffix), { force: true });
+    writeFileSync(
+      join(dir, SEARCH_INDEX_FILE),
+      'not a database at all, but long enough to be read as one'.repeat(100),
+    );
+    const notices: string[] = [];
+    database = await openDatabase({ dir, notice: (m) => notices.push(m) });
+    expect(notices).toEqual([
+      expect.stringMatching(/could not be read \(SQLITE_NOTADB\): moved to .*unreadable-/),
+    ]);
+    expect(readdirSync(dir).filter((f) => f.startsWith(`${SEARCH_INDEX_FILE}.unreadable-`))).toHaveLength(1);
+    const again = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    expect(await again.follow()).toBe(20);
+    expect(await again.store.page(accountId, { text: 'broken way' }, null, 100)).toHaveLength(20);
   });
 
   it('makes the index file again from the trail when it is gone', async () => {

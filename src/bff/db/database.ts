@@ -15,6 +15,8 @@ export interface DatabaseConfig {
   url?: string;
   /** DATABASE_DIR: where the embedded database lives. */
   dir: string;
+  /** What was done at start to a file the database derives (its index file, remade): logged as a warning. */
+  notice?: (message: string) => void;
 }
 
 export interface Database {
@@ -44,7 +46,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   try {
     await migrate(database.db, database.dialect);
     // After the migrations, which knew the indexes in the database's own file (0006, 0007, 0021; 0024 took them out).
-    if (database.sqlite && database.files) attachSearchIndex(database.sqlite, database.files.searchIndex);
+    if (database.sqlite && database.files)
+      await attachSearchIndex(database.sqlite, database.files.searchIndex, config.notice);
   } catch (err) {
     await database.close();
     throw err;

@@ -1,3 +1,4 @@
+import { renameSync, rmSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /*
@@ -5,15 +6,21 @@ import type BetterSqlite3 from 'better-sqlite3';
  * every connection as `idx` (ADR 016). The trail's follower fills them off the main thread, in a worker with its
  * own connection (audit/follower-thread.ts): its transactions take the index file's write lock, never the trail's,
  * so the commit every lookup's answer waits for runs beside it instead of after it. Everything here is derived
- * from `audit_entries`: a missing or deleted index file is made again from the trail, from the start.
+ * from `audit_entries`: a missing, unreadable or mismatched index file is made again from the trail.
  * - `idx.audit_search`: the text filter's trigram index (contentless FTS5, its rowid the entry's id; the folded
  *   `search_text`, folded by nothing here: case_sensitive 1).
  * - `idx.audit_property_ids`: the property filter's (account, property, id).
  * - `idx.audit_search_indexed`: the follower's marks. `last_id`: every entry at or below it is indexed (or had
- *   nothing to index); the filters read entries above it from the trail itself. `pruned_to`: retention's mark
- *   (`audit_chain.base_id`, every entry at or below it deleted) as the indexes have followed it.
+ *   nothing to index); the filters read entries above it from the trail itself. `last_hash`: that entry's chain
+ *   hash, which ties the index to the trail it was made from. A database restored from a backup, or an index file
+ *   from another moment or another database, does not hold that entry, and the index is emptied and made again
+ *   rather than answer with another trail's ids (hostile review H17-F1). `pruned_to`: retention's mark
+ *   (`audit_chain.base_id`: every entry at or below it is deleted) as far as the indexes have followed it.
+ * The file's `user_version` is its layout's: a file of another layout is dropped and made again.
  */
 export const SEARCH_INDEX_FILE = 'audit-index.db';
+
+const LAYOUT = 1;
 
 const SCHEMA = [
   `create virtual table if not exists idx.audit_search using fts5(
@@ -21,24 +28,119 @@ const SCHEMA = [
   `create table if not exists idx.audit_property_ids (
     account_id text not null, property_id text not null, id integer not null,
     primary key (account_id, property_id, id)) without rowid`,
-  'create table if not exists idx.audit_search_indexed (last_id integer not null, pruned_to integer not null)',
-  `insert into idx.audit_search_indexed (last_id, pruned_to)
-    select 0, 0 where not exists (select 1 from idx.audit_search_indexed)`,
+  `create table if not exists idx.audit_search_indexed (
+    last_id integer not null, last_hash text, pruned_to integer not null)`,
 ];
-
-/** Attaches the index file to a connection of the database as `idx`, made (empty) where it is not yet. */
-export function attachSearchIndex(sqlite: BetterSqlite3.Database, path: string): void {
-  sqlite.prepare('attach database ? as idx').run(path);
-  sqlite.pragma('idx.journal_mode = WAL');
-  sqlite.pragma('idx.synchronous = NORMAL');
-  for (const statement of SCHEMA) sqlite.exec(statement);
-}
 
 /** Entries the follower indexes in one transaction (see bench 'audit' for how long one holds the index file). */
 export const FOLLOW_BATCH = 1_000;
 
 /** Runs one statement of the follower's and gives its rows (none for a write). */
 export type Execute = (text: string, parameters: readonly unknown[]) => Promise<unknown[]>;
+
+/** The follower's statements on a better-sqlite3 connection, each prepared once. */
+export function sqliteExecute(sqlite: BetterSqlite3.Database): Execute {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return async (text, parameters) => {
+    let statement = statements.get(text);
+    if (!statement) {
+      statement = sqlite.prepare(text);
+      statements.set(text, statement);
+    }
+    if (statement.reader) return statement.all(...parameters);
+    statement.run(...parameters);
+    return [];
+  };
+}
+
+/** Says what was done to an index file at start (the server logs it as a warning). */
+export type IndexNotice = (message: string) => void;
+
+/**
+ * Attaches the index file to a connection of the database as `idx`: made where it is not yet, and made again where
+ * its layout is another or it indexes another trail. A file SQLite cannot read (not a database, corrupt) is moved
+ * aside as `audit-index.db.unreadable-<time>` and made again, and `notice` says so: the file is derived, and the
+ * server starts.
+ */
+export async function attachSearchIndex(
+  sqlite: BetterSqlite3.Database,
+  path: string,
+  notice: IndexNotice = () => {},
+): Promise<void> {
+  try {
+    await prepareIndex(sqlite, path, notice);
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (!/^SQLITE_(NOTADB|CORRUPT)/.test(code)) throw err;
+    if (sqlite.inTransaction) sqlite.exec('rollback');
+    if (sqlite.prepare("select 1 from pragma_database_list where name = 'idx'").get())
+      sqlite.exec('detach database idx');
+    const aside = `${path}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(path, aside);
+    for (const suffix of ['-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    notice(
+      `The Activity filter's index file ${path} could not be read (${code}): moved to ${aside}, and made again from the trail.`,
+    );
+    await prepareIndex(sqlite, path, notice);
+  }
+}
+
+async function prepareIndex(sqlite: BetterSqlite3.Database, path: string, notice: IndexNotice) {
+  sqlite.prepare('attach database ? as idx').run(path);
+  sqlite.pragma('idx.journal_mode = WAL');
+  sqlite.pragma('idx.synchronous = NORMAL');
+  if (sqlite.pragma('idx.user_version', { simple: true }) !== LAYOUT) {
+    for (const table of ['audit_search', 'audit_property_ids', 'audit_search_indexed'])
+      sqlite.exec(`drop table if exists idx.${table}`);
+    sqlite.pragma(`idx.user_version = ${LAYOUT}`);
+  }
+  for (const statement of SCHEMA) sqlite.exec(statement);
+  sqlite.exec('begin');
+  try {
+    if (await startOver(sqliteExecute(sqlite)))
+      notice(
+        `The Activity filter's index file ${path} indexed another trail (a database restored or copied): made again from the trail.`,
+      );
+    sqlite.exec('commit');
+  } catch (err) {
+    if (sqlite.inTransaction) sqlite.exec('rollback');
+    throw err;
+  }
+}
+
+/**
+ * Empties the indexes and sets their marks at the trail's start where they hold nothing yet, or were made from
+ * another trail (the entry at `last_id` is not the one they followed); true in that second case. Entries at or
+ * below the chain's start are gone (retention): the follower starts above it. An index whose `last_id` retention
+ * has passed holds only entries that are gone, and starts over too.
+ */
+async function startOver(execute: Execute): Promise<boolean> {
+  const [marks] = (await execute('select last_id, last_hash from idx.audit_search_indexed', [])) as {
+    last_id: number;
+    last_hash: string | null;
+  }[];
+  const [chain] = (await execute('select base_id, base_hash from main.audit_chain where id = 1', [])) as {
+    base_id: number;
+    base_hash: string | null;
+  }[];
+  const base = { id: Number(chain?.base_id ?? 0), hash: chain?.base_hash ?? null };
+  if (marks) {
+    const [entry] = (await execute('select hash from main.audit_entries where id = ?', [marks.last_id])) as {
+      hash: string | null;
+    }[];
+    const followed = entry ? entry.hash : Number(marks.last_id) === base.id ? base.hash : undefined;
+    if (followed !== undefined && followed === marks.last_hash) return false;
+  }
+  await execute("insert into idx.audit_search (audit_search) values ('delete-all')", []);
+  await execute('delete from idx.audit_property_ids', []);
+  await execute('delete from idx.audit_search_indexed', []);
+  await execute('insert into idx.audit_search_indexed (last_id, last_hash, pruned_to) values (?, ?, ?)', [
+    base.id,
+    base.hash,
+    base.id,
+  ]);
+  return marks !== undefined && Number(marks.last_id) >= base.id;
+}
 
 /** Rows of the entries pruned from the indexes per pass, after retention removed them from the trail. */
 const PRUNE_BATCH = 10_000;
@@ -51,6 +153,8 @@ const PRUNE_BATCH = 10_000;
  * marks.
  */
 export async function followPass(execute: Execute, max: number): Promise<number> {
+  // The trail may have changed under the index (a database restored while the server ran).
+  await startOver(execute);
   const [marks] = (await execute('select last_id, pruned_to from idx.audit_search_indexed', [])) as {
     last_id: number;
     pruned_to: number;
@@ -76,7 +180,10 @@ export async function followPass(execute: Execute, max: number): Promise<number>
         where id > ? and id <= ? and property_id is not null`,
       [from, upto],
     );
-    await execute('update idx.audit_search_indexed set last_id = ?', [upto]);
+    await execute(
+      'update idx.audit_search_indexed set last_id = ?, last_hash = (select hash from main.audit_entries where id = ?)',
+      [upto, upto],
+    );
   }
   await prune(execute, Number(marks?.pruned_to ?? 0));
   return n;
