@@ -114,11 +114,22 @@ const CASES: [string, Step[]][] = [
       r(0, ok()),
       o(0, answer(200, 100, 99, 10_000)),
       r(0, ok(), 'review'),
-      r(50, wait(9_000 / 97, null), 'review'),
+      // Paced on a virtual schedule that a request may meet a clock tick (1 ms) early.
+      r(50, wait(9_000 / 97 - 1, null), 'review'),
       r(50, ok()),
       r(104, ok(), 'review'),
-      r(105, wait(104 + 8896 / 95, null), 'review'),
+      r(105, wait(104 + 8896 / 95 - 1, null), 'review'),
       v(105, { limit: 100, remaining: 96, resetAt: 10_000, windowMs: 10_000 }),
+    ],
+  ],
+  [
+    'review requests spaced under a millisecond go many to a millisecond, as the limit allows, not one a millisecond',
+    [
+      r(0, ok()),
+      o(0, answer(200, 1_000_000, 999_999, 61_000)),
+      // 60 s over 979,999 usable slots: 0.06 ms apart, so some sixteen go in the same millisecond.
+      ...Array.from({ length: 10 }, () => r(1, ok(), 'review')),
+      r(2, ok(), 'review'),
     ],
   ],
   [
@@ -128,14 +139,14 @@ const CASES: [string, Step[]][] = [
       o(0, answer(200, 100, 99, 20_000)),
       // 4,999 ms after the interactive request: 2 of the 99 held back, the rest spread over the window.
       r(4_999, ok(), 'review'),
-      r(5_000, wait(4_999 + 14_001 / 97, null), 'review'),
+      r(5_000, wait(4_999 + 14_001 / 97 - 1, null), 'review'),
       // 5 s on: all 98 left are the review's to spread.
       r(5_200, ok(), 'review'),
-      r(5_201, wait(5_200 + 13_800 / 98, null), 'review'),
+      r(5_201, wait(5_200 + 13_800 / 98 - 1, null), 'review'),
       r(5_300, ok()),
       // Held again after an interactive request: 2 of the 96 left.
       r(5_400, ok(), 'review'),
-      r(5_401, wait(5_400 + 13_600 / 94, null), 'review'),
+      r(5_401, wait(5_400 + 13_600 / 94 - 1, null), 'review'),
       v(5_401, { limit: 100, remaining: 95, resetAt: 20_000, windowMs: 20_000 }),
     ],
   ],

@@ -10,6 +10,7 @@ import {
   INTERACTIVE_RESERVE,
   MAX_WINDOW_MS,
   NO_HEADERS_CONCURRENCY,
+  PACE_TOLERANCE_MS,
   type RateView,
   RESERVE_LEND_AFTER_MS,
   RESERVE_RELEASE_MS,
@@ -36,6 +37,7 @@ local RESERVE_SHARE, RESERVE_RELEASE = ${INTERACTIVE_RESERVE}, ${RESERVE_RELEASE
 local RESERVE_LEND_AFTER = ${RESERVE_LEND_AFTER_MS}
 local NO_HEADERS_CAP, DEFAULT_WINDOW = ${NO_HEADERS_CONCURRENCY}, ${DEFAULT_WINDOW_MS}
 local MAX_WINDOW, UNKNOWN_RESET_WAIT = ${MAX_WINDOW_MS}, ${UNKNOWN_RESET_WAIT_MS}
+local PACE_TOLERANCE = ${PACE_TOLERANCE_MS}
 local FIELDS = {'known', 'noHeaders', 'limit', 'remaining', 'resetAt', 'previousResetAt', 'provisional',
   'windowMs', 'minSeen', 'nextReviewAt', 'blockedUntil', 'interactiveAt'}
 
@@ -112,8 +114,8 @@ if lane == 'review' then
   end
   local usable = s.remaining - held
   if usable <= 0 then return refuse(s.resetAt - RESERVE_RELEASE, s.resetAt) end
-  if now < s.nextReviewAt then return refuse(s.nextReviewAt, nil) end
-  s.nextReviewAt = now + math.max(0, left - RESERVE_RELEASE) / usable
+  if now < s.nextReviewAt - PACE_TOLERANCE then return refuse(s.nextReviewAt - PACE_TOLERANCE, nil) end
+  s.nextReviewAt = math.max(s.nextReviewAt, now) + math.max(0, left - RESERVE_RELEASE) / usable
 end
 s.remaining = s.remaining - 1
 return grant()
