@@ -69,7 +69,6 @@ export const SEARCH_BUDGET: SearchBudget = {
  */
 export class SqlAuditStore {
   readonly #appendNow: ((entries: readonly NewAuditEntry[]) => void) | undefined;
-  readonly #idle: () => boolean;
   readonly #postgres: boolean;
 
   constructor(
@@ -79,14 +78,14 @@ export class SqlAuditStore {
   ) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#appendNow = sqlite ? preparedAppend(sqlite) : undefined;
-    this.#idle = () => sqlite?.inTransaction === false;
   }
 
   async append(entries: readonly NewAuditEntry[]): Promise<void> {
-    // The embedded file, with no transaction of Kysely's open on its one connection: one prepared statement in
-    // a transaction of its own, written before anything else runs (every lookup's answer waits for this; Kysely
-    // would compile and prepare the insert again each time). Otherwise, through Kysely, which waits its turn.
-    if (this.#appendNow && this.#idle()) return this.#appendNow(entries);
+    // The embedded file: one prepared statement in a transaction of its own, once Kysely's one connection is free
+    // (every lookup's answer waits for this; Kysely would compile and prepare the insert again each time, and
+    // falling back to it beside an open transaction kept the connection in Kysely's hands: queue.ts).
+    const appendNow = this.#appendNow;
+    if (appendNow) return this.db.connection().execute(async () => appendNow(entries));
     await this.db.transaction().execute((trx) => insertChained(trx, entries));
   }
 

@@ -34,7 +34,7 @@ export class SqlReviewQueue implements ReviewQueue {
   #reclaimedAt = Number.NEGATIVE_INFINITY;
   #completions: Completion[] = [];
   #completing: Promise<void> | null = null;
-  readonly #prepared: PreparedQueue | undefined;
+  readonly #statements: PreparedQueue | undefined;
 
   /**
    * `sqlite`: the embedded file's own handle. Leases and completions then run through statements prepared once,
@@ -46,14 +46,21 @@ export class SqlReviewQueue implements ReviewQueue {
     private readonly db: Db,
     private readonly dialect: Dialect,
     private readonly now: () => number = Date.now,
-    private readonly sqlite?: BetterSqlite3.Database,
+    sqlite?: BetterSqlite3.Database,
   ) {
-    this.#prepared = sqlite ? prepareQueue(sqlite) : undefined;
+    this.#statements = sqlite ? prepareQueue(sqlite) : undefined;
   }
 
-  /** The prepared statements, when they may run now (nothing of Kysely's half done on the connection). */
-  #now(): PreparedQueue | undefined {
-    return this.sqlite?.inTransaction === false ? this.#prepared : undefined;
+  /**
+   * `run` on the prepared statements (SQLite), once Kysely's one connection is free: never beside a transaction of
+   * Kysely's half done on it. Undefined without them (PostgreSQL). Falling back to Kysely while one was open made
+   * the lease or completion a Kysely transaction itself, compiled and prepared anew, which kept the connection
+   * for the next one's fallback in turn (queue-connection.test.ts).
+   */
+  #prepared<T>(run: (prepared: PreparedQueue) => T): Promise<T> | undefined {
+    const prepared = this.#statements;
+    if (!prepared) return undefined;
+    return this.db.connection().execute(async () => run(prepared));
   }
 
   /**
@@ -70,9 +77,8 @@ export class SqlReviewQueue implements ReviewQueue {
     shares: LeaseShares = {},
   ): Promise<LeasedRow[]> {
     if (accountIds.length === 0 || limit <= 0) return [];
-    const now = this.now();
-    const prepared = this.#now();
-    if (prepared)
+    const viaPrepared = this.#prepared((prepared) => {
+      const now = this.now();
       return prepared.lease(
         this.#order,
         owner,
@@ -83,6 +89,9 @@ export class SqlReviewQueue implements ReviewQueue {
         shares,
         this.#reclaimDue(now),
       );
+    });
+    if (viaPrepared) return viaPrepared;
+    const now = this.now();
     let reclaimed: Key[] = [];
     const leased = await this.db.transaction().execute(async (trx) => {
       reclaimed = await this.#reclaim(trx, now);
@@ -290,10 +299,10 @@ export class SqlReviewQueue implements ReviewQueue {
    * through the statements prepared once, else through Kysely (completions.ts), which compiles every statement.
    */
   async #completeMany(batch: readonly Completion[]): Promise<boolean[]> {
-    const now = this.now();
-    const prepared = this.#now();
-    if (prepared) return prepared.complete(batch, now);
-    return writeCompletions(this.db, this.dialect, batch, now);
+    return (
+      this.#prepared((prepared) => prepared.complete(batch, this.now())) ??
+      writeCompletions(this.db, this.dialect, batch, this.now())
+    );
   }
 
   async retryLater(owner: string, row: LeasedRow, notBefore: number): Promise<void> {
