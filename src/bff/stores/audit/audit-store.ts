@@ -69,6 +69,7 @@ export const SEARCH_BUDGET: SearchBudget = {
  */
 export class SqlAuditStore {
   readonly #appendNow: ((entries: readonly NewAuditEntry[]) => void) | undefined;
+  readonly #sqlite: BetterSqlite3.Database | undefined;
   readonly #postgres: boolean;
 
   constructor(
@@ -78,6 +79,7 @@ export class SqlAuditStore {
   ) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#appendNow = sqlite ? preparedAppend(sqlite) : undefined;
+    this.#sqlite = sqlite;
   }
 
   async append(entries: readonly NewAuditEntry[]): Promise<void> {
@@ -85,6 +87,7 @@ export class SqlAuditStore {
     // (every lookup's answer waits for this; Kysely would compile and prepare the insert again each time, and
     // falling back to it beside an open transaction kept the connection in Kysely's hands: queue.ts).
     const appendNow = this.#appendNow;
+    if (appendNow && this.#sqlite?.inTransaction === false) return appendNow(entries);
     if (appendNow) return this.db.connection().execute(async () => appendNow(entries));
     await this.db.transaction().execute((trx) => insertChained(trx, entries));
   }

@@ -35,6 +35,7 @@ export class SqlReviewQueue implements ReviewQueue {
   #completions: Completion[] = [];
   #completing: Promise<void> | null = null;
   readonly #statements: PreparedQueue | undefined;
+  readonly #sqlite: BetterSqlite3.Database | undefined;
 
   /**
    * `sqlite`: the embedded file's own handle. Leases and completions then run through statements prepared once,
@@ -49,6 +50,7 @@ export class SqlReviewQueue implements ReviewQueue {
     sqlite?: BetterSqlite3.Database,
   ) {
     this.#statements = sqlite ? prepareQueue(sqlite) : undefined;
+    this.#sqlite = sqlite;
   }
 
   /**
@@ -60,6 +62,8 @@ export class SqlReviewQueue implements ReviewQueue {
   #prepared<T>(run: (prepared: PreparedQueue) => T): Promise<T> | undefined {
     const prepared = this.#statements;
     if (!prepared) return undefined;
+    // Nothing of Kysely's half done: at once (the common case, without a turn through Kysely's connection).
+    if (this.#sqlite?.inTransaction === false) return Promise.resolve(run(prepared));
     return this.db.connection().execute(async () => run(prepared));
   }
 
