@@ -247,9 +247,9 @@ async function appendCost(store: SqlAuditStore, db: Database['db']) {
     if (inCommit) {
       // The trigger indexed them: the mark moves past them as the follower would have.
       await sql`drop trigger temp.audit_search_append`.execute(db);
-      await sql`update idx.audit_search_indexed set last_id = (select max(id) from audit_entries)`.execute(
-        db,
-      );
+      // The mark and the hash of the entry it names (search-index.ts ties the index to its trail by it).
+      await sql`update idx.audit_search_indexed set last_id = (select max(id) from audit_entries),
+        last_hash = (select hash from audit_entries order by id desc limit 1)`.execute(db);
       continue;
     }
     t = performance.now();
