@@ -1,7 +1,7 @@
-import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
-import { FOLLOW_BATCH, SqlAuditStore } from '../stores/audit/audit-store.ts';
+import { SqlAuditStore } from '../stores/audit/audit-store.ts';
+import { catchUp } from '../stores/audit/search-index.ts';
 import { Audit } from './audit.ts';
 import { FollowerThread } from './follower.ts';
 import { AuditWriter } from './writer.ts';
@@ -92,16 +92,11 @@ function indexFollower(store: SqlAuditStore, options: AuditTrailOptions) {
   let thread: FollowerThread | null = null;
   // Set while stop() runs: a catch-up under way here ends after its pass.
   let stopping = false;
-  const here = async () => {
-    let passed = 0;
-    for (;;) {
-      if (stopping) return passed;
-      const n = await store.follow();
-      passed += n;
-      if (n < FOLLOW_BATCH) return passed;
-      await setImmediate();
-    }
-  };
+  const here = () =>
+    catchUp(
+      () => store.follow(),
+      () => stopping,
+    );
   let following: Promise<number> | null = null;
   return {
     follow(): Promise<number> {

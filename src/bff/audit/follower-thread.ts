@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { FOLLOW_BATCH, followPass, sqliteExecute } from '../stores/audit/search-index.ts';
+import { catchUp, FOLLOW_BATCH, followPass, sqliteExecute } from '../stores/audit/search-index.ts';
 
 /*
  * The audit trail's follower, in a worker thread of its own (ADR 016): its own connection to the database, the
@@ -52,18 +52,6 @@ async function pass(): Promise<number> {
 /** Set by a stop: the catch-up under way ends after its pass, and none starts. */
 let stopping = false;
 
-/** Passes until caught up, the thread's messages let in between them (a stop ends it after the pass under way). */
-async function catchUp(): Promise<number> {
-  let passed = 0;
-  for (;;) {
-    if (stopping) return passed;
-    const n = await pass();
-    passed += n;
-    if (n < FOLLOW_BATCH) return passed;
-    await new Promise((go) => setImmediate(go));
-  }
-}
-
 let work: Promise<unknown> = Promise.resolve();
 port.on('message', (request: FollowerRequest) => {
   if (request.type === 'stop') {
@@ -75,7 +63,7 @@ port.on('message', (request: FollowerRequest) => {
     return;
   }
   work = work.then(() =>
-    catchUp().then(
+    catchUp(pass, () => stopping).then(
       (passed) => port.postMessage({ type: 'followed', id: request.id, passed } satisfies FollowerReply),
       (err: Error) =>
         port.postMessage({ type: 'failed', id: request.id, message: err.message } satisfies FollowerReply),

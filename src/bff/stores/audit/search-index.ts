@@ -1,4 +1,5 @@
 import { renameSync, rmSync } from 'node:fs';
+import { setImmediate } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /*
@@ -97,7 +98,7 @@ async function prepareIndex(sqlite: BetterSqlite3.Database, path: string, notice
   for (const statement of SCHEMA) sqlite.exec(statement);
   sqlite.exec('begin');
   try {
-    if (await startOver(sqliteExecute(sqlite)))
+    if ((await startOver(sqliteExecute(sqlite))).remade)
       notice(
         `The Activity filter's index file ${path} indexed another trail (a database restored or copied): made again from the trail.`,
       );
@@ -108,16 +109,27 @@ async function prepareIndex(sqlite: BetterSqlite3.Database, path: string, notice
   }
 }
 
+/** Where the follower stands: its marks, and the chain's start (every entry at or below it deleted by retention). */
+interface Marks {
+  lastId: number;
+  prunedTo: number;
+  baseId: number;
+}
+
 /**
- * Empties the indexes and sets their marks at the trail's start where they hold nothing yet, or were made from
- * another trail (the entry at `last_id` is not the one they followed); true in that second case. Entries at or
- * below the chain's start are gone (retention): the follower starts above it. An index whose `last_id` retention
- * has passed holds only entries that are gone, and starts over too.
+ * The follower's marks, after emptying the indexes and setting them at the trail's start where they hold nothing
+ * yet, or were made from another trail (the entry at `last_id` is not the one they followed): `remade` in that
+ * second case. Entries at or below the chain's start are gone (retention): the follower starts above it. An index
+ * whose `last_id` retention has passed holds only entries that are gone, and starts over too.
  */
-async function startOver(execute: Execute): Promise<boolean> {
-  const [marks] = (await execute('select last_id, last_hash from idx.audit_search_indexed', [])) as {
+async function startOver(execute: Execute): Promise<{ marks: Marks; remade: boolean }> {
+  const [marks] = (await execute(
+    'select last_id, last_hash, pruned_to from idx.audit_search_indexed',
+    [],
+  )) as {
     last_id: number;
     last_hash: string | null;
+    pruned_to: number;
   }[];
   const [chain] = (await execute('select base_id, base_hash from main.audit_chain where id = 1', [])) as {
     base_id: number;
@@ -129,7 +141,12 @@ async function startOver(execute: Execute): Promise<boolean> {
       hash: string | null;
     }[];
     const followed = entry ? entry.hash : Number(marks.last_id) === base.id ? base.hash : undefined;
-    if (followed !== undefined && followed === marks.last_hash) return false;
+    if (followed !== undefined && followed === marks.last_hash) {
+      return {
+        marks: { lastId: Number(marks.last_id), prunedTo: Number(marks.pruned_to), baseId: base.id },
+        remade: false,
+      };
+    }
   }
   await execute("insert into idx.audit_search (audit_search) values ('delete-all')", []);
   await execute('delete from idx.audit_property_ids', []);
@@ -139,7 +156,10 @@ async function startOver(execute: Execute): Promise<boolean> {
     base.hash,
     base.id,
   ]);
-  return marks !== undefined && Number(marks.last_id) >= base.id;
+  return {
+    marks: { lastId: base.id, prunedTo: base.id, baseId: base.id },
+    remade: marks !== undefined && Number(marks.last_id) >= base.id,
+  };
 }
 
 /** Rows of the entries pruned from the indexes per pass, after retention removed them from the trail. */
@@ -154,12 +174,8 @@ const PRUNE_BATCH = 10_000;
  */
 export async function followPass(execute: Execute, max: number): Promise<number> {
   // The trail may have changed under the index (a database restored while the server ran).
-  await startOver(execute);
-  const [marks] = (await execute('select last_id, pruned_to from idx.audit_search_indexed', [])) as {
-    last_id: number;
-    pruned_to: number;
-  }[];
-  const from = Number(marks?.last_id ?? 0);
+  const { marks } = await startOver(execute);
+  const from = marks.lastId;
   const [span] = (await execute(
     `select max(id) as upto, count(*) as n
       from (select id from main.audit_entries where id > ? order by id limit ?)`,
@@ -185,21 +201,33 @@ export async function followPass(execute: Execute, max: number): Promise<number>
       [upto, upto],
     );
   }
-  await prune(execute, Number(marks?.pruned_to ?? 0));
+  await prune(execute, marks);
   return n;
+}
+
+/**
+ * Passes until caught up (a pass over fewer than FOLLOW_BATCH entries), the event loop let go between them, and
+ * none once `stopped()`: a stop ends a catch-up after the pass under way. How many entries they passed over.
+ * The follower's thread and a trail without one (audit-trail.ts) catch up alike.
+ */
+export async function catchUp(pass: () => Promise<number>, stopped: () => boolean): Promise<number> {
+  let passed = 0;
+  while (!stopped()) {
+    const n = await pass();
+    passed += n;
+    if (n < FOLLOW_BATCH) break;
+    await setImmediate();
+  }
+  return passed;
 }
 
 /**
  * Retention removes entries from the chain's start and moves `audit_chain.base_id` past them: the indexes lose
  * the same ids, a batch at a time. A filter never shows a pruned id meanwhile (each is read joined to its entry).
  */
-async function prune(execute: Execute, prunedTo: number): Promise<void> {
-  const [chain] = (await execute('select base_id from main.audit_chain where id = 1', [])) as {
-    base_id: number;
-  }[];
-  const base = Number(chain?.base_id ?? 0);
-  if (base <= prunedTo) return;
-  const to = Math.min(base, prunedTo + PRUNE_BATCH);
+async function prune(execute: Execute, { prunedTo, baseId }: Marks): Promise<void> {
+  if (baseId <= prunedTo) return;
+  const to = Math.min(baseId, prunedTo + PRUNE_BATCH);
   await execute('delete from idx.audit_search where rowid > ? and rowid <= ?', [prunedTo, to]);
   await execute('delete from idx.audit_property_ids where id > ? and id <= ?', [prunedTo, to]);
   await execute('update idx.audit_search_indexed set pruned_to = ?', [to]);
