@@ -31,6 +31,21 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * `run` (statements prepared on the embedded file's own handle, run synchronously) where no transaction of Kysely's
+ * is half done on its one connection: at once when none is open, else once Kysely lets the connection go. Never
+ * Kysely in its place: falling back to Kysely beside an open transaction made each fallback a transaction,
+ * compiled and prepared anew, that held the connection for the next fallback in turn (queue-connection.test.ts).
+ */
+export function whenConnectionFree<T>(
+  db: Kysely<DatabaseSchema>,
+  sqlite: BetterSqlite3.Database,
+  run: () => T,
+): Promise<T> {
+  if (!sqlite.inTransaction) return Promise.resolve(run());
+  return db.connection().execute(async () => run());
+}
+
 /** The database holds a migration this code does not know: it belongs to a newer PropLens. */
 export class DatabaseTooNew extends Error {}
 

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { AuditEntry } from '../../../contract/index.ts';
+import { whenConnectionFree } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import { type NewAuditEntry, toEntry } from './audit-rows.ts';
 import { insertChained, preparedAppend } from './chain.ts';
@@ -84,11 +85,10 @@ export class SqlAuditStore {
 
   async append(entries: readonly NewAuditEntry[]): Promise<void> {
     // The embedded file: one prepared statement in a transaction of its own, once Kysely's one connection is free
-    // (every lookup's answer waits for this; Kysely would compile and prepare the insert again each time, and
-    // falling back to it beside an open transaction kept the connection in Kysely's hands: queue.ts).
+    // (whenConnectionFree; every lookup's answer waits for this, and Kysely would compile and prepare the insert
+    // again each time).
     const appendNow = this.#appendNow;
-    if (appendNow && this.#sqlite?.inTransaction === false) return appendNow(entries);
-    if (appendNow) return this.db.connection().execute(async () => appendNow(entries));
+    if (appendNow && this.#sqlite) return whenConnectionFree(this.db, this.#sqlite, () => appendNow(entries));
     await this.db.transaction().execute((trx) => insertChained(trx, entries));
   }
 

@@ -1,7 +1,7 @@
 import { setImmediate } from 'node:timers';
 import type BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../../db/database.ts';
+import { type Dialect, whenConnectionFree } from '../../db/database.ts';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import type { LeasedRow } from '../../reviews/leased-row.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
@@ -39,9 +39,9 @@ export class SqlReviewQueue implements ReviewQueue {
 
   /**
    * `sqlite`: the embedded file's own handle. Leases and completions then run through statements prepared once,
-   * each in one synchronous transaction of its own, whenever no transaction of Kysely's is open on the file's one
-   * connection (else through Kysely, which waits its turn): Kysely compiles and prepares every statement anew,
-   * and that was most of a cached row's CPU.
+   * each in one synchronous transaction of its own, once no transaction of Kysely's is open on the file's one
+   * connection (whenConnectionFree): Kysely compiles and prepares every statement anew, and that was most of a
+   * cached row's CPU.
    */
   constructor(
     private readonly db: Db,
@@ -53,18 +53,11 @@ export class SqlReviewQueue implements ReviewQueue {
     this.#sqlite = sqlite;
   }
 
-  /**
-   * `run` on the prepared statements (SQLite), once Kysely's one connection is free: never beside a transaction of
-   * Kysely's half done on it. Undefined without them (PostgreSQL). Falling back to Kysely while one was open made
-   * the lease or completion a Kysely transaction itself, compiled and prepared anew, which kept the connection
-   * for the next one's fallback in turn (queue-connection.test.ts).
-   */
+  /** `run` on the prepared statements (SQLite) once Kysely's one connection is free; undefined without them. */
   #prepared<T>(run: (prepared: PreparedQueue) => T): Promise<T> | undefined {
     const prepared = this.#statements;
-    if (!prepared) return undefined;
-    // Nothing of Kysely's half done: at once (the common case, without a turn through Kysely's connection).
-    if (this.#sqlite?.inTransaction === false) return Promise.resolve(run(prepared));
-    return this.db.connection().execute(async () => run(prepared));
+    if (!prepared || !this.#sqlite) return undefined;
+    return whenConnectionFree(this.db, this.#sqlite, () => run(prepared));
   }
 
   /**
