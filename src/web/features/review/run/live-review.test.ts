@@ -26,6 +26,13 @@ const summary = (done: number): ReviewSummary => ({
     },
   ],
 });
+/** summary(`base`) grown to a run of `total` rows, `done` of them answered. */
+const sized = (base: number, total: number, done: number): ReviewSummary => ({
+  ...summary(base),
+  totalRows: total,
+  receivedRows: total,
+  runs: [{ ...(summary(base).runs[0] as ReviewSummary['runs'][number]), counts: { ...counts(done), total } }],
+});
 const row = (index: number, outcome: ReviewRowResult['outcome'], seq: number): ReviewRowResult => ({
   index,
   input: `${index + 1} Main St`,
@@ -68,13 +75,8 @@ describe('LiveReview', () => {
     vi.useFakeTimers();
     const total = 400;
     const many = (done: number): ReviewSummary => ({
-      ...summary(0),
+      ...sized(0, total, done),
       status: done === total ? 'done' : 'running',
-      totalRows: total,
-      receivedRows: total,
-      runs: [
-        { ...(summary(0).runs[0] as ReviewSummary['runs'][number]), counts: { ...counts(done), total } },
-      ],
     });
     const live = new LiveReview('rv_1', {
       getReview: async () => many(0),
@@ -342,12 +344,7 @@ describe('LiveReview', () => {
   it('resumes the stream from where the review stood at its first page, so a row answered meanwhile is not missed', async () => {
     vi.useFakeTimers();
     const total = 150;
-    const big: ReviewSummary = {
-      ...summary(1),
-      totalRows: total,
-      receivedRows: total,
-      runs: [{ ...(summary(1).runs[0] as ReviewSummary['runs'][number]), counts: { ...counts(100), total } }],
-    };
+    const big = sized(1, total, 100);
     const since: string[] = [];
     const live = new LiveReview('rv_1', {
       getReview: async () => big,
@@ -383,14 +380,7 @@ describe('LiveReview', () => {
   it('reads the rest of a big run two pages at a time, from row indexes, and shows every row once', async () => {
     vi.useFakeTimers();
     const total = 12_150;
-    const big: ReviewSummary = {
-      ...summary(2),
-      totalRows: total,
-      receivedRows: total,
-      runs: [
-        { ...(summary(2).runs[0] as ReviewSummary['runs'][number]), counts: { ...counts(total), total } },
-      ],
-    };
+    const big = sized(2, total, total);
     const asked: (string | null)[] = [];
     let inFlight = 0;
     let most = 0;
