@@ -29,6 +29,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The audit trail on the database as it is now (a test may reopen it). */
+const trailOn = () => createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
 const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
   Number((await query.execute(database.db)).rows[0]?.n);
 const textHeld = (text: string) =>
@@ -47,7 +49,7 @@ describe('the audit trail’s follower', () => {
   });
 
   it('follows in a thread of its own once started, the main thread’s connection left to the answers', async () => {
-    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const trail = trailOn();
     const onMain = vi.spyOn(trail.store, 'follow');
     const accountId = `acct-${randomUUID()}`;
     // More than a pass: the thread's catch-up goes on until it has every entry.
@@ -76,7 +78,7 @@ describe('the audit trail’s follower', () => {
   });
 
   it('never makes an answer’s commit fail: group commits raced against the thread’s passes', async () => {
-    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const trail = trailOn();
     const accountId = `acct-${randomUUID()}`;
     trail.start();
     try {
@@ -105,7 +107,7 @@ describe('the audit trail’s follower', () => {
   });
 
   it('takes out of the index file what retention removed from the trail, a batch of ids a pass', async () => {
-    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const trail = trailOn();
     const accountId = `acct-${randomUUID()}`;
     const old = 24_000;
     const now = Date.now();
@@ -139,7 +141,7 @@ describe('the audit trail’s follower', () => {
   });
 
   it('ends a catch-up at a stop after the pass under way, not after the whole backlog', async () => {
-    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const trail = trailOn();
     const accountId = `acct-${randomUUID()}`;
     await trail.store.append(
       Array.from({ length: 30_000 }, (_, i) =>
@@ -160,7 +162,7 @@ describe('the audit trail’s follower', () => {
 
   it('starts over when the database is restored from a backup: never another trail’s entries', async () => {
     const notices: string[] = [];
-    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const trail = trailOn();
     const accountId = `acct-${randomUUID()}`;
     const entry = (query: string, property: string) =>
       auditEntry({ account_id: accountId, query, property_id: property });
@@ -172,7 +174,7 @@ describe('the audit trail’s follower', () => {
       copyFileSync(join(dir, f), join(backup, f));
     // After the backup: entries the index follows.
     database = await openDatabase({ dir });
-    const later = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const later = trailOn();
     await later.store.append(Array.from({ length: 50 }, (_, i) => entry(`${i} Secret Ave`, 'p_secret')));
     await later.follow();
     await database.close();
@@ -182,7 +184,7 @@ describe('the audit trail’s follower', () => {
     rmSync(backup, { recursive: true, force: true });
     database = await openDatabase({ dir, notice: (m) => notices.push(m) });
     expect(notices).toEqual([expect.stringContaining('indexed another trail')]);
-    const restored = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const restored = trailOn();
     await restored.store.append(Array.from({ length: 50 }, (_, i) => entry(`${i} New Lane`, 'p_new')));
     const found = async (filters: { text?: string; propertyId?: string }) =>
       (await restored.store.page(accountId, filters, null, 1_000)).length;
@@ -205,7 +207,7 @@ describe('the audit trail’s follower', () => {
   });
 
   it('moves an index file it cannot read aside and makes it again, saying so: the server starts', async () => {
-    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const trail = trailOn();
     const accountId = `acct-${randomUUID()}`;
     await trail.store.append(
       Array.from({ length: 20 }, (_, i) => auditEntry({ account_id: accountId, query: `${i} Broken Way` })),
@@ -222,13 +224,13 @@ describe('the audit trail’s follower', () => {
       expect.stringMatching(/could not be read \(SQLITE_NOTADB\): moved to .*unreadable-/),
     ]);
     expect(readdirSync(dir).filter((f) => f.startsWith(`${SEARCH_INDEX_FILE}.unreadable-`))).toHaveLength(1);
-    const again = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const again = trailOn();
     expect(await again.follow()).toBe(20);
     expect(await again.store.page(accountId, { text: 'broken way' }, null, 100)).toHaveLength(20);
   });
 
   it('makes the index file again from the trail when it is gone', async () => {
-    const trail = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const trail = trailOn();
     const accountId = `acct-${randomUUID()}`;
     await trail.store.append(
       Array.from({ length: 300 }, (_, i) => auditEntry({ account_id: accountId, query: `${i} Lost Ln` })),
@@ -237,7 +239,7 @@ describe('the audit trail’s follower', () => {
     await database.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, SEARCH_INDEX_FILE + suffix), { force: true });
     database = await openDatabase({ dir });
-    const again = createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+    const again = trailOn();
     // Found from the trail itself before the follower has been by, and from the index after.
     expect(await again.store.page(accountId, { text: 'lost ln' }, null, 1_000)).toHaveLength(300);
     expect(await textHeld('lost ln')).toBe(0);
