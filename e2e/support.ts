@@ -17,6 +17,18 @@ export async function expectNoAxeViolations(page: Page, context: string) {
     page.frames().map((f) => f.url()),
     `frames on ${context}`,
   ).toEqual([page.url()]);
+  // Colours mid-transition are neither the old theme's nor the new one's: after a colour-scheme switch a
+  // button's `transition-colors` ran for 150 ms, and axe once measured a light-theme text on a dark-theme
+  // ground halfway there. Contrast is judged on the colours the page settles on.
+  // (Only animations that end: a running review's spinner never does.)
+  await page.evaluate(() =>
+    Promise.allSettled(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+        .map((a) => a.finished),
+    ),
+  );
   const results = await new AxeBuilder({ page }).setLegacyMode().analyze();
   const summary = results.violations.map(
     (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`,
