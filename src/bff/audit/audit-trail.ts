@@ -98,6 +98,10 @@ function indexFollower(store: SqlAuditStore, options: AuditTrailOptions) {
       () => stopping,
     );
   let following: Promise<number> | null = null;
+  // While the thread lives it checkpoints the database (follower-thread.ts); otherwise the main connection does,
+  // as SQLite does by default: after a commit that leaves 1,000 pages in the log.
+  const checkpointHere = (on: boolean) =>
+    options.database.sqlite?.pragma(`wal_autocheckpoint = ${on ? 1000 : 0}`);
   return {
     follow(): Promise<number> {
       following ??= (thread ? thread.follow() : here()).finally(() => {
@@ -111,7 +115,9 @@ function indexFollower(store: SqlAuditStore, options: AuditTrailOptions) {
       const data = { database: files.database, searchIndex: files.searchIndex };
       thread = new FollowerThread(data, options.logger, () => {
         thread = null;
+        checkpointHere(true);
       });
+      checkpointHere(false);
     },
     /**
      * A catch-up under way ends after its pass (its transaction commits); what is left waits for the next start
@@ -120,6 +126,7 @@ function indexFollower(store: SqlAuditStore, options: AuditTrailOptions) {
     async stop() {
       stopping = true;
       await thread?.stop();
+      if (thread) checkpointHere(true);
       thread = null;
       await following?.catch(() => {});
       stopping = false;

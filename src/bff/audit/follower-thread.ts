@@ -6,7 +6,7 @@ import { catchUp, FOLLOW_BATCH, followPass, sqliteExecute } from '../stores/audi
  * The audit trail's follower, in a worker thread of its own (ADR 016): its own connection to the database, the
  * index file attached, so indexing the trail for the Activity filter never holds the main thread, nor the
  * database's write lock, which every lookup's answer waits for (its transactions write the index file only).
- * The main thread says when (audit-trail.ts: every second, and when asked); each `follow` is answered with how
+ * It also checkpoints the database (below). The main thread says when (audit-trail.ts: every second, and when asked); each `follow` is answered with how
  * many entries were passed over, once caught up, or with why not.
  */
 
@@ -46,7 +46,24 @@ async function pass(): Promise<number> {
   } catch (err) {
     if (db.inTransaction) db.exec('rollback');
     throw err;
+  } finally {
+    // Whatever became of the pass: a log that no one copies back grows without end.
+    checkpoint();
   }
+}
+
+/**
+ * The database's write-ahead log is copied back into its file here, not on the main thread (which stops
+ * checkpointing while this thread lives: audit-trail.ts). SQLite's own checkpoint ran on the connection that
+ * committed, every 1,000 pages: a lookup's answer then waited for the copy and its fsync. PASSIVE, as SQLite's:
+ * it takes no lock a writer waits on, and copies what no open read still needs.
+ */
+const CHECKPOINT_MS = 200;
+let checkpointed = 0;
+function checkpoint(): void {
+  if (Date.now() - checkpointed < CHECKPOINT_MS) return;
+  checkpointed = Date.now();
+  db.pragma('main.wal_checkpoint(PASSIVE)');
 }
 
 /** Set by a stop: the catch-up under way ends after its pass, and none starts. */

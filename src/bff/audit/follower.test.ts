@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -39,6 +47,15 @@ const textHeld = (text: string) =>
   );
 const propertiesHeld = (accountId: string) =>
   count(sql<{ n: number }>`select count(*) as n from idx.audit_property_ids where account_id = ${accountId}`);
+
+/**
+ * The write-ahead log as its index (the `-shm` file, https://sqlite.org/walformat.html) states it: frames in the
+ * log (the header's mxFrame) and how many of them a checkpoint has copied into the database (nBackfill).
+ */
+function logState(dir: string): { frames: number; copied: number } {
+  const shm = readFileSync(join(dir, 'proplens.db-shm'));
+  return { frames: shm.readUInt32LE(16), copied: shm.readUInt32LE(96) };
+}
 
 describe('the audit trail’s follower', () => {
   it('keeps the indexes in a file beside the database, not in it', async () => {
@@ -158,6 +175,35 @@ describe('the audit trail’s follower', () => {
     const held = await textHeld('backlog rd');
     expect(await trail.follow()).toBe(30_000 - held);
     expect(await textHeld('backlog rd')).toBe(30_000);
+  });
+
+  it('copies the database’s log back into its file in its thread: the answers’ connection never does meanwhile', async () => {
+    const trail = trailOn();
+    const sqlite = database.sqlite as NonNullable<Database['sqlite']>;
+    const autocheckpoint = () => sqlite.pragma('wal_autocheckpoint', { simple: true });
+    expect(autocheckpoint()).toBe(1000);
+    trail.start();
+    try {
+      expect(autocheckpoint()).toBe(0);
+      // Group commits of a few entries each, as answers make them: far under SQLite's own 1,000 pages.
+      const accountId = `acct-${randomUUID()}`;
+      for (let i = 0; i < 40; i++)
+        await trail.store.append(
+          Array.from({ length: 5 }, (_, j) =>
+            auditEntry({ account_id: accountId, query: `${i}${j} Log Ln` }),
+          ),
+        );
+      const before = logState(dir);
+      expect(before.frames).toBeGreaterThan(before.copied);
+      await trail.follow();
+      const after = logState(dir);
+      expect(after.frames).toBeGreaterThanOrEqual(before.frames);
+      expect(after.copied).toBe(after.frames);
+    } finally {
+      await trail.stop();
+    }
+    // The thread gone, the main connection checkpoints again, as SQLite does by default.
+    expect(autocheckpoint()).toBe(1000);
   });
 
   it('starts over when the database is restored from a backup: never another trail’s entries', async () => {
