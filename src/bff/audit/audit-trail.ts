@@ -33,6 +33,13 @@ export interface AuditTrailOptions {
 
 const HOUR = 3_600_000;
 
+/**
+ * The pages the log may hold (40 MB) before the main connection copies them back itself, while the follower
+ * thread does so the rest of the time: the thread's copies cannot let the log start over under a steady stream
+ * of commits (ADR 016's addendum), this can.
+ */
+export const WAL_BACKSTOP_PAGES = 10_000;
+
 export function createAuditTrail(options: AuditTrailOptions): AuditTrail {
   const now = options.now ?? Date.now;
   const store = new SqlAuditStore(options.database.db, options.database.sqlite);
@@ -98,10 +105,11 @@ function indexFollower(store: SqlAuditStore, options: AuditTrailOptions) {
       () => stopping,
     );
   let following: Promise<number> | null = null;
-  // While the thread lives it checkpoints the database (follower-thread.ts); otherwise the main connection does,
-  // as SQLite does by default: after a commit that leaves 1,000 pages in the log.
-  const checkpointHere = (on: boolean) =>
-    options.database.sqlite?.pragma(`wal_autocheckpoint = ${on ? 1000 : 0}`);
+  // While the thread lives it copies the log back (follower-thread.ts) and the main connection only at
+  // WAL_BACKSTOP_PAGES, which bounds the log; otherwise the main connection does it all, as SQLite does by
+  // default: after a commit that leaves 1,000 pages in the log.
+  const checkpointHere = (all: boolean) =>
+    options.database.sqlite?.pragma(`wal_autocheckpoint = ${all ? 1000 : WAL_BACKSTOP_PAGES}`);
   return {
     follow(): Promise<number> {
       following ??= (thread ? thread.follow() : here()).finally(() => {

@@ -6,8 +6,9 @@ import { catchUp, FOLLOW_BATCH, followPass, sqliteExecute } from '../stores/audi
  * The audit trail's follower, in a worker thread of its own (ADR 016): its own connection to the database, the
  * index file attached, so indexing the trail for the Activity filter never holds the main thread, nor the
  * database's write lock, which every lookup's answer waits for (its transactions write the index file only).
- * It also checkpoints the database (below). The main thread says when (audit-trail.ts: every second, and when asked); each `follow` is answered with how
- * many entries were passed over, once caught up, or with why not.
+ * It also copies the database's log back into its file (checkpoint, below). The main thread says when to follow
+ * (audit-trail.ts: every second, and when asked); each `follow` is answered with how many entries were passed
+ * over, once caught up, or with why not.
  */
 
 export interface FollowerData {
@@ -47,32 +48,42 @@ async function pass(): Promise<number> {
     if (db.inTransaction) db.exec('rollback');
     throw err;
   } finally {
-    // Whatever became of the pass: a log that no one copies back grows without end.
     checkpoint();
   }
 }
 
 /**
- * The database's write-ahead log is copied back into its file here, not on the main thread (which stops
- * checkpointing while this thread lives: audit-trail.ts). SQLite's own checkpoint ran on the connection that
- * committed, every 1,000 pages: a lookup's answer then waited for the copy and its fsync. PASSIVE, as SQLite's:
- * it takes no lock a writer waits on, and copies what no open read still needs.
+ * The database's write-ahead log is copied back into its file here, mostly, not on the main thread (ADR 016's
+ * addendum): SQLite's own checkpoint runs on the connection that committed, so a group of lookups' answers
+ * waited for the copy and its fsync. PASSIVE, as SQLite's: it takes no lock a writer waits on, and copies what
+ * no open read still needs. It cannot let the log start over while the main thread goes on committing (a log
+ * starts over only when every frame was copied before the next write began), so the main connection keeps a
+ * checkpoint of its own at WAL_BACKSTOP_PAGES (audit-trail.ts): by then this one has copied all but the last
+ * moments, and the main thread's copies only those. Every 200 ms at the most, after a pass and between.
  */
 const CHECKPOINT_MS = 200;
 let checkpointed = 0;
 function checkpoint(): void {
-  if (Date.now() - checkpointed < CHECKPOINT_MS) return;
+  if (db.inTransaction || Date.now() - checkpointed < CHECKPOINT_MS) return;
   checkpointed = Date.now();
-  db.pragma('main.wal_checkpoint(PASSIVE)');
+  try {
+    db.pragma('main.wal_checkpoint(PASSIVE)');
+  } catch {
+    // A pass's result stands whatever became of the copy; the main connection's backstop still bounds the log.
+  }
 }
-
 /** Set by a stop: the catch-up under way ends after its pass, and none starts. */
 let stopping = false;
 
 let work: Promise<unknown> = Promise.resolve();
+// Between passes too (never inside one: each waits for the work before it).
+const checkpoints = setInterval(() => {
+  work = work.then(checkpoint);
+}, CHECKPOINT_MS);
 port.on('message', (request: FollowerRequest) => {
   if (request.type === 'stop') {
     stopping = true;
+    clearInterval(checkpoints);
     work = work.then(() => {
       db.close();
       port.close();
