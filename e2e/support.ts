@@ -20,15 +20,26 @@ export async function expectNoAxeViolations(page: Page, context: string) {
   // Colours mid-transition are neither the old theme's nor the new one's: after a colour-scheme switch a
   // button's `transition-colors` ran for 150 ms, and axe once measured a light-theme text on a dark-theme
   // ground halfway there. Contrast is judged on the colours the page settles on.
-  // (Only animations that end: a running review's spinner never does.)
-  await page.evaluate(() =>
-    Promise.allSettled(
-      document
-        .getAnimations()
-        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
-        .map((a) => a.finished),
-    ),
-  );
+  // Only running animations that end (a running review's spinner never does), and for 2 s at the most: the
+  // app's transitions take 150 ms, and one that outlasts that is named rather than waited out to the timeout.
+  const unsettled = await page.evaluate(async () => {
+    const ending = document
+      .getAnimations()
+      .filter(
+        (a) => a.playState === 'running' && Number.isFinite(Number(a.effect?.getComputedTiming().endTime)),
+      );
+    const settled = Promise.allSettled(ending.map((a) => a.finished)).then(() => true);
+    const late = new Promise<boolean>((done) => setTimeout(() => done(false), 2_000));
+    if (await Promise.race([settled, late])) return [];
+    return ending
+      .filter((a) => a.playState === 'running')
+      .map((a) =>
+        a instanceof CSSTransition
+          ? `transition of ${a.transitionProperty}`
+          : `animation ${a.id || a.constructor.name}`,
+      );
+  });
+  expect(unsettled, `animations still running on ${context}`).toEqual([]);
   const results = await new AxeBuilder({ page }).setLegacyMode().analyze();
   const summary = results.violations.map(
     (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`,
