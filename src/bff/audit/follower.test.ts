@@ -186,23 +186,25 @@ describe('the audit trail’s follower', () => {
     try {
       // The main connection copies back only at the backstop; the thread does the rest.
       expect(autocheckpoint()).toBe(WAL_BACKSTOP_PAGES);
-      // Group commits with no pause between them, as answers make them under load: twice the backstop's pages
-      // and more. The thread's copies alone never let the log start over then (a commit always lands while
-      // one runs), so without the backstop the log holds every page written.
+      // Group commits with no pause between them, as answers make them under load: four times the backstop's
+      // pages. The thread's copies alone never let the log start over then (a commit always lands while one
+      // runs), so without the backstop the log holds every page written. With it, the log may pass the backstop
+      // by what is committed while the thread's copy or pass holds the log (the main connection's copy then
+      // stops short, and is tried again at the next commit): 10,767 pages once, in CI.
       const accountId = `acct-${randomUUID()}`;
       const group = Array.from({ length: 16 }, (_, i) =>
         auditEntry({ account_id: accountId, query: `${i} Log Ln` }),
       );
       let most = 0;
       let written = 0;
-      while (written < 2.5 * WAL_BACKSTOP_PAGES) {
+      while (written < 4 * WAL_BACKSTOP_PAGES) {
         const before = logState(dir).frames;
         await trail.store.append(group);
         const after = logState(dir).frames;
         written += after >= before ? after - before : after;
         most = Math.max(most, after);
       }
-      expect(most).toBeLessThanOrEqual(WAL_BACKSTOP_PAGES + 100);
+      expect(most).toBeLessThanOrEqual(2 * WAL_BACKSTOP_PAGES);
       // Once the answers pause, the thread has copied every page back (every 200 ms at the most).
       await vi.waitFor(
         () => {
