@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { type Account, addressKey, type Lane, type Property, type RateLimit } from '../contract/index.ts';
 import { type Audit, type AuditContext, outcomeOfError } from './audit/audit.ts';
 import type { CancelSignal } from './cancel.ts';
@@ -8,6 +9,17 @@ import { RefusedKeys } from './refused-keys.ts';
 import type { ResultCache } from './stores/cache/types.ts';
 import type { Session, SessionStore } from './stores/sessions/types.ts';
 import type { UpstreamClient } from './upstream/client.ts';
+
+/** The cache's key of an address, remembered for the addresses asked again and again (as params.ts's check). */
+const keys = new LRUCache<string, string>({ max: 10_000 });
+function keyOf(address: string): string {
+  let key = keys.get(address);
+  if (key === undefined) {
+    key = addressKey(address);
+    keys.set(address, key);
+  }
+  return key;
+}
 
 /** `fetchedAt`: when the service gave the answer (epoch ms), for the audit trail of cached answers. */
 export type CachedResult =
@@ -65,7 +77,7 @@ export class Lookups {
   ): Promise<{ property: Property; cached: boolean }> {
     const context = options.audit ?? { kind: 'resolve' };
     const { result, cached } = await this.#audited(session, context, address, options, () =>
-      this.#cached(session, 'resolve', addressKey(address), options, async (signal) => ({
+      this.#cached(session, 'resolve', keyOf(address), options, async (signal) => ({
         kind: 'property',
         property: await this.deps.upstream.resolve(session.apiKey, session.keyHash, address, {
           signal,

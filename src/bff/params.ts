@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { AddressInput, addressProblem, restoreZip } from '../contract/index.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -12,11 +13,24 @@ export function params(c: AppContext, name: string): string[] {
   return new URLSearchParams(url.slice(q + 1, hash < 0 ? undefined : hash)).getAll(name);
 }
 
+/**
+ * Addresses already found good, by the text sent: agents ask the same addresses again and again, and checking
+ * one (the contract's schema, its problems, the ZIP put right) cost a cached hit about as much as its session.
+ * Only what passed is kept, so every refusal is worked out, and worded, afresh.
+ */
+const checked = new LRUCache<string, string>({ max: 10_000 });
+
 /** One address-like query parameter, validated as the contract says; `blank` is the message for none. */
 export function addressParam(c: AppContext, name: string, blank: string): string {
   const values = params(c, name);
   if (values.length > 1) throw new ApiError(400, 'bad_request', `Send the ${name} parameter once.`);
-  return checkAddress(values[0] ?? '', blank);
+  const value = values[0] ?? '';
+  let address = checked.get(value);
+  if (address === undefined) {
+    address = checkAddress(value, blank);
+    checked.set(value, address);
+  }
+  return address;
 }
 
 /** The contract's address rules, as the API's error. */

@@ -293,6 +293,21 @@ describe('bad input never causes a 5xx', () => {
     expect(ApiErrorBody.parse(await res.json()).error.code).toBe('bad_request');
   });
 
+  it('words each refusal for its own field, however often the same text comes (good addresses are remembered)', async () => {
+    const h = createHarness();
+    await h.signIn();
+    const message = async (path: string) => {
+      const res = await h.call(path);
+      expect(res.status).toBe(400);
+      return ApiErrorBody.parse(await res.json()).error.message;
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(await message('/api/properties/resolve?address=%20%20')).toBe('Enter an address.');
+      expect(await message('/api/properties/search?q=%20%20')).toBe('Type part of an address.');
+      expect(await message('/api/properties/resolve?address=PO%20Box%2012')).toMatch(/PO box/);
+    }
+  });
+
   it('refuses a cursor issued for another query', async () => {
     const h = createHarness();
     await h.signIn();
