@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ReviewRowsResponse, ReviewSummary, SearchResponse } from '../contract/index.ts';
-import { type Database, openDatabase } from './db/database.ts';
 import { accountIdFor, hashKey, newAuditRef } from './stores/sessions/types.ts';
 import { createHarness, type HarnessOptions } from './test-support/harness.ts';
 import type { UpstreamHandler } from './test-support/in-process-upstream.ts';
+import { tempDatabaseEach } from './test-support/temp-database.ts';
 import type { AuthPlacement } from './upstream/client.ts';
 
 /*
@@ -19,17 +18,14 @@ import type { AuthPlacement } from './upstream/client.ts';
 type Harness = ReturnType<typeof createHarness>;
 
 /** Each test on a database of its own, so its bytes hold only what that test wrote. */
-let current: { h: Harness; database: Database; dir: string } | undefined;
-async function make(options: Omit<HarnessOptions, 'database'>) {
-  const dir = mkdtempSync(join(tmpdir(), 'proplens-key-redaction-'));
-  const database = await openDatabase({ dir });
-  current = { h: createHarness({ database, ...options }), database, dir };
-  return current;
+const temp = tempDatabaseEach('key-redaction');
+let current: Harness | undefined;
+function make(options: Omit<HarnessOptions, 'database'>) {
+  current = createHarness({ database: temp.database, ...options });
+  return { h: current, dir: temp.dir };
 }
 afterEach(async () => {
-  await current?.h.reviews?.worker.stop();
-  await current?.database.close();
-  if (current) rmSync(current.dir, { recursive: true, force: true });
+  await current?.reviews?.worker.stop();
   current = undefined;
 });
 
@@ -290,7 +286,7 @@ describe.each(KEYS)('the key %s (%s auth), echoed by the upstream JSON-escaped',
     const echoed = form(key);
     // The stub's body holds the key only escaped: raw-text redaction alone cannot see it.
     if (echoed !== key) expect(echoed).not.toContain(key);
-    const { h, dir } = await make({
+    const { h, dir } = make({
       fetch: echoingUpstream(auth, form),
       upstream: { auth },
       logLevel: 'debug',

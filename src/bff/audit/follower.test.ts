@@ -11,11 +11,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Database, openDatabase } from '../db/database.ts';
+import { describe, expect, it, vi } from 'vitest';
+import type { Database } from '../db/database.ts';
 import { createLogger } from '../logger.ts';
 import { SEARCH_INDEX_FILE } from '../stores/audit/search-index.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
+import { tempDatabaseEach } from '../test-support/temp-database.ts';
 import { createAuditTrail, WAL_BACKSTOP_PAGES } from './audit-trail.ts';
 
 /*
@@ -24,23 +25,13 @@ import { createAuditTrail, WAL_BACKSTOP_PAGES } from './audit-trail.ts';
  * path, whoever follows, and that retention's deletes leave the index file too.
  */
 
-let dir: string;
-let database: Database;
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-follower-'));
-  database = await openDatabase({ dir });
-});
-
-afterEach(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDatabaseEach('follower');
 
 /** The audit trail on the database as it is now (a test may reopen it). */
-const trailOn = () => createAuditTrail({ database, logger: createLogger('silent'), retentionDays: 0 });
+const trailOn = () =>
+  createAuditTrail({ database: temp.database, logger: createLogger('silent'), retentionDays: 0 });
 const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
-  Number((await query.execute(database.db)).rows[0]?.n);
+  Number((await query.execute(temp.database.db)).rows[0]?.n);
 const textHeld = (text: string) =>
   count(
     sql<{ n: number }>`select count(*) as n from idx.audit_search where audit_search match ${`"${text}"`}`,
@@ -59,9 +50,9 @@ function logState(dir: string): { frames: number; copied: number } {
 
 describe('the audit trail’s follower', () => {
   it('keeps the indexes in a file beside the database, not in it', async () => {
-    expect(existsSync(join(dir, SEARCH_INDEX_FILE))).toBe(true);
+    expect(existsSync(join(temp.dir, SEARCH_INDEX_FILE))).toBe(true);
     const { rows } = await sql<{ name: string }>`select name from main.sqlite_master
-      where name like 'audit_search%' or name like 'audit_property%'`.execute(database.db);
+      where name like 'audit_search%' or name like 'audit_property%'`.execute(temp.database.db);
     expect(rows).toEqual([]);
   });
 
@@ -179,7 +170,7 @@ describe('the audit trail’s follower', () => {
 
   it('keeps the database’s log bounded while answers commit back to back, the thread copying it back', async () => {
     const trail = trailOn();
-    const sqlite = database.sqlite as NonNullable<Database['sqlite']>;
+    const sqlite = temp.database.sqlite as NonNullable<Database['sqlite']>;
     const autocheckpoint = () => sqlite.pragma('wal_autocheckpoint', { simple: true });
     expect(autocheckpoint()).toBe(1000);
     trail.start();
@@ -198,9 +189,9 @@ describe('the audit trail’s follower', () => {
       let most = 0;
       let written = 0;
       while (written < 4 * WAL_BACKSTOP_PAGES) {
-        const before = logState(dir).frames;
+        const before = logState(temp.dir).frames;
         await trail.store.append(group);
-        const after = logState(dir).frames;
+        const after = logState(temp.dir).frames;
         written += after >= before ? after - before : after;
         most = Math.max(most, after);
       }
@@ -208,7 +199,7 @@ describe('the audit trail’s follower', () => {
       // Once the answers pause, the thread has copied every page back (every 200 ms at the most).
       await vi.waitFor(
         () => {
-          const { frames, copied } = logState(dir);
+          const { frames, copied } = logState(temp.dir);
           expect(copied).toBe(frames);
         },
         { timeout: 5_000, interval: 20 },
@@ -228,21 +219,22 @@ describe('the audit trail’s follower', () => {
       auditEntry({ account_id: accountId, query, property_id: property });
     await trail.store.append(Array.from({ length: 50 }, (_, i) => entry(`${i} Backup Blvd`, 'p_backup')));
     await trail.follow();
-    await database.close();
+    await temp.database.close();
     const backup = mkdtempSync(join(tmpdir(), 'proplens-backup-'));
-    for (const f of readdirSync(dir).filter((f) => f.startsWith('proplens.db')))
-      copyFileSync(join(dir, f), join(backup, f));
+    for (const f of readdirSync(temp.dir).filter((f) => f.startsWith('proplens.db')))
+      copyFileSync(join(temp.dir, f), join(backup, f));
     // After the backup: entries the index follows.
-    database = await openDatabase({ dir });
+    await temp.reopen();
     const later = trailOn();
     await later.store.append(Array.from({ length: 50 }, (_, i) => entry(`${i} Secret Ave`, 'p_secret')));
     await later.follow();
-    await database.close();
+    await temp.database.close();
     // The database restored from the backup (the index file left as it was), and new lookups made.
-    for (const f of readdirSync(dir).filter((f) => f.startsWith('proplens.db'))) rmSync(join(dir, f));
-    for (const f of readdirSync(backup)) copyFileSync(join(backup, f), join(dir, f));
+    for (const f of readdirSync(temp.dir).filter((f) => f.startsWith('proplens.db')))
+      rmSync(join(temp.dir, f));
+    for (const f of readdirSync(backup)) copyFileSync(join(backup, f), join(temp.dir, f));
     rmSync(backup, { recursive: true, force: true });
-    database = await openDatabase({ dir, notice: (m) => notices.push(m) });
+    await temp.reopen({ notice: (m) => notices.push(m) });
     expect(notices).toEqual([expect.stringContaining('indexed another trail')]);
     const restored = trailOn();
     await restored.store.append(Array.from({ length: 50 }, (_, i) => entry(`${i} New Lane`, 'p_new')));
@@ -272,18 +264,21 @@ describe('the audit trail’s follower', () => {
     await trail.store.append(
       Array.from({ length: 20 }, (_, i) => auditEntry({ account_id: accountId, query: `${i} Broken Way` })),
     );
-    await database.close();
-    for (const suffix of ['-wal', '-shm']) rmSync(join(dir, SEARCH_INDEX_FILE + suffix), { force: true });
+    await temp.database.close();
+    for (const suffix of ['-wal', '-shm'])
+      rmSync(join(temp.dir, SEARCH_INDEX_FILE + suffix), { force: true });
     writeFileSync(
-      join(dir, SEARCH_INDEX_FILE),
+      join(temp.dir, SEARCH_INDEX_FILE),
       'not a database at all, but long enough to be read as one'.repeat(100),
     );
     const notices: string[] = [];
-    database = await openDatabase({ dir, notice: (m) => notices.push(m) });
+    await temp.reopen({ notice: (m) => notices.push(m) });
     expect(notices).toEqual([
       expect.stringMatching(/could not be read \(SQLITE_NOTADB\): moved to .*unreadable-/),
     ]);
-    expect(readdirSync(dir).filter((f) => f.startsWith(`${SEARCH_INDEX_FILE}.unreadable-`))).toHaveLength(1);
+    expect(
+      readdirSync(temp.dir).filter((f) => f.startsWith(`${SEARCH_INDEX_FILE}.unreadable-`)),
+    ).toHaveLength(1);
     const again = trailOn();
     expect(await again.follow()).toBe(20);
     expect(await again.store.page(accountId, { text: 'broken way' }, null, 100)).toHaveLength(20);
@@ -296,9 +291,10 @@ describe('the audit trail’s follower', () => {
       Array.from({ length: 300 }, (_, i) => auditEntry({ account_id: accountId, query: `${i} Lost Ln` })),
     );
     await trail.follow();
-    await database.close();
-    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, SEARCH_INDEX_FILE + suffix), { force: true });
-    database = await openDatabase({ dir });
+    await temp.database.close();
+    for (const suffix of ['', '-wal', '-shm'])
+      rmSync(join(temp.dir, SEARCH_INDEX_FILE + suffix), { force: true });
+    await temp.reopen();
     const again = trailOn();
     // Found from the trail itself before the follower has been by, and from the index after.
     expect(await again.store.page(accountId, { text: 'lost ln' }, null, 1_000)).toHaveLength(300);

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../db/database.ts';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
+import { tempDatabaseAll } from '../test-support/temp-database.ts';
 import { createAuditTrail } from './audit-trail.ts';
 
 /*
@@ -15,22 +12,18 @@ import { createAuditTrail } from './audit-trail.ts';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 
-let dir: string;
-let database: Database;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-retention-'));
-  database = await openDatabase({ dir });
-});
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDatabaseAll('retention');
 
 const entry = (accountId: string, daysOld: number) =>
   auditEntry({ at: NOW - daysOld * DAY, account_id: accountId, query: `${daysOld} days old` });
 
 const trailWith = (retentionDays: number) =>
-  createAuditTrail({ database, logger: createLogger('silent'), retentionDays, now: () => NOW });
+  createAuditTrail({
+    database: temp.database,
+    logger: createLogger('silent'),
+    retentionDays,
+    now: () => NOW,
+  });
 
 async function left(accountId: string): Promise<string[]> {
   const trail = trailWith(0);

@@ -1,14 +1,11 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { unzipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewSummary } from '../../contract/index.ts';
 import { verifyPacket } from '../../evidence-verify/packet.ts';
-import { type Database, openDatabase } from '../db/database.ts';
 import { SqlAuditStore } from '../stores/audit/audit-store.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
+import { tempDatabaseAll } from '../test-support/temp-database.ts';
 import { Checkpoints } from './checkpoints.ts';
 import { EvidencePackets } from './packet.ts';
 import { thumbprint } from './signing-key.ts';
@@ -53,12 +50,9 @@ const review: ReviewSummary = {
   signOff: null,
 };
 
-let dir = '';
-let database: Database;
+const temp = tempDatabaseAll('packet');
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-packet-'));
-  database = await openDatabase({ dir });
-  await new SqlAuditStore(database.db, database.sqlite).append([
+  await new SqlAuditStore(temp.database.db, temp.database.sqlite).append([
     auditEntry({
       at: FIXED - 60_000,
       kind: 'review_row',
@@ -83,17 +77,13 @@ beforeAll(async () => {
     }),
   ]);
 });
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe('the evidence packet', () => {
   it('states the review, its runs, the files’ hashes, the checkpoint and the entries behind its rows', async () => {
     const packets = new EvidencePackets({
-      db: database.db,
+      db: temp.database.db,
       key,
-      checkpoints: new Checkpoints(database.db, key, () => FIXED),
+      checkpoints: new Checkpoints(temp.database.db, key, () => FIXED),
       serviceUrl: 'https://user:secret@property-service.example/v1?token=nope',
       now: () => FIXED,
     });

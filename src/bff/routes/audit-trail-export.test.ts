@@ -1,35 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiErrorBody, AuditResponse } from '../../contract/index.ts';
-import { type Database, openDatabase } from '../db/database.ts';
 import { accountIdFor, hashKey } from '../stores/sessions/types.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
 import { createHarness } from '../test-support/harness.ts';
+import { tempDatabaseAll } from '../test-support/temp-database.ts';
 
 /*
  * What a reviewer takes away from the Activity page: the CSV export holds the whole trail (not one batch of it),
  * and each entry says what really happened: a refused sign-in as refused, a rate-limited lookup as rate_limited.
  */
 
-let dir: string;
-let database: Database;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-activity-export-'));
-  database = await openDatabase({ dir });
-});
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDatabaseAll('activity-export');
 
 const searchEntry = (accountId: string, at: number, query: string) =>
   auditEntry({ at, account_id: accountId, session_ref: 'earlier-session', query });
 
 describe('the Activity export', () => {
   it('holds every entry of a trail longer than one batch, once each, newest first', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     const signedIn = await h.signIn('pi_demo_enterprise');
     const { accountId } = (await signedIn.json()) as { accountId: string };
     const trail = h.auditTrail;
@@ -52,7 +40,7 @@ describe('the Activity export', () => {
   });
 
   it('names the key and the review’s owner by the names people gave their keys (review finding R14)', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     await h.signIn('pi_demo_professional_2');
     expect((await h.call('/api/session/name', { method: 'PUT', body: { name: 'Bob Brown' } })).status).toBe(
       200,
@@ -92,7 +80,7 @@ describe('the Activity export', () => {
 
 describe('the outcome each entry records', () => {
   it('a refused sign-in is recorded as refused, in the refused key’s own trail', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     const wrongKey = 'pi_live_not_a_key_at_all_0000';
     const refused = await h.signIn(wrongKey);
     expect(refused.status).toBe(401);
@@ -101,7 +89,7 @@ describe('the outcome each entry records', () => {
     const own = await h.auditTrail?.store.page(accountIdFor(hashKey(wrongKey)), {}, null, 10);
     expect(own?.map((e) => [e.kind, e.outcome])).toEqual([['sign_in_refused', 'refused']]);
     // The demo starter key's account is its visitor's own; find its entry by kind.
-    const all = await database.db
+    const all = await temp.database.db
       .selectFrom('audit_entries')
       .select(['kind', 'outcome'])
       .where('kind', '=', 'sign_in_refused')
@@ -115,7 +103,7 @@ describe('the outcome each entry records', () => {
   it('a lookup the service refused for its rate limit is recorded as rate_limited', async () => {
     let reference: ReturnType<typeof createHarness>['reference'] | undefined;
     const h = createHarness({
-      database,
+      database: temp.database,
       fetch: async (request) =>
         new URL(request.url).pathname.endsWith('/resolve')
           ? new Response('{}', {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ApiErrorBody,
   type AuditEntry,
@@ -9,22 +9,14 @@ import {
   ReviewSummary,
   SearchResponse,
 } from '../../contract/index.ts';
-import { type Database, openDatabase } from '../db/database.ts';
+import { openDatabase } from '../db/database.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
 import { createHarness } from '../test-support/harness.ts';
+import { tempDatabaseAll } from '../test-support/temp-database.ts';
 
 type Harness = ReturnType<typeof createHarness>;
 
-let dir: string;
-let database: Database;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-audit-'));
-  database = await openDatabase({ dir });
-});
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDatabaseAll('audit');
 
 const activity = async (h: Harness, query = '') => {
   await h.auditTrail?.writer.flush();
@@ -42,7 +34,7 @@ async function firstAddress(h: Harness): Promise<string> {
 
 describe('the audit trail', () => {
   it('records every kind of lookup once, with what it said, and never the key or the cookie', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     const refused = await h.signIn('pi_demo_starter');
     expect(refused.status).toBe(403);
     await h.signIn('pi_demo_professional');
@@ -90,7 +82,7 @@ describe('the audit trail', () => {
   });
 
   it('records each review row with its review and row, and sign-out', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     await h.signIn('pi_demo_enterprise');
     const address = await firstAddress(h);
     const created = ReviewSummary.parse(
@@ -134,7 +126,7 @@ describe('the audit trail', () => {
   });
 
   it('shows an account its own entries only, pages newest first by cursor, filters, and refuses bad filters', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     await h.signIn('pi_demo_professional');
     for (const q of ['alpha', 'beta', 'gamma', '=cmd|calc'])
       await h.call(`/api/properties/search?q=${encodeURIComponent(q)}`);
@@ -186,7 +178,7 @@ describe('the audit trail', () => {
   });
 
   it('shows the lookup just made at once (the page reads its own writes)', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     await h.signIn('pi_demo_professional');
     const address = await firstAddress(h);
     await h.resolve(address);
@@ -198,7 +190,7 @@ describe('the audit trail', () => {
   });
 
   it('has no way to change an entry: only GET answers', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     await h.signIn();
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       const res = await h.call('/api/activity', { method, body: {} });

@@ -1,31 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ReviewListResponse, ReviewSummary, SessionResponse } from '../../contract/index.ts';
 import { DEMO_KEYS } from '../../reference/accounts.ts';
-import { type Database, openDatabase } from '../db/database.ts';
 import { createHarness, PRO_KEY } from '../test-support/harness.ts';
+import { tempDatabaseEach } from '../test-support/temp-database.ts';
 
 type Harness = ReturnType<typeof createHarness>;
 
 // A database of its own for each test: the demo account's reviews start empty every time.
-let dir: string;
-let database: Database;
+const temp = tempDatabaseEach('session-demo');
 let harness: Harness | undefined;
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-session-demo-'));
-  database = await openDatabase({ dir });
-});
 afterEach(async () => {
   await harness?.reviews?.worker.stop();
   harness = undefined;
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const make = () => {
-  harness = createHarness({ database, demoKeys: [...DEMO_KEYS] });
+  harness = createHarness({ database: temp.database, demoKeys: [...DEMO_KEYS] });
   return harness;
 };
 
@@ -89,7 +79,7 @@ describe('a demo visitor signs out', () => {
   });
 
   it('keeps the reviews of a key that is not a demo key: its sign-out removes nothing', async () => {
-    const h = createHarness({ database });
+    const h = createHarness({ database: temp.database });
     harness = h;
     h.cookie = '';
     await h.signIn(PRO_KEY);

@@ -1,26 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Database, openDatabase } from '../../db/database.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { auditEntry } from '../../test-support/audit-entry.ts';
+import { tempDatabaseAll } from '../../test-support/temp-database.ts';
 import { SqlAuditStore } from './audit-store.ts';
 
 /*
  * On the embedded file an entry is written through a statement prepared once, outside Kysely: never inside a
  * transaction Kysely holds open on the one connection, where a rollback would take the entry with it.
  */
-let dir = '';
-let database: Database;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-audit-append-'));
-  database = await openDatabase({ dir });
-});
-afterAll(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDatabaseAll('audit-append');
 
 const entry = (query: string) =>
   auditEntry({
@@ -37,11 +25,13 @@ const entry = (query: string) =>
   });
 
 const queries = async () =>
-  (await database.db.selectFrom('audit_entries').select('query').orderBy('id').execute()).map((r) => r.query);
+  (await temp.database.db.selectFrom('audit_entries').select('query').orderBy('id').execute()).map(
+    (r) => r.query,
+  );
 
 describe('appending to the embedded audit trail', () => {
   it('keeps every field, and an entry appended while another transaction is open survives its rollback', async () => {
-    const store = new SqlAuditStore(database.db, database.sqlite);
+    const store = new SqlAuditStore(temp.database.db, temp.database.sqlite);
     await store.append([entry('first'), entry('second')]);
     expect(await store.page('acct', {}, null, 10)).toMatchObject([
       { query: 'second', outcome: 'matched', propertyId: 'p1', session: 'sess', cached: false },
@@ -51,12 +41,12 @@ describe('appending to the embedded audit trail', () => {
     const held = new Promise<void>((go) => {
       release = go;
     });
-    const rolledBack = database.db.transaction().execute(async (trx) => {
+    const rolledBack = temp.database.db.transaction().execute(async (trx) => {
       await sql`update reviews set name = name`.execute(trx);
       await held;
       throw new Error('roll back');
     });
-    await vi.waitFor(() => expect(database.sqlite?.inTransaction).toBe(true));
+    await vi.waitFor(() => expect(temp.database.sqlite?.inTransaction).toBe(true));
     const appended = store.append([entry('during')]);
     release();
     await expect(rolledBack).rejects.toThrow('roll back');

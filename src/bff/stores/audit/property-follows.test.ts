@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Kysely, type Migration, Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../db/database.ts';
 import { migrationsFor } from '../../db/migrations.ts';
 import { auditEntry } from '../../test-support/audit-entry.ts';
 import { databaseBackends } from '../../test-support/database-backends.ts';
+import { tempDatabaseEach } from '../../test-support/temp-database.ts';
 import { type NewAuditEntry, SqlAuditStore } from './audit-store.ts';
 
 /*
@@ -115,51 +112,44 @@ describe.each(backends)('the Activity list by property on $name', (backend) => {
 });
 
 describe('migration 0024 on SQLite', () => {
+  const temp = tempDatabaseEach('0024');
   it('takes the indexes out of the database file, and the index file is filled from the trail’s first entry', async () => {
     // A database as the release before 0024 left it: its indexes in its own file, the follower's mark part-way.
-    const dir = mkdtempSync(join(tmpdir(), 'proplens-0024-'));
-    const database = await openDatabase({ dir });
-    try {
-      const db = database.db as Kysely<unknown>;
-      await sql`create table main.audit_property_ids (
-        account_id text not null, property_id text not null, id integer not null,
-        primary key (account_id, property_id, id)) without rowid`.execute(db);
-      await sql`create virtual table main.audit_search using fts5(
-        search_text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1')`.execute(
-        db,
-      );
-      await sql`create table main.audit_search_indexed (last_id integer not null)`.execute(db);
-      await sql`create trigger main.audit_property_remove after delete on audit_entries
-        begin delete from audit_property_ids where id = old.id; end`.execute(db);
-      await sql`delete from kysely_migration where name = '0024-audit-index-file'`.execute(db);
-      const accountId = `acct-${randomUUID()}`;
-      const entries = trailOf(accountId, 60);
-      await new SqlAuditStore(database.db).append(entries);
-      await sql`insert into main.audit_search_indexed (last_id) select max(id) - 15 from audit_entries`.execute(
-        db,
-      );
-      const all = migrationsFor('sqlite');
-      const migrator = new Migrator({
-        db,
-        provider: { getMigrations: async (): Promise<Record<string, Migration>> => all },
-      });
-      const { error } = await migrator.migrateToLatest();
-      expect(error).toBeUndefined();
-      const { rows } = await sql<{ name: string }>`select name from main.sqlite_master
-        where name like 'audit_search%' or name like 'audit_property%'`.execute(db);
-      expect(rows).toEqual([]);
-      // Found before the index file holds any of them (read from the trail), and after.
-      const store = new SqlAuditStore(database.db, database.sqlite);
-      for (const p of ['pi_1', 'pi_4'])
-        expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
-      await caughtUp(store);
-      for (const p of ['pi_1', 'pi_4'])
-        expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
-      const held = await sql<{ n: number }>`select count(*) as n from idx.audit_property_ids`.execute(db);
-      expect(held.rows[0]?.n).toBe(entries.filter((e) => e.property_id !== null).length);
-    } finally {
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const database = temp.database;
+    const db = database.db as Kysely<unknown>;
+    await sql`create table main.audit_property_ids (
+      account_id text not null, property_id text not null, id integer not null,
+      primary key (account_id, property_id, id)) without rowid`.execute(db);
+    await sql`create virtual table main.audit_search using fts5(
+      search_text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1')`.execute(db);
+    await sql`create table main.audit_search_indexed (last_id integer not null)`.execute(db);
+    await sql`create trigger main.audit_property_remove after delete on audit_entries
+      begin delete from audit_property_ids where id = old.id; end`.execute(db);
+    await sql`delete from kysely_migration where name = '0024-audit-index-file'`.execute(db);
+    const accountId = `acct-${randomUUID()}`;
+    const entries = trailOf(accountId, 60);
+    await new SqlAuditStore(database.db).append(entries);
+    await sql`insert into main.audit_search_indexed (last_id) select max(id) - 15 from audit_entries`.execute(
+      db,
+    );
+    const all = migrationsFor('sqlite');
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async (): Promise<Record<string, Migration>> => all },
+    });
+    const { error } = await migrator.migrateToLatest();
+    expect(error).toBeUndefined();
+    const { rows } = await sql<{ name: string }>`select name from main.sqlite_master
+      where name like 'audit_search%' or name like 'audit_property%'`.execute(db);
+    expect(rows).toEqual([]);
+    // Found before the index file holds any of them (read from the trail), and after.
+    const store = new SqlAuditStore(database.db, database.sqlite);
+    for (const p of ['pi_1', 'pi_4'])
+      expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
+    await caughtUp(store);
+    for (const p of ['pi_1', 'pi_4'])
+      expect(await byProperty(store, accountId, p), p).toEqual(expected(entries, p));
+    const held = await sql<{ n: number }>`select count(*) as n from idx.audit_property_ids`.execute(db);
+    expect(held.rows[0]?.n).toBe(entries.filter((e) => e.property_id !== null).length);
   });
 });

@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Kysely, sql } from 'kysely';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../db/database.ts';
+import { expect, it } from 'vitest';
 import type { DatabaseSchema } from '../../db/schema.ts';
 import { auditEntry } from '../../test-support/audit-entry.ts';
 import { seedReview } from '../../test-support/seed-review.ts';
+import { tempDatabaseEach } from '../../test-support/temp-database.ts';
 import { SqlAuditStore } from '../audit/audit-store.ts';
 import { SqlReviewQueue } from './queue.ts';
 
@@ -17,18 +14,7 @@ import { SqlReviewQueue } from './queue.ts';
  * connection for the next one's (issue 26, bench `throughput`).
  */
 
-let dir: string;
-let database: Database;
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'proplens-queue-connection-'));
-  database = await openDatabase({ dir });
-});
-
-afterEach(async () => {
-  await database.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDatabaseEach('queue-connection');
 
 /** The database as the store sees it, counting the statements it sends through Kysely. */
 function counted(db: Kysely<DatabaseSchema>) {
@@ -63,7 +49,7 @@ function openTransaction(db: Kysely<DatabaseSchema>) {
 
 it('leases and completes through the prepared statements after a transaction of Kysely’s, not through Kysely', async () => {
   const accountId = 'acct-connection';
-  const reviewId = await seedReview(database, {
+  const reviewId = await seedReview(temp.database, {
     accountId,
     name: 'Waiting',
     runs: 1,
@@ -71,11 +57,11 @@ it('leases and completes through the prepared statements after a transaction of 
     row: (i) => ({ address: `${i + 1} Main St, Springfield, IL 62701`, answers: [null] }),
   });
   await sql`update review_runs set finished_at = null, done = 0 where review_id = ${reviewId}`.execute(
-    database.db,
+    temp.database.db,
   );
-  const { counting, sent } = counted(database.db);
-  const queue = new SqlReviewQueue(counting, 'sqlite', Date.now, database.sqlite);
-  const open = openTransaction(database.db);
+  const { counting, sent } = counted(temp.database.db);
+  const queue = new SqlReviewQueue(counting, 'sqlite', Date.now, temp.database.sqlite);
+  const open = openTransaction(temp.database.db);
   await open.started;
   const leasing = queue.lease('replica-1', [accountId], 5, 60_000);
   open.end();
@@ -84,7 +70,7 @@ it('leases and completes through the prepared statements after a transaction of 
   expect(leased.map((r) => r.index).sort()).toEqual([0, 1, 2, 3, 4]);
   const row = leased[0];
   if (!row) throw new Error('nothing leased');
-  const again = openTransaction(database.db);
+  const again = openTransaction(temp.database.db);
   await again.started;
   const completing = queue.complete('replica-1', row, {
     outcome: 'not_found',
@@ -99,15 +85,17 @@ it('leases and completes through the prepared statements after a transaction of 
 });
 
 it('appends to the trail through its prepared statement after a transaction of Kysely’s, not through Kysely', async () => {
-  const { counting, sent } = counted(database.db);
-  const store = new SqlAuditStore(counting, database.sqlite);
-  const open = openTransaction(database.db);
+  const { counting, sent } = counted(temp.database.db);
+  const store = new SqlAuditStore(counting, temp.database.sqlite);
+  const open = openTransaction(temp.database.db);
   await open.started;
   const appending = store.append([auditEntry({ account_id: 'acct-connection', query: '1 Main St' })]);
   open.end();
   await open.done;
   await appending;
   expect(sent).toEqual([]);
-  const { rows } = await sql<{ n: number }>`select count(*) as n from audit_entries`.execute(database.db);
+  const { rows } = await sql<{ n: number }>`select count(*) as n from audit_entries`.execute(
+    temp.database.db,
+  );
   expect(rows[0]?.n).toBe(1);
 });

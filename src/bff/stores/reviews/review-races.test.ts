@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewInputRow, ReviewSummary } from '../../../contract/index.ts';
@@ -8,6 +5,7 @@ import { type Database, openDatabase } from '../../db/database.ts';
 import type { RowResult } from '../../reviews/look-up-row.ts';
 import type { LeasedRow } from '../../reviews/worker.ts';
 import { PostgresServer, postgresAvailable } from '../../test-support/postgres-process.ts';
+import { tempDatabaseAll } from '../../test-support/temp-database.ts';
 import { SqlReviewQueue } from './queue.ts';
 import { SqlReviewStore } from './review-store.ts';
 
@@ -357,24 +355,14 @@ describe.skipIf(!postgresAvailable())('review store races on PostgreSQL', () => 
  * their own (prepared once, a synchronous transaction each): the same batch, on one file, through that path.
  */
 describe('review store completions on SQLite (prepared statements)', () => {
-  let database: Database;
-  let dir: string;
+  const temp = tempDatabaseAll('review-races');
   let round = 0;
   const account = () => `acct-sqlite-race-${++round}`;
   const queueAt = (now: () => number) =>
-    new SqlReviewQueue(database.db, database.dialect, now, database.sqlite);
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'proplens-review-races-'));
-    database = await openDatabase({ dir });
-  });
-  afterAll(async () => {
-    await database.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    new SqlReviewQueue(temp.database.db, temp.database.dialect, now, temp.database.sqlite);
 
   async function running(accountId: string, total: number, label = ''): Promise<string> {
-    const store = new SqlReviewStore(database.db);
+    const store = new SqlReviewStore(temp.database.db);
     const review = await store.create(accountId, 'fp', {
       clientToken: `tok-${accountId}${label}`,
       name: 'Race',
@@ -390,7 +378,7 @@ describe('review store completions on SQLite (prepared statements)', () => {
     'batched completions beside leases taken over: each row is completed once, by its lease holder only',
     () =>
       completionsUnderLease({
-        replicas: [database],
+        replicas: [temp.database],
         running,
         account,
         queues: () => [queueAt(Date.now)],
