@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll } from 'vitest';
-import { type Database, openDatabase } from '../db/database.ts';
+import { afterEach } from 'vitest';
+import type { Database } from '../db/database.ts';
 import { createHarness, type HarnessOptions } from './harness.ts';
+import { tempDatabaseAll } from './temp-database.ts';
 
 export type Harness = ReturnType<typeof createHarness>;
 
@@ -12,17 +10,8 @@ export type Harness = ReturnType<typeof createHarness>;
  * whose review worker is stopped after each test (the test starts it).
  */
 export function reviewDatabase(name: string) {
-  let dir = '';
-  let database: Database | undefined;
+  const temp = tempDatabaseAll(name);
   let current: Harness | undefined;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), `proplens-${name}-`));
-    database = await openDatabase({ dir });
-  });
-  afterAll(async () => {
-    await database?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
   afterEach(async () => {
     await current?.reviews?.worker.stop();
     current = undefined;
@@ -30,16 +19,14 @@ export function reviewDatabase(name: string) {
   return {
     /** The database itself, to read what was committed. */
     get database(): Database {
-      if (!database) throw new Error('reviewDatabase: the database opens before the tests');
-      return database;
+      return temp.database;
     },
     /** The database's folder (its files can be read). */
     get dir() {
-      return dir;
+      return temp.dir;
     },
     make(options: Omit<HarnessOptions, 'database'> = {}): Harness {
-      if (!database) throw new Error('reviewDatabase: make() runs inside a test');
-      current = createHarness({ database, ...options });
+      current = createHarness({ database: temp.database, ...options });
       return current;
     },
   };
