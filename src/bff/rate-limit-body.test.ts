@@ -56,6 +56,16 @@ describe('the rate limit on error answers', () => {
     expect(err.rateLimit).toMatchObject({ limit: 2, remaining: 0, resetAt: '2026-11-21T12:01:00.000Z' });
   });
 
+  it('an answer in the next window states that window’s reset, not the last one’s', async () => {
+    const h = createHarness({ rateLimit: { requests: 2, seconds: 60 } });
+    await h.signIn();
+    const first = ResolveResponse.parse(await (await h.resolve('1100 Congress Ave, Austin, TX')).json());
+    expect(first.rateLimit?.resetAt).toBe('2026-11-21T12:01:00.000Z');
+    vi.setSystemTime(new Date('2026-11-21T12:01:30Z'));
+    const next = ResolveResponse.parse(await (await h.resolve('233 S Wacker Dr, Chicago, IL')).json());
+    expect(Date.parse(next.rateLimit?.resetAt ?? '')).toBeGreaterThan(Date.parse('2026-11-21T12:01:30Z'));
+  });
+
   it('a bad request in a session carries it; an answer with no session has none to give', async () => {
     const h = createHarness();
     await h.signIn();

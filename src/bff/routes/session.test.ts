@@ -78,6 +78,33 @@ describe('POST /api/session', () => {
     expect(res.headers.get('set-cookie')).toMatch(/^__Host-proplens_session=.*Secure/);
   });
 
+  it('reads the session of the cookie its scheme names, whatever else the same header carries, every time', async () => {
+    const h = createHarness();
+    const signIn = async (origin: string, apiKey: string) => {
+      const res = await h.app.request(`${origin}/api/session`, {
+        method: 'POST',
+        headers: { 'X-Requested-With': 'proplens', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ apiKey }),
+      });
+      return (res.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    };
+    const plain = await signIn('http://proplens.test', PRO_KEY);
+    const secure = await signIn('https://proplens.test', 'pi_demo_enterprise');
+    expect(plain).toMatch(/^proplens_session=/);
+    expect(secure).toMatch(/^__Host-proplens_session=/);
+    // One header with both (a browser that met both schemes); the cookie's value is remembered by its header.
+    const planOf = async (origin: string) => {
+      const res = await h.app.request(`${origin}/api/session`, {
+        headers: { Cookie: `${plain}; ${secure}`, 'X-Requested-With': 'proplens' },
+      });
+      return ((await res.json()) as { account: { plan: string } }).account.plan;
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(await planOf('http://proplens.test')).toBe('professional');
+      expect(await planOf('https://proplens.test')).toBe('enterprise');
+    }
+  });
+
   it.each([
     ['an unknown key', 'pi_not_a_key', 401, 'invalid_key', /not accepted/],
     [

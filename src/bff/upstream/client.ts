@@ -158,15 +158,18 @@ export class UpstreamClient {
     throw this.#refusal(answer, 'search');
   }
 
+  /** The last reset's ISO text: every answer of a window states the same one (formatting a date is not free). */
+  #reset = { at: Number.NaN, text: '' };
+  #resetText(at: number): string {
+    if (at !== this.#reset.at) this.#reset = { at, text: new Date(at).toISOString() };
+    return this.#reset.text;
+  }
+
   /** The account's rate limit as the BFF reports it to the browser (asked through Lookups, which routes call). */
   async rateLimit(keyHash: string): Promise<RateLimit | null> {
     const v = await this.deps.budget.view(keyHash, this.#now());
     if (!v) return null;
-    const out: RateLimit = {
-      limit: v.limit,
-      remaining: v.remaining,
-      resetAt: new Date(v.resetAt).toISOString(),
-    };
+    const out: RateLimit = { limit: v.limit, remaining: v.remaining, resetAt: this.#resetText(v.resetAt) };
     // Resets come in whole seconds (and the Date header used to correct skew too), so this is ±1 s.
     if (v.windowMs >= 1000) out.windowS = Math.round(v.windowMs / 1000);
     return out;
