@@ -11,15 +11,7 @@ import type { Session, SessionStore } from './stores/sessions/types.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 
 /** The cache's key of an address, remembered for the addresses asked again and again (as params.ts's check). */
-const keys = new LRUCache<string, string>({ max: 10_000 });
-function keyOf(address: string): string {
-  let key = keys.get(address);
-  if (key === undefined) {
-    key = addressKey(address);
-    keys.set(address, key);
-  }
-  return key;
-}
+const keys = new LRUCache<string, string>({ max: 10_000, memoMethod: (address) => addressKey(address) });
 
 /** `fetchedAt`: when the service gave the answer (epoch ms), for the audit trail of cached answers. */
 export type CachedResult =
@@ -77,7 +69,7 @@ export class Lookups {
   ): Promise<{ property: Property; cached: boolean }> {
     const context = options.audit ?? { kind: 'resolve' };
     const { result, cached } = await this.#audited(session, context, address, options, () =>
-      this.#cached(session, 'resolve', keyOf(address), options, async (signal) => ({
+      this.#cached(session, 'resolve', keys.memo(address), options, async (signal) => ({
         kind: 'property',
         property: await this.deps.upstream.resolve(session.apiKey, session.keyHash, address, {
           signal,

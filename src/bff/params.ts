@@ -18,19 +18,16 @@ export function params(c: AppContext, name: string): string[] {
  * one (the contract's schema, its problems, the ZIP put right) cost a cached hit about as much as its session.
  * Only what passed is kept, so every refusal is worked out, and worded, afresh.
  */
-const checked = new LRUCache<string, string>({ max: 10_000 });
+const checked = new LRUCache<string, string, string>({
+  max: 10_000,
+  memoMethod: (value, _stale, { context: blank }) => checkAddress(value, blank),
+});
 
 /** One address-like query parameter, validated as the contract says; `blank` is the message for none. */
 export function addressParam(c: AppContext, name: string, blank: string): string {
   const values = params(c, name);
   if (values.length > 1) throw new ApiError(400, 'bad_request', `Send the ${name} parameter once.`);
-  const value = values[0] ?? '';
-  let address = checked.get(value);
-  if (address === undefined) {
-    address = checkAddress(value, blank);
-    checked.set(value, address);
-  }
-  return address;
+  return checked.memo(values[0] ?? '', { context: blank });
 }
 
 /** The contract's address rules, as the API's error. */
