@@ -8,15 +8,19 @@ import { explainRecordMatch } from '../contract/server/index.ts';
  * the same addresses again and again. The answer depends only on what was typed and the record's address
  * fields, which make the key; what is returned is shared, so never changed by a caller.
  */
-const remembered = new LRUCache<string, { match: MatchExplanation | null }>({ max: 10_000 });
+const remembered = new LRUCache<
+  string,
+  { match: MatchExplanation | null },
+  { typed: string; property: Property }
+>({
+  max: 10_000,
+  memoMethod: (_key, _stale, { context: { typed, property } }) => ({
+    match: explainRecordMatch(typed, property),
+  }),
+});
 
 export function explainMatchOf(typed: string, property: Property): MatchExplanation | null {
   const { city, parcelNumber } = property.attributes;
   const key = [typed, property.id, property.address, city ?? '', parcelNumber ?? ''].join('\u0000');
-  let hit = remembered.get(key);
-  if (!hit) {
-    hit = { match: explainRecordMatch(typed, property) };
-    remembered.set(key, hit);
-  }
-  return hit.match;
+  return remembered.memo(key, { context: { typed, property } }).match;
 }
