@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { expect, type Page, test } from '@playwright/test';
 import Papa from 'papaparse';
+import {
+  AGE_FRAME,
+  CONFIDENCE_FRAME,
+  type FrameHeights,
+  sourceFrame,
+} from '../src/web/features/review/results/charts/bar-data.ts';
 import { exportAndVerifyEvidence } from './evidence-steps.ts';
 import { expectNoAxeViolations, referenceRecords, signInWithDemoKey } from './support.ts';
 
@@ -24,6 +30,24 @@ async function finishedReview(page: Page, name: string) {
 }
 
 const resultsTable = (page: Page) => page.getByRole('table', { name: 'Results' });
+
+/**
+ * The charts as drawn are as tall as the room their frames kept while the rows came (bar-data.ts): the table under
+ * them did not move when they came. The source chart's for as many sources as it shows.
+ */
+async function expectChartsWhereTheirFramesWere(page: Page, width: keyof FrameHeights) {
+  const charts = page.getByRole('region', { name: 'Charts' });
+  const sources = charts.getByRole('list', { name: 'Records by source: show only' }).getByRole('listitem');
+  await expect(sources.first()).toBeVisible();
+  const bars = await sources.count();
+  await expect
+    .poll(() =>
+      charts
+        .locator(':scope > div.grid > *')
+        .evaluateAll((frames) => frames.map((f) => Math.round(f.getBoundingClientRect().height))),
+    )
+    .toEqual([CONFIDENCE_FRAME[width], AGE_FRAME[width], sourceFrame(bars)[width]]);
+}
 
 test('a finished review: summary, a chart bar filters the table, compare two rows, export and print', async ({
   page,
@@ -50,6 +74,7 @@ test('a finished review: summary, a chart bar filters the table, compare two row
       return still;
     })
     .toBe(true);
+  await expectChartsWhereTheirFramesWere(page, 'wide');
   const tallest = heights.indexOf(Math.max(...heights));
   const level = ['High', 'Medium', 'Low'][tallest] as string;
   await bars.nth(tallest).click();
@@ -222,6 +247,44 @@ test('a finished review: summary, a chart bar filters the table, compare two row
   await expect(resultsTable(page)).toBeHidden();
 });
 
+test('the charts come where their frames were: the results table does not move', async ({ page }) => {
+  // More rows than the page's first page (100), from several towns and so several sources: the rows after the
+  // first hundred are held back, so the charts' frames stand, sized for the rows in so far, until they are let go.
+  const records = await referenceRecords(9, 1_900);
+  await signInWithDemoKey(page);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review' }).click();
+  const lines = Array.from({ length: 120 }, (_, i) => records[i % records.length]?.address as string);
+  await page.getByRole('textbox', { name: 'Addresses' }).fill(lines.join('\n'));
+  await page.getByRole('textbox', { name: 'Review name' }).fill('Frames');
+  await page.getByRole('button', { name: 'Start review' }).click();
+  await expect(page.getByText(`Done: all ${lines.length} addresses have an outcome.`)).toBeVisible({
+    timeout: 60_000,
+  });
+  const review = page.url();
+  let release = () => {};
+  let held = Promise.resolve();
+  await page.route(/\/rows\?.*cursor=/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const tableTop = () =>
+    resultsTable(page).evaluate((t) => Math.round(t.getBoundingClientRect().top + window.scrollY));
+  for (const width of [390, 1280]) {
+    held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(review);
+    await expect(page.getByText('The charts are drawn once every row is in.')).toBeVisible();
+    const waiting = await tableTop();
+    release();
+    const sources = page.getByRole('list', { name: 'Records by source: show only' }).getByRole('listitem');
+    await expect(sources.first()).toBeVisible();
+    expect(await sources.count(), 'sources').toBeGreaterThanOrEqual(3);
+    await expect.poll(tableTop, { message: `the table at ${width} px wide` }).toBe(waiting);
+  }
+});
+
 test('the review results at phone width: charts fit, the table scrolls inside its frame', async ({
   page,
 }) => {
@@ -232,6 +295,7 @@ test('the review results at phone width: charts fit, the table scrolls inside it
   await expect(
     page.getByRole('figure', { name: 'Verification age' }).locator('svg.recharts-surface'),
   ).toBeVisible();
+  await expectChartsWhereTheirFramesWere(page, 'narrow');
   // The address as given and its outcome are on screen without scrolling sideways; the matched address,
   // match and source wait in the row's dialog.
   const results = page.getByRole('table', { name: 'Results' });
@@ -242,4 +306,7 @@ test('the review results at phone width: charts fit, the table scrolls inside it
   }
   await expect(results.getByRole('columnheader', { name: /^Source/ })).toHaveCount(0);
   await expectNoAxeViolations(page, 'review results at phone width');
+  // A tablet's width: the sources in two columns under their chart, the other two charts one above the other.
+  await page.setViewportSize({ width: 800, height: 1024 });
+  await expectChartsWhereTheirFramesWere(page, 'medium');
 });

@@ -4,6 +4,7 @@ import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { agencyOf, sourceKindText } from '../../property/index.ts';
 import { ChartsSection, ChartsWaiting } from './charts/charts-section.tsx';
 import { loadBars } from './charts/lazy-bars.tsx';
+import { barsShown } from './charts/source-chart.tsx';
 import { MIN_COMPARE } from './compare.ts';
 import { Comparison } from './comparison.tsx';
 import { decisionCounts } from './decisions.ts';
@@ -255,7 +256,13 @@ function Charts({
     return () => cancelAnimationFrame(frame);
   }, [shown]);
   if (!complete)
-    return <ChartsWaiting headingId={headingId} text="The charts are drawn once every row is in." />;
+    return (
+      <ChartsWaiting
+        headingId={headingId}
+        text="The charts are drawn once every row is in."
+        sourceBars={barsShown(stats.sourceBars, stats.kindBars)}
+      />
+    );
   return (
     <ChartsSection
       headingId={headingId}

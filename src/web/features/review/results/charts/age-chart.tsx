@@ -2,7 +2,7 @@ import { formatCount } from '../../../../lib/format.ts';
 import { AGEING_MAX_DAYS, FRESH_MAX_DAYS, type FreshnessTier } from '../../../property/index.ts';
 import { AGE_BINS, type AgeBin, formatShare, type ReliabilitySummary, TIER_TEXT, TIERS } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
-import { AGE_CHART_HEIGHT, type AgeDatum } from './bar-data.ts';
+import { AGE_CHART_HEIGHT, AGE_FRAME, type AgeDatum } from './bar-data.ts';
 import { ChartFigure, FilterButton, type FilterPatch } from './chart-figure.tsx';
 import { AgeBars } from './lazy-bars.tsx';
 import { CHART_COLORS } from './palette.ts';
@@ -74,6 +74,7 @@ export function AgeChart({
       caption={caption}
       empty={summary.records === 0}
       height={AGE_CHART_HEIGHT}
+      frame={AGE_FRAME}
       onActivate={(label) => {
         const bin = AGE_BINS.find((b) => b.short === label);
         if (bin) toggle(bin);

@@ -1,6 +1,7 @@
-import { type KeyboardEvent, type ReactNode, Suspense, useId, useRef } from 'react';
+import { type CSSProperties, type KeyboardEvent, type ReactNode, Suspense, useId, useRef } from 'react';
 import { formatCount } from '../../../../lib/format.ts';
 import type { ResultFilters } from '../stats-filters.ts';
+import type { FrameHeights } from './bar-data.ts';
 
 /*
  * Three charts of the review's records. Each is a <figure> whose caption says what it shows in a sentence,
@@ -14,6 +15,22 @@ export type FilterPatch = Partial<ResultFilters>;
 export const TICK = { fill: 'currentColor', fontSize: 12 };
 
 /**
+ * A chart's frame at least as tall as `heights` at each width (bar-data.ts): the frame waiting for the chart and the
+ * chart's own are the same height, so the table below stays where it is when the chart comes; a chart whose
+ * figures take more lines than measured pushes it down, and never pulls it up.
+ */
+export function frameHeights(heights: FrameHeights): { className: string; style: CSSProperties } {
+  return {
+    className: 'min-h-(--frame-narrow) sm:min-h-(--frame-medium) lg:min-h-(--frame-wide)',
+    style: {
+      '--frame-narrow': `${heights.narrow}px`,
+      '--frame-medium': `${heights.medium}px`,
+      '--frame-wide': `${heights.wide}px`,
+    } as CSSProperties,
+  };
+}
+
+/**
  * One chart's frame: its caption, controls and list are drawn with the page; the chart itself (recharts, read
  * apart: lazy-bars.tsx) keeps its box of `height` px empty until its code is in, so nothing below it moves when it
  * comes (a 2-row review reopened: the results table moved down 832 px ~0.4 s after its first rows).
@@ -23,6 +40,7 @@ export function ChartFigure({
   caption,
   empty,
   height,
+  frame,
   chart,
   onActivate,
   figures,
@@ -33,6 +51,8 @@ export function ChartFigure({
   empty: boolean;
   /** The chart's own height (px), the same as the one it is drawn at. */
   height: number;
+  /** The whole frame's least height at each width: its waiting frame's (frameHeights). */
+  frame?: FrameHeights;
   controls?: ReactNode;
   chart: (track: (label: string | undefined) => void) => ReactNode;
   onActivate: (label: string) => void;
@@ -46,10 +66,12 @@ export function ChartFigure({
       onActivate(active.current);
     }
   };
+  const least = frame ? frameHeights(frame) : undefined;
   return (
     <figure
       aria-labelledby={titleId}
-      className="min-w-0 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900 print:break-inside-avoid"
+      className={`min-w-0 rounded-xl border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900 print:break-inside-avoid ${least?.className ?? ''}`}
+      style={least?.style}
     >
       <figcaption>
         <h3 id={titleId} className="text-base font-semibold">

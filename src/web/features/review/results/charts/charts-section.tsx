@@ -2,6 +2,8 @@ import { memo } from 'react';
 import type { AgeBin, ReliabilitySummary, SourceBar } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
 import { AgeChart } from './age-chart.tsx';
+import { AGE_FRAME, CONFIDENCE_FRAME, type FrameHeights, sourceFrame } from './bar-data.ts';
+import { frameHeights } from './chart-figure.tsx';
 import { ConfidenceChart } from './confidence-chart.tsx';
 import { SourceChart } from './source-chart.tsx';
 
@@ -55,31 +57,45 @@ export const ChartsSection = memo(function ChartsSection({
 
 /**
  * The charts' room while the rows still come (the charts wait for every row): the same three frames, each as
- * tall as its chart usually is (one source; measured at 390, 800 and 1280 px wide), so that the results table
- * below does not move down when the charts come (a 20,000-row review's moved 788 px at 1280 px).
+ * tall as its chart will be (bar-data.ts), the source chart's for the sources of the rows in so far, so that the
+ * results table below does not move down when the charts come (a 20,000-row review's moved 788 px at 1280 px;
+ * one of nine sources, 704 px at 390 px where the frame was sized for one).
  */
-const WAITING_FRAMES: [title: string, height: string][] = [
-  ['Confidence mix', 'min-h-[406px] sm:min-h-[342px] lg:min-h-[514px]'],
-  ['Verification age', 'min-h-[630px] sm:min-h-[450px] lg:min-h-[514px]'],
-  ['Records by source', 'min-h-[374px] sm:min-h-[290px] lg:col-span-2'],
-];
-
-export function ChartsWaiting({ headingId, text }: { headingId: string; text: string }) {
+export function ChartsWaiting({
+  headingId,
+  text,
+  sourceBars,
+}: {
+  headingId: string;
+  text: string;
+  /** The source chart's bars for the rows in so far. */
+  sourceBars: number;
+}) {
+  const frames: [title: string, heights: FrameHeights, span?: string][] = [
+    ['Confidence mix', CONFIDENCE_FRAME],
+    ['Verification age', AGE_FRAME],
+    ['Records by source', sourceFrame(sourceBars), 'lg:col-span-2'],
+  ];
   return (
     <section aria-labelledby={headingId} className="space-y-3 print:hidden">
       <h2 id={headingId} className="text-lg font-semibold">
         Charts
       </h2>
-      <p className="text-sm text-slate-600 dark:text-slate-300">{text}</p>
+      {/* Two lines below 640 px wide, as the drawn charts' "Select a bar…" takes there. */}
+      <p className="min-h-10 text-sm text-slate-600 sm:min-h-0 dark:text-slate-300">{text}</p>
       <div aria-hidden="true" className="grid gap-4 lg:grid-cols-2">
-        {WAITING_FRAMES.map(([title, height]) => (
-          <div
-            key={title}
-            className={`rounded-xl border border-dashed border-slate-200 p-4 dark:border-slate-800 ${height}`}
-          >
-            <p className="text-base font-semibold text-slate-500 dark:text-slate-400">{title}</p>
-          </div>
-        ))}
+        {frames.map(([title, heights, span]) => {
+          const least = frameHeights(heights);
+          return (
+            <div
+              key={title}
+              className={`rounded-xl border border-dashed border-slate-200 p-4 dark:border-slate-800 ${least.className} ${span ?? ''}`}
+              style={least.style}
+            >
+              <p className="text-base font-semibold text-slate-500 dark:text-slate-400">{title}</p>
+            </div>
+          );
+        })}
       </div>
     </section>
   );

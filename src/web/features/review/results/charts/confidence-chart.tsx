@@ -3,7 +3,7 @@ import { formatCount } from '../../../../lib/format.ts';
 import { CONFIDENCE_WORD, CONFIDENCES } from '../../../property/index.ts';
 import { formatShare, type ReliabilitySummary } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
-import { CONFIDENCE_CHART_HEIGHT, type ConfidenceDatum } from './bar-data.ts';
+import { CONFIDENCE_CHART_HEIGHT, CONFIDENCE_FRAME, type ConfidenceDatum } from './bar-data.ts';
 import { ChartFigure, FilterButton, type FilterPatch, plural } from './chart-figure.tsx';
 import { ConfidenceBars } from './lazy-bars.tsx';
 import { CHART_COLORS } from './palette.ts';
@@ -65,6 +65,7 @@ export function ConfidenceChart({
       caption={caption}
       empty={summary.records === 0}
       height={CONFIDENCE_CHART_HEIGHT}
+      frame={CONFIDENCE_FRAME}
       onActivate={(label) => {
         const c = byLabel(label);
         if (c) toggle(c);

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import type { Confidence } from '../../../../../contract/index.ts';
 import { formatShare, MAX_NAMED_SOURCES, type SourceBar } from '../stats.ts';
 import type { ResultFilters } from '../stats-filters.ts';
-import { sourceChartHeight } from './bar-data.ts';
+import { sourceChartHeight, sourceFrame } from './bar-data.ts';
 import { ChartFigure, FilterButton, type FilterPatch, plural } from './chart-figure.tsx';
 import { SourceBars } from './lazy-bars.tsx';
 import { SourceBreakdown } from './source-breakdown.tsx';
@@ -76,6 +76,16 @@ function SourceList({
   );
 }
 
+const countSources = (bySource: readonly SourceBar[]) => bySource.reduce((n, b) => n + b.sources.length, 0);
+
+/** Many counties, each its own assessor: by name, most records fold into "other sources"; by kind reads. */
+const groupingFor = (bySource: readonly SourceBar[]): SourceGrouping =>
+  countSources(bySource) > MAX_NAMED_SOURCES + 1 ? 'kind' : 'source';
+
+/** The bars the chart first shows of these sources (by source, or by kind when there are many). */
+export const barsShown = (bySource: readonly SourceBar[], byKind: readonly SourceBar[]): number =>
+  (groupingFor(bySource) === 'kind' ? byKind : bySource).length;
+
 export function SourceChart({
   bySource,
   byKind,
@@ -89,11 +99,10 @@ export function SourceChart({
   filters: ResultFilters;
   onFilter: (patch: FilterPatch) => void;
 }) {
-  const sourceCount = bySource.reduce((n, b) => n + b.sources.length, 0);
-  // Many counties, each its own assessor: by name, most records fold into "other sources"; by kind reads.
+  const sourceCount = countSources(bySource);
   // Until the reviewer picks, this follows the review as its rows arrive (a running review starts small).
   const [chosen, setGroup] = useState<SourceGrouping | null>(null);
-  const group = chosen ?? (sourceCount > MAX_NAMED_SOURCES + 1 ? 'kind' : 'source');
+  const group = chosen ?? groupingFor(bySource);
   const bars = group === 'kind' ? byKind : bySource;
   const isActive = (b: SourceBar) =>
     filters.source?.label === b.label && Boolean(filters.source.byKind) === (group === 'kind');
@@ -122,6 +131,7 @@ export function SourceChart({
       caption={caption}
       empty={records === 0}
       height={sourceChartHeight(bars.length)}
+      frame={sourceFrame(bars.length)}
       onActivate={(label) => {
         const b = bars.find((x) => x.label === label);
         if (b) toggle(b);
