@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from './test-support/postgres-process.ts';
-import { hasRedisServer } from './test-support/redis-process.ts';
+import { redisServerAvailable } from './test-support/test-redis.ts';
 
 /*
  * `npm run cluster -- --chaos` on 1,000 rows (scripts/cluster.ts): three replicas on PostgreSQL and Redis
@@ -79,45 +79,50 @@ async function runChaos(): Promise<{ figures: ChaosFigures; output: string }> {
   return { figures: JSON.parse(line) as ChaosFigures, output };
 }
 
-describe.skipIf(!postgresAvailable() || !hasRedisServer())('a replica killed with SIGKILL mid-review', () => {
-  let run: Awaited<ReturnType<typeof runChaos>>;
-  beforeAll(async () => {
-    run = await runChaos();
-    // The figures, for the log of a CI run.
-    console.log(
-      run.output
-        .split('\n')
-        .filter((l) => /^(Chaos| {2}|Killed|Restarted)/.test(l))
-        .join('\n'),
-    );
-  }, 240_000);
+describe.skipIf(!postgresAvailable() || !redisServerAvailable())(
+  'a replica killed with SIGKILL mid-review',
+  () => {
+    let run: Awaited<ReturnType<typeof runChaos>>;
+    beforeAll(async () => {
+      run = await runChaos();
+      // The figures, for the log of a CI run.
+      console.log(
+        run.output
+          .split('\n')
+          .filter((l) => /^(Chaos| {2}|Killed|Restarted)/.test(l))
+          .join('\n'),
+      );
+    }, 240_000);
 
-  it('answers every row exactly once, and audits every answer', () => {
-    const f = run.figures;
-    expect(f.killedAtDone).toBeGreaterThanOrEqual(ROWS / 3);
-    expect(f.killedAtDone).toBeLessThan(ROWS);
-    expect({ results: f.results, distinct: f.distinctRows, answered: f.answered }).toEqual({
-      results: ROWS,
-      distinct: ROWS,
-      answered: ROWS,
+    it('answers every row exactly once, and audits every answer', () => {
+      const f = run.figures;
+      expect(f.killedAtDone).toBeGreaterThanOrEqual(ROWS / 3);
+      expect(f.killedAtDone).toBeLessThan(ROWS);
+      expect({ results: f.results, distinct: f.distinctRows, answered: f.answered }).toEqual({
+        results: ROWS,
+        distinct: ROWS,
+        answered: ROWS,
+      });
+      expect(f.answersNotAudited).toBe(0);
+      expect(f.auditEntriesOfNoRow).toBe(0);
+      // Asked twice: only rows whose answer was lost after its entry was committed. Around the kill that is at most
+      // the dead replica's rows in hand (REVIEW_CONCURRENCY, 32).
+      expect(f.answersAuditedTwiceAroundKill).toBeLessThanOrEqual(32);
     });
-    expect(f.answersNotAudited).toBe(0);
-    expect(f.auditEntriesOfNoRow).toBe(0);
-    // Asked twice: only rows whose answer was lost after its entry was committed. Around the kill that is at most
-    // the dead replica's rows in hand (REVIEW_CONCURRENCY, 32).
-    expect(f.answersAuditedTwiceAroundKill).toBeLessThanOrEqual(32);
-  });
 
-  // A row's answer and its audit entry are written in one transaction (the completion's, ADR 010 addendum): a
-  // replica killed before it commits has kept neither, and the row asked again is audited once. (Before, the
-  // entry was committed first and the answer in a transaction of its own: 14 to 25 of 1,000 audited twice.)
-  it('audits every answer exactly once (answersAuditedTwice 0)', () => {
-    const f = run.figures;
-    expect({ once: f.answersAuditedOnce, twice: f.answersAuditedTwice, none: f.answersNotAudited }).toEqual({
-      once: ROWS,
-      twice: 0,
-      none: 0,
+    // A row's answer and its audit entry are written in one transaction (the completion's, ADR 010 addendum): a
+    // replica killed before it commits has kept neither, and the row asked again is audited once. (Before, the
+    // entry was committed first and the answer in a transaction of its own: 14 to 25 of 1,000 audited twice.)
+    it('audits every answer exactly once (answersAuditedTwice 0)', () => {
+      const f = run.figures;
+      expect({ once: f.answersAuditedOnce, twice: f.answersAuditedTwice, none: f.answersNotAudited }).toEqual(
+        {
+          once: ROWS,
+          twice: 0,
+          none: 0,
+        },
+      );
+      expect(f.failures).toEqual([]);
     });
-    expect(f.failures).toEqual([]);
-  });
-});
+  },
+);
