@@ -130,7 +130,7 @@ function sourceQuotaExceeded(used: number, adding: number, max: number): ApiErro
     409,
     'quota_exceeded',
     `This account keeps ${mb(used)} of the files its reviews were made from, and keeps at most ${mb(max)}: ` +
-      `this file's ${mb(adding)} would pass that. Delete a review you no longer need (its file goes with it), ` +
+      `this file’s ${mb(adding)} would pass that. Delete a review you no longer need (its file goes with it), ` +
       'then start this one again.',
   );
 }

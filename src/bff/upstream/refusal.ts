@@ -35,7 +35,7 @@ export function toRefusal(
         return new ApiError(
           403,
           'plan_not_eligible',
-          `API access needs a professional or enterprise plan, and this key's account is not on one.${sales}`,
+          `API access needs a professional or enterprise plan, and this key’s account is not on one.${sales}`,
         );
       case 404: {
         const candidates: Candidate[] = info.candidates;

@@ -4,10 +4,15 @@ const VARIANTS = {
   primary:
     'bg-teal-700 text-white hover:bg-teal-800 disabled:bg-teal-700/60 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400',
   secondary:
-    'border border-slate-300 bg-white text-slate-800 hover:bg-slate-100 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800',
-  ghost: 'text-slate-700 hover:bg-slate-200/70 dark:text-slate-200 dark:hover:bg-slate-800',
+    'border border-slate-300 bg-white text-slate-800 hover:bg-slate-100 disabled:border-slate-200 disabled:bg-slate-50 disabled:text-slate-400 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800 dark:disabled:border-slate-800 dark:disabled:bg-slate-900 dark:disabled:text-slate-500',
+  ghost:
+    'text-slate-700 hover:bg-slate-200/70 disabled:bg-transparent disabled:text-slate-400 dark:text-slate-200 dark:hover:bg-slate-800 dark:disabled:bg-transparent dark:disabled:text-slate-500',
 } as const;
 
+/**
+ * The app's button. A disabled one looks it (grey, no hover); its colours change over 150 ms, its focus ring at
+ * once: `transition-colors` would fade the ring in from the text's colour (white on a primary button).
+ */
 export function Button({
   variant = 'primary',
   className = '',
@@ -17,7 +22,7 @@ export function Button({
   return (
     <button
       type={type}
-      className={`inline-flex min-h-10 items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-semibold transition-colors disabled:cursor-not-allowed ${VARIANTS[variant]} ${className}`}
+      className={`inline-flex min-h-10 items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-semibold transition-[color,background-color,border-color] disabled:cursor-not-allowed ${VARIANTS[variant]} ${className}`}
       {...props}
     />
   );

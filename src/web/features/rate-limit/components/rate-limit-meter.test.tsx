@@ -29,6 +29,14 @@ describe('the rate-limit meter', () => {
     expect(screen.getByText('60 of 60 lookups left')).toBeInTheDocument();
   });
 
+  it('never says the window resets later than the window is long (a reset counted up to the whole second)', () => {
+    render(<RateLimitMeter />);
+    act(() =>
+      publishRateLimit({ limit: 60, remaining: 59, resetAt: '2026-11-21T12:01:00.400Z', windowS: 60 }),
+    );
+    expect(screen.getByText('59 of 60 lookups left · resets in 60 s')).toBeInTheDocument();
+  });
+
   it('names the real window in its hint, not "per minute" whatever it is', () => {
     render(<RateLimitMeter />);
     act(() => publishRateLimit({ limit: 4, remaining: 1, resetAt: '2026-11-21T12:00:09.000Z', windowS: 12 }));

@@ -15,7 +15,9 @@ export function RateLimitMeter() {
   const share = rate.limit > 0 ? remaining / rate.limit : 0;
   const tone = share > 0.5 ? 'bg-emerald-600' : share > 0.15 ? 'bg-amber-500' : 'bg-red-600';
   const left = rate.limit > 0 ? `${remaining} of ${rate.limit} lookups left` : 'No lookups left';
-  const text = secondsLeft > 0 ? `${left} · resets in ${secondsInWords(secondsLeft)}` : left;
+  // A reset stated in whole seconds, counted up, can read one more than the window ("61 s" of a minute's).
+  const shown = rate.windowS ? Math.min(secondsLeft, rate.windowS) : secondsLeft;
+  const text = shown > 0 ? `${left} · resets in ${secondsInWords(shown)}` : left;
   return (
     <span
       className="inline-flex items-center gap-2 text-xs text-slate-700 dark:text-slate-300"

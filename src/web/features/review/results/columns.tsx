@@ -44,7 +44,7 @@ function OutcomeCell({ r }: { r: ResultRow }) {
   const look = isLook(r);
   return (
     <span
-      className={`inline-flex flex-wrap items-center gap-x-1.5 gap-y-0.5 ${look ? 'font-medium text-amber-800 dark:text-amber-300' : ''}`}
+      className={`flex min-w-0 flex-wrap items-center gap-x-1.5 gap-y-0.5 ${look ? 'font-medium text-amber-800 dark:text-amber-300' : ''}`}
       data-outcome={look ? 'needs_look' : outcome}
     >
       <svg aria-hidden="true" viewBox="0 0 20 20" className="size-4 shrink-0">
@@ -63,6 +63,15 @@ function OutcomeCell({ r }: { r: ResultRow }) {
           className="rounded bg-slate-200 px-1 text-xs font-medium text-slate-800 dark:bg-slate-700 dark:text-slate-100"
         >
           {DECISION_TEXT[r.row.decision.decision]}
+        </span>
+      ) : null}
+      {outcome === 'failed' && r.row.error ? (
+        // Last, under the badges: why, at a glance (a row the file check refused was never sent).
+        <span
+          className="min-w-0 basis-full truncate text-xs text-slate-600 dark:text-slate-400"
+          title={r.row.error.message}
+        >
+          {r.row.error.message}
         </span>
       ) : null}
     </span>

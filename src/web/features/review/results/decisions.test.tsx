@@ -164,6 +164,31 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
     ).toBeInTheDocument();
   });
 
+  it('does not offer Approve to the key that signed off', async () => {
+    const signOff = { by: 'ab12cd34', at: '2026-11-01T11:30:00.000Z', run: 1, reason: null, approved: null };
+    fakeApi({
+      'GET /api/session': () =>
+        json({
+          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+          accountId: 'acct-a',
+          demo: false,
+          keyFingerprint: 'ab12cd34',
+          keyName: null,
+        }),
+    });
+    renderRoutes(
+      <Route path="/review/:id" element={<Page review={makeSummary({ totalRows: 4, signOff })} />} />,
+      '/review/rev-1',
+    );
+    const panel = screen.getByRole('region', { name: 'Sign-off' });
+    expect(
+      await within(panel).findByText(
+        'You signed this review off, so another key of the account approves it: two people have looked.',
+      ),
+    ).toBeInTheDocument();
+    expect(within(panel).queryByRole('button', { name: 'Approve' })).not.toBeInTheDocument();
+  });
+
   it('shows who approved, on the page and in the printout, and the run signed off with the run since', () => {
     fakeApi({ 'GET /api/session': session });
     const run = (number: number) => ({

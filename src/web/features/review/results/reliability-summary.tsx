@@ -1,6 +1,6 @@
 import { Fragment, type ReactNode } from 'react';
 import { formatCount } from '../../../lib/format.ts';
-import { CONFIDENCE_WORD, CONFIDENCES, relativeAge } from '../../property/index.ts';
+import { CONFIDENCE_WORD, CONFIDENCES } from '../../property/index.ts';
 import { DECISION_TEXT, DECISIONS, type decisionCounts } from './decisions.ts';
 import {
   EXCLUDED_TEXT,
@@ -77,7 +77,7 @@ export function ReliabilitySummary({
           detail={
             summary.medianAgeDays === null
               ? 'no records yet'
-              : `half were verified ${relativeAge(Math.round(summary.medianAgeDays))} or more recently`
+              : 'half the records were verified more recently than this, half longer ago'
           }
         />
       </dl>

@@ -115,7 +115,8 @@ function SourceFilter({
         {source && sourceValue === GROUP ? <option value={GROUP}>{source.label}</option> : null}
         {sources.map((s) => (
           <option key={s.name} value={s.name}>
-            {s.name} ({formatCount(s.count)})
+            {/* The name already ends in its state, "(TX)": the count after a dot, not in brackets again. */}
+            {s.name} · {formatCount(s.count)}
           </option>
         ))}
       </select>

@@ -113,7 +113,7 @@ const WIDTHS: Record<string, string> = {
   select: 'w-11',
   input: 'w-48 sm:w-[22%]',
   address: 'w-[25%]',
-  outcome: 'w-28 sm:w-32',
+  outcome: 'w-28 sm:w-40',
   match: 'w-28',
   confidence: 'w-24 sm:w-28',
   source: 'w-[15%]',

@@ -113,6 +113,17 @@ layOutElements();
 
 // userEvent drives a full page of charts and table: more than the default 5 s on a busy 2-core machine.
 describe('ReviewResults', { timeout: 30_000 }, () => {
+  it('says why a row failed in its Outcome cell, the whole reason in its title', () => {
+    renderResults();
+    const row = within(table()).getByRole('button', { name: 'Slow 1' }).closest('tr') as HTMLElement;
+    const reason = within(row).getByText('Too slow.');
+    expect(reason).toHaveAttribute('title', 'Too slow.');
+    expect(reason.closest('[data-outcome]')).toHaveAttribute('data-outcome', 'failed');
+    // Only a failure says why there: a not-found row's message stays in its details.
+    const notFound = within(table()).getByRole('button', { name: 'Nowhere 1' }).closest('tr') as HTMLElement;
+    expect(within(notFound).queryByText('No match.')).toBeNull();
+  });
+
   it('sums up reliability: records, confidence shares, stale share, median age and outcomes', () => {
     renderResults();
     const summary = screen.getByRole('region', { name: 'Reliability summary' });
@@ -123,7 +134,9 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(figure('Low confidence')).toHaveTextContent('25%1 record');
     expect(figure('Stale')).toHaveTextContent('25%1 verified over a year ago');
     // Ages 10, 30, 200, 400: the median is (30 + 200) / 2.
-    expect(figure('Median verification age')).toHaveTextContent('115 days');
+    expect(figure('Median verification age')).toHaveTextContent(
+      '115 dayshalf the records were verified more recently than this, half longer ago',
+    );
     const outcomes = within(summary).getByRole('list', { name: 'Outcomes' });
     expect(outcomes).toHaveTextContent('Matched: 4');
     expect(outcomes).toHaveTextContent('Not found: 1');

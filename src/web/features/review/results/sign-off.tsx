@@ -1,4 +1,4 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import {
   MAX_SIGN_OFF_REASON,
@@ -11,7 +11,7 @@ import { Button } from '../../../components/ui/button.tsx';
 import { hintClass, inputClass, labelClass } from '../../../components/ui/field.ts';
 import { ApiRequestError } from '../../../lib/api-client.ts';
 import { formatCount, formatDateTime } from '../../../lib/format.ts';
-import { KeyLabel } from '../../auth/index.ts';
+import { KeyLabel, sessionQueryOptions } from '../../auth/index.ts';
 import { approveReview, signOffReview } from './decisions-api.ts';
 
 const errorText = (error: unknown) =>
@@ -56,7 +56,8 @@ export function SignOffLines({
 
 /**
  * Sign off the review (every row not excluded decided, or a reason for those that are not) and Approve it (by
- * another key of the account: the server refuses the key that signed off, in words). A decision made after the
+ * another key of the account: the key that signed off is not offered Approve, and the server refuses it in words
+ * should it try). A decision made after the
  * sign-off withdraws it, as does a later run that changed a row's answer; the review's next summary says so.
  */
 export function SignOffPanel({
@@ -88,6 +89,9 @@ export function SignOffPanel({
   const approve = useMutation({ mutationFn: () => approveReview(review.id), onSuccess: done });
   const current = answer?.id === review.id ? answer.signOff : review.signOff;
   const error = errorText(signOff.error ?? approve.error);
+  // Whose key this is, asked only where Approve may be offered (the page's layout has it already).
+  const mine = useQuery({ ...sessionQueryOptions(), enabled: Boolean(current && !current.approved) }).data
+    ?.keyFingerprint;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     signOff.mutate();
@@ -107,7 +111,11 @@ export function SignOffPanel({
         <>
           <SignOffLines signOff={current} latest={(answer?.id === review.id ? answer : review).runs.at(-1)} />
           {error ? <Alert tone="error" title={error} /> : null}
-          {current.approved ? null : (
+          {current.approved ? null : current.by === mine ? (
+            <p className="text-sm text-slate-600 dark:text-slate-300">
+              You signed this review off, so another key of the account approves it: two people have looked.
+            </p>
+          ) : (
             <Button className="print:hidden" disabled={approve.isPending} onClick={() => approve.mutate()}>
               {approve.isPending ? 'Approving…' : 'Approve'}
             </Button>

@@ -62,6 +62,9 @@ export const TOUR: readonly { title: string; address: string | null; page?: stri
 const searchLink = (address: string) => `/search?${new URLSearchParams({ address })}`;
 
 type Stop = (typeof TOUR)[number];
+/** A title inside a sentence: "a whole ZIP code", its first letter only lowered (ZIP stays ZIP). */
+const lowerFirst = (title: string) => title.charAt(0).toLowerCase() + title.slice(1);
+
 /** Where a stop's link goes: its search, or its page; null for a stop that is only told. */
 const stopLink = (s: Stop) => (s.address ? searchLink(s.address) : (s.page ?? null));
 
@@ -152,7 +155,7 @@ export function DemoTour({
           Demo tour
           {at >= 0 ? (
             <span className="font-normal">
-              : stop {at + 1} of {TOUR.length}, {TOUR[at]?.title.toLowerCase()}
+              : stop {at + 1} of {TOUR.length}, {lowerFirst(TOUR[at]?.title ?? '')}
             </span>
           ) : null}
         </p>
@@ -161,7 +164,7 @@ export function DemoTour({
             to={nextLink}
             className="font-semibold text-teal-800 underline-offset-2 hover:underline dark:text-teal-300"
           >
-            {at >= 0 ? 'Next' : 'Start'}: {next.title.toLowerCase()} →
+            {at >= 0 ? 'Next' : 'Start'}: {lowerFirst(next.title)} →
           </Link>
         ) : null}
       </div>

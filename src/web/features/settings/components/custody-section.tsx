@@ -53,7 +53,7 @@ export function CustodySection({ accountId }: { accountId: string }) {
           aria-describedby={`${id}-about`}
           disabled={!current || reason !== null || set.isPending}
           onClick={() => set.mutate(!on)}
-          className={`relative inline-flex h-7 w-12 shrink-0 items-center rounded-full transition-colors disabled:cursor-not-allowed disabled:opacity-50 ${on ? 'bg-teal-700 dark:bg-teal-500' : 'bg-slate-400 dark:bg-slate-600'}`}
+          className={`relative inline-flex h-7 w-12 shrink-0 items-center rounded-full transition-[background-color] disabled:cursor-not-allowed disabled:opacity-50 ${on ? 'bg-teal-700 dark:bg-teal-500' : 'bg-slate-400 dark:bg-slate-600'}`}
         >
           <span
             aria-hidden="true"
