@@ -164,6 +164,21 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
     ).toBeInTheDocument();
   });
 
+  it('asks for the reason itself when rows are undecided and none is given, sending nothing', async () => {
+    const api = fakeApi({ 'GET /api/session': session });
+    const user = userEvent.setup();
+    renderRoutes(<Route path="/review/:id" element={<Page />} />, '/review/rev-1');
+    const panel = screen.getByRole('region', { name: 'Sign-off' });
+    await user.click(within(panel).getByRole('button', { name: 'Sign off' }));
+    const field = within(panel).getByLabelText('Reason for signing off with rows undecided');
+    expect(field).toHaveAttribute('aria-invalid', 'true');
+    expect(field).toHaveAccessibleDescription(
+      'Write the reason, or decide the rows first. Shown with the sign-off, on the printout and in the export.',
+    );
+    expect(field).toHaveFocus();
+    expect(api.calls.some((c) => c.url.pathname.endsWith('/sign-off'))).toBe(false);
+  });
+
   it('does not offer Approve to the key that signed off', async () => {
     const signOff = { by: 'ab12cd34', at: '2026-11-01T11:30:00.000Z', run: 1, reason: null, approved: null };
     fakeApi({

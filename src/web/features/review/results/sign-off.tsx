@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useState } from 'react';
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import {
   MAX_SIGN_OFF_REASON,
   type ReviewRun,
@@ -74,6 +74,9 @@ export function SignOffPanel({
   const reasonId = useId();
   const hintId = useId();
   const [reason, setReason] = useState('');
+  // Signed off with rows undecided and no reason: said under the field, here, not by the server's refusal.
+  const [noReason, setNoReason] = useState(false);
+  const reasonInput = useRef<HTMLInputElement>(null);
   // The server's answer shows at once; the review's next summary (its live view) takes over from it.
   const [answer, setAnswer] = useState<ReviewSummary | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new summary of the review replaces the answer
@@ -94,7 +97,10 @@ export function SignOffPanel({
     ?.keyFingerprint;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    signOff.mutate();
+    const missing = undecided > 0 && reason.trim() === '';
+    setNoReason(missing);
+    if (missing) reasonInput.current?.focus();
+    else signOff.mutate();
   };
   return (
     // Printed in the page's header instead (review-results.tsx PrintHeader).
@@ -135,12 +141,19 @@ export function SignOffPanel({
               </label>
               <input
                 id={reasonId}
+                ref={reasonInput}
                 className={`${inputClass} h-10`}
                 value={reason}
                 maxLength={MAX_SIGN_OFF_REASON}
-                aria-describedby={hintId}
+                aria-invalid={noReason || undefined}
+                aria-describedby={noReason ? `${hintId}-missing ${hintId}` : hintId}
                 onChange={(e) => setReason(e.target.value)}
               />
+              {noReason ? (
+                <p id={`${hintId}-missing`} className="text-sm text-red-800 dark:text-red-300">
+                  Write the reason, or decide the rows first.
+                </p>
+              ) : null}
               <p id={hintId} className={hintClass}>
                 Shown with the sign-off, on the printout and in the export.
               </p>
