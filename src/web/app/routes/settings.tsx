@@ -27,7 +27,7 @@ export function SettingsRoute() {
       <KeyNameForm current={session.keyName ?? ''} demo={session.demo} fingerprint={session.keyFingerprint} />
       <CustodySection accountId={session.accountId} />
       {/* The account's webhook endpoints go here, after "Work while I'm signed out" (issue 29). */}
-      <WebhooksSection accountId={session.accountId} />
+      <WebhooksSection accountId={session.accountId} demo={session.demo} />
     </div>
   );
 }

@@ -56,9 +56,15 @@ export function ReviewMonitor({ review }: { review: ReviewSummary }) {
     return (
       <div className="space-y-3 print:hidden">
         {open ? null : (
-          <Button variant="secondary" onClick={() => setOpen(true)}>
-            Monitor
-          </Button>
+          <div className="flex flex-wrap items-center gap-3">
+            <Button variant="secondary" onClick={() => setOpen(true)}>
+              Monitor
+            </Button>
+            <p className="text-xs text-slate-600 dark:text-slate-400">
+              Checks the review again on a schedule you choose, unattended, and tells you when an answer
+              changes.
+            </p>
+          </div>
         )}
         {dialog}
       </div>

@@ -69,6 +69,23 @@ const render = () =>
   renderRoutes(<Route path="/settings" element={<WebhooksSection accountId="acct-a" />} />, '/settings');
 
 describe('Webhook endpoints', () => {
+  it('states the rule that applies before anything is tried: the public internet, or the demo server itself', async () => {
+    fakeWebhooks();
+    const { unmount } = render();
+    await screen.findByText('No endpoints yet.');
+    expect(screen.getByText(/Endpoints must be on the public internet/)).toBeInTheDocument();
+    unmount();
+    renderRoutes(
+      <Route path="/settings" element={<WebhooksSection accountId="acct-a" demo />} />,
+      '/settings',
+    );
+    await screen.findByText('No endpoints yet.');
+    expect(
+      screen.getByText(/On the public demo, endpoints are a receiver on the demo server itself/),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/Endpoints must be on the public internet/)).toBeNull();
+  });
+
   it('says in words why a private receiver is refused, and adds nothing', async () => {
     fakeWebhooks();
     const user = userEvent.setup();

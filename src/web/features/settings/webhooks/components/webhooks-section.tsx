@@ -8,7 +8,7 @@ import { EndpointItem } from './endpoint-item.tsx';
 import { SecretOnce } from './secret-once.tsx';
 
 /** Settings' "Webhook endpoints": where PropLens posts the account's events, signed, retried for 24 hours. */
-export function WebhooksSection({ accountId }: { accountId: string }) {
+export function WebhooksSection({ accountId, demo = false }: { accountId: string; demo?: boolean }) {
   const id = useId();
   const list = useQuery(webhooksQueryOptions(accountId));
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
@@ -24,8 +24,10 @@ export function WebhooksSection({ accountId }: { accountId: string }) {
         </h2>
         <p className="text-sm text-slate-600 dark:text-slate-400">
           PropLens posts the events you choose to your endpoints, signed per the Standard Webhooks
-          specification, and tries again for 24 hours when an endpoint does not answer 2xx. Endpoints must be
-          on the public internet (https://, or http:// to a public address).
+          specification, and tries again for 24 hours when an endpoint does not answer 2xx.{' '}
+          {demo
+            ? 'On the public demo, endpoints are a receiver on the demo server itself (http://127.0.0.1:<port>/…): its keys are public, so PropLens posts nothing to the internet for them. Sign in with your own API key to send webhooks to your own receiver.'
+            : 'Endpoints must be on the public internet (https://, or http:// to a public address).'}
         </p>
       </div>
       <AddEndpointForm accountId={accountId} onAdded={shown} />
