@@ -14,6 +14,8 @@ export default defineConfig({
     proxy: {
       '/api': { target: `http://127.0.0.1:${bffPort}`, changeOrigin: false },
       '/healthz': { target: `http://127.0.0.1:${bffPort}`, changeOrigin: false },
+      // The evidence keys /verify checks packets against (Vite answered its own page there).
+      '/.well-known': { target: `http://127.0.0.1:${bffPort}`, changeOrigin: false },
     },
   },
   build: {

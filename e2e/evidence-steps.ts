@@ -30,7 +30,7 @@ export async function exportAndVerifyEvidence(page: Page, reviewName: string) {
   });
   await expect(stranger.getByRole('status')).toContainText(
     // The e2e servers name no ALLOWED_HOSTS: a packet never names a host the request alone claimed.
-    /^Verified: signed by PropLens at unconfigured host on \d{4}-\d\d-\d\d; 4 files, none changed/,
+    /^Verified: signed by PropLens \(its host name was not configured\) on \d{4}-\d\d-\d\d; 4 files, none changed/,
   );
 
   const files = unzipSync(new Uint8Array(packet));

@@ -167,7 +167,7 @@ export async function verifyPacket(zip: Uint8Array, jwks: JSONWebKeySet): Promis
   const count = manifest.files.length + 1;
   return {
     ok: true,
-    summary: `Verified: signed by PropLens at ${shown(manifest.proplens.host)} on ${manifest.exportedAt.slice(0, 10)}; ${count} files, none changed`,
+    summary: `Verified: signed by PropLens ${hostWords(manifest.proplens.host)} on ${manifest.exportedAt.slice(0, 10)}; ${count} files, none changed`,
     problems,
     manifest,
   };
@@ -180,6 +180,16 @@ const DECEIVING = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u
 const deceiving = (name: string) => new RegExp(DECEIVING.source, 'u').test(name);
 
 /** A ZIP entry's name as the verdict may print it: every deceiving character written as an escape. */
+/**
+ * What a packet says it was exported at when the server named no host of its own (ALLOWED_HOSTS unset): the BFF
+ * never takes the request's Host alone (src/bff/routes/review-evidence.ts packetHost).
+ */
+export const UNCONFIGURED_HOST = 'unconfigured host';
+
+/** "at proplens.example", or, from a server with no host configured, said so rather than "at unconfigured host". */
+const hostWords = (host: string) =>
+  host === UNCONFIGURED_HOST ? '(its host name was not configured)' : `at ${shown(host)}`;
+
 const shown = (name: string) =>
   name.replace(DECEIVING, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
 

@@ -160,7 +160,7 @@ describe('an evidence packet, whole', () => {
     expect(verified.protectedHeader).toMatchObject({ alg: 'EdDSA', typ: 'proplens-evidence+jws' });
     expect(verified.payload).toEqual(files['manifest.json']);
     expect((await verifyPacket(zip, jwks)).summary).toBe(
-      'Verified: signed by PropLens at unconfigured host on 2026-11-26; 5 files, none changed',
+      'Verified: signed by PropLens (its host name was not configured) on 2026-11-26; 5 files, none changed',
     );
 
     // One byte of each file changed in turn (its middle one): verify names that file, and only it.

@@ -41,7 +41,7 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     const jwks = await (await h.call(EVIDENCE_KEYS_PATH)).json();
     const verdict = await verifyPacket(zip, jwks);
     expect(verdict.summary).toMatch(
-      /^Verified: signed by PropLens at unconfigured host on \d{4}-\d\d-\d\d; 4 files, none changed$/,
+      /^Verified: signed by PropLens \(its host name was not configured\) on \d{4}-\d\d-\d\d; 4 files, none changed$/,
     );
     const manifest = verdict.manifest;
     expect(manifest?.review).toMatchObject({
@@ -229,7 +229,7 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     const jwks = await (await h.call(EVIDENCE_KEYS_PATH)).json();
     const verdict = await verifyPacket(new Uint8Array(await res.arrayBuffer()), jwks);
     expect(verdict.manifest?.proplens.host).toBe('unconfigured host');
-    expect(verdict.summary).toMatch(/^Verified: signed by PropLens at unconfigured host on /);
+    expect(verdict.summary).toMatch(/^Verified: signed by PropLens \(its host name was not configured\) on /);
 
     const allowed = ['proplens.example.com', '*.example.org', '8.8.8.8'];
     expect(packetHost('PropLens.Example.com:8443', allowed)).toBe('proplens.example.com');

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { PacketSignOff } from '../../evidence-verify/packet.ts';
+import { type PacketSignOff, UNCONFIGURED_HOST } from '../../evidence-verify/packet.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
@@ -203,5 +203,5 @@ const megabytes = (n: number) =>
 export function packetHost(requestHost: string | undefined, allowedHosts: readonly string[]): string {
   const name = (requestHost ?? '').trim().toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '');
   const named = name !== '' && !name.startsWith('*') && isIP(name) === 0 && allowedHosts.includes(name);
-  return named ? name : 'unconfigured host';
+  return named ? name : UNCONFIGURED_HOST;
 }
