@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
+import { type FormEvent, type RefObject, useEffect, useId, useRef, useState } from 'react';
 import {
   MAX_SIGN_OFF_REASON,
   type ReviewRun,
@@ -57,8 +57,8 @@ export function SignOffLines({
 /**
  * Sign off the review (every row not excluded decided, or a reason for those that are not) and Approve it (by
  * another key of the account: the key that signed off is not offered Approve, and the server refuses it in words
- * should it try). A decision made after the
- * sign-off withdraws it, as does a later run that changed a row's answer; the review's next summary says so.
+ * should it try). A decision made after the sign-off withdraws it, as does a later run that changed a row's
+ * answer; the review's next summary says so.
  */
 export function SignOffPanel({
   review,
@@ -71,12 +71,10 @@ export function SignOffPanel({
   onChanged?: (review: ReviewSummary) => void;
 }) {
   const headingId = useId();
-  const reasonId = useId();
-  const hintId = useId();
   const [reason, setReason] = useState('');
   // Signed off with rows undecided and no reason: said under the field, here, not by the server's refusal.
   const [noReason, setNoReason] = useState(false);
-  const reasonInput = useRef<HTMLInputElement>(null);
+  const reasonInput = useRef<HTMLInputElement | null>(null);
   // The server's answer shows at once; the review's next summary (its live view) takes over from it.
   const [answer, setAnswer] = useState<ReviewSummary | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new summary of the review replaces the answer
@@ -135,29 +133,7 @@ export function SignOffPanel({
               : `${formatCount(undecided)} ${undecided === 1 ? 'row has' : 'rows have'} no decision yet: decide ${undecided === 1 ? 'it' : 'them'}, or say why you sign off without.`}
           </p>
           {undecided > 0 ? (
-            <>
-              <label htmlFor={reasonId} className={labelClass}>
-                Reason for signing off with rows undecided
-              </label>
-              <input
-                id={reasonId}
-                ref={reasonInput}
-                className={`${inputClass} h-10`}
-                value={reason}
-                maxLength={MAX_SIGN_OFF_REASON}
-                aria-invalid={noReason || undefined}
-                aria-describedby={noReason ? `${hintId}-missing ${hintId}` : hintId}
-                onChange={(e) => setReason(e.target.value)}
-              />
-              {noReason ? (
-                <p id={`${hintId}-missing`} className="text-sm text-red-800 dark:text-red-300">
-                  Write the reason, or decide the rows first.
-                </p>
-              ) : null}
-              <p id={hintId} className={hintClass}>
-                Shown with the sign-off, on the printout and in the export.
-              </p>
-            </>
+            <ReasonField value={reason} onChange={setReason} missing={noReason} inputRef={reasonInput} />
           ) : null}
           {error ? <Alert tone="error" title={error} /> : null}
           <Button type="submit" disabled={signOff.isPending}>
@@ -166,5 +142,45 @@ export function SignOffPanel({
         </form>
       )}
     </section>
+  );
+}
+
+/** Why the review is signed off with rows undecided: shown with the sign-off; said missing under the field. */
+function ReasonField({
+  value,
+  onChange,
+  missing,
+  inputRef,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  missing: boolean;
+  inputRef: RefObject<HTMLInputElement | null>;
+}) {
+  const id = useId();
+  return (
+    <>
+      <label htmlFor={id} className={labelClass}>
+        Reason for signing off with rows undecided
+      </label>
+      <input
+        id={id}
+        ref={inputRef}
+        className={`${inputClass} h-10`}
+        value={value}
+        maxLength={MAX_SIGN_OFF_REASON}
+        aria-invalid={missing || undefined}
+        aria-describedby={missing ? `${id}-missing ${id}-hint` : `${id}-hint`}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {missing ? (
+        <p id={`${id}-missing`} className="text-sm text-red-800 dark:text-red-300">
+          Write the reason, or decide the rows first.
+        </p>
+      ) : null}
+      <p id={`${id}-hint`} className={hintClass}>
+        Shown with the sign-off, on the printout and in the export.
+      </p>
+    </>
   );
 }
