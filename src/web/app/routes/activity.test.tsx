@@ -115,6 +115,36 @@ describe('/activity', () => {
     });
   });
 
+  it('says which review a row was of, linked, and the day each record was verified, as a record says it', async () => {
+    fakeApi({
+      'GET /api/session': () =>
+        json({
+          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+          accountId: 'acct-a',
+          demo: false,
+        }),
+      'GET /api/activity': () =>
+        json({
+          entries: [entry(3, { kind: 'review_row', reviewId: 'rv_Q3tape', row: 12 }), entry(2)],
+          nextCursor: null,
+        }),
+    });
+    renderRoutes(routes, '/activity');
+    const table = await screen.findByRole('table', { name: 'Activity' });
+    const [, ofReview, searched] = within(table).getAllByRole('row');
+    expect(
+      within(ofReview as HTMLElement).getByRole('link', { name: 'row 13 of review rv_Q3tape' }),
+    ).toHaveAttribute('href', '/review/rv_Q3tape');
+    expect(within(searched as HTMLElement).queryByRole('link')).not.toBeInTheDocument();
+    // The day written out as the record and review results write it, its age beside it; never the ISO date.
+    expect(ofReview).toHaveTextContent(/ago November 9, 2026/);
+    expect(table).not.toHaveTextContent('2026-11-09');
+    expect(within(ofReview as HTMLElement).getByText('November 9, 2026')).toHaveAttribute(
+      'datetime',
+      '2026-11-09',
+    );
+  });
+
   it('says what to fix when the server refuses a filter', async () => {
     fakeApi({
       'GET /api/session': () =>
