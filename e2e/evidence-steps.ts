@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, type Page } from '@playwright/test';
 import { unzipSync, zipSync } from 'fflate';
+import { exportFileName } from '../src/bff/reviews/export-columns.ts';
 
 /*
  * Export evidence on a finished review, then check the packet on /verify as someone without an account would
@@ -12,7 +13,10 @@ export async function exportAndVerifyEvidence(page: Page, reviewName: string) {
     page.waitForEvent('download'),
     page.getByRole('button', { name: 'Export evidence' }).click(),
   ]);
-  expect(download.suggestedFilename()).toBe(`${reviewName}.evidence.zip`);
+  // Named as the CSV and JSON exports are: proplens-<the review's name, made safe>-<day>.evidence.zip.
+  expect(download.suggestedFilename().replace(/\d{4}-\d\d-\d\d(?=\.evidence\.zip$)/, 'DAY')).toBe(
+    exportFileName(reviewName, 'evidence.zip', 'DAY'),
+  );
   const packet = await readFile((await download.path()) as string);
 
   const stranger = await (await page.context().browser()?.newContext())?.newPage();

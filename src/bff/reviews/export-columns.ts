@@ -297,8 +297,11 @@ export function jsonRow(layout: ExportLayout, values: readonly ExportValue[]): s
 const jsonValue = (v: ExportValue | undefined): string =>
   v === null || v === undefined ? 'null' : typeof v === 'string' ? JSON.stringify(v) : String(v);
 
-/** "proplens-portfolio-q3-2026-11-02.csv": the review's name made safe for a file name and a header. */
-export function exportFileName(name: string, ext: 'csv' | 'json', today: string): string {
+/**
+ * "proplens-portfolio-q3-2026-11-02.csv": the review's name made safe for a file name and a header; the same for
+ * its JSON and its evidence packet (…-2026-11-02.evidence.zip), so a review's files sort together on a disk.
+ */
+export function exportFileName(name: string, ext: 'csv' | 'json' | 'evidence.zip', today: string): string {
   const slug =
     name
       .normalize('NFKD')

@@ -13,6 +13,7 @@ import {
   sourceLimit,
 } from '../evidence/packet-source.ts';
 import { requireSession } from '../middleware/session.ts';
+import { exportFileName } from '../reviews/export-columns.ts';
 import { keyFingerprint } from '../stores/sessions/types.ts';
 import { type ReviewExportRouteDeps, reviewExportRoutes } from './review-export.ts';
 
@@ -162,26 +163,14 @@ async function evidenceZip(
     ],
   );
   c.header('Content-Type', 'application/zip');
-  c.header('Content-Disposition', `attachment; filename="${evidenceFileName(review.name)}"`);
+  // Named as Export CSV and Export JSON name theirs, on the day the packet says it was exported.
+  const day = packet.manifest.exportedAt.slice(0, 10);
+  c.header(
+    'Content-Disposition',
+    `attachment; filename="${exportFileName(review.name, 'evidence.zip', day)}"`,
+  );
   c.header('Cache-Control', 'no-store');
   return c.body(packet.zip as Uint8Array<ArrayBuffer>);
-}
-
-/**
- * "<review name>.evidence.zip" with only letters, digits, spaces, dots, dashes and underscores (safe in a header
- * and on any disk): quotes and apostrophes dropped, any other run of characters a space.
- */
-export function evidenceFileName(name: string): string {
-  const safe =
-    name
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f'"`\u2018\u2019\u201c\u201d]/g, '')
-      .replace(/[^A-Za-z0-9._-]+/g, ' ')
-      .trim()
-      .replace(/^[.-]+|[.-]+$/g, '')
-      .slice(0, 80)
-      .trim() || 'review';
-  return `${safe}.evidence.zip`;
 }
 
 const notUploading = () =>

@@ -35,6 +35,29 @@ const routes = (
 afterEach(() => vi.unstubAllGlobals());
 
 describe('/activity', () => {
+  it('names the signed-in key as the rest of the app does, a demo visitor included', async () => {
+    fakeApi({
+      'GET /api/session': () =>
+        json({
+          account: { name: 'PropLens Demo', plan: 'professional' },
+          accountId: 'acct-demo',
+          demo: true,
+          keyFingerprint: '3f9a1c2e',
+          keyName: 'Visitor 3F9A',
+        }),
+      // The account's named keys hold no visitor: its name is the session's.
+      'GET /api/account/keys': () => json({ keys: [{ fingerprint: 'aa11bb22', name: 'Dana Ortiz' }] }),
+      'GET /api/activity': () =>
+        json({ entries: [entry(2), entry(1, { keyFingerprint: 'aa11bb22' })], nextCursor: null }),
+    });
+    renderRoutes(routes, '/activity');
+    const table = await screen.findByRole('table', { name: 'Activity' });
+    await waitFor(() => expect(within(table).getAllByRole('row')[1]).toHaveTextContent('Visitor 3F9A'));
+    const [, mine, colleague] = within(table).getAllByRole('row');
+    expect(mine).toHaveTextContent('key 3f9a1c2e');
+    expect(colleague).toHaveTextContent(/Dana Ortiz.*key aa11bb22/);
+  });
+
   it('lists the account’s lookups newest first, filters them, and pages back by cursor', async () => {
     const api = fakeApi({
       'GET /api/session': () =>

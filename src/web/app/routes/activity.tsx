@@ -12,7 +12,7 @@ import {
 import { AuditEntryList } from '../../features/audit-trail/components/audit-entry-list.tsx';
 import { OUTCOME_CHOICES } from '../../features/audit-trail/components/audit-table.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
-import { keyNamesQueryOptions } from '../../features/auth/index.ts';
+import { useKeyNames } from '../../features/auth/index.ts';
 
 const FIELD =
   'mt-1 w-full min-h-10 rounded-md border border-slate-400 bg-white px-3 text-sm shadow-sm dark:border-slate-600 dark:bg-slate-900';
@@ -28,10 +28,7 @@ export function ActivityRoute() {
   const filters = useMemo(() => filtersFrom(params), [params]);
   const [draft, setDraft] = useState<AuditFilters>(filters);
   useEffect(() => setDraft(filters), [filters]);
-  const names = useQuery({
-    ...keyNamesQueryOptions(session?.accountId ?? ''),
-    enabled: Boolean(session),
-  }).data;
+  const names = useKeyNames();
   const list = useInfiniteQuery({
     ...auditQueryOptions(session?.accountId ?? '', filters),
     enabled: Boolean(session),

@@ -3,5 +3,5 @@
  * module another feature may import from here (scripts/structure-check.ts holds it).
  */
 export { sessionQueryOptions } from './api/get-session.ts';
-export { keyLabel, keyNamesQueryOptions, useKeyName, useSetKeyName } from './api/key-names.ts';
+export { keyLabel, keyNamesQueryOptions, useKeyName, useKeyNames, useSetKeyName } from './api/key-names.ts';
 export { KeyLabel } from './components/key-label.tsx';

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from '../../../components/ui/button.tsx';
-import { keyNamesQueryOptions } from '../../auth/index.ts';
+import { useKeyNames } from '../../auth/index.ts';
 import { historyQueryOptions } from '../api/get-audit-entries.ts';
 import { AuditTable } from './audit-table.tsx';
 
@@ -12,7 +12,7 @@ import { AuditTable } from './audit-table.tsx';
 export function RecordHistory({ accountId, propertyId }: { accountId: string; propertyId: string }) {
   const [open, setOpen] = useState(false);
   const history = useQuery({ ...historyQueryOptions(accountId, propertyId), enabled: open });
-  const names = useQuery({ ...keyNamesQueryOptions(accountId), enabled: open }).data;
+  const names = useKeyNames(open);
   return (
     <section aria-label="History" className="space-y-2 print:hidden">
       <Button variant="secondary" aria-expanded={open} onClick={() => setOpen((o) => !o)}>

@@ -1,4 +1,5 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { KeyNamesResponse, SessionResponse } from '../../../../contract/index.ts';
 import { apiFetch } from '../../../lib/api-client.ts';
 import { sessionQueryKey, sessionQueryOptions } from './get-session.ts';
@@ -24,6 +25,27 @@ export const keyNamesQueryOptions = (accountId: string) =>
 /** "Dana Ortiz (key 3f9a1c2e)", or "key 3f9a1c2e" for a key nobody named. */
 export function keyLabel(fingerprint: string, name: string | null | undefined): string {
   return name ? `${name} (key ${fingerprint})` : `key ${fingerprint}`;
+}
+
+/**
+ * The account's key names as every view shows them (fingerprint → name), this session's own key named as the
+ * session names it: a demo visitor ("Visitor D14A") is not among the account's named keys, and Activity showed
+ * only "key d14af015" where the review beside it said "Visitor D14A (key d14af015)". Undefined until known;
+ * `enabled` false asks nothing.
+ */
+export function useKeyNames(enabled = true): ReadonlyMap<string, string> | undefined {
+  const session = useQuery(sessionQueryOptions()).data;
+  const names = useQuery({
+    ...keyNamesQueryOptions(session?.accountId ?? ''),
+    enabled: enabled && Boolean(session),
+  }).data;
+  return useMemo(() => {
+    if (!names) return undefined;
+    const all = new Map<string, string>();
+    for (const [fingerprint, name] of names) if (name) all.set(fingerprint, name);
+    if (session?.keyFingerprint && session.keyName) all.set(session.keyFingerprint, session.keyName);
+    return all;
+  }, [names, session]);
 }
 
 /** The name of the key with this fingerprint, as far as this page knows it (undefined until known). */

@@ -37,7 +37,7 @@ describe('Export evidence', () => {
         new Response(new Uint8Array([80, 75, 5, 6]), {
           headers: {
             'content-type': 'application/zip',
-            'content-disposition': 'attachment; filename="Q3.evidence.zip"',
+            'content-disposition': 'attachment; filename="proplens-q3-2026-11-27.evidence.zip"',
           },
         }),
     });
@@ -53,8 +53,8 @@ describe('Export evidence', () => {
       </MemoryRouter>,
     );
     await userEvent.click(screen.getByRole('button', { name: 'Export evidence' }));
-    expect(await screen.findByText(/Saved Q3.evidence.zip/)).toBeInTheDocument();
-    expect(saved).toEqual(['Q3.evidence.zip']);
+    expect(await screen.findByText(/Saved proplens-q3-2026-11-27.evidence.zip/)).toBeInTheDocument();
+    expect(saved).toEqual(['proplens-q3-2026-11-27.evidence.zip']);
     expect(api.calls.map((c) => c.url.pathname)).toEqual(['/api/reviews/rv_abc/evidence.zip']);
     expect(screen.getByRole('link', { name: 'Verify' })).toHaveAttribute('href', '/verify');
   });

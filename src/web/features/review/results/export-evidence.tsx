@@ -12,7 +12,7 @@ type State =
   | { kind: 'failed'; text: string };
 
 /**
- * Export evidence (issue 30): the finished review's signed packet, `<review name>.evidence.zip` (the exports, the
+ * Export evidence (issue 30): the finished review's signed packet, `proplens-<review>-<day>.evidence.zip` (the exports, the
  * runs and a manifest signed by this server), which anyone checks on /verify or with `npm run verify`.
  */
 export function ExportEvidence({ review }: { review: ReviewSummary }) {
