@@ -176,11 +176,12 @@ function ResultsSection({
   const { filters, setFilters, filtered, patch, pending } = filtering;
   const { selected, setSelected, setCompared } = selection;
   return (
-    // On a wide screen the results take the screen’s width (up to 80rem), not the page column's: addresses and
-    // sources read whole rather than cut.
+    // On a wide screen (from 1536 px) the results take more than the page column (up to 80rem, with a margin of
+    // at least 4rem): addresses and sources read whole rather than cut. At 1280 they kept the column's edge, 8 px
+    // from the window's, out of line with everything above them.
     <section
       aria-labelledby={headingId}
-      className="space-y-3 xl:mx-[calc(50%-min(50vw-1rem,40rem))] print:mx-0"
+      className="space-y-3 2xl:mx-[calc(50%-min(50vw-4rem,40rem))] print:mx-0"
     >
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id={headingId} className="text-lg font-semibold">
