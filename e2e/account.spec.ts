@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import { CSRF_HEADER } from '../src/contract/index.ts';
 import { expectNoAxeViolations, signInWithDemoKey } from './support.ts';
 
 const CONGRESS = '1100 Congress Ave, Austin, TX 78701';
@@ -97,4 +98,28 @@ test('the search box: an empty search says what to type; Escape closes, then cle
   await field.press('Escape');
   await expect(field).toHaveValue('');
   await expect(field).toBeFocused();
+});
+
+test('the signed-in header fits every width: nothing wider than the window, the account’s name on one line', async ({
+  page,
+}) => {
+  await signInWithDemoKey(page);
+  const { account } = (await (
+    await page.request.get('/api/session', { headers: { [CSRF_HEADER.name]: CSRF_HEADER.value } })
+  ).json()) as {
+    account: { name: string };
+  };
+  const header = page.getByRole('banner');
+  const name = header.getByText(account.name, { exact: true });
+  for (const width of [390, 640, 800, 1024, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth), { message: `${width} px` })
+      .toBeLessThanOrEqual(width);
+    // One line of text-sm: from 640 px it was squeezed beside the links to a word a line, the header 273 px tall.
+    const box = await name.boundingBox();
+    expect(box?.height, `the account's name at ${width} px`).toBeLessThanOrEqual(24);
+    const tall = await header.evaluate((h) => h.getBoundingClientRect().height);
+    expect(tall, `the header at ${width} px`).toBeLessThanOrEqual(width < 640 ? 180 : 110);
+  }
 });

@@ -168,8 +168,10 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
   return (
     <SiteHeader>
       <MainNav />
-      {/* Left-aligned after the logo: the meter's text changes every second and must move nothing. */}
-      <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto sm:min-w-0 sm:flex-1">
+      {/* Left-aligned after the logo: the meter's text changes every second and must move nothing. At least 16rem
+          wide, or it takes a row of its own: squeezed beside the links from 640 px, the account's name went one word
+          a line and the header 273 px tall, wider than the window. */}
+      <p className="order-3 flex w-full flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:order-none sm:w-auto sm:min-w-64 sm:flex-1">
         <span className="font-semibold">{account.name}</span>
         {account.plan ? (
           <span className="rounded-full bg-slate-200 px-2 py-0.5 text-xs font-medium text-slate-800 dark:bg-slate-700 dark:text-slate-100">
@@ -179,9 +181,10 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
         ) : null}
         {extra}
       </p>
+      {/* On a phone: beside the logo; the links then take rows of their own, the account the last (177 px, was 220). */}
       <Button
         variant="secondary"
-        className="ml-auto"
+        className="order-1 ml-auto sm:order-none"
         disabled={signOut.isPending}
         onClick={() => void askFirst()}
       >
@@ -202,7 +205,10 @@ export function AccountHeader({ account, extra }: { account: Account; extra?: Re
 
 function MainNav() {
   return (
-    <nav aria-label="Main" className="flex flex-wrap gap-x-1 text-sm font-semibold">
+    <nav
+      aria-label="Main"
+      className="order-2 -mx-2 flex w-[calc(100%+1rem)] flex-wrap gap-x-1 text-sm font-semibold sm:order-none sm:mx-0 sm:w-auto"
+    >
       <NavLink to="/search" className={NAV_LINK}>
         Search
       </NavLink>
