@@ -1,6 +1,6 @@
 import { Bar, CartesianGrid, Cell, LabelList, Legend, ReferenceArea, XAxis, YAxis } from 'recharts';
 import type { Confidence } from '../../../../../contract/index.ts';
-import { useNarrow } from '../../../../hooks/use-media-query.ts';
+import { useMediaQuery, useNarrow } from '../../../../hooks/use-media-query.ts';
 import { CONFIDENCE_WORD, CONFIDENCES, type FreshnessTier } from '../../../property/index.ts';
 import { AGE_BINS, type AgeBin, type SourceBar, TIER_TEXT, TIERS } from '../stats.ts';
 import {
@@ -187,6 +187,8 @@ export function SourceBars({
   track: (label: string | undefined) => void;
 }) {
   const narrow = useNarrow();
+  // From 1024 px the chart spans the page: room for most agencies' whole names ("Travis Central Appraisal District").
+  const wide = useMediaQuery('(min-width: 1024px)');
   const colours = CHART_COLORS;
   return (
     <TrackedBarChart
@@ -202,10 +204,10 @@ export function SourceBars({
       <YAxis
         type="category"
         dataKey="label"
-        width={narrow ? 104 : 160}
+        width={narrow ? 104 : wide ? 256 : 160}
         tick={narrow ? { ...TICK, fontSize: 11 } : TICK}
         tickLine={false}
-        tickFormatter={(v: string) => truncate(v, narrow ? 16 : 24)}
+        tickFormatter={(v: string) => truncate(v, narrow ? 16 : wide ? 40 : 24)}
         interval={0}
       />
       <ChartTooltip
