@@ -74,7 +74,7 @@ test('a finished review: summary, a chart bar filters the table, compare two row
       return still;
     })
     .toBe(true);
-  await expectChartsWhereTheirFramesWere(page, 'wide');
+  await expectChartsWhereTheirFramesWere(page, 'xl');
   const tallest = heights.indexOf(Math.max(...heights));
   const level = ['High', 'Medium', 'Low'][tallest] as string;
   await bars.nth(tallest).click();
@@ -308,5 +308,14 @@ test('the review results at phone width: charts fit, the table scrolls inside it
   await expectNoAxeViolations(page, 'review results at phone width');
   // A tablet's width: the sources in two columns under their chart, the other two charts one above the other.
   await page.setViewportSize({ width: 800, height: 1024 });
-  await expectChartsWhereTheirFramesWere(page, 'medium');
+  await expectChartsWhereTheirFramesWere(page, 'md');
+  // Each range's narrow end, where the charts' words wrap most: the frames hold them.
+  for (const [width, range] of [
+    [360, 'narrow'],
+    [640, 'sm'],
+    [1024, 'lg'],
+  ] as const) {
+    await page.setViewportSize({ width, height: 1024 });
+    await expectChartsWhereTheirFramesWere(page, range);
+  }
 });

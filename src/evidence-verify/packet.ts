@@ -179,7 +179,6 @@ export async function verifyPacket(zip: Uint8Array, jwks: JSONWebKeySet): Promis
 const DECEIVING = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 const deceiving = (name: string) => new RegExp(DECEIVING.source, 'u').test(name);
 
-/** A ZIP entry's name as the verdict may print it: every deceiving character written as an escape. */
 /**
  * What a packet says it was exported at when the server named no host of its own (ALLOWED_HOSTS unset): the BFF
  * never takes the request's Host alone (src/bff/routes/review-evidence.ts packetHost).
@@ -190,6 +189,7 @@ export const UNCONFIGURED_HOST = 'unconfigured host';
 const hostWords = (host: string) =>
   host === UNCONFIGURED_HOST ? '(its host name was not configured)' : `at ${shown(host)}`;
 
+/** A ZIP entry's name as the verdict may print it: every deceiving character written as an escape. */
 const shown = (name: string) =>
   name.replace(DECEIVING, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
 

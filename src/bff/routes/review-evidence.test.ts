@@ -15,6 +15,23 @@ import { packetHost } from './review-evidence.ts';
 const db = reviewDatabase('review-evidence');
 
 describe('GET /api/reviews/:id/evidence.zip', () => {
+  it('takes the reader’s day as the exports do: its exports count to it, and its name carries it', async () => {
+    const h = db.make();
+    await h.signIn();
+    const review = await finishedReview(h, ['1 Main St'], { name: 'Q3 tape' });
+    const res = await h.call(`/api/reviews/${review.id}/evidence.zip?today=2031-01-02`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe(
+      'attachment; filename="proplens-q3-tape-2031-01-02.evidence.zip"',
+    );
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    const csv = await (await h.call(`/api/reviews/${review.id}/export.csv?today=2031-01-02`)).arrayBuffer();
+    expect(files['results.csv']).toEqual(new Uint8Array(csv));
+    const bad = await h.call(`/api/reviews/${review.id}/evidence.zip?today=2031-02-30`);
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.message).toMatch(/today/);
+  });
+
   it('is the exports, the runs and a manifest signed with the key the JWKS publishes', async () => {
     const h = db.make();
     await h.signIn();

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { ReviewExportQuery } from '../../contract/index.ts';
 import { type PacketSignOff, UNCONFIGURED_HOST } from '../../evidence-verify/packet.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
@@ -131,10 +132,16 @@ async function evidenceZip(
   if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
   if (!review.runs.at(-1)?.finishedAt)
     throw new ApiError(409, 'conflict', 'The review is still running: export its evidence once it is done.');
+  // The reader's day, as Export CSV and Export JSON take it: the packet's exports count ages to it, and its name
+  // carries it, so a reader's three files sort together (UTC's day otherwise, as theirs).
+  const day = ReviewExportQuery.safeParse(c.req.query());
+  if (!day.success)
+    throw new ApiError(400, 'bad_request', day.error.issues[0]?.message ?? 'Bad evidence request.');
+  const today = day.data.today;
   await deps.flushAudit?.();
   const asked = async (file: string) => {
     // The export routes read the session from their own cookie (not the https one: they see no https).
-    const res = await exports.request(`/${encodeURIComponent(id)}/${file}`, {
+    const res = await exports.request(`/${encodeURIComponent(id)}/${file}${today ? `?today=${today}` : ''}`, {
       headers: { cookie: `proplens_session=${c.get('sessionId')}` },
     });
     if (!res.ok) throw new ApiError(500, 'internal', 'The review could not be exported.');
@@ -163,12 +170,9 @@ async function evidenceZip(
     ],
   );
   c.header('Content-Type', 'application/zip');
-  // Named as Export CSV and Export JSON name theirs, on the day the packet says it was exported.
-  const day = packet.manifest.exportedAt.slice(0, 10);
-  c.header(
-    'Content-Disposition',
-    `attachment; filename="${exportFileName(review.name, 'evidence.zip', day)}"`,
-  );
+  // Named as Export CSV and Export JSON name theirs.
+  const named = exportFileName(review.name, 'evidence.zip', today ?? packet.manifest.exportedAt.slice(0, 10));
+  c.header('Content-Disposition', `attachment; filename="${named}"`);
   c.header('Cache-Control', 'no-store');
   return c.body(packet.zip as Uint8Array<ArrayBuffer>);
 }

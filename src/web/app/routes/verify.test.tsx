@@ -172,6 +172,20 @@ describe('/verify', () => {
     expect(await screen.findByText(/^Verified: signed by PropLens at proplens.example/)).toBeInTheDocument();
   });
 
+  it('clears a verdict when the keys chosen change: it was not checked against them', async () => {
+    const ours = await signer();
+    const theirs = await signer();
+    fakeApi({ [SESSION]: signedOut, [`GET ${EVIDENCE_KEYS_PATH}`]: () => json(ours.jwks) });
+    const user = await openVerify();
+    await user.upload(await screen.findByLabelText(/Evidence packet/), zipFile(await packet(ours)));
+    expect(await screen.findByText(/^Verified: signed by PropLens/)).toBeInTheDocument();
+    await user.upload(screen.getByLabelText('Choose a JWKS file'), jwksFile(theirs.jwks, 'theirs.json'));
+    await waitFor(() =>
+      expect(fileOption()).toHaveAccessibleDescription('Checking against theirs.json (1 key).'),
+    );
+    expect(screen.queryByText(/^Verified: signed by PropLens/)).toBeNull();
+  });
+
   it('says a packet from a server with no host name configured was signed by PropLens, not "at unconfigured host"', async () => {
     const key = await signer();
     fakeApi({ [SESSION]: signedOut, [`GET ${EVIDENCE_KEYS_PATH}`]: () => json(key.jwks) });

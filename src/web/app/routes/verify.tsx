@@ -73,7 +73,14 @@ export function VerifyRoute() {
               manifest, and the manifest’s signature against the keys below.
             </p>
           </div>
-          <KeysChoice keys={keys} onChange={setKeys} />
+          <KeysChoice
+            keys={keys}
+            onChange={(chosen) => {
+              setKeys(chosen);
+              // A verdict stands for the keys it was checked against: another choice clears it.
+              setCheck({ kind: 'idle' });
+            }}
+          />
           <PacketPicker onPick={verify} />
           <Outcome check={check} />
         </div>

@@ -35,10 +35,13 @@ export function ReviewMonitor({ review }: { review: ReviewSummary }) {
   const stop = useStopMonitor(review.id);
   const monitor = list.data?.monitors.find((m) => m.reviewId === review.id);
   useRefreshOnRuns(review);
-  // While the list loads, a finished review keeps the button's room: it would push the rows down once it came.
+  // While the list loads, a finished review keeps the room of the button and its words (they wrap below 750 px):
+  // they would push the rows down once they came.
   if (!list.data)
     return list.isPending && review.status === 'done' ? (
-      <div aria-hidden="true" className="min-h-10 print:hidden" />
+      <div aria-hidden="true" className="invisible print:hidden">
+        <MonitorOffer onOpen={() => {}} />
+      </div>
     ) : null;
   if (!monitor && review.status !== 'done') return null;
   const dialog = open ? (
@@ -55,17 +58,7 @@ export function ReviewMonitor({ review }: { review: ReviewSummary }) {
   if (!monitor)
     return (
       <div className="space-y-3 print:hidden">
-        {open ? null : (
-          <div className="flex flex-wrap items-center gap-3">
-            <Button variant="secondary" onClick={() => setOpen(true)}>
-              Monitor
-            </Button>
-            <p className="text-xs text-slate-600 dark:text-slate-400">
-              Checks the review again on a schedule you choose, unattended, and tells you when an answer
-              changes.
-            </p>
-          </div>
-        )}
+        {open ? null : <MonitorOffer onOpen={() => setOpen(true)} />}
         {dialog}
       </div>
     );
@@ -105,5 +98,19 @@ export function ReviewMonitor({ review }: { review: ReviewSummary }) {
       {message(stop.error) ? <p role="alert">{message(stop.error)}</p> : null}
       {dialog}
     </section>
+  );
+}
+
+/** *Monitor*, and what it does: drawn (unseen) while the monitors load, so nothing moves when they come. */
+function MonitorOffer({ onOpen }: { onOpen: () => void }) {
+  return (
+    <div className="flex flex-wrap items-center gap-3">
+      <Button variant="secondary" onClick={onOpen}>
+        Monitor
+      </Button>
+      <p className="text-xs text-slate-600 dark:text-slate-400">
+        Checks the review again on a schedule you choose, unattended, and tells you when an answer changes.
+      </p>
+    </div>
   );
 }

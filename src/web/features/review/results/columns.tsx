@@ -65,8 +65,9 @@ function OutcomeCell({ r }: { r: ResultRow }) {
           {DECISION_TEXT[r.row.decision.decision]}
         </span>
       ) : null}
-      {outcome === 'failed' && r.row.error ? (
-        // Last, under the badges: why, at a glance (a row the file check refused was never sent).
+      {outcome === 'failed' && r.row.error && !r.row.excluded && !r.row.decision ? (
+        // Why, at a glance (a row the file check refused was never sent), where it keeps the row two lines high
+        // (ROW_HEIGHT): beside a badge it would take a third; the row's details say it whole.
         <span
           className="min-w-0 basis-full truncate text-xs text-slate-600 dark:text-slate-400"
           title={r.row.error.message}

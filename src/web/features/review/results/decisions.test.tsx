@@ -177,6 +177,10 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
     );
     expect(field).toHaveFocus();
     expect(api.calls.some((c) => c.url.pathname.endsWith('/sign-off'))).toBe(false);
+    // A reason typed answers it: the field is no longer marked.
+    await user.type(field, 'Valuer has them');
+    expect(field).not.toHaveAttribute('aria-invalid');
+    expect(within(panel).queryByText('Write the reason, or decide the rows first.')).toBeNull();
   });
 
   it('does not offer Approve to the key that signed off', async () => {

@@ -56,6 +56,8 @@ describe('Export evidence', () => {
     expect(await screen.findByText(/Saved proplens-q3-2026-11-27.evidence.zip/)).toBeInTheDocument();
     expect(saved).toEqual(['proplens-q3-2026-11-27.evidence.zip']);
     expect(api.calls.map((c) => c.url.pathname)).toEqual(['/api/reviews/rv_abc/evidence.zip']);
+    // The reader's day, as Export CSV sends it: the packet is named and its ages counted to it.
+    expect(api.calls[0]?.url.searchParams.get('today')).toMatch(/^\d{4}-\d\d-\d\d$/);
     expect(screen.getByRole('link', { name: 'Verify' })).toHaveAttribute('href', '/verify');
   });
 

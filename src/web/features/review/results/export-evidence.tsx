@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import type { ReviewSummary } from '../../../../contract/index.ts';
 import { Button } from '../../../components/ui/button.tsx';
 import { ApiRequestError, apiDownloadNamed } from '../../../lib/api-client.ts';
-import { saveFile } from './export.ts';
+import { localDay, saveFile } from './export.ts';
 
 type State =
   | { kind: 'idle' }
@@ -22,7 +22,7 @@ export function ExportEvidence({ review }: { review: ReviewSummary }) {
     setState({ kind: 'busy' });
     try {
       const { blob, name } = await apiDownloadNamed(
-        `/api/reviews/${encodeURIComponent(review.id)}/evidence.zip`,
+        `/api/reviews/${encodeURIComponent(review.id)}/evidence.zip?today=${localDay(new Date())}`,
       );
       saveFile(blob, name);
       setState({ kind: 'saved', name });

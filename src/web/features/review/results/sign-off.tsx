@@ -93,6 +93,11 @@ export function SignOffPanel({
   // Whose key this is, asked only where Approve may be offered (the page's layout has it already).
   const mine = useQuery({ ...sessionQueryOptions(), enabled: Boolean(current && !current.approved) }).data
     ?.keyFingerprint;
+  // A reason typed answers "write the reason": the field is no longer marked.
+  const typed = (text: string) => {
+    setReason(text);
+    if (text.trim()) setNoReason(false);
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const missing = undecided > 0 && reason.trim() === '';
@@ -133,7 +138,7 @@ export function SignOffPanel({
               : `${formatCount(undecided)} ${undecided === 1 ? 'row has' : 'rows have'} no decision yet: decide ${undecided === 1 ? 'it' : 'them'}, or say why you sign off without.`}
           </p>
           {undecided > 0 ? (
-            <ReasonField value={reason} onChange={setReason} missing={noReason} inputRef={reasonInput} />
+            <ReasonField value={reason} onChange={typed} missing={noReason} inputRef={reasonInput} />
           ) : null}
           {error ? <Alert tone="error" title={error} /> : null}
           <Button type="submit" disabled={signOff.isPending}>

@@ -16,31 +16,44 @@ export const AGE_CHART_HEIGHT = 220;
 /** A bar of 34 px per source (or kind), and the axis and legend. */
 export const sourceChartHeight = (bars: number) => 56 + bars * 34;
 
-/** A chart's frame as the page draws it (px): below 640 px wide, from 640 (`sm`), from 1024 (`lg`). */
+/**
+ * A chart's least height as the page draws it (px), at each of Tailwind's widths: below 640 px, from 640 (`sm`), 768
+ * (`md`), 1024 (`lg`, the two small charts side by side) and 1280 (`xl`). Each is the tallest the chart was across its
+ * range, measured at the range's narrow end (where its words wrap most): 360, 640, 768, 1024 and 1280 px.
+ */
 export interface FrameHeights {
   narrow: number;
-  medium: number;
-  wide: number;
+  sm: number;
+  md: number;
+  lg: number;
+  xl: number;
 }
 
 /**
- * The confidence and age charts' frames, measured at 390, 800 and 1280 px wide (at 390 the confidence chart's three
- * figures take a line each once its counts have two digits, and one review's took 406 px where another's took 450):
- * the room their waiting frames keep (charts-section.tsx), and the least the drawn frames take, so that the results
- * table below does not move when the charts come. e2e/review-results.spec.ts holds the drawn frames to them.
+ * The confidence and age charts' frames (at 360 the age chart's figures took 694 px, 630 at 390; at 1024 both took
+ * 602, 514 at 1280): the room their waiting frames keep (charts-section.tsx), and the least the drawn frames take,
+ * so that the results table below does not move when the charts come. A chart shorter than its frame (a phone wider
+ * than 360, say) leaves room at its foot. e2e/review-results.spec.ts holds the drawn frames to these figures.
  */
-export const CONFIDENCE_FRAME: FrameHeights = { narrow: 450, medium: 342, wide: 514 };
-export const AGE_FRAME: FrameHeights = { narrow: 630, medium: 450, wide: 514 };
+export const CONFIDENCE_FRAME: FrameHeights = { narrow: 450, sm: 342, md: 342, lg: 602, xl: 514 };
+export const AGE_FRAME: FrameHeights = { narrow: 694, sm: 514, md: 450, lg: 602, xl: 514 };
 
 /** A source's line in the list under its chart: 46 px, and the 8 px between lines. */
 const SOURCE_LINE = 54;
 
 /**
  * The source chart's frame with `bars` bars (measured with one to nine): each bar more is 34 px of chart and a line
- * of the list, which is one column below 640 px wide and two from 640 (a line for every second bar).
+ * of the list, which is one column below 640 px wide and two from 640 (a line for every second bar). Its caption
+ * takes a second line from 640 to about 700 px.
  */
 export function sourceFrame(bars: number): FrameHeights {
   const n = Math.max(1, bars);
-  const twoColumns = 290 + (n - 1) * 34 + (Math.ceil(n / 2) - 1) * SOURCE_LINE;
-  return { narrow: 374 + (n - 1) * (34 + SOURCE_LINE), medium: twoColumns, wide: twoColumns };
+  const more = (n - 1) * 34 + (Math.ceil(n / 2) - 1) * SOURCE_LINE;
+  return {
+    narrow: 374 + (n - 1) * (34 + SOURCE_LINE),
+    sm: 310 + more,
+    md: 290 + more,
+    lg: 290 + more,
+    xl: 290 + more,
+  };
 }

@@ -28,4 +28,29 @@ describe('ChartFigure', () => {
     const box = figure.querySelector('figcaption + div > div') as HTMLElement;
     expect(box.style.height).toBe('200px');
   });
+
+  it('keeps its frame’s room with records to chart, and none when it has none to say', () => {
+    const frame = { narrow: 450, sm: 342, md: 342, lg: 602, xl: 514 };
+    const figure = (empty: boolean) => (
+      <ChartFigure
+        title="Confidence mix"
+        caption="How many records are at high, medium and low confidence."
+        empty={empty}
+        height={200}
+        frame={frame}
+        onActivate={() => {}}
+        chart={() => <NotYetDrawn />}
+        figures={null}
+      />
+    );
+    const { rerender } = render(figure(false));
+    const drawn = screen.getByRole('figure', { name: 'Confidence mix' });
+    expect(drawn.style.getPropertyValue('--frame-xl')).toBe('514px');
+    expect(drawn.style.getPropertyValue('--frame-narrow')).toBe('450px');
+    // "No records yet" is a sentence, not 514 px of empty chart.
+    rerender(figure(true));
+    expect(screen.getByRole('figure', { name: 'Confidence mix' }).style.getPropertyValue('--frame-xl')).toBe(
+      '',
+    );
+  });
 });

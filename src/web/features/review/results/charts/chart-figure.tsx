@@ -16,17 +16,18 @@ export const TICK = { fill: 'currentColor', fontSize: 12 };
 
 /**
  * A chart's frame at least as tall as `heights` at each width (bar-data.ts): the frame waiting for the chart and the
- * chart's own are the same height, so the table below stays where it is when the chart comes; a chart whose
- * figures take more lines than measured pushes it down, and never pulls it up.
+ * chart's own are the same height, so the table below stays where it is when the chart comes. It moves when the
+ * chart is not the one the frame was sized for: figures on more lines than measured push it down; sources that came
+ * after the frame was drawn change the source chart's bars (a tenth turns it to kinds, fewer bars: the table moves
+ * up, once, as the last rows arrive). In print the charts take what they need.
  */
 export function frameHeights(heights: FrameHeights): { className: string; style: CSSProperties } {
   return {
-    className: 'min-h-(--frame-narrow) sm:min-h-(--frame-medium) lg:min-h-(--frame-wide)',
-    style: {
-      '--frame-narrow': `${heights.narrow}px`,
-      '--frame-medium': `${heights.medium}px`,
-      '--frame-wide': `${heights.wide}px`,
-    } as CSSProperties,
+    className:
+      'min-h-(--frame-narrow) sm:min-h-(--frame-sm) md:min-h-(--frame-md) lg:min-h-(--frame-lg) xl:min-h-(--frame-xl) print:min-h-0!',
+    style: Object.fromEntries(
+      Object.entries(heights).map(([width, px]) => [`--frame-${width}`, `${px}px`]),
+    ) as CSSProperties,
   };
 }
 
@@ -66,7 +67,8 @@ export function ChartFigure({
       onActivate(active.current);
     }
   };
-  const least = frame ? frameHeights(frame) : undefined;
+  // An empty chart is a sentence, not a chart's room.
+  const least = frame && !empty ? frameHeights(frame) : undefined;
   return (
     <figure
       aria-labelledby={titleId}

@@ -81,7 +81,9 @@ describe('Webhook endpoints', () => {
     );
     await screen.findByText('No endpoints yet.');
     expect(
-      screen.getByText(/On the public demo, endpoints are a receiver on the demo server itself/),
+      screen.getByText(
+        /On the public demo, whose keys are public, PropLens posts to no address on the internet/,
+      ),
     ).toBeInTheDocument();
     expect(screen.queryByText(/Endpoints must be on the public internet/)).toBeNull();
   });

@@ -26,7 +26,7 @@ export function WebhooksSection({ accountId, demo = false }: { accountId: string
           PropLens posts the events you choose to your endpoints, signed per the Standard Webhooks
           specification, and tries again for 24 hours when an endpoint does not answer 2xx.{' '}
           {demo
-            ? 'On the public demo, endpoints are a receiver on the demo server itself (http://127.0.0.1:<port>/…): its keys are public, so PropLens posts nothing to the internet for them. Sign in with your own API key to send webhooks to your own receiver.'
+            ? 'On the public demo, whose keys are public, PropLens posts to no address on the internet: webhooks go only to a receiver on the demo server itself (http://127.0.0.1:<port>/…), and only where its operator allows private networks. Sign in with your own API key to send webhooks to your own receiver.'
             : 'Endpoints must be on the public internet (https://, or http:// to a public address).'}
         </p>
       </div>
