@@ -11,6 +11,17 @@ export type Handler = (req: { method: string; url: URL; body: unknown }) => Resp
 export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
+/** GET /api/session signed in, as the BFF answers it: Harbor & Vale Realty's professional account, `over` on top. */
+export const signedIn =
+  (over: Record<string, unknown> = {}): Handler =>
+  () =>
+    json({
+      account: { name: 'Harbor & Vale Realty', plan: 'professional' },
+      accountId: 'acct-a',
+      demo: false,
+      ...over,
+    });
+
 export const apiError = (
   status: number,
   code: string,

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../../../contract/index.ts';
-import { fakeApi, json, Route, renderRoutes } from '../../test/utils.tsx';
+import { fakeApi, json, Route, renderRoutes, signedIn } from '../../test/utils.tsx';
 import { ProtectedLayout } from '../layouts.tsx';
 import { ActivityRoute } from './activity.tsx';
 
@@ -60,12 +60,7 @@ describe('/activity', () => {
 
   it('lists the account’s lookups newest first, filters them, and pages back by cursor', async () => {
     const api = fakeApi({
-      'GET /api/session': () =>
-        json({
-          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
-          accountId: 'acct-a',
-          demo: false,
-        }),
+      'GET /api/session': signedIn(),
       'GET /api/activity': ({ url }) =>
         url.searchParams.get('cursor') === '2'
           ? json({ entries: [entry(1)], nextCursor: null })
@@ -112,12 +107,7 @@ describe('/activity', () => {
 
   it('opens with the filters named in its address, and keeps the applied ones there', async () => {
     const api = fakeApi({
-      'GET /api/session': () =>
-        json({
-          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
-          accountId: 'acct-a',
-          demo: false,
-        }),
+      'GET /api/session': signedIn(),
       'GET /api/activity': () => json({ entries: [entry(3)], nextCursor: null }),
     });
     renderRoutes(routes, '/activity?outcome=not_found&key=key%203F9A1C2E');
@@ -140,12 +130,7 @@ describe('/activity', () => {
 
   it('says which review a row was of, linked, and the day each record was verified, as a record says it', async () => {
     fakeApi({
-      'GET /api/session': () =>
-        json({
-          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
-          accountId: 'acct-a',
-          demo: false,
-        }),
+      'GET /api/session': signedIn(),
       'GET /api/activity': () =>
         json({
           entries: [entry(3, { kind: 'review_row', reviewId: 'rv_Q3tape', row: 12 }), entry(2)],
@@ -170,12 +155,7 @@ describe('/activity', () => {
 
   it('says what to fix when the server refuses a filter', async () => {
     fakeApi({
-      'GET /api/session': () =>
-        json({
-          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
-          accountId: 'acct-a',
-          demo: false,
-        }),
+      'GET /api/session': signedIn(),
       'GET /api/activity': () =>
         json(
           { error: { code: 'bad_request', message: 'from: a date from 2000 to 2100, as YYYY-MM-DD' } },

@@ -3,7 +3,15 @@ import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ReviewRowResult, ReviewSummary } from '../../../../contract/index.ts';
-import { apiError, fakeApi, json, layOutElements, Route, renderRoutes } from '../../../test/utils.tsx';
+import {
+  apiError,
+  fakeApi,
+  json,
+  layOutElements,
+  Route,
+  renderRoutes,
+  signedIn,
+} from '../../../test/utils.tsx';
 import { makeProperty, makeRow, makeSummary } from '../testing/stats.fixtures.ts';
 import { ReviewResults } from './review-results.tsx';
 
@@ -186,14 +194,7 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
   it('does not offer Approve to the key that signed off', async () => {
     const signOff = { by: 'ab12cd34', at: '2026-11-01T11:30:00.000Z', run: 1, reason: null, approved: null };
     fakeApi({
-      'GET /api/session': () =>
-        json({
-          account: { name: 'Harbor & Vale Realty', plan: 'professional' },
-          accountId: 'acct-a',
-          demo: false,
-          keyFingerprint: 'ab12cd34',
-          keyName: null,
-        }),
+      'GET /api/session': signedIn({ keyFingerprint: 'ab12cd34', keyName: null }),
     });
     renderRoutes(
       <Route path="/review/:id" element={<Page review={makeSummary({ totalRows: 4, signOff })} />} />,
