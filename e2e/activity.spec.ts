@@ -28,6 +28,14 @@ test('the Activity page shows who looked up what and what it said; History on a 
   await expect(lookup).toContainText(/key [0-9a-f]{8}/);
   await expect(table.getByRole('row').filter({ hasText: 'Signed in' }).first()).toBeVisible();
   await expectNoAxeViolations(page, 'the Activity page');
+  // Where the table is wider than the page it scrolls inside its frame, a tab stop for the keyboard; where it fits,
+  // the frame is neither a tab stop nor a region of its own.
+  const sideways = page.getByRole('region', { name: 'Activity, scrolls sideways' });
+  await expect(sideways).toHaveCount(0);
+  await page.setViewportSize({ width: 800, height: 900 });
+  await expect(sideways).toHaveAttribute('tabindex', '0');
+  await expectNoAxeViolations(page, 'the Activity page at 800 px');
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   await page.getByRole('searchbox', { name: 'Address or property ID' }).fill('congress');
   await page.getByRole('button', { name: 'Apply filters' }).click();

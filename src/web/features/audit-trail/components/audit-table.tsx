@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import type { AuditEntry } from '../../../../contract/index.ts';
 import { useNarrow } from '../../../hooks/use-media-query.ts';
@@ -204,12 +204,14 @@ export function AuditTable({ entries, label = 'Activity', names, now = new Date(
 type Shown = Required<Omit<AuditTableProps, 'names'>> & { names: ReadonlyMap<string, string> | undefined };
 
 function EntryTable({ entries, label, names, now }: Shown) {
+  const frame = useRef<HTMLDivElement>(null);
+  const sideways = useScrollsSideways(frame);
   return (
-    // A keyboard scrolls the table sideways where it is wider than the page (Tab to it, then the arrow keys).
-    <section
-      aria-label={label}
-      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolled region takes focus to be scrolled by keyboard (axe scrollable-region-focusable)
-      tabIndex={0}
+    // Where the table is wider than the page, a keyboard scrolls it sideways (Tab to it, then the arrow keys); where
+    // it is not, the frame is no tab stop, and no region named as the table is.
+    <div
+      ref={frame}
+      {...(sideways ? { role: 'region', 'aria-label': `${label}, scrolls sideways`, tabIndex: 0 } : {})}
       className="overflow-x-auto rounded-xl border border-slate-200 dark:border-slate-800"
     >
       <table aria-label={label} className="w-full min-w-[60rem] text-left text-sm">
@@ -250,7 +252,7 @@ function EntryTable({ entries, label, names, now }: Shown) {
           ))}
         </tbody>
       </table>
-    </section>
+    </div>
   );
 }
 
@@ -314,4 +316,19 @@ function EntryCards({ entries, label, names, now }: Shown) {
       ))}
     </ul>
   );
+}
+
+/** Whether the element is wider inside than it shows (it scrolls sideways), kept current as it resizes. */
+function useScrollsSideways(ref: RefObject<HTMLElement | null>): boolean {
+  const [scrolls, setScrolls] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const check = () => setScrolls(el.scrollWidth > el.clientWidth + 1);
+    check();
+    const seen = typeof ResizeObserver === 'function' ? new ResizeObserver(check) : null;
+    seen?.observe(el);
+    return () => seen?.disconnect();
+  }, [ref]);
+  return scrolls;
 }
