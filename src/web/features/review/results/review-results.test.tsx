@@ -145,7 +145,10 @@ describe('ReviewResults', { timeout: 30_000 }, () => {
     expect(outcomes).toHaveTextContent('Pending: 1');
     // Only a cancelled review has rows never asked.
     expect(outcomes).not.toHaveTextContent('Not asked');
-    expect(summary).toHaveTextContent('Retrieved at November 1, 2026');
+    // As a record words it: the time, then the day.
+    expect(summary).toHaveTextContent(
+      /Retrieved at \d{1,2}:\d\d( [AP]M)? \S+( – \d{1,2}:\d\d( [AP]M)? \S+)? on November 1, 2026/,
+    );
     expect(summary).toHaveTextContent('by Harbor & Vale Realty');
   });
 

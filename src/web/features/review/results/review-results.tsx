@@ -43,7 +43,7 @@ const PRINTED_AT: Intl.DateTimeFormatOptions = {
   timeZoneName: 'short',
 };
 
-/** "Retrieved 1 November 2026, 10:00 GMT – 10:45 GMT by Acme Appraisals": when the rows were answered. */
+/** "Retrieved at 10:00 – 10:45 AM UTC on November 1, 2026 by Acme Appraisals": when the rows were answered. */
 export function retrievedLine(accountName: string, rows: readonly ReviewRowResult[]): string {
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
@@ -57,13 +57,14 @@ export function retrievedLine(accountName: string, rows: readonly ReviewRowResul
   const day = (t: number) => formatDateTime(t, { day: 'numeric', month: 'long', year: 'numeric' });
   const time = (t: number) =>
     formatDateTime(t, { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }) ?? '';
-  // Said once when it is one moment or one day: "November 1, 2026, 10:00 – 10:45 AM UTC" (en-US, as elsewhere).
+  // As a record says it ("3:04 PM UTC on November 21, 2026", property-record.tsx), the day said once when it is
+  // one moment or one day: "10:00 – 10:45 AM UTC on November 1, 2026".
   const when =
     day(first) !== day(last)
       ? `${day(first)}, ${time(first)} – ${day(last)}, ${time(last)}`
       : time(first) === time(last)
-        ? `${day(first)}, ${time(first)}`
-        : `${day(first)}, ${time(first).replace(/\s\S+$/, '')} – ${time(last)}`;
+        ? `${time(first)} on ${day(first)}`
+        : `${time(first).replace(/\s\S+$/, '')} – ${time(last)} on ${day(first)}`;
   return `Retrieved at ${when} by ${accountName}.`;
 }
 
