@@ -165,6 +165,7 @@ const BffEnv = z.object({
   REVIEW_LEASE_S: int(2, 3600, 30),
   REVIEW_MAX_PENDING_ROWS: int(1, 100_000_000, 500_000),
   REVIEW_MAX_SOURCE_BYTES: int(1, 2 ** 40, 1024 ** 3),
+  EVIDENCE_ROWS_AT_ONCE: int(1, 100_000_000, 200_000),
   AUDIT_RETENTION_DAYS: int(0, 36_500, 365),
   // The Ed25519 key audit checkpoints and evidence are signed with (PEM or JWK; src/bff/evidence/signing-key.ts).
   EVIDENCE_SIGNING_KEY: z.string().optional(),
@@ -220,6 +221,8 @@ function storageConfig(e: z.infer<typeof BffEnv>) {
     reviewMaxPendingRows: e.REVIEW_MAX_PENDING_ROWS,
     /** Bytes of the files reviews were made from one account keeps (evidence packets); a file past it: 409. */
     reviewMaxSourceBytes: e.REVIEW_MAX_SOURCE_BYTES,
+    /** Rows of the evidence packets one replica builds at once, every account's together (each in memory). */
+    evidenceRowsAtOnce: e.EVIDENCE_ROWS_AT_ONCE,
     /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     /** Signs audit checkpoints and evidence; undefined: generated beside the embedded database (none on PostgreSQL). */

@@ -222,6 +222,7 @@ function bffApp(
     signInsPerMinute: config.signInsPerMinute,
     reviewMaxPendingRows: config.reviewMaxPendingRows,
     reviewMaxSourceBytes: config.reviewMaxSourceBytes,
+    packetRowsAtOnce: config.evidenceRowsAtOnce,
     allowedHosts: config.allowedHosts,
     cursorSecret: stores.cursorSecret,
     // Empty: API only (tests), no SPA.

@@ -145,6 +145,38 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     expect((await h.call(`/api/reviews/${review.id}/evidence.zip`)).status).toBe(200);
   });
 
+  it('builds packets of every account together up to a number of rows: past it, told to try again', async () => {
+    const h = db.make({ evidenceRowsAtOnce: 3 });
+    await h.signIn();
+    const two = await finishedReview(h, ['1 Main St', '2 Oak Ave'], { name: 'two' });
+    const professional = h.cookie;
+    // Another browser: a sign-in of its own, the first one's session left as it is.
+    h.cookie = '';
+    await h.signIn('pi_demo_enterprise');
+    const other = await finishedReview(h, ['3 Elm St', '4 Pine Rd'], { name: 'other' });
+    const enterprise = h.cookie;
+    h.cookie = professional;
+    // Two accounts at once, 2 + 2 rows against a bound of 3: one is built, the other told to wait.
+    const [a, b] = await Promise.all([
+      h.call(`/api/reviews/${two.id}/evidence.zip`, { headers: { cookie: professional } }),
+      h.call(`/api/reviews/${other.id}/evidence.zip`, { headers: { cookie: enterprise } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 429]);
+    const refused = a.status === 429 ? a : b;
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+      'PropLens is building other evidence packets right now: try again in a few seconds.',
+    );
+    // One at a time, each is built; a review larger than the bound alone, when nothing else is.
+    expect(
+      (await h.call(`/api/reviews/${other.id}/evidence.zip`, { headers: { cookie: enterprise } })).status,
+    ).toBe(200);
+    const four = await finishedReview(h, ['5 Ash Ln', '6 Birch Ct', '7 Cedar Dr', '8 Dogwood Way'], {
+      name: 'four',
+    });
+    expect((await h.call(`/api/reviews/${four.id}/evidence.zip`)).status).toBe(200);
+  }, 30_000);
+
   it('is refused while the review runs, for another account, and without a session', async () => {
     const h = db.make();
     await h.signIn();

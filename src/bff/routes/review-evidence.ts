@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ReviewExportQuery } from '../../contract/index.ts';
+import { ReviewExportQuery, type ReviewSummary } from '../../contract/index.ts';
 import { type PacketSignOff, UNCONFIGURED_HOST } from '../../evidence-verify/packet.ts';
 import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
@@ -26,6 +26,8 @@ export interface ReviewEvidenceRouteDeps extends ReviewExportRouteDeps {
   reviewMaxSourceBytes?: number;
   /** ALLOWED_HOSTS: the names a packet may say it was exported at (packetHost). */
   allowedHosts?: readonly string[];
+  /** EVIDENCE_ROWS_AT_ONCE: the rows of the packets built at once on this replica (default PACKET_ROWS_AT_ONCE). */
+  packetRowsAtOnce?: number;
 }
 
 /**
@@ -43,10 +45,21 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
   app.use('*', requireSession(deps.sessions));
   app.put('/:id/source', (c) => putSource(c, deps, sources));
   const building = new Map<string, number>();
+  // Rows of the packets under way on this replica, every account's together (PACKET_ROWS_AT_ONCE).
+  let rowsBuilding = 0;
+  const rowsAtOnce = deps.packetRowsAtOnce ?? PACKET_ROWS_AT_ONCE;
   app.get('/:id/evidence.zip', async (c) => {
+    const account = c.get('session').accountId;
+    const review = await inDatabase(() => deps.reviews.store.summary(account, c.req.param('id') as string));
+    if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
+    if (!review.runs.at(-1)?.finishedAt)
+      throw new ApiError(
+        409,
+        'conflict',
+        'The review is still running: export its evidence once it is done.',
+      );
     // A packet is built in memory (the files, then the ZIP): an account's exports are bounded at once on each
     // replica (hostile review M12: there was no limit), the next one told when to try again.
-    const account = c.get('session').accountId;
     const held = building.get(account) ?? 0;
     if (held >= EXPORTS_AT_ONCE)
       throw new ApiError(
@@ -55,10 +68,22 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
         `This account is already exporting ${EXPORTS_AT_ONCE} evidence packets: try again in a few seconds, once one is done.`,
         { retryAfterS: 5 },
       );
+    // And so are every account's together, by their rows: a review larger than the bound alone is built when
+    // nothing else is.
+    const rows = review.totalRows;
+    if (rowsBuilding > 0 && rowsBuilding + rows > rowsAtOnce)
+      throw new ApiError(
+        429,
+        'rate_limited',
+        'PropLens is building other evidence packets right now: try again in a few seconds.',
+        { retryAfterS: 5 },
+      );
     building.set(account, held + 1);
+    rowsBuilding += rows;
     try {
-      return await evidenceZip(c, deps, exports, sources);
+      return await evidenceZip(c, deps, exports, sources, review);
     } finally {
+      rowsBuilding -= rows;
       const left = (building.get(account) ?? 1) - 1;
       if (left > 0) building.set(account, left);
       else building.delete(account);
@@ -69,6 +94,13 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
 
 /** Evidence packets one account has built at once on one replica. */
 export const EXPORTS_AT_ONCE = 2;
+
+/**
+ * The rows of the evidence packets built at once on one replica, all accounts together: a packet holds its
+ * exports and its ZIP in memory, about 1 KB a row (a 100,000-row review's exports are 51 MB), so together about
+ * 200 MB, where ten accounts each exporting a large review would have held a gigabyte.
+ */
+export const PACKET_ROWS_AT_ONCE = 200_000;
 
 /** PUT /api/reviews/:id/source: the review's file, while its rows are being sent (reviewEvidenceRoutes). */
 async function putSource(c: AppContext, deps: ReviewEvidenceRouteDeps, sources: ReviewSources) {
@@ -125,13 +157,10 @@ async function evidenceZip(
   deps: ReviewEvidenceRouteDeps,
   exports: Hono<AppEnv>,
   sources: ReviewSources,
+  review: ReviewSummary,
 ) {
   const session = c.get('session');
-  const id = c.req.param('id') as string;
-  const review = await inDatabase(() => deps.reviews.store.summary(session.accountId, id));
-  if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
-  if (!review.runs.at(-1)?.finishedAt)
-    throw new ApiError(409, 'conflict', 'The review is still running: export its evidence once it is done.');
+  const id = review.id;
   // The reader's day, as Export CSV and Export JSON take it: the packet's exports count ages to it, and its name
   // carries it, so a reader's three files sort together (UTC's day otherwise, as theirs).
   const day = ReviewExportQuery.safeParse(c.req.query());

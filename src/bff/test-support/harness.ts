@@ -69,6 +69,8 @@ export interface HarnessOptions {
   eventPollMs?: number;
   /** REVIEW_MAX_PENDING_ROWS (default 500,000). */
   reviewMaxPendingRows?: number;
+  /** EVIDENCE_ROWS_AT_ONCE (default 200,000). */
+  evidenceRowsAtOnce?: number;
   /** REVIEW_CONCURRENCY: rows the worker asks at once (1: one after another, so no two share one request). */
   reviewConcurrency?: number;
   /** Prometheus metrics, as server.ts counts them; with `metricsToken` /metrics answers. */
@@ -99,6 +101,7 @@ function testConfig(options: HarnessOptions): BffConfig {
     metricsToken: options.metricsToken,
     ...(options.reviewMaxPendingRows ? { reviewMaxPendingRows: options.reviewMaxPendingRows } : {}),
     ...(options.reviewConcurrency ? { reviewConcurrency: options.reviewConcurrency } : {}),
+    ...(options.evidenceRowsAtOnce ? { evidenceRowsAtOnce: options.evidenceRowsAtOnce } : {}),
     ...(options.keyEncryptionSecret ? { keyEncryptionSecret: options.keyEncryptionSecret } : {}),
     ...upstream,
   };
