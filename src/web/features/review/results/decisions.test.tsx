@@ -14,6 +14,7 @@ import {
 } from '../../../test/utils.tsx';
 import { makeProperty, makeRow, makeSummary } from '../testing/stats.fixtures.ts';
 import { ReviewResults } from './review-results.tsx';
+import { WITHDRAWS_SIGN_OFF } from './sign-off.tsx';
 
 /*
  * Decisions on rows and sign-off (issue 30), as a reviewer makes them on the results: Accept, Reject or Needs
@@ -191,6 +192,39 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
     expect(within(panel).queryByText('Write the reason, or decide the rows first.')).toBeNull();
   });
 
+  it('warns that a decision withdraws the sign-off, then says it was withdrawn', async () => {
+    fakeApi({ 'GET /api/session': session });
+    const signOff = {
+      by: 'ab12cd34',
+      at: '2026-11-01T11:30:00.000Z',
+      run: 1,
+      reason: null,
+      approved: { by: 'cd34ef56', at: '2026-11-01T12:00:00.000Z' },
+    };
+    const user = userEvent.setup();
+    // The page as its live view gives it summaries: the next one after the decision has no sign-off.
+    function Withdrawing() {
+      const [review, setReview] = useState(makeSummary({ totalRows: 4, signOff }));
+      return (
+        <>
+          <button type="button" onClick={() => setReview(makeSummary({ totalRows: 4 }))}>
+            Next summary
+          </button>
+          <Page review={review} />
+        </>
+      );
+    }
+    renderRoutes(<Route path="/review/:id" element={<Withdrawing />} />, '/review/rev-1');
+    const table = screen.getByRole('table', { name: 'Results' });
+    await user.click(within(table).getByRole('checkbox', { name: 'Select 1 Elm St, Austin, TX' }));
+    expect(screen.getByText(WITHDRAWS_SIGN_OFF)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Next summary' }));
+    const panel = screen.getByRole('region', { name: 'Sign-off' });
+    expect(within(panel).getByRole('status')).toHaveTextContent(
+      'The sign-off of run 1, and its approval, was withdrawn: a row’s decision or answer changed after it.',
+    );
+  });
+
   it('does not offer Approve to the key that signed off', async () => {
     const signOff = { by: 'ab12cd34', at: '2026-11-01T11:30:00.000Z', run: 1, reason: null, approved: null };
     fakeApi({
@@ -202,9 +236,7 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
     );
     const panel = screen.getByRole('region', { name: 'Sign-off' });
     expect(
-      await within(panel).findByText(
-        'You signed this review off, so another key of the account approves it: two people have looked.',
-      ),
+      await within(panel).findByText('You signed it off: approving it is for another key of the account.'),
     ).toBeInTheDocument();
     expect(within(panel).queryByRole('button', { name: 'Approve' })).not.toBeInTheDocument();
   });

@@ -13,6 +13,7 @@ import { PrintTable, usePrinting } from './print-results.tsx';
 import { ReliabilitySummary } from './reliability-summary.tsx';
 import { FilterChips, ResultFiltersBar } from './result-filters.tsx';
 import { ResultsTable, useResultsTable } from './results-table.tsx';
+import { retrievedLine } from './retrieved-line.ts';
 import { RowDetails } from './row-details.tsx';
 import { SelectionBar, useRowSelection } from './selection-bar.tsx';
 import { SignOffLines, SignOffPanel } from './sign-off.tsx';
@@ -42,31 +43,6 @@ const PRINTED_AT: Intl.DateTimeFormatOptions = {
   minute: '2-digit',
   timeZoneName: 'short',
 };
-
-/** "Retrieved at 10:00 – 10:45 AM UTC on November 1, 2026 by Acme Appraisals": when the rows were answered. */
-export function retrievedLine(accountName: string, rows: readonly ReviewRowResult[]): string {
-  let first = Number.POSITIVE_INFINITY;
-  let last = Number.NEGATIVE_INFINITY;
-  for (const r of rows) {
-    const t = r.retrievedAt ? Date.parse(r.retrievedAt) : Number.NaN;
-    if (Number.isNaN(t)) continue;
-    first = Math.min(first, t);
-    last = Math.max(last, t);
-  }
-  if (!Number.isFinite(first)) return `Nothing retrieved yet for ${accountName}.`;
-  const day = (t: number) => formatDateTime(t, { day: 'numeric', month: 'long', year: 'numeric' });
-  const time = (t: number) =>
-    formatDateTime(t, { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }) ?? '';
-  // As a record says it ("3:04 PM UTC on November 21, 2026", property-record.tsx), the day said once when it is
-  // one moment or one day: "10:00 – 10:45 AM UTC on November 1, 2026".
-  const when =
-    day(first) !== day(last)
-      ? `${day(first)}, ${time(first)} – ${day(last)}, ${time(last)}`
-      : time(first) === time(last)
-        ? `${time(first)} on ${day(first)}`
-        : `${time(first).replace(/\s\S+$/, '')} – ${time(last)} on ${day(first)}`;
-  return `Retrieved at ${when} by ${accountName}.`;
-}
 
 /** The figures the results view shows, worked out once per set of rows (and "today"). */
 function useResultStats(rows: ReviewRowResult[], now: Date) {
@@ -213,6 +189,7 @@ function ResultsSection({
         byIndex={byIndex}
         onCompare={() => setCompared([...selected].sort((a, b) => a - b))}
         onSelect={setSelected}
+        signedOff={Boolean(review.signOff)}
       />
       <ResultsTable
         table={table.table}
@@ -359,6 +336,7 @@ export function ReviewResults({
           now={now}
           onClose={() => setOpenIndex(null)}
           onFixed={onRowFixed ?? ignoreFix}
+          signedOff={Boolean(review.signOff)}
         />
       ) : null}
     </div>

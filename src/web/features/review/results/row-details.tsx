@@ -36,6 +36,7 @@ export function RowDetails({
   onClose,
   now,
   onFixed,
+  signedOff = false,
 }: {
   reviewId: string;
   result: ResultRow;
@@ -43,6 +44,8 @@ export function RowDetails({
   now: Date;
   /** The row fixed in place, excluded or included again (the server's answer): it replaces the row. */
   onFixed: (row: ReviewRowResult) => void;
+  /** The review is signed off: deciding a row withdraws it (DecideRow says so). */
+  signedOff?: boolean;
 }) {
   const ref = useModalDialog();
   const titleId = useId();
@@ -99,7 +102,7 @@ export function RowDetails({
         {comparing ? (
           <CandidateComparison candidates={candidates} onClose={() => setComparing(false)} />
         ) : null}
-        <DecideRow reviewId={reviewId} row={row} onChanged={onFixed} />
+        <DecideRow reviewId={reviewId} row={row} onChanged={onFixed} signedOff={signedOff} />
         <ExcludeRow reviewId={reviewId} row={row} onChanged={onFixed} />
       </div>
     </dialog>

@@ -8,6 +8,7 @@ import { formatCount } from '../../../lib/format.ts';
 import { MAX_COMPARE, MIN_COMPARE } from './compare.ts';
 import { DECIDE_TEXT, DECISIONS } from './decisions.ts';
 import { decideRows } from './decisions-api.ts';
+import { WITHDRAWS_SIGN_OFF } from './sign-off.tsx';
 import type { ResultRow } from './stats.ts';
 
 /**
@@ -41,6 +42,7 @@ export function SelectionBar({
   byIndex,
   onCompare,
   onSelect,
+  signedOff = false,
 }: {
   reviewId: string;
   selected: ReadonlySet<number>;
@@ -49,6 +51,8 @@ export function SelectionBar({
   byIndex: ReadonlyMap<number, ResultRow>;
   onCompare: () => void;
   onSelect: (next: ReadonlySet<number>) => void;
+  /** The review is signed off: deciding withdraws it, which the bar says beside its buttons. */
+  signedOff?: boolean;
 }) {
   const n = selected.size;
   const withRecords = [...selected].filter((i) => byIndex.get(i)?.row.property).length;
@@ -105,6 +109,9 @@ export function SelectionBar({
           </Button>
         ) : null}
       </div>
+      {signedOff && n > 0 ? (
+        <p className="text-sm text-amber-900 dark:text-amber-200">{WITHDRAWS_SIGN_OFF}</p>
+      ) : null}
       {bulk.isSuccess ? (
         <p className="text-sm" role="status">
           {formatCount(bulk.data)} {bulk.data === 1 ? 'row' : 'rows'} decided.

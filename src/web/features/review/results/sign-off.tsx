@@ -14,6 +14,10 @@ import { formatCount, formatDateTime } from '../../../lib/format.ts';
 import { KeyLabel, sessionQueryOptions } from '../../auth/index.ts';
 import { approveReview, signOffReview } from './decisions-api.ts';
 
+/** Said beside every way of deciding a row of a signed-off review: a decision withdraws the sign-off. */
+export const WITHDRAWS_SIGN_OFF =
+  'This review is signed off: a decision now withdraws the sign-off, and its approval; it can be signed off again.';
+
 const errorText = (error: unknown) =>
   error instanceof ApiRequestError ? error.message : error ? 'That could not be saved. Try again.' : null;
 
@@ -89,10 +93,8 @@ export function SignOffPanel({
   });
   const approve = useMutation({ mutationFn: () => approveReview(review.id), onSuccess: done });
   const current = answer?.id === review.id ? answer.signOff : review.signOff;
+  const withdrawn = useWithdrawn(current);
   const error = errorText(signOff.error ?? approve.error);
-  // Whose key this is, asked only where Approve may be offered (the page's layout has it already).
-  const mine = useQuery({ ...sessionQueryOptions(), enabled: Boolean(current && !current.approved) }).data
-    ?.keyFingerprint;
   // A reason typed answers "write the reason": the field is no longer marked.
   const typed = (text: string) => {
     setReason(text);
@@ -120,18 +122,13 @@ export function SignOffPanel({
         <>
           <SignOffLines signOff={current} latest={(answer?.id === review.id ? answer : review).runs.at(-1)} />
           {error ? <Alert tone="error" title={error} /> : null}
-          {current.approved ? null : current.by === mine ? (
-            <p className="text-sm text-slate-600 dark:text-slate-300">
-              You signed this review off, so another key of the account approves it: two people have looked.
-            </p>
-          ) : (
-            <Button className="print:hidden" disabled={approve.isPending} onClick={() => approve.mutate()}>
-              {approve.isPending ? 'Approving…' : 'Approve'}
-            </Button>
+          {current.approved ? null : (
+            <ApproveAction signOff={current} pending={approve.isPending} onApprove={() => approve.mutate()} />
           )}
         </>
       ) : (
         <form onSubmit={submit} className="space-y-2 print:hidden">
+          {withdrawn ? <WithdrawnNote signOff={withdrawn} /> : null}
           <p className="text-sm">
             {undecided === 0
               ? 'Every row has a decision: the review can be signed off.'
@@ -187,5 +184,58 @@ function ReasonField({
         Shown with the sign-off, on the printout and in the export.
       </p>
     </>
+  );
+}
+
+/**
+ * The sign-off this page showed and the review no longer has: a decision (or a run that changed an answer)
+ * withdrew it, which the page says rather than going back to the empty form as if nothing had been signed.
+ */
+function useWithdrawn(current: ReviewSignOff | null | undefined): ReviewSignOff | null {
+  const [withdrawn, setWithdrawn] = useState<ReviewSignOff | null>(null);
+  const shown = useRef(current);
+  useEffect(() => {
+    if (current) setWithdrawn(null);
+    else if (shown.current) setWithdrawn(shown.current);
+    shown.current = current;
+  }, [current]);
+  return withdrawn;
+}
+
+function WithdrawnNote({ signOff }: { signOff: ReviewSignOff }) {
+  return (
+    <p
+      role="status"
+      className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+    >
+      The sign-off of run {signOff.run}
+      {signOff.approved ? ', and its approval,' : ''} was withdrawn: a row’s decision or answer changed after
+      it. Sign off again when the review is ready.
+    </p>
+  );
+}
+
+/**
+ * Approve, offered to any key of the account but the one that signed off (the server refuses that one too): it is
+ * told another key approves. Whose key this is, asked only here (the page's layout has it already).
+ */
+function ApproveAction({
+  signOff,
+  pending,
+  onApprove,
+}: {
+  signOff: ReviewSignOff;
+  pending: boolean;
+  onApprove: () => void;
+}) {
+  const mine = useQuery(sessionQueryOptions()).data?.keyFingerprint;
+  return signOff.by === mine ? (
+    <p className="text-sm text-slate-600 dark:text-slate-300">
+      You signed it off: approving it is for another key of the account.
+    </p>
+  ) : (
+    <Button className="print:hidden" disabled={pending} onClick={onApprove}>
+      {pending ? 'Approving…' : 'Approve'}
+    </Button>
   );
 }

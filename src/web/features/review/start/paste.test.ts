@@ -50,8 +50,14 @@ describe('pasted text', () => {
       'Oak Avenue',
       '1100 Congress',
       'Unit 301, 140 Waterloo Rd',
+      // Parcel numbers copied from records: looked up, never taken for phone numbers.
+      '48453-271-8281',
+      '01-234-567',
+      '123-456-78-9',
     ])
       expect(notAnAddress(line)).toBeNull();
+    for (const phone of ['512-555-0199', '(512) 555-0100', '+44 20 7946 0958', '555 0100', '1 512 555 0100'])
+      expect(notAnAddress(phone), phone).toBe('a phone number');
   });
 
   it('tells spreadsheet rows (tabs) from lines', () => {

@@ -31,11 +31,26 @@ export function notAnAddress(line: string): string | null {
   if (WEB_LINK.test(text)) return 'a web link';
   const digits = text.replace(/\D/g, '').length;
   if (PHONE_LABEL.test(text) && digits >= 7) return 'a phone number';
-  if (PHONE_ONLY.test(text) && digits >= 7 && digits <= 15 && /[\s().-]/.test(text)) return 'a phone number';
+  if (phoneShaped(text, digits)) return 'a phone number';
   const street = STREET_WORD.test(text);
   if (!street && text.endsWith(':')) return 'a heading';
   if (!street && !/\d/.test(text)) return 'no house number or street';
   return null;
+}
+
+/**
+ * A bare number shaped as a telephone's: "(512) 555-0100", "+1 512.555.0100", "512-555-0199", "555 0100". A parcel
+ * number copied from a record ("48453-271-8281", "01-234-567") is not one: it is looked up as the service finds it.
+ */
+function phoneShaped(text: string, digits: number): boolean {
+  if (!PHONE_ONLY.test(text) || digits < 7 || digits > 15 || !/[\s().-]/.test(text)) return false;
+  if (text.startsWith('+') || text.startsWith('(')) return true;
+  const groups = text
+    .split(/[\s().-]+/)
+    .filter(Boolean)
+    .map((g) => g.length)
+    .join('-');
+  return groups === '3-4' || groups === '3-3-4' || groups === '1-3-3-4';
 }
 
 /** Whether pasted lines are spreadsheet rows: at least half of the non-blank ones hold a tab. */
