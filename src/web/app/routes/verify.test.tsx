@@ -172,6 +172,16 @@ describe('/verify', () => {
     expect(await screen.findByText(/^Verified: signed by PropLens at proplens.example/)).toBeInTheDocument();
   });
 
+  it('shows the JWKS file’s picker only once that option is chosen: one file picker, the packet’s, otherwise', async () => {
+    fakeApi({ [SESSION]: signedOut });
+    const user = await openVerify();
+    expect(screen.getByLabelText('Choose a JWKS file')).not.toBeVisible();
+    await user.click(fileOption());
+    expect(screen.getByLabelText('Choose a JWKS file')).toBeVisible();
+    await user.click(serverOption());
+    expect(screen.getByLabelText('Choose a JWKS file')).not.toBeVisible();
+  });
+
   it('clears a verdict when the keys chosen change: it was not checked against them', async () => {
     const ours = await signer();
     const theirs = await signer();

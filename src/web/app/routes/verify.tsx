@@ -103,8 +103,8 @@ async function serverKeys(): Promise<JSONWebKeySet> {
 const RADIO = 'size-4 shrink-0 accent-teal-700 dark:accent-teal-400';
 
 /**
- * Two options, each with its radio: this server's keys, or a JWKS file. The file's picker sits under its option,
- * always usable: choosing a JWKS file chooses that option, and choosing the option first asks for the file.
+ * Two options, each with its radio: this server's keys, or a JWKS file, whose picker shows under it once it is
+ * chosen (and asks for the file).
  */
 function KeysChoice({ keys, onChange }: { keys: Keys; onChange: (keys: Keys) => void }) {
   const id = useId();
@@ -146,12 +146,14 @@ function KeysChoice({ keys, onChange }: { keys: Keys; onChange: (keys: Keys) => 
             name={`${id}-keys`}
             className={RADIO}
             checked={fileChosen}
-            aria-describedby={`${id}-jwks-state`}
+            aria-describedby={fileChosen ? `${id}-jwks-state` : undefined}
             onChange={() => onChange({ ...keys, from: 'file' })}
           />
           A JWKS file
         </label>
-        <div className="space-y-1 pl-6">
+        {/* Its picker only once the option is chosen: beside this server's keys it was a second file picker above
+            the packet's, and a packet chosen there was "not a JWKS". */}
+        <div className="space-y-1 pl-6" hidden={!fileChosen}>
           <input
             type="file"
             aria-label="Choose a JWKS file"
