@@ -1,7 +1,8 @@
-import { type ReactNode, type RefObject, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useRef } from 'react';
 import { Link } from 'react-router';
 import type { AuditEntry } from '../../../../contract/index.ts';
 import { useNarrow } from '../../../hooks/use-media-query.ts';
+import { useScrollsSideways } from '../../../hooks/use-scrolls-sideways.ts';
 import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
 import { ageInDays, longDate, relativeAge } from '../../property/index.ts';
 
@@ -316,19 +317,4 @@ function EntryCards({ entries, label, names, now }: Shown) {
       ))}
     </ul>
   );
-}
-
-/** Whether the element is wider inside than it shows (it scrolls sideways), kept current as it resizes. */
-function useScrollsSideways(ref: RefObject<HTMLElement | null>): boolean {
-  const [scrolls, setScrolls] = useState(false);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const check = () => setScrolls(el.scrollWidth > el.clientWidth + 1);
-    check();
-    const seen = typeof ResizeObserver === 'function' ? new ResizeObserver(check) : null;
-    seen?.observe(el);
-    return () => seen?.disconnect();
-  }, [ref]);
-  return scrolls;
 }

@@ -12,6 +12,7 @@ import {
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, type ReactNode, useMemo, useRef, useState } from 'react';
 import { useNarrow } from '../../../hooks/use-media-query.ts';
+import { useScrollsSideways } from '../../../hooks/use-scrolls-sideways.ts';
 import { COLUMNS, meta, type ResultsMeta } from './columns.tsx';
 import type { ResultRow } from './stats.ts';
 
@@ -247,46 +248,61 @@ export function ResultsTable({
   const items = virtualizer.getVirtualItems();
   const padTop = items[0]?.start ?? 0;
   const padBottom = items.length > 0 ? virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0) : 0;
+  const sideways = useScrollsSideways(scrollRef);
   const colCount = table.getVisibleLeafColumns().length;
   const { selected } = meta(table);
 
   return (
-    <div
-      ref={scrollRef}
-      className="max-h-[70vh] xl:max-h-[calc(100vh-6rem)] overflow-auto rounded-xl contain-content border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900 print:hidden"
-    >
-      <table
-        aria-labelledby={labelledBy}
-        aria-rowcount={rows.length + 1}
-        className="w-full min-w-[30rem] table-fixed border-collapse text-sm sm:min-w-[63rem]"
+    <>
+      <div
+        ref={scrollRef}
+        className="max-h-[70vh] xl:max-h-[calc(100vh-6rem)] overflow-auto rounded-xl contain-content border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900 print:hidden"
       >
-        <colgroup>
-          {table.getVisibleLeafColumns().map((c) => (
-            <col key={c.id} className={WIDTHS[c.id]} />
-          ))}
-        </colgroup>
-        <ResultsTableHead table={table} />
-        <tbody>
-          {padTop > 0 ? <SpacerRow colCount={colCount} height={padTop} /> : null}
-          {items.map((item) => {
-            const result = rows[item.index];
-            if (!result) return null;
-            const row = rowOf(result, item.index);
-            const checked = selected.has(result.row.index);
-            return (
-              <ResultRowView key={row.id} row={row} rowIndex={item.index} checked={checked} onOpen={onOpen} />
-            );
-          })}
-          {padBottom > 0 ? <SpacerRow colCount={colCount} height={padBottom} /> : null}
-          {rows.length === 0 ? (
-            <tr>
-              <td colSpan={colCount} className="px-3 py-6 text-center text-slate-600 dark:text-slate-300">
-                {footer ?? 'No rows match these filters.'}
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-    </div>
+        <table
+          aria-labelledby={labelledBy}
+          aria-rowcount={rows.length + 1}
+          className="w-full min-w-[30rem] table-fixed border-collapse text-sm sm:min-w-[63rem]"
+        >
+          <colgroup>
+            {table.getVisibleLeafColumns().map((c) => (
+              <col key={c.id} className={WIDTHS[c.id]} />
+            ))}
+          </colgroup>
+          <ResultsTableHead table={table} />
+          <tbody>
+            {padTop > 0 ? <SpacerRow colCount={colCount} height={padTop} /> : null}
+            {items.map((item) => {
+              const result = rows[item.index];
+              if (!result) return null;
+              const row = rowOf(result, item.index);
+              const checked = selected.has(result.row.index);
+              return (
+                <ResultRowView
+                  key={row.id}
+                  row={row}
+                  rowIndex={item.index}
+                  checked={checked}
+                  onOpen={onOpen}
+                />
+              );
+            })}
+            {padBottom > 0 ? <SpacerRow colCount={colCount} height={padBottom} /> : null}
+            {rows.length === 0 ? (
+              <tr>
+                <td colSpan={colCount} className="px-3 py-6 text-center text-slate-600 dark:text-slate-300">
+                  {footer ?? 'No rows match these filters.'}
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+      {/* Under the table, so that nothing above it moves when it is found to be wider than its frame. */}
+      {sideways ? (
+        <p className="text-xs text-slate-600 dark:text-slate-400 print:hidden">
+          More columns to the right: scroll the table sideways.
+        </p>
+      ) : null}
+    </>
   );
 }
