@@ -75,6 +75,8 @@ test('a finished review: summary, a chart bar filters the table, compare two row
     })
     .toBe(true);
   await expectChartsWhereTheirFramesWere(page, 'xl');
+  // At 1280 every column fits: nothing to scroll to, and nothing said.
+  await expect(page.getByText('More columns to the right: scroll the table sideways.')).toHaveCount(0);
   const tallest = heights.indexOf(Math.max(...heights));
   const level = ['High', 'Medium', 'Low'][tallest] as string;
   await bars.nth(tallest).click();
@@ -296,6 +298,8 @@ test('the review results at phone width: charts fit, the table scrolls inside it
     page.getByRole('figure', { name: 'Verification age' }).locator('svg.recharts-surface'),
   ).toBeVisible();
   await expectChartsWhereTheirFramesWere(page, 'narrow');
+  // The columns off to the side are said to be there.
+  await expect(page.getByText('More columns to the right: scroll the table sideways.')).toBeVisible();
   // The address as given and its outcome are on screen without scrolling sideways; the matched address,
   // match and source wait in the row's dialog.
   const results = page.getByRole('table', { name: 'Results' });
