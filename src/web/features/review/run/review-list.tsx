@@ -55,6 +55,16 @@ export function statusLabel(review: ReviewSummary): string {
   }
 }
 
+/** "Signed off", "Signed off and approved": where a reviewer stands with the review, at a glance in the list. */
+function SignOffBadge({ review }: { review: ReviewSummary }) {
+  if (!review.signOff) return null;
+  return (
+    <span className="rounded-full border border-teal-700 px-2 py-0.5 font-medium text-teal-900 dark:border-teal-400 dark:text-teal-100">
+      {review.signOff.approved ? 'Signed off and approved' : 'Signed off'}
+    </span>
+  );
+}
+
 function ReviewItem({ review, accountId }: { review: ReviewSummary; accountId: string }) {
   const [confirm, setConfirm] = useState(false);
   const queryClient = useQueryClient();
@@ -79,6 +89,7 @@ function ReviewItem({ review, accountId }: { review: ReviewSummary; accountId: s
           <span className={`rounded-full px-2 py-0.5 font-medium ${STATE_STYLE[review.status]}`}>
             {statusLabel(review)}
           </span>
+          <SignOffBadge review={review} />
           <span>
             {n(review.totalRows)} {review.totalRows === 1 ? 'address' : 'addresses'}
             {counts && counts.done < counts.total ? ` (${n(counts.done)} done)` : ''}
@@ -100,7 +111,13 @@ function ReviewItem({ review, accountId }: { review: ReviewSummary; accountId: s
       </div>
       {confirm ? (
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <span>Delete it and its results for everyone in the account?</span>
+          <span>
+            Delete it and its results for everyone in the account
+            {review.signOff
+              ? `, its sign-off${review.signOff.approved ? ' and approval' : ''} with them`
+              : ''}
+            ?
+          </span>
           <Button
             variant="primary"
             className="bg-red-700 hover:bg-red-800 dark:bg-red-400 dark:hover:bg-red-300"

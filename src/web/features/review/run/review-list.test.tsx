@@ -1,0 +1,43 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fakeApi, Route, renderRoutes, signedIn } from '../../../test/utils.tsx';
+import { makeSummary } from '../testing/stats.fixtures.ts';
+import { ReviewList } from './review-list.tsx';
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('the review list', () => {
+  it('says which reviews are signed off and approved, and what deleting one takes with it', async () => {
+    fakeApi({ 'GET /api/session': signedIn() });
+    const signOff = {
+      by: 'ab12cd34',
+      at: '2026-11-01T11:30:00.000Z',
+      run: 1,
+      reason: null,
+      approved: { by: 'cd34ef56', at: '2026-11-01T12:00:00.000Z' },
+    };
+    const reviews = [
+      makeSummary({ id: 'rv_a', name: 'Approved tape', totalRows: 4, signOff }),
+      makeSummary({ id: 'rv_b', name: 'Signed tape', totalRows: 4, signOff: { ...signOff, approved: null } }),
+      makeSummary({ id: 'rv_c', name: 'Open tape', totalRows: 4 }),
+    ];
+    renderRoutes(
+      <Route path="/review" element={<ReviewList reviews={reviews} accountId="acct-a" />} />,
+      '/review',
+    );
+    const item = (name: string) => screen.getByRole('link', { name }).closest('li') as HTMLElement;
+    expect(item('Approved tape')).toHaveTextContent('Signed off and approved');
+    expect(item('Signed tape')).toHaveTextContent('Signed off');
+    expect(item('Signed tape')).not.toHaveTextContent('approved');
+    expect(item('Open tape')).not.toHaveTextContent('Signed off');
+    await userEvent.click(
+      within(item('Approved tape')).getByRole('button', { name: 'Delete review Approved tape' }),
+    );
+    expect(
+      screen.getByText(
+        'Delete it and its results for everyone in the account, its sign-off and approval with them?',
+      ),
+    ).toBeInTheDocument();
+  });
+});
