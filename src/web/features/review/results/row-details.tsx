@@ -187,7 +187,7 @@ function RowDetailsHeader({
       <div className="min-w-0">
         <p className="text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400">
           Row {row.index + 1}
-          {row.sourceRow ? ` (line ${row.sourceRow} of the file)` : ''} ·{' '}
+          {row.sourceRow ? ` (line ${row.sourceRow} as given)` : ''} ·{' '}
           {isLook(result) ? LOOK_TEXT : outcomeText(row)}
           {row.excluded ? ` · ${EXCLUDED_TEXT}` : ''}
           {row.decision ? ` · ${DECISION_TEXT[row.decision.decision]}` : ''}
