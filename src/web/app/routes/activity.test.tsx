@@ -142,7 +142,7 @@ describe('/activity', () => {
     const [, ofReview, searched] = within(table).getAllByRole('row');
     expect(
       within(ofReview as HTMLElement).getByRole('link', { name: 'row 13 of review rv_Q3tape' }),
-    ).toHaveAttribute('href', '/review/rv_Q3tape');
+    ).toHaveAttribute('href', '/review/rv_Q3tape?row=13');
     expect(within(searched as HTMLElement).queryByRole('link')).not.toBeInTheDocument();
     // The day written out as the record and review results write it, its age beside it; never the ISO date.
     expect(ofReview).toHaveTextContent(/ago November 9, 2026/);

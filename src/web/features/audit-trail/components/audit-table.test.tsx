@@ -78,10 +78,10 @@ describe('the Activity table', () => {
       ['key bbbb2222', 'Review resumed review “Q4 loan tape”', 'OK'],
       ['key aaaa1111', 'Review row 100 Main St row 1 of review rv_1', 'Matched'],
     ]);
-    // Each entry of a review links to it; a row is numbered from 1, as the review numbers it.
+    // Each entry of a review links to it, a row's to that row; a row is numbered from 1, as the review numbers it.
     expect(screen.getByRole('link', { name: 'row 1 of review rv_1' })).toHaveAttribute(
       'href',
-      '/review/rv_1',
+      '/review/rv_1?row=1',
     );
     const named = screen.getAllByRole('link', { name: 'review “Q4 loan tape”' });
     expect(named).toHaveLength(2);
@@ -106,7 +106,7 @@ describe('the Activity table', () => {
     );
     expect(within(looked).getByRole('link', { name: 'row 13 of review rv_Q3tape' })).toHaveAttribute(
       'href',
-      '/review/rv_Q3tape',
+      '/review/rv_Q3tape?row=13',
     );
     expect(screen.getByRole('table', { name: 'Activity' })).not.toHaveTextContent('of a review');
   });
@@ -198,7 +198,7 @@ describe('the Activity entries on a phone', () => {
     expect(facts(missed)).toEqual({ Outcome: 'Not found' });
     expect(within(missed as HTMLElement).getByRole('link', { name: 'row 5 of review rv_1' })).toHaveAttribute(
       'href',
-      '/review/rv_1',
+      '/review/rv_1?row=5',
     );
   });
 });

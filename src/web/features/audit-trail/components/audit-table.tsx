@@ -116,7 +116,8 @@ function Asked({ e, names }: { e: AuditEntry; names: ReadonlyMap<string, string>
       {e.reviewId !== null ? (
         <span className={`block text-xs ${MUTED}`}>
           <Link
-            to={`/review/${encodeURIComponent(e.reviewId)}`}
+            // A row's entry opens that row on the review's page (?row=, as numbered there).
+            to={`/review/${encodeURIComponent(e.reviewId)}${e.row !== null ? `?row=${e.row + 1}` : ''}`}
             className="text-teal-800 underline underline-offset-2 hover:text-teal-950 dark:text-teal-300 dark:hover:text-teal-100"
           >
             {e.row !== null ? `row ${e.row + 1} of ` : null}

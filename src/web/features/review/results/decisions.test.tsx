@@ -8,6 +8,7 @@ import {
   fakeApi,
   json,
   layOutElements,
+  location,
   Route,
   renderRoutes,
   signedIn,
@@ -55,6 +56,17 @@ afterEach(() => vi.unstubAllGlobals());
 layOutElements();
 
 describe('decisions on rows', { timeout: 30_000 }, () => {
+  it('opens the row its address names (?row=, as Activity links it), and closing it takes the number away', async () => {
+    fakeApi({ 'GET /api/session': session });
+    const user = userEvent.setup();
+    renderRoutes(<Route path="/review/:id" element={<Page />} />, '/review/rev-1?row=2');
+    expect(await screen.findByRole('dialog', { name: '2 Elm St, Austin, TX' })).toBeInTheDocument();
+    expect(location.search).toBe('?row=2');
+    await user.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Close' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(location.search).toBe('');
+  });
+
   it('decides a row from its dialog with a note, shows who decided, and the earlier decisions', async () => {
     const api = fakeApi({
       'GET /api/session': session,

@@ -15,6 +15,7 @@ import { FilterChips, ResultFiltersBar } from './result-filters.tsx';
 import { ResultsTable, useResultsTable } from './results-table.tsx';
 import { retrievedLine } from './retrieved-line.ts';
 import { RowDetails } from './row-details.tsx';
+import { useRowInAddress } from './row-in-address.ts';
 import { SelectionBar, useRowSelection } from './selection-bar.tsx';
 import { SignOffLines, SignOffPanel } from './sign-off.tsx';
 import {
@@ -281,8 +282,8 @@ export function ReviewResults({
   const stats = useResultStats(rows, now);
   const filtering = useResultFilters(stats.results);
   const selection = useRowSelection();
-  const [openIndex, setOpenIndex] = useState<number | null>(null);
-  const open = useCallback((r: { row: ReviewRowResult }) => setOpenIndex(r.row.index), []);
+  const [openIndex, setOpenIndex] = useRowInAddress();
+  const open = useCallback((r: { row: ReviewRowResult }) => setOpenIndex(r.row.index), [setOpenIndex]);
   const table = useResultsTable({
     rows: filtering.filtered,
     selected: selection.selected,
