@@ -56,6 +56,8 @@ describe('pasted text', () => {
       '123-456-78-9',
     ])
       expect(notAnAddress(line)).toBeNull();
+    for (const corner of ['Congress Ave & 6th St', 'corner of 6th and Congress', 'Lamar at 5th'])
+      expect(notAnAddress(corner), corner).toBe('a street corner, not a property');
     for (const phone of ['512-555-0199', '(512) 555-0100', '+44 20 7946 0958', '555 0100', '1 512 555 0100'])
       expect(notAnAddress(phone), phone).toBe('a phone number');
   });
