@@ -58,6 +58,8 @@ describe('pasted text', () => {
       expect(notAnAddress(line)).toBeNull();
     for (const corner of ['Congress Ave & 6th St', 'corner of 6th and Congress', 'Lamar at 5th'])
       expect(notAnAddress(corner), corner).toBe('a street corner, not a property');
+    // "c/o" is no corner: a line without a number or a street is said to be that.
+    expect(notAnAddress('c/o the front desk')).toBe('no house number or street');
     for (const phone of ['512-555-0199', '(512) 555-0100', '+44 20 7946 0958', '555 0100', '1 512 555 0100'])
       expect(notAnAddress(phone), phone).toBe('a phone number');
   });

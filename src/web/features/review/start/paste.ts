@@ -33,11 +33,11 @@ export function notAnAddress(line: string): string | null {
   const digits = text.replace(/\D/g, '').length;
   if (PHONE_LABEL.test(text) && digits >= 7) return 'a phone number';
   if (phoneShaped(text, digits)) return 'a phone number';
-  // As Search tells it (property's notAStreetAddress): a corner names no property, in a review as on the search screen.
-  if (notAStreetAddress(text) === 'intersection') return 'a street corner, not a property';
   const street = STREET_WORD.test(text);
   if (!street && text.endsWith(':')) return 'a heading';
   if (!street && !/\d/.test(text)) return 'no house number or street';
+  // As Search tells it (property's notAStreetAddress): a corner names no property, in a review as on the search screen.
+  if (notAStreetAddress(text) === 'intersection') return 'a street corner, not a property';
   return null;
 }
 
