@@ -7,6 +7,7 @@ import { useDeleteSession } from '../features/auth/api/delete-session.ts';
 import { sessionQueryOptions } from '../features/auth/api/get-session.ts';
 import { useSessionFlags } from '../features/auth/session-flags.ts';
 import { NotificationsLink } from '../features/monitoring/notifications-link.tsx';
+import { RateLimitMeter } from '../features/rate-limit/components/rate-limit-meter.tsx';
 import { custodyQueryOptions } from '../features/settings/index.ts';
 
 export function Logo() {
@@ -92,6 +93,25 @@ export function PageShell({
       </main>
       <Footer />
     </div>
+  );
+}
+
+/**
+ * A page open to anyone (/verify, a page that does not exist): the signed-in header and navigation when someone
+ * is, the plain bar when not; its content drawn once that is known (a signed-in header is taller), so the header
+ * filling in never pushes it down.
+ */
+export function OpenPageShell({ children }: { children: ReactNode }) {
+  const session = useQuery(sessionQueryOptions());
+  const header = session.data ? (
+    <AccountHeader account={session.data.account} extra={<RateLimitMeter />} />
+  ) : (
+    <SiteHeader />
+  );
+  return (
+    <PageShell header={header} settled={!session.isPending}>
+      {session.isPending ? null : children}
+    </PageShell>
   );
 }
 

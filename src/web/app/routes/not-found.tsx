@@ -3,8 +3,7 @@ import { useEffect } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { Button } from '../../components/ui/button.tsx';
 import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
-import { RateLimitMeter } from '../../features/rate-limit/components/rate-limit-meter.tsx';
-import { AccountHeader, PageShell, SiteHeader } from '../layouts.tsx';
+import { OpenPageShell } from '../layouts.tsx';
 
 const linkClass =
   'inline-flex min-h-10 items-center rounded-md px-4 py-2 text-sm font-semibold bg-teal-700 text-white hover:bg-teal-800 dark:bg-teal-500 dark:text-slate-950 dark:hover:bg-teal-400';
@@ -21,34 +20,26 @@ export function NotFoundRoute() {
     document.title = 'Page not found · PropLens';
   }, []);
 
-  const header = session.data ? (
-    <AccountHeader account={session.data.account} extra={<RateLimitMeter />} />
-  ) : (
-    <SiteHeader />
-  );
   return (
-    <PageShell header={header} settled={!session.isPending}>
-      {/* Shown once the header is settled, so the header filling in never pushes the text down. */}
-      {session.isPending ? null : (
-        <div className="max-w-xl">
-          <p className="text-sm font-semibold text-teal-800 dark:text-teal-300">404</p>
-          <h1 className="mt-1 text-2xl font-bold tracking-tight">Page not found</h1>
-          <p className="mt-2 text-slate-700 dark:text-slate-300">
-            There is no page at <code className="break-all font-mono text-sm">{location.pathname}</code>. The
-            link may be mistyped or out of date.
-          </p>
-          <div className="mt-6 flex flex-wrap gap-3">
-            <Link className={linkClass} to="/search">
-              {session.data === null ? 'Sign in' : 'Go to search'}
-            </Link>
-            {canGoBack ? (
-              <Button variant="secondary" onClick={() => navigate(-1)}>
-                Back to the previous page
-              </Button>
-            ) : null}
-          </div>
+    <OpenPageShell>
+      <div className="max-w-xl">
+        <p className="text-sm font-semibold text-teal-800 dark:text-teal-300">404</p>
+        <h1 className="mt-1 text-2xl font-bold tracking-tight">Page not found</h1>
+        <p className="mt-2 text-slate-700 dark:text-slate-300">
+          There is no page at <code className="break-all font-mono text-sm">{location.pathname}</code>. The
+          link may be mistyped or out of date.
+        </p>
+        <div className="mt-6 flex flex-wrap gap-3">
+          <Link className={linkClass} to="/search">
+            {session.data === null ? 'Sign in' : 'Go to search'}
+          </Link>
+          {canGoBack ? (
+            <Button variant="secondary" onClick={() => navigate(-1)}>
+              Back to the previous page
+            </Button>
+          ) : null}
         </div>
-      )}
-    </PageShell>
+      </div>
+    </OpenPageShell>
   );
 }

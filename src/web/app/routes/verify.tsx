@@ -1,10 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
 import type { JSONWebKeySet } from 'jose';
 import { type DragEvent, useEffect, useId, useState } from 'react';
 import { type PacketVerdict, signOffLine, verifyPacket } from '../../../evidence-verify/packet.ts';
-import { sessionQueryOptions } from '../../features/auth/api/get-session.ts';
-import { RateLimitMeter } from '../../features/rate-limit/components/rate-limit-meter.tsx';
-import { AccountHeader, PageShell, SiteHeader } from '../layouts.tsx';
+import { OpenPageShell } from '../layouts.tsx';
 
 /** This server's evidence keys (src/bff/evidence/keys-route.ts), public, no sign-in. */
 export const EVIDENCE_KEYS_PATH = '/.well-known/proplens-evidence-keys.json';
@@ -35,7 +32,6 @@ const FILE_INPUT =
  * in, the page has the usual header and navigation (as the page-not-found one does); signed out, the plain bar.
  */
 export function VerifyRoute() {
-  const session = useQuery(sessionQueryOptions());
   const [keys, setKeys] = useState<Keys>({ from: 'server', file: null });
   const [check, setCheck] = useState<Check>({ kind: 'idle' });
   useEffect(() => {
@@ -55,37 +51,29 @@ export function VerifyRoute() {
     }
   };
 
-  const header = session.data ? (
-    <AccountHeader account={session.data.account} extra={<RateLimitMeter />} />
-  ) : (
-    <SiteHeader />
-  );
   return (
-    // Drawn once the session is known (a signed-in header is taller): nothing is pushed down when it arrives.
-    <PageShell header={header} settled={!session.isPending}>
-      {session.isPending ? null : (
-        <div className="max-w-2xl space-y-6">
-          <div>
-            <h1 className="text-2xl font-bold tracking-tight">Verify an evidence packet</h1>
-            <p className="mt-2 text-slate-700 dark:text-slate-300">
-              Choose a <code className="font-mono text-sm">.evidence.zip</code> exported from PropLens. It is
-              checked here, in your browser, and never uploaded: every file against the hashes in its
-              manifest, and the manifest’s signature against the keys below.
-            </p>
-          </div>
-          <KeysChoice
-            keys={keys}
-            onChange={(chosen) => {
-              setKeys(chosen);
-              // A verdict stands for the keys it was checked against: another choice clears it.
-              setCheck({ kind: 'idle' });
-            }}
-          />
-          <PacketPicker onPick={verify} />
-          <Outcome check={check} />
+    <OpenPageShell>
+      <div className="max-w-2xl space-y-6">
+        <div>
+          <h1 className="text-2xl font-bold tracking-tight">Verify an evidence packet</h1>
+          <p className="mt-2 text-slate-700 dark:text-slate-300">
+            Choose a <code className="font-mono text-sm">.evidence.zip</code> exported from PropLens. It is
+            checked here, in your browser, and never uploaded: every file against the hashes in its manifest,
+            and the manifest’s signature against the keys below.
+          </p>
         </div>
-      )}
-    </PageShell>
+        <KeysChoice
+          keys={keys}
+          onChange={(chosen) => {
+            setKeys(chosen);
+            // A verdict stands for the keys it was checked against: another choice clears it.
+            setCheck({ kind: 'idle' });
+          }}
+        />
+        <PacketPicker onPick={verify} />
+        <Outcome check={check} />
+      </div>
+    </OpenPageShell>
   );
 }
 
