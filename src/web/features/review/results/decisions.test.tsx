@@ -13,7 +13,7 @@ import {
   renderRoutes,
   signedIn,
 } from '../../../test/utils.tsx';
-import { makeProperty, makeRow, makeSummary } from '../testing/stats.fixtures.ts';
+import { makeProperty, makeRow, makeSignOff, makeSummary } from '../testing/stats.fixtures.ts';
 import { ReviewResults } from './review-results.tsx';
 import { WITHDRAWS_SIGN_OFF } from './sign-off.tsx';
 
@@ -206,13 +206,7 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
 
   it('warns that a decision withdraws the sign-off, then says it was withdrawn', async () => {
     fakeApi({ 'GET /api/session': session });
-    const signOff = {
-      by: 'ab12cd34',
-      at: '2026-11-01T11:30:00.000Z',
-      run: 1,
-      reason: null,
-      approved: { by: 'cd34ef56', at: '2026-11-01T12:00:00.000Z' },
-    };
+    const signOff = makeSignOff();
     const user = userEvent.setup();
     // The page as its live view gives it summaries: the next one after the decision has no sign-off.
     function Withdrawing() {
@@ -238,7 +232,7 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
   });
 
   it('does not offer Approve to the key that signed off', async () => {
-    const signOff = { by: 'ab12cd34', at: '2026-11-01T11:30:00.000Z', run: 1, reason: null, approved: null };
+    const signOff = makeSignOff({ approved: null });
     fakeApi({
       'GET /api/session': signedIn({ keyFingerprint: 'ab12cd34', keyName: null }),
     });
@@ -264,13 +258,7 @@ describe('sign-off and approval', { timeout: 30_000 }, () => {
     const review = makeSummary({
       totalRows: 4,
       runs: [run(1), run(2)],
-      signOff: {
-        by: 'ab12cd34',
-        at: '2026-11-01T11:30:00.000Z',
-        run: 1,
-        reason: null,
-        approved: { by: 'cd34ef56', at: '2026-11-01T12:00:00.000Z' },
-      },
+      signOff: makeSignOff(),
     });
     renderRoutes(<Route path="/review/:id" element={<Page review={review} />} />, '/review/rev-1');
     const panel = screen.getByRole('region', { name: 'Sign-off' });

@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi, Route, renderRoutes, signedIn } from '../../../test/utils.tsx';
-import { makeSummary } from '../testing/stats.fixtures.ts';
+import { makeSignOff, makeSummary } from '../testing/stats.fixtures.ts';
 import { ReviewList } from './review-list.tsx';
 
 afterEach(() => vi.unstubAllGlobals());
@@ -10,16 +10,15 @@ afterEach(() => vi.unstubAllGlobals());
 describe('the review list', () => {
   it('says which reviews are signed off and approved, and what deleting one takes with it', async () => {
     fakeApi({ 'GET /api/session': signedIn() });
-    const signOff = {
-      by: 'ab12cd34',
-      at: '2026-11-01T11:30:00.000Z',
-      run: 1,
-      reason: null,
-      approved: { by: 'cd34ef56', at: '2026-11-01T12:00:00.000Z' },
-    };
+    const signOff = makeSignOff();
     const reviews = [
       makeSummary({ id: 'rv_a', name: 'Approved tape', totalRows: 4, signOff }),
-      makeSummary({ id: 'rv_b', name: 'Signed tape', totalRows: 4, signOff: { ...signOff, approved: null } }),
+      makeSummary({
+        id: 'rv_b',
+        name: 'Signed tape',
+        totalRows: 4,
+        signOff: makeSignOff({ approved: null }),
+      }),
       makeSummary({ id: 'rv_c', name: 'Open tape', totalRows: 4 }),
     ];
     renderRoutes(

@@ -3,6 +3,7 @@ import type {
   Property,
   ReviewRowOutcome,
   ReviewRowResult,
+  ReviewSignOff,
   ReviewSummary,
 } from '../../../../contract/index.ts';
 // Test data only: the BFF's explanation, as it attaches it to a row (never in the browser's bundle).
@@ -179,4 +180,16 @@ export function generateRows(n: number, seed = 1): ReviewRowResult[] {
     );
   }
   return rows;
+}
+
+/** A review's sign-off of run 1 by key ab12cd34, approved by key cd34ef56 (`approved: null` for none yet). */
+export function makeSignOff(over: Partial<ReviewSignOff> = {}): ReviewSignOff {
+  return {
+    by: 'ab12cd34',
+    at: '2026-11-01T11:30:00.000Z',
+    run: 1,
+    reason: null,
+    approved: { by: 'cd34ef56', at: '2026-11-01T12:00:00.000Z' },
+    ...over,
+  };
 }
