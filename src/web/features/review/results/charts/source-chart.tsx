@@ -79,12 +79,12 @@ function SourceList({
 const countSources = (bySource: readonly SourceBar[]) => bySource.reduce((n, b) => n + b.sources.length, 0);
 
 /** Many counties, each its own assessor: by name, most records fold into "other sources"; by kind reads. */
-const groupingFor = (bySource: readonly SourceBar[]): SourceGrouping =>
-  countSources(bySource) > MAX_NAMED_SOURCES + 1 ? 'kind' : 'source';
+const groupingFor = (sourceCount: number): SourceGrouping =>
+  sourceCount > MAX_NAMED_SOURCES + 1 ? 'kind' : 'source';
 
 /** The bars the chart first shows of these sources (by source, or by kind when there are many). */
 export const barsShown = (bySource: readonly SourceBar[], byKind: readonly SourceBar[]): number =>
-  (groupingFor(bySource) === 'kind' ? byKind : bySource).length;
+  (groupingFor(countSources(bySource)) === 'kind' ? byKind : bySource).length;
 
 export function SourceChart({
   bySource,
@@ -102,7 +102,7 @@ export function SourceChart({
   const sourceCount = countSources(bySource);
   // Until the reviewer picks, this follows the review as its rows arrive (a running review starts small).
   const [chosen, setGroup] = useState<SourceGrouping | null>(null);
-  const group = chosen ?? groupingFor(bySource);
+  const group = chosen ?? groupingFor(sourceCount);
   const bars = group === 'kind' ? byKind : bySource;
   const isActive = (b: SourceBar) =>
     filters.source?.label === b.label && Boolean(filters.source.byKind) === (group === 'kind');
