@@ -15,7 +15,7 @@ import { formatDateTime } from '../../../lib/format.ts';
 import { KeyLabel } from '../../auth/index.ts';
 import { DECIDE_TEXT, DECISION_TEXT, DECISIONS } from './decisions.ts';
 import { decideRow, rowDecisionHistory } from './decisions-api.ts';
-import { WITHDRAWS_SIGN_OFF } from './sign-off.tsx';
+import { WithdrawsSignOff } from './sign-off.tsx';
 
 const errorText = (error: unknown) =>
   error instanceof ApiRequestError
@@ -87,7 +87,7 @@ export function DecideRow({
         Why, for whoever reads the export or approves the review (at most 2,000 characters).
       </p>
       {error ? <Alert tone="error" title={error} /> : null}
-      {signedOff ? <p className="text-sm text-amber-900 dark:text-amber-200">{WITHDRAWS_SIGN_OFF}</p> : null}
+      {signedOff ? <WithdrawsSignOff /> : null}
       <div className="flex flex-wrap gap-2">
         {DECISIONS.map((d) => (
           <Button

@@ -8,7 +8,7 @@ import { formatCount } from '../../../lib/format.ts';
 import { MAX_COMPARE, MIN_COMPARE } from './compare.ts';
 import { DECIDE_TEXT, DECISIONS } from './decisions.ts';
 import { decideRows } from './decisions-api.ts';
-import { WITHDRAWS_SIGN_OFF } from './sign-off.tsx';
+import { WithdrawsSignOff } from './sign-off.tsx';
 import type { ResultRow } from './stats.ts';
 
 /**
@@ -109,9 +109,7 @@ export function SelectionBar({
           </Button>
         ) : null}
       </div>
-      {signedOff && n > 0 ? (
-        <p className="text-sm text-amber-900 dark:text-amber-200">{WITHDRAWS_SIGN_OFF}</p>
-      ) : null}
+      {signedOff && n > 0 ? <WithdrawsSignOff /> : null}
       {bulk.isSuccess ? (
         <p className="text-sm" role="status">
           {formatCount(bulk.data)} {bulk.data === 1 ? 'row' : 'rows'} decided.

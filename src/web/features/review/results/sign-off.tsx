@@ -18,6 +18,11 @@ import { approveReview, signOffReview } from './decisions-api.ts';
 export const WITHDRAWS_SIGN_OFF =
   'This review is signed off: a decision now withdraws the sign-off, and its approval; it can be signed off again.';
 
+/** WITHDRAWS_SIGN_OFF as the row's dialog and the selection bar say it, above their decision buttons. */
+export function WithdrawsSignOff() {
+  return <p className="text-sm text-amber-900 dark:text-amber-200">{WITHDRAWS_SIGN_OFF}</p>;
+}
+
 const errorText = (error: unknown) =>
   error instanceof ApiRequestError ? error.message : error ? 'That could not be saved. Try again.' : null;
 
