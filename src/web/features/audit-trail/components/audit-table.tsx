@@ -4,6 +4,7 @@ import type { AuditEntry } from '../../../../contract/index.ts';
 import { useNarrow } from '../../../hooks/use-media-query.ts';
 import { useScrollsSideways } from '../../../hooks/use-scrolls-sideways.ts';
 import { DATE_TIME, formatDateTime } from '../../../lib/format.ts';
+import { keyLabel } from '../../auth/index.ts';
 import { ageInDays, longDate, relativeAge } from '../../property/index.ts';
 
 const KIND: Record<AuditEntry['kind'], string> = {
@@ -124,13 +125,7 @@ function Asked({ e, names }: { e: AuditEntry; names: ReadonlyMap<string, string>
             <ReviewName e={e} />
           </Link>
           {e.reviewOwner && e.reviewOwner !== e.keyFingerprint ? (
-            <span>
-              {' '}
-              started by{' '}
-              {names?.get(e.reviewOwner)
-                ? `${names.get(e.reviewOwner)} (key ${e.reviewOwner})`
-                : `key ${e.reviewOwner}`}
-            </span>
+            <span> started by {keyLabel(e.reviewOwner, names?.get(e.reviewOwner))}</span>
           ) : null}
         </span>
       ) : null}
