@@ -54,6 +54,25 @@ function cellUnder(row: HTMLElement, header: string): HTMLElement {
 afterEach(() => vi.unstubAllGlobals());
 
 describe('the Activity table', () => {
+  it('names who started a review when another key made its row’s lookup, by name where the key has one', () => {
+    const row = (id: number, owner: string) =>
+      lookup(id, { kind: 'review_row', reviewId: 'rv_1', row: id, reviewOwner: owner });
+    render(
+      <MemoryRouter>
+        <AuditTable
+          entries={[row(1, 'bbbb2222'), row(2, 'cccc3333'), row(3, 'aaaa1111')]}
+          names={new Map([['bbbb2222', 'Dana Ortiz']])}
+          now={NOW}
+        />
+      </MemoryRouter>,
+    );
+    const [named, unnamed, own] = bodyRows() as [HTMLElement, HTMLElement, HTMLElement];
+    expect(cellUnder(named, 'What was asked')).toHaveTextContent('started by Dana Ortiz (key bbbb2222)');
+    expect(cellUnder(unnamed, 'What was asked')).toHaveTextContent(/started by key cccc3333$/);
+    // The key that made the lookup started the review itself: nothing more to say.
+    expect(cellUnder(own, 'What was asked')).not.toHaveTextContent('started by');
+  });
+
   it('names a review paused, resumed or cancelled, with a link to the review and who did it', () => {
     render(
       <MemoryRouter>
