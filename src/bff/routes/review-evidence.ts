@@ -49,6 +49,11 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
   let rowsBuilding = 0;
   const rowsAtOnce = deps.packetRowsAtOnce ?? PACKET_ROWS_AT_ONCE;
   app.get('/:id/evidence.zip', async (c) => {
+    // The reader's day, as Export CSV and Export JSON take it: the packet's exports count ages to it, and its name
+    // carries it, so a reader's three files sort together (UTC's day otherwise, as theirs).
+    const day = ReviewExportQuery.safeParse(c.req.query());
+    if (!day.success)
+      throw new ApiError(400, 'bad_request', day.error.issues[0]?.message ?? 'Bad evidence request.');
     const account = c.get('session').accountId;
     const review = await inDatabase(() => deps.reviews.store.summary(account, c.req.param('id') as string));
     if (!review) throw new ApiError(404, 'not_found', 'There is no such review in this account.');
@@ -81,7 +86,7 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
     building.set(account, held + 1);
     rowsBuilding += rows;
     try {
-      return await evidenceZip(c, deps, exports, sources, review);
+      return await evidenceZip(c, deps, exports, sources, review, day.data.today);
     } finally {
       rowsBuilding -= rows;
       const left = (building.get(account) ?? 1) - 1;
@@ -158,15 +163,11 @@ async function evidenceZip(
   exports: Hono<AppEnv>,
   sources: ReviewSources,
   review: ReviewSummary,
+  /** The reader's day (YYYY-MM-DD), or none: UTC's. */
+  today: string | undefined,
 ) {
   const session = c.get('session');
   const id = review.id;
-  // The reader's day, as Export CSV and Export JSON take it: the packet's exports count ages to it, and its name
-  // carries it, so a reader's three files sort together (UTC's day otherwise, as theirs).
-  const day = ReviewExportQuery.safeParse(c.req.query());
-  if (!day.success)
-    throw new ApiError(400, 'bad_request', day.error.issues[0]?.message ?? 'Bad evidence request.');
-  const today = day.data.today;
   await deps.flushAudit?.();
   const asked = async (file: string) => {
     // The export routes read the session from their own cookie (not the https one: they see no https).
