@@ -35,6 +35,15 @@ describe('the rate limit on error answers', () => {
     });
   });
 
+  it('states the window as the plan does: a minute read from whole-second resets as 61 s is 60', async () => {
+    // Past a whole second: the reference states its reset in whole seconds, rounded up, 60.7 s away.
+    vi.setSystemTime(new Date('2026-11-21T12:00:00.300Z'));
+    const h = createHarness();
+    const signedIn = (await (await h.signIn()).json()) as { rateLimit: { windowS: number; resetAt: string } };
+    expect(signedIn.rateLimit.resetAt).toBe('2026-11-21T12:01:01.000Z');
+    expect(signedIn.rateLimit.windowS).toBe(60);
+  });
+
   it('an ambiguous answer and a missing unit carry it too', async () => {
     const h = createHarness();
     await h.signIn();

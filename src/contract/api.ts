@@ -58,7 +58,8 @@ export const RateLimit = z.object({
   resetAt: z.string(),
   /**
    * The window's length in seconds as the BFF has observed it (the upstream does not state it), so a client
-   * can say how many lookups a minute the limit allows. Absent until known.
+   * can say how many lookups a minute the limit allows. Plain: a minute's window observed as 61 s is 60 (within
+   * 2 s of whole minutes, 1 s of a multiple of 5 s). Absent until known.
    */
   windowS: z.optional(z.int().check(z.positive())),
 });

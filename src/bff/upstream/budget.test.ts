@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initialBudget, observe, RESET_MARGIN_MS, reserve, view } from './budget.ts';
+import { initialBudget, observe, plainWindowS, RESET_MARGIN_MS, reserve, view } from './budget.ts';
 
 const t0 = Date.parse('2026-11-22T12:00:00Z');
 
@@ -66,4 +66,28 @@ describe('budget', () => {
     );
     expect(s.remaining).toBe(2);
   });
+});
+
+describe('plainWindowS: the window as the plan means it, from whole-second resets', () => {
+  it.each([
+    [60_000, 60],
+    [61_000, 60],
+    [61_900, 60],
+    [59_000, 60],
+    [58_000, 60],
+    [62_000, 60],
+    [57_000, 57],
+    [63_000, 63],
+    [10_800, 10],
+    [12_000, 12],
+    [1_000, 1],
+    [1_400, 1],
+    [121_000, 120],
+    [90_000, 90],
+    [91_000, 90],
+    [3_598_000, 3_600],
+    [3_601_000, 3_600],
+    [3_597_000, 3_597],
+    [86_401_000, 86_400],
+  ])('%i ms observed is %i s', (ms, seconds) => expect(plainWindowS(ms)).toBe(seconds));
 });

@@ -222,6 +222,21 @@ export function view(s: BudgetState | undefined, now: number): RateView | null {
   };
 }
 
+/**
+ * The window's length in whole seconds as people and the plan mean it. It is read from whole-second resets (and a
+ * Date header in whole seconds corrects the clocks' skew), so a minute's window is seen as 59 to 62 s: within 2 s
+ * of whole minutes it is those, within 1 s of a multiple of 5 s it is that, else the nearest second. A client then
+ * says "60 lookups a minute" and counts down from 60 s, never 61.
+ */
+export function plainWindowS(windowMs: number): number {
+  const seconds = windowMs / 1000;
+  const minutes = Math.round(seconds / 60) * 60;
+  if (minutes > 0 && Math.abs(seconds - minutes) <= 2) return minutes;
+  const fives = Math.round(seconds / 5) * 5;
+  if (fives > 0 && Math.abs(seconds - fives) <= 1) return fives;
+  return Math.max(1, Math.round(seconds));
+}
+
 export interface RateView {
   limit: number;
   remaining: number;

@@ -3,7 +3,7 @@ import { type Account, type Lane, Plan, type Property, type RateLimit } from '..
 import type { CancelSignal } from '../cancel.ts';
 import { abortableSleep, ClientGone } from '../cancel.ts';
 import { ApiError } from '../errors.ts';
-import type { BudgetStore, RateObservation } from './budget.ts';
+import { type BudgetStore, plainWindowS, type RateObservation } from './budget.ts';
 import { parseReset, toAccount, toPage, toProperty, UpstreamFormatError } from './parse.ts';
 import { redactBody } from './redact.ts';
 import { toRefusal } from './refusal.ts';
@@ -170,8 +170,7 @@ export class UpstreamClient {
     const v = await this.deps.budget.view(keyHash, this.#now());
     if (!v) return null;
     const out: RateLimit = { limit: v.limit, remaining: v.remaining, resetAt: this.#resetText(v.resetAt) };
-    // Resets come in whole seconds (and the Date header used to correct skew too), so this is ±1 s.
-    if (v.windowMs >= 1000) out.windowS = Math.round(v.windowMs / 1000);
+    if (v.windowMs >= 1000) out.windowS = plainWindowS(v.windowMs);
     return out;
   }
 

@@ -2,13 +2,12 @@ import type { RateLimit } from '../../contract/index.ts';
 
 /**
  * The rate limit in words that are true whatever the upstream's window: "60 lookups a minute", "4 lookups
- * every 12 seconds". The window's length is what the BFF observed (±1 s), so near-whole minutes read as such.
+ * every 12 seconds". The BFF states the window plainly (whole minutes as such: RateLimit.windowS).
  */
 export function windowInWords(windowS: number): string {
   const unit = (n: number, one: string, many: string) => (n === 1 ? one : `every ${n} ${many}`);
-  const near = (n: number, step: number) => Math.abs(n - Math.round(n / step) * step) <= 2;
-  if (windowS >= 3598 && near(windowS, 3600)) return unit(Math.round(windowS / 3600), 'an hour', 'hours');
-  if (windowS >= 58 && near(windowS, 60)) return unit(Math.round(windowS / 60), 'a minute', 'minutes');
+  if (windowS % 3600 === 0) return unit(windowS / 3600, 'an hour', 'hours');
+  if (windowS % 60 === 0) return unit(windowS / 60, 'a minute', 'minutes');
   return unit(windowS, 'a second', 'seconds');
 }
 

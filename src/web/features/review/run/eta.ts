@@ -2,21 +2,11 @@ import type { RateLimit } from '../../../../contract/index.ts';
 import { formatCount, formatNumber } from '../../../lib/format.ts';
 
 /**
- * The window as the service means it: an observed one is read from whole-second resets, so a minute's window
- * may be seen as 59 or 61 s; within a second of a round 5 s, it is that (60 lookups a minute, not 59).
- */
-function plainWindow(seconds: number): number {
-  const round = Math.round(seconds / 5) * 5;
-  return round > 0 && Math.abs(seconds - round) <= 1 ? round : seconds;
-}
-
-/**
  * How many lookups a minute the review can go at: what the rate limit allows (limit per window, when the BFF
  * knows the window), else what it has lately done. Null when neither is known yet.
  */
 export function lookupsPerMinute(rateLimit: RateLimit | null, recentPerMinute: number): number | null {
-  if (rateLimit?.windowS && rateLimit.limit > 0)
-    return (rateLimit.limit * 60) / plainWindow(rateLimit.windowS);
+  if (rateLimit?.windowS && rateLimit.limit > 0) return (rateLimit.limit * 60) / rateLimit.windowS;
   return recentPerMinute > 0 ? recentPerMinute : null;
 }
 
