@@ -37,6 +37,16 @@ describe('the rate-limit meter', () => {
     expect(screen.getByText('59 of 60 lookups left · resets in 60 s')).toBeInTheDocument();
   });
 
+  it('has shorter words for the widths where the account shares the header with every link', () => {
+    render(<RateLimitMeter />);
+    act(() =>
+      publishRateLimit({ limit: 60, remaining: 58, resetAt: '2026-11-21T12:00:42.000Z', windowS: 60 }),
+    );
+    // Which of the two shows is the stylesheet's (lg:max-xl); e2e/account.spec.ts holds it to one line.
+    expect(screen.getByText('58 of 60 left · resets in 42 s')).toHaveClass('hidden', 'lg:max-xl:inline');
+    expect(screen.getByText('58 of 60 lookups left · resets in 42 s')).toHaveClass('lg:max-xl:hidden');
+  });
+
   it('names the real window in its hint, not "per minute" whatever it is', () => {
     render(<RateLimitMeter />);
     act(() => publishRateLimit({ limit: 4, remaining: 1, resetAt: '2026-11-21T12:00:09.000Z', windowS: 12 }));

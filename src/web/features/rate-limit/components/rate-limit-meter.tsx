@@ -15,9 +15,10 @@ export function RateLimitMeter() {
   const share = rate.limit > 0 ? remaining / rate.limit : 0;
   const tone = share > 0.5 ? 'bg-emerald-600' : share > 0.15 ? 'bg-amber-500' : 'bg-red-600';
   const left = rate.limit > 0 ? `${remaining} of ${rate.limit} lookups left` : 'No lookups left';
+  const short = rate.limit > 0 ? `${remaining} of ${rate.limit} left` : left;
   // A reset stated in whole seconds, counted up, can read one more than the window ("61 s" of a minute's).
   const shown = rate.windowS ? Math.min(secondsLeft, rate.windowS) : secondsLeft;
-  const text = shown > 0 ? `${left} · resets in ${secondsInWords(shown)}` : left;
+  const resets = shown > 0 ? ` · resets in ${secondsInWords(shown)}` : '';
   return (
     <span
       className="inline-flex items-center gap-2 text-xs text-slate-700 dark:text-slate-300"
@@ -40,7 +41,9 @@ export function RateLimitMeter() {
           style={{ width: `${Math.round(share * 100)}%` }}
         />
       </span>
-      <span className="tabular-nums">{text}</span>
+      <span className="tabular-nums lg:max-xl:hidden">{`${left}${resets}`}</span>
+      {/* From 1024 to 1279 px the account shares its row with every link: without "lookups", the line fits. */}
+      <span className="hidden tabular-nums lg:max-xl:inline">{`${short}${resets}`}</span>
     </span>
   );
 }
