@@ -78,6 +78,34 @@ beforeAll(async () => {
   ]);
 });
 
+const packetsAt = () =>
+  new EvidencePackets({
+    db: temp.database.db,
+    key,
+    checkpoints: new Checkpoints(temp.database.db, key, () => FIXED),
+    serviceUrl: 'https://property-service.example/v1',
+    now: () => FIXED,
+  });
+const about = {
+  review,
+  account: { id: 'acct', name: 'Acme Lending' },
+  startedByName: 'Dana',
+  signOff: null,
+  host: 'proplens.example',
+};
+/** Bytes deflate cannot shrink (a xorshift's), so the ZIP grows with what it is given. */
+function noise(length: number, seed: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let x = seed;
+  for (let i = 0; i < length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
 describe('the evidence packet', () => {
   it('states the review, its runs, the files’ hashes, the checkpoint and the entries behind its rows', async () => {
     const packets = new EvidencePackets({
@@ -180,5 +208,48 @@ describe('the evidence packet', () => {
     expect((await verifyPacket(zip, jwks)).summary).toBe(
       'Verified: signed by PropLens at proplens.example on 2026-11-02; 3 files, none changed',
     );
+  });
+
+  it('is made as its files come: ZIP bytes leave before a file has given its last chunk', async () => {
+    const given: number[] = [];
+    async function* slowly() {
+      for (let i = 0; i < 4; i++) {
+        given.push(i);
+        yield noise(512 * 1024, i + 1);
+      }
+    }
+    const chunks = packetsAt().stream(() => about, [{ name: 'results.csv', bytes: slowly() }]);
+    const first = await chunks.next();
+    expect(first.done).toBe(false);
+    // A packet built whole first would have taken all four before its first byte.
+    expect(given.length).toBeLessThan(4);
+    const parts = [first.value as Uint8Array];
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) parts.push(next.value);
+    const zip = new Uint8Array(Buffer.concat(parts));
+    expect(unzipSync(zip)['results.csv']).toHaveLength(4 * 512 * 1024);
+    const jwks = { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: key.keyId, alg: 'EdDSA' }] };
+    expect((await verifyPacket(zip, jwks)).ok).toBe(true);
+  });
+
+  it('ends with a file’s error, before its manifest: what was sent is no ZIP anyone could take as whole', async () => {
+    async function* failing() {
+      yield noise(256 * 1024, 7);
+      throw new Error('the database went away');
+    }
+    const chunks = packetsAt().stream(
+      () => about,
+      [
+        { name: 'results.csv', bytes: failing() },
+        { name: 'runs.json', bytes: new TextEncoder().encode('{}') },
+      ],
+    );
+    const parts: Uint8Array[] = [];
+    await expect(
+      (async () => {
+        for (let next = await chunks.next(); !next.done; next = await chunks.next()) parts.push(next.value);
+      })(),
+    ).rejects.toThrow('the database went away');
+    expect(parts.length).toBeGreaterThan(0);
+    expect(() => unzipSync(new Uint8Array(Buffer.concat(parts)))).toThrow();
   });
 });

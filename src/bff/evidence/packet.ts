@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { Zip, ZipDeflate } from 'fflate';
 import { CompactSign } from 'jose';
 import { type Kysely, sql } from 'kysely';
@@ -48,6 +49,15 @@ export interface EvidencePacket {
   manifest: BuiltManifest;
 }
 
+/**
+ * A file of the packet: its bytes, or its chunks as they come (an export, read at the pace the packet is read).
+ * A chunk is taken as given and kept no longer than it takes to deflate and hash it.
+ */
+export interface PacketInput {
+  name: string;
+  bytes: Uint8Array | AsyncIterable<Uint8Array>;
+}
+
 type Db = Kysely<DatabaseSchema>;
 
 /** Builds evidence packets on the BFF's database. */
@@ -87,16 +97,65 @@ export class EvidencePackets {
     }));
   }
 
-  /** Signs a checkpoint now, states the files and signs the manifest; the files in the order given. */
-  async build(
-    about: PacketReview,
-    files: readonly { name: string; bytes: Uint8Array }[],
-  ): Promise<EvidencePacket> {
+  /** The whole packet in memory: `stream`'s bytes, and its manifest (tests, and what reads it whole). */
+  async build(about: PacketReview, files: readonly PacketInput[]): Promise<EvidencePacket> {
+    const chunks = this.stream(() => about, files);
+    const parts: Uint8Array[] = [];
+    for (let next = await chunks.next(); ; next = await chunks.next()) {
+      if (next.done) return { zip: concat(parts), manifest: next.value };
+      parts.push(next.value);
+    }
+  }
+
+  /**
+   * The packet's ZIP as it is made, a chunk at a time, the files in the order given: each deflated and hashed as
+   * its chunks come, so what is held at once is a chunk and the deflater's window, whatever the review's size (a
+   * 100,000-row review's exports are 51 MB). Once every file has passed, the audit entries behind the rows are
+   * read, a checkpoint signed, and the manifest stating the files' SHA-256 and its JWS close the ZIP; the
+   * generator's value is the manifest. `about` is asked then, after the files (the JSON export states who
+   * started the review and its sign-off, and the manifest says the same). A file that fails ends the generator
+   * with its error, before the manifest: a ZIP cut short, never one that looks whole.
+   */
+  async *stream(
+    about: () => PacketReview,
+    files: readonly PacketInput[],
+  ): AsyncGenerator<Uint8Array, BuiltManifest, undefined> {
+    const exportedAt = (this.options.now ?? Date.now)();
+    const zip = new ZipWriter(new Date(exportedAt));
+    const stated: PacketFile[] = [];
+    for (const { name, bytes: content } of files) {
+      const entry = zip.entry(name);
+      const hash = createHash('sha256');
+      let bytes = 0;
+      for await (const chunk of slices(content)) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        entry.push(chunk, false);
+        const out = zip.take();
+        if (out) yield out;
+      }
+      entry.push(new Uint8Array(0), true);
+      stated.push({ name, bytes, sha256: hash.digest('hex') });
+    }
+    const manifest = await this.#manifest(about(), stated, exportedAt);
+    const manifestBytes = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
+    const { key } = this.options;
+    const jws = await new CompactSign(manifestBytes)
+      .setProtectedHeader({ alg: 'EdDSA', kid: key.keyId, typ: 'proplens-evidence+jws' })
+      .sign(key.privateKey);
+    zip.entry(MANIFEST).push(manifestBytes, true);
+    zip.entry(MANIFEST_JWS).push(new TextEncoder().encode(jws), true);
+    const out = zip.end();
+    if (out) yield out;
+    return manifest;
+  }
+
+  /** The manifest of files already stated: the audit entries behind the rows, then a checkpoint signed now. */
+  async #manifest(about: PacketReview, files: PacketFile[], exportedAt: number): Promise<BuiltManifest> {
     const entries = await this.entries(about.account.id, about.review.id);
     const checkpoint = await this.options.checkpoints.checkpointNow();
-    const exportedAt = (this.options.now ?? Date.now)();
     const { review } = about;
-    const manifest: BuiltManifest = {
+    return {
       type: 'proplens-evidence-packet',
       v: 1,
       exportedAt: new Date(exportedAt).toISOString(),
@@ -115,9 +174,7 @@ export class EvidencePackets {
         ? { source: { name: about.source.name, receivedAt: new Date(about.source.receivedAt).toISOString() } }
         : {}),
       signOff: about.signOff,
-      files: files.map(
-        ({ name, bytes }): PacketFile => ({ name, bytes: bytes.length, sha256: sha256(bytes) }),
-      ),
+      files,
       audit: {
         checkpoint: {
           entries: Number(checkpoint.entries),
@@ -130,71 +187,83 @@ export class EvidencePackets {
         entries,
       },
     };
-    return { zip: await this.#zip(manifest, files, exportedAt), manifest };
-  }
-
-  async #zip(manifest: PacketManifest, files: readonly { name: string; bytes: Uint8Array }[], at: number) {
-    const manifestBytes = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
-    const { key } = this.options;
-    const jws = await new CompactSign(manifestBytes)
-      .setProtectedHeader({ alg: 'EdDSA', kid: key.keyId, typ: 'proplens-evidence+jws' })
-      .sign(key.privateKey);
-    return zipYielding(
-      [
-        ...files,
-        { name: MANIFEST, bytes: manifestBytes },
-        { name: MANIFEST_JWS, bytes: new TextEncoder().encode(jws) },
-      ],
-      new Date(at),
-    );
   }
 }
 
-/** Deflated this much at a time, then the event loop's turn. */
+/** Deflated this much at a time at the most: a file given whole passes in slices, each its own turn. */
 const ZIP_SLICE = 1 << 20;
 
 /**
- * The ZIP (fflate's streaming Zip), deflated a megabyte at a time with the event loop served between: zipSync
- * held the BFF for 1.3 s over a 100,000-row review's 51 MB of exports. The entries are dated `mtime` (the
- * export), not the moment zipped.
+ * A file's content a slice at a time: bytes given whole cut to ZIP_SLICE, an export's chunks likewise; the event
+ * loop served before each next slice (a chunk read from SQLite, or bytes in memory, would otherwise come back in
+ * the same turn, and the whole file be deflated in it). From node:timers/promises, which tests' fake timers leave.
  */
-async function zipYielding(
-  files: readonly { name: string; bytes: Uint8Array }[],
-  mtime: Date,
-): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let failed: Error | null = null;
-  let ended = false;
-  const zip = new Zip((err, chunk, final) => {
-    if (err) failed = err;
-    else parts.push(chunk);
-    if (final) ended = true;
-  });
-  for (const { name, bytes } of files) {
-    const entry = new ZipDeflate(name, { level: 6 });
-    entry.mtime = mtime;
-    zip.add(entry);
-    for (let at = 0; ; at += ZIP_SLICE) {
-      const last = at + ZIP_SLICE >= bytes.length;
-      entry.push(bytes.subarray(at, at + ZIP_SLICE), last);
-      if (last) break;
-      await new Promise((resolve) => setImmediate(resolve));
+async function* slices(content: Uint8Array | AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const whole = content instanceof Uint8Array ? [content] : content;
+  for await (const chunk of whole)
+    for (let at = 0; at < chunk.length; at += ZIP_SLICE) {
+      yield chunk.subarray(at, at + ZIP_SLICE);
+      await setImmediate();
     }
-    if (failed) throw failed;
-  }
-  zip.end();
-  if (failed) throw failed;
-  if (!ended) throw new Error('the evidence ZIP did not end');
-  const zipped = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    zipped.set(p, offset);
-    offset += p.length;
-  }
-  return zipped;
 }
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+/**
+ * fflate's streaming Zip, its output taken as it comes. Entries are dated `mtime` (the export), not the moment
+ * zipped. Deflating is synchronous: the caller's awaits between chunks serve the event loop (zipSync held the
+ * BFF for 1.3 s over a 100,000-row review's exports).
+ */
+class ZipWriter {
+  readonly #zip: Zip;
+  #out: Uint8Array[] = [];
+  #failed: Error | null = null;
+  #ended = false;
+
+  constructor(private readonly mtime: Date) {
+    this.#zip = new Zip((err, chunk, final) => {
+      if (err) this.#failed = err;
+      else this.#out.push(chunk);
+      if (final) this.#ended = true;
+    });
+  }
+
+  entry(name: string): { push(bytes: Uint8Array, last: boolean): void } {
+    const entry = new ZipDeflate(name, { level: 6 });
+    entry.mtime = this.mtime;
+    this.#zip.add(entry);
+    return {
+      push: (bytes, last) => {
+        entry.push(bytes, last);
+        if (this.#failed) throw this.#failed;
+      },
+    };
+  }
+
+  /** What the ZIP has written since it was last asked, as one chunk (null when nothing). */
+  take(): Uint8Array | null {
+    if (this.#out.length === 0) return null;
+    const taken = concat(this.#out);
+    this.#out = [];
+    return taken;
+  }
+
+  end(): Uint8Array | null {
+    this.#zip.end();
+    if (this.#failed) throw this.#failed;
+    if (!this.#ended) throw new Error('the evidence ZIP did not end');
+    return this.take();
+  }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    joined.set(p, offset);
+    offset += p.length;
+  }
+  return joined;
+}
 
 /** The BFF's packets (graph.ts): none where nothing can sign (replicas sharing PostgreSQL without a key). */
 export function evidencePacketsOn(

@@ -85,13 +85,21 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
       );
     building.set(account, held + 1);
     rowsBuilding += rows;
-    try {
-      return await evidenceZip(c, deps, exports, sources, review, day.data.today);
-    } finally {
+    // Held until the packet has been read to its end, cut, or left unread for PACKET_STALL_MS.
+    let holding = true;
+    const release = () => {
+      if (!holding) return;
+      holding = false;
       rowsBuilding -= rows;
       const left = (building.get(account) ?? 1) - 1;
       if (left > 0) building.set(account, left);
       else building.delete(account);
+    };
+    try {
+      return await evidenceZip(c, deps, exports, sources, review, { today: day.data.today, release });
+    } catch (err) {
+      release();
+      throw err;
     }
   });
   return app;
@@ -101,11 +109,14 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
 export const EXPORTS_AT_ONCE = 2;
 
 /**
- * The rows of the evidence packets built at once on one replica, all accounts together: a packet holds its
- * exports and its ZIP in memory, about 1 KB a row (a 100,000-row review's exports are 51 MB), so together about
- * 200 MB, where ten accounts each exporting a large review would have held a gigabyte.
+ * The rows of the evidence packets built at once on one replica, all accounts together. A packet is made as it is
+ * read (its files deflated and hashed a chunk at a time), so this bounds the work under way, not memory; a packet
+ * holds its place until it has been read to its end.
  */
 export const PACKET_ROWS_AT_ONCE = 200_000;
+
+/** A packet its reader has stopped taking for this long is cut, and its place freed (ms). */
+export const PACKET_STALL_MS = 60_000;
 
 /** PUT /api/reviews/:id/source: the review's file, while its rows are being sent (reviewEvidenceRoutes). */
 async function putSource(c: AppContext, deps: ReviewEvidenceRouteDeps, sources: ReviewSources) {
@@ -156,7 +167,12 @@ async function putSource(c: AppContext, deps: ReviewEvidenceRouteDeps, sources: 
   return c.json({ name, bytes: bytes.length }, stored === 'stored' ? 201 : 200);
 }
 
-/** GET /api/reviews/:id/evidence.zip: the finished review's signed packet (reviewEvidenceRoutes). */
+/**
+ * GET /api/reviews/:id/evidence.zip: the finished review's signed packet (reviewEvidenceRoutes), made as it is
+ * read. The exports are asked first, so a review that cannot be exported is a 500 before anything is sent; after
+ * that, a failure cuts the download (the browser says the packet could not be made), and `release` is called once
+ * the packet has ended either way.
+ */
 async function evidenceZip(
   c: AppContext,
   deps: ReviewEvidenceRouteDeps,
@@ -164,7 +180,7 @@ async function evidenceZip(
   sources: ReviewSources,
   review: ReviewSummary,
   /** The reader's day (YYYY-MM-DD), or none: UTC's. */
-  today: string | undefined,
+  { today, release }: { today: string | undefined; release: () => void },
 ) {
   const session = c.get('session');
   const id = review.id;
@@ -174,38 +190,159 @@ async function evidenceZip(
     const res = await exports.request(`/${encodeURIComponent(id)}/${file}${today ? `?today=${today}` : ''}`, {
       headers: { cookie: `proplens_session=${c.get('sessionId')}` },
     });
-    if (!res.ok) throw new ApiError(500, 'internal', 'The review could not be exported.');
-    return new Uint8Array(await res.arrayBuffer());
+    if (!res.ok || !res.body) throw new ApiError(500, 'internal', 'The review could not be exported.');
+    return res.body;
   };
-  const [csv, json] = [await asked('export.csv'), await asked('export.json')];
-  const about = (JSON.parse(new TextDecoder().decode(json)) as { review: Record<string, unknown> }).review;
   const source = await inDatabase(() => sources.get(review.id));
+  const csv = await asked('export.csv');
+  const json = await asked('export.json').catch(async (err: unknown) => {
+    await csv.cancel();
+    throw err;
+  });
+  const head = new JsonHead();
   const runs = new TextEncoder().encode(
     `${JSON.stringify({ review: review.id, runs: review.runs }, null, 2)}\n`,
   );
-  const packet = await deps.packets.build(
-    {
+  const chunks = deps.packets.stream(() => {
+    // Who started the review and its sign-off as the JSON export states them, names beside keys.
+    const about = head.review();
+    return {
       review,
       account: { id: session.accountId, name: session.account.name },
       startedByName: (about.startedByName as string | null) ?? null,
       signOff: (about.signOff as PacketSignOff | null | undefined) ?? null,
       host: packetHost(c.req.header('host'), deps.allowedHosts ?? []),
       source: source ? { name: source.name, receivedAt: source.receivedAt } : null,
-    },
-    [
-      { name: 'results.csv', bytes: csv },
-      { name: 'results.json', bytes: json },
-      ...(source ? [{ name: `source/${source.name}`, bytes: source.bytes }] : []),
-      { name: 'runs.json', bytes: runs },
-    ],
-  );
+    };
+  }, [
+    { name: 'results.csv', bytes: chunksOf(csv) },
+    { name: 'results.json', bytes: head.tap(chunksOf(json)) },
+    ...(source ? [{ name: `source/${source.name}`, bytes: source.bytes }] : []),
+    { name: 'runs.json', bytes: runs },
+  ]);
+  const ended = () => {
+    release();
+    // An export never read (a packet cut during the CSV) stops its reads too.
+    void Promise.all([csv.cancel().catch(() => {}), json.cancel().catch(() => {})]);
+  };
   c.header('Content-Type', 'application/zip');
   // Named as Export CSV and Export JSON name theirs.
-  const named = exportFileName(review.name, 'evidence.zip', today ?? packet.manifest.exportedAt.slice(0, 10));
+  const named = exportFileName(
+    review.name,
+    'evidence.zip',
+    today ?? new Date((deps.now ?? Date.now)()).toISOString().slice(0, 10),
+  );
   c.header('Content-Disposition', `attachment; filename="${named}"`);
   c.header('Cache-Control', 'no-store');
-  return c.body(packet.zip as Uint8Array<ArrayBuffer>);
+  return c.body(
+    packetBody(chunks, ended, (err) =>
+      deps.logger.error(
+        { requestId: c.get('requestId'), err: { name: err.name, message: err.message } },
+        'evidence packet failed',
+      ),
+    ),
+  );
 }
+
+/**
+ * The packet as a body read at the reader's pace, one chunk of the ZIP made for each the reader takes; cut when
+ * a file fails, or when the reader has taken nothing for PACKET_STALL_MS (its place among the packets being
+ * built is freed: a reader that never reads would hold it as long as its connection lasts). `ended` is called
+ * once, however it ends.
+ */
+function packetBody(
+  chunks: AsyncGenerator<Uint8Array, unknown>,
+  ended: () => void,
+  onError: (err: Error) => void,
+): ReadableStream<Uint8Array> {
+  let stall: ReturnType<typeof setTimeout> | undefined;
+  let done = false;
+  const end = () => {
+    clearTimeout(stall);
+    if (done) return;
+    done = true;
+    ended();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        clearTimeout(stall);
+        try {
+          const next = await chunks.next();
+          if (next.done) {
+            controller.close();
+            end();
+            return;
+          }
+          controller.enqueue(next.value);
+          stall = setTimeout(() => {
+            controller.error(new Error('the reader stopped taking the evidence packet'));
+            void chunks.return(undefined).catch(() => {});
+            end();
+          }, PACKET_STALL_MS);
+          stall.unref?.();
+        } catch (err) {
+          onError(err as Error);
+          controller.error(err);
+          end();
+        }
+      },
+      async cancel() {
+        end();
+        await chunks.return(undefined).catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** A body's chunks; its reads stop (the stream cancelled) when the chunks are no longer wanted. */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/**
+ * The JSON export's review facts, read from its head as it passes into the packet: the export writes them first,
+ * on the line before its columns (review-export.ts jsonText), so the packet never holds the export whole.
+ */
+class JsonHead {
+  #text = '';
+  #review: Record<string, unknown> | null = null;
+
+  async *tap(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    const decoder = new TextDecoder();
+    for await (const chunk of chunks) {
+      if (this.#review === null) {
+        this.#text += decoder.decode(chunk, { stream: true });
+        const end = this.#text.indexOf(COLUMNS_LINE);
+        if (end >= 0) this.#review = (JSON.parse(`${this.#text.slice(0, end)}}`) as ReviewLine).review;
+        else if (this.#text.length > HEAD_MAX)
+          throw new Error('the JSON export does not start with its review');
+      }
+      yield chunk;
+    }
+  }
+
+  review(): Record<string, unknown> {
+    if (this.#review === null) throw new Error('the JSON export does not start with its review');
+    return this.#review;
+  }
+}
+
+/** Where the JSON export's review line ends: `{"review":{…},` then this. */
+const COLUMNS_LINE = ',\n"columns":';
+/** The review line is a few kilobytes (a name, keys, a sign-off's reason); past this, the export is not one. */
+const HEAD_MAX = 1 << 20;
+type ReviewLine = { review: Record<string, unknown> };
 
 const notUploading = () =>
   new ApiError(
