@@ -7,7 +7,7 @@ import { SqlAuditStore } from '../stores/audit/audit-store.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
 import { tempDatabaseAll } from '../test-support/temp-database.ts';
 import { Checkpoints } from './checkpoints.ts';
-import { EvidencePackets } from './packet.ts';
+import { type BuiltManifest, EvidencePackets } from './packet.ts';
 import { thumbprint } from './signing-key.ts';
 
 /*
@@ -218,7 +218,9 @@ describe('the evidence packet', () => {
         yield noise(512 * 1024, i + 1);
       }
     }
-    const chunks = packetsAt().stream(() => about, [{ name: 'results.csv', bytes: slowly() }]);
+    const chunks = packetsAt().stream(about, [{ name: 'results.csv', bytes: slowly() }], {
+      facts: () => about,
+    });
     const first = await chunks.next();
     expect(first.done).toBe(false);
     // A packet built whole first would have taken all four before its first byte.
@@ -237,11 +239,12 @@ describe('the evidence packet', () => {
       throw new Error('the database went away');
     }
     const chunks = packetsAt().stream(
-      () => about,
+      about,
       [
         { name: 'results.csv', bytes: failing() },
         { name: 'runs.json', bytes: new TextEncoder().encode('{}') },
       ],
+      { facts: () => about },
     );
     const parts: Uint8Array[] = [];
     await expect(
@@ -251,5 +254,29 @@ describe('the evidence packet', () => {
     ).rejects.toThrow('the database went away');
     expect(parts.length).toBeGreaterThan(0);
     expect(() => unzipSync(new Uint8Array(Buffer.concat(parts)))).toThrow();
+  });
+
+  it('deflates a large manifest and its JWS a slice at a time, the event loop served between: they leave in pieces', async () => {
+    // 30,000 entries behind a review's rows: a manifest of about 5 MB, its JWS 7 MB.
+    const entries = Array.from({ length: 30_000 }, (_, i) =>
+      auditEntry({ at: FIXED - 1_000, kind: 'review_row', review_id: 'rev-big', row_index: i }),
+    );
+    await new SqlAuditStore(temp.database.db, temp.database.sqlite).append(entries);
+    const big = { ...about, review: { ...review, id: 'rev-big' } };
+    const chunks = packetsAt().stream(big, [{ name: 'runs.json', bytes: new TextEncoder().encode('{}') }], {
+      facts: () => big,
+    });
+    // The generator hands over what each slice came to: the two pushed whole came out in one piece.
+    let pieces = 0;
+    let manifest: BuiltManifest | undefined;
+    for (let next = await chunks.next(); ; next = await chunks.next()) {
+      if (next.done) {
+        manifest = next.value;
+        break;
+      }
+      pieces++;
+    }
+    expect(manifest?.audit.entries).toHaveLength(30_000);
+    expect(pieces).toBeGreaterThanOrEqual(10);
   });
 });

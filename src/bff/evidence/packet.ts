@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { Zip, ZipDeflate } from 'fflate';
 import { CompactSign } from 'jose';
@@ -14,7 +14,7 @@ import {
 } from '../../evidence-verify/packet.ts';
 import type { Database } from '../db/database.ts';
 import type { DatabaseSchema } from '../db/schema.ts';
-import type { Checkpoints } from './checkpoints.ts';
+import type { Checkpoints, SignedCheckpoint } from './checkpoints.ts';
 import type { Evidence } from './evidence.ts';
 import type { SigningKey } from './signing-key.ts';
 
@@ -39,6 +39,18 @@ export interface PacketReview {
   host: string;
   /** The file the review came from, when it has one: its name and when it was received (epoch ms). */
   source?: { name: string; receivedAt: number } | null;
+}
+
+/** What the packet is of, known before its files are read. */
+export type PacketAbout = Omit<PacketReview, 'startedByName' | 'signOff'>;
+/** What the manifest shares with the JSON export, known once that export has passed. */
+export type PacketFacts = Pick<PacketReview, 'startedByName' | 'signOff'>;
+
+/** The review changed while its packet was read: the packet is cut rather than signed over files of two moments. */
+export class PacketTorn extends Error {
+  constructor() {
+    super('the review changed while its evidence packet was read');
+  }
 }
 
 /** The manifest as built (the verifier's type carries `source` and the sign-off's shape). */
@@ -99,7 +111,7 @@ export class EvidencePackets {
 
   /** The whole packet in memory: `stream`'s bytes, and its manifest (tests, and what reads it whole). */
   async build(about: PacketReview, files: readonly PacketInput[]): Promise<EvidencePacket> {
-    const chunks = this.stream(() => about, files);
+    const chunks = this.stream(about, files, { facts: () => about });
     const parts: Uint8Array[] = [];
     for (let next = await chunks.next(); ; next = await chunks.next()) {
       if (next.done) return { zip: concat(parts), manifest: next.value };
@@ -110,51 +122,74 @@ export class EvidencePackets {
   /**
    * The packet's ZIP as it is made, a chunk at a time, the files in the order given: each deflated and hashed as
    * its chunks come, so what is held at once is a chunk and the deflater's window, whatever the review's size (a
-   * 100,000-row review's exports are 51 MB). Once every file has passed, the audit entries behind the rows are
-   * read, a checkpoint signed, and the manifest stating the files' SHA-256 and its JWS close the ZIP; the
-   * generator's value is the manifest. `about` is asked then, after the files (the JSON export states who
-   * started the review and its sign-off, and the manifest says the same). A file that fails ends the generator
-   * with its error, before the manifest: a ZIP cut short, never one that looks whole.
+   * 100,000-row review's exports are 51 MB). First, as a packet built whole did: the audit entries behind the
+   * rows are read and a checkpoint signed (which registers the key: the packet is dated after it). Once every
+   * file has passed, the review is checked to be as it was when the packet began (PacketTorn otherwise: no
+   * entry behind it since, and `unchanged`), `facts` asked (the JSON export states who started the review and
+   * its sign-off, and the manifest says the same), and the manifest stating the files' SHA-256 and its JWS
+   * close the ZIP; the generator's value is the manifest. A file that fails ends the generator with its error,
+   * before the manifest: a ZIP cut short, never one that looks whole.
    */
   async *stream(
-    about: () => PacketReview,
+    about: PacketAbout,
     files: readonly PacketInput[],
+    options: { facts: () => PacketFacts; unchanged?: () => Promise<boolean> },
   ): AsyncGenerator<Uint8Array, BuiltManifest, undefined> {
+    const accountId = about.account.id;
+    const reviewId = about.review.id;
+    const lastEntry = await this.#lastEntryId(accountId, reviewId);
+    const entries = await this.entries(accountId, reviewId);
+    const checkpoint = await this.options.checkpoints.checkpointNow();
     const exportedAt = (this.options.now ?? Date.now)();
     const zip = new ZipWriter(new Date(exportedAt));
     const stated: PacketFile[] = [];
     for (const { name, bytes: content } of files) {
-      const entry = zip.entry(name);
       const hash = createHash('sha256');
-      let bytes = 0;
-      for await (const chunk of slices(content)) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        entry.push(chunk, false);
-        const out = zip.take();
-        if (out) yield out;
-      }
-      entry.push(new Uint8Array(0), true);
+      const bytes = yield* deflated(zip, name, content, hash);
       stated.push({ name, bytes, sha256: hash.digest('hex') });
     }
-    const manifest = await this.#manifest(about(), stated, exportedAt);
+    if (
+      (await this.#lastEntryId(accountId, reviewId)) !== lastEntry ||
+      (options.unchanged && !(await options.unchanged()))
+    )
+      throw new PacketTorn();
+    const manifest = this.#manifest({ ...about, ...options.facts() }, stated, exportedAt, {
+      entries,
+      checkpoint,
+    });
     const manifestBytes = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
     const { key } = this.options;
     const jws = await new CompactSign(manifestBytes)
       .setProtectedHeader({ alg: 'EdDSA', kid: key.keyId, typ: 'proplens-evidence+jws' })
       .sign(key.privateKey);
-    zip.entry(MANIFEST).push(manifestBytes, true);
-    zip.entry(MANIFEST_JWS).push(new TextEncoder().encode(jws), true);
+    // A slice at a time too: a 100,000-row review's manifest is 17 MB and its JWS 23 MB.
+    yield* deflated(zip, MANIFEST, manifestBytes);
+    yield* deflated(zip, MANIFEST_JWS, new TextEncoder().encode(jws));
     const out = zip.end();
     if (out) yield out;
     return manifest;
   }
 
-  /** The manifest of files already stated: the audit entries behind the rows, then a checkpoint signed now. */
-  async #manifest(about: PacketReview, files: PacketFile[], exportedAt: number): Promise<BuiltManifest> {
-    const entries = await this.entries(about.account.id, about.review.id);
-    const checkpoint = await this.options.checkpoints.checkpointNow();
+  /** The highest id of the review's audit entries: every change of what its exports say adds one. */
+  async #lastEntryId(accountId: string, reviewId: string): Promise<number> {
+    const row = await this.options.db
+      .selectFrom('audit_entries')
+      .select((eb) => eb.fn.max('id').as('last'))
+      .where('account_id', '=', accountId)
+      .where('review_id', '=', reviewId)
+      .executeTakeFirst();
+    return Number(row?.last ?? 0);
+  }
+
+  /** The manifest of the files stated, with the entries and the checkpoint read when the packet began. */
+  #manifest(
+    about: PacketReview,
+    files: PacketFile[],
+    exportedAt: number,
+    audit: { entries: PacketManifest['audit']['entries']; checkpoint: SignedCheckpoint },
+  ): BuiltManifest {
     const { review } = about;
+    const { entries, checkpoint } = audit;
     return {
       type: 'proplens-evidence-packet',
       v: 1,
@@ -205,6 +240,26 @@ async function* slices(content: Uint8Array | AsyncIterable<Uint8Array>): AsyncGe
       yield chunk.subarray(at, at + ZIP_SLICE);
       await setImmediate();
     }
+}
+
+/** One entry of the ZIP, deflated a slice at a time (each hashed into `hash`), its output as it comes; its size. */
+async function* deflated(
+  zip: ZipWriter,
+  name: string,
+  content: Uint8Array | AsyncIterable<Uint8Array>,
+  hash?: Hash,
+): AsyncGenerator<Uint8Array, number, undefined> {
+  const entry = zip.entry(name);
+  let bytes = 0;
+  for await (const slice of slices(content)) {
+    hash?.update(slice);
+    bytes += slice.length;
+    entry.push(slice, false);
+    const out = zip.take();
+    if (out) yield out;
+  }
+  entry.push(new Uint8Array(0), true);
+  return bytes;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AppContext, AppEnv } from '../context.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError } from '../errors.ts';
 import type { EvidencePackets } from '../evidence/packet.ts';
+import { chunksOf, JsonHead, packetBody } from '../evidence/packet-body.ts';
 import {
   DEFAULT_MAX_SOURCE_BYTES,
   ReviewSources,
@@ -63,8 +64,13 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
         'conflict',
         'The review is still running: export its evidence once it is done.',
       );
-    // A packet is built in memory (the files, then the ZIP): an account's exports are bounded at once on each
-    // replica (hostile review M12: there was no limit), the next one told when to try again.
+    // HEAD (which Hono answers with GET's route, its body dropped unread): the headers, and nothing built.
+    if (c.req.method === 'HEAD') {
+      packetHeaders(c, deps, review, day.data.today);
+      return c.body(null, 200);
+    }
+    // An account's packets are bounded at once on each replica (hostile review M12: there was no limit), the
+    // next one told when to try again.
     const held = building.get(account) ?? 0;
     if (held >= EXPORTS_AT_ONCE)
       throw new ApiError(
@@ -110,13 +116,11 @@ export const EXPORTS_AT_ONCE = 2;
 
 /**
  * The rows of the evidence packets built at once on one replica, all accounts together. A packet is made as it is
- * read (its files deflated and hashed a chunk at a time), so this bounds the work under way, not memory; a packet
- * holds its place until it has been read to its end.
+ * read (its files deflated and hashed a chunk at a time), so this bounds the work under way and the manifests at
+ * the packets' ends (they grow with the audit entries behind the rows), not whole packets; a packet holds its
+ * place until it ends (packetBody).
  */
 export const PACKET_ROWS_AT_ONCE = 200_000;
-
-/** A packet its reader has stopped taking for this long is cut, and its place freed (ms). */
-export const PACKET_STALL_MS = 60_000;
 
 /** PUT /api/reviews/:id/source: the review's file, while its rows are being sent (reviewEvidenceRoutes). */
 async function putSource(c: AppContext, deps: ReviewEvidenceRouteDeps, sources: ReviewSources) {
@@ -203,146 +207,65 @@ async function evidenceZip(
   const runs = new TextEncoder().encode(
     `${JSON.stringify({ review: review.id, runs: review.runs }, null, 2)}\n`,
   );
-  const chunks = deps.packets.stream(() => {
-    // Who started the review and its sign-off as the JSON export states them, names beside keys.
-    const about = head.review();
-    return {
+  const chunks = deps.packets.stream(
+    {
       review,
       account: { id: session.accountId, name: session.account.name },
-      startedByName: (about.startedByName as string | null) ?? null,
-      signOff: (about.signOff as PacketSignOff | null | undefined) ?? null,
       host: packetHost(c.req.header('host'), deps.allowedHosts ?? []),
       source: source ? { name: source.name, receivedAt: source.receivedAt } : null,
-    };
-  }, [
-    { name: 'results.csv', bytes: chunksOf(csv) },
-    { name: 'results.json', bytes: head.tap(chunksOf(json)) },
-    ...(source ? [{ name: `source/${source.name}`, bytes: source.bytes }] : []),
-    { name: 'runs.json', bytes: runs },
-  ]);
+    },
+    [
+      { name: 'results.csv', bytes: chunksOf(csv) },
+      { name: 'results.json', bytes: head.tap(chunksOf(json)) },
+      ...(source ? [{ name: `source/${source.name}`, bytes: source.bytes }] : []),
+      { name: 'runs.json', bytes: runs },
+    ],
+    {
+      // Who started the review and its sign-off as the JSON export states them, names beside keys.
+      facts: () => {
+        const about = head.review();
+        return {
+          startedByName: (about.startedByName as string | null) ?? null,
+          signOff: (about.signOff as PacketSignOff | null | undefined) ?? null,
+        };
+      },
+      // Still there, its runs as they were (a review deleted, or checked again, leaves no entry of its own).
+      unchanged: async () => {
+        const now = await inDatabase(() => deps.reviews.store.summary(session.accountId, id));
+        return now !== undefined && JSON.stringify(now.runs) === JSON.stringify(review.runs);
+      },
+    },
+  );
   const ended = () => {
     release();
     // An export never read (a packet cut during the CSV) stops its reads too.
     void Promise.all([csv.cancel().catch(() => {}), json.cancel().catch(() => {})]);
   };
-  c.header('Content-Type', 'application/zip');
-  // Named as Export CSV and Export JSON name theirs.
-  const named = exportFileName(
-    review.name,
-    'evidence.zip',
-    today ?? new Date((deps.now ?? Date.now)()).toISOString().slice(0, 10),
-  );
-  c.header('Content-Disposition', `attachment; filename="${named}"`);
-  c.header('Cache-Control', 'no-store');
+  packetHeaders(c, deps, review, today);
+  const requestId = c.get('requestId');
   return c.body(
-    packetBody(chunks, ended, (err) =>
-      deps.logger.error(
-        { requestId: c.get('requestId'), err: { name: err.name, message: err.message } },
-        'evidence packet failed',
-      ),
-    ),
+    packetBody(chunks, ended, {
+      failed: (err) =>
+        deps.logger.error(
+          { requestId, err: { name: err.name, message: err.message } },
+          'evidence packet failed',
+        ),
+      torn: () =>
+        deps.logger.info({ requestId }, 'evidence packet cut: the review changed while it was read'),
+    }),
   );
 }
 
-/**
- * The packet as a body read at the reader's pace, one chunk of the ZIP made for each the reader takes; cut when
- * a file fails, or when the reader has taken nothing for PACKET_STALL_MS (its place among the packets being
- * built is freed: a reader that never reads would hold it as long as its connection lasts). `ended` is called
- * once, however it ends.
- */
-function packetBody(
-  chunks: AsyncGenerator<Uint8Array, unknown>,
-  ended: () => void,
-  onError: (err: Error) => void,
-): ReadableStream<Uint8Array> {
-  let stall: ReturnType<typeof setTimeout> | undefined;
-  let done = false;
-  const end = () => {
-    clearTimeout(stall);
-    if (done) return;
-    done = true;
-    ended();
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        clearTimeout(stall);
-        try {
-          const next = await chunks.next();
-          if (next.done) {
-            controller.close();
-            end();
-            return;
-          }
-          controller.enqueue(next.value);
-          stall = setTimeout(() => {
-            controller.error(new Error('the reader stopped taking the evidence packet'));
-            void chunks.return(undefined).catch(() => {});
-            end();
-          }, PACKET_STALL_MS);
-          stall.unref?.();
-        } catch (err) {
-          onError(err as Error);
-          controller.error(err);
-          end();
-        }
-      },
-      async cancel() {
-        end();
-        await chunks.return(undefined).catch(() => {});
-      },
-    },
-    { highWaterMark: 0 },
+/** The packet's answer's headers: a ZIP, named as Export CSV and Export JSON name theirs, never kept. */
+function packetHeaders(c: AppContext, deps: ReviewEvidenceRouteDeps, review: ReviewSummary, today?: string) {
+  c.header('Content-Type', 'application/zip');
+  const day = today ?? new Date((deps.now ?? Date.now)()).toISOString().slice(0, 10);
+  c.header(
+    'Content-Disposition',
+    `attachment; filename="${exportFileName(review.name, 'evidence.zip', day)}"`,
   );
+  c.header('Cache-Control', 'no-store');
 }
-
-/** A body's chunks; its reads stop (the stream cancelled) when the chunks are no longer wanted. */
-async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}
-
-/**
- * The JSON export's review facts, read from its head as it passes into the packet: the export writes them first,
- * on the line before its columns (review-export.ts jsonText), so the packet never holds the export whole.
- */
-class JsonHead {
-  #text = '';
-  #review: Record<string, unknown> | null = null;
-
-  async *tap(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-    const decoder = new TextDecoder();
-    for await (const chunk of chunks) {
-      if (this.#review === null) {
-        this.#text += decoder.decode(chunk, { stream: true });
-        const end = this.#text.indexOf(COLUMNS_LINE);
-        if (end >= 0) this.#review = (JSON.parse(`${this.#text.slice(0, end)}}`) as ReviewLine).review;
-        else if (this.#text.length > HEAD_MAX)
-          throw new Error('the JSON export does not start with its review');
-      }
-      yield chunk;
-    }
-  }
-
-  review(): Record<string, unknown> {
-    if (this.#review === null) throw new Error('the JSON export does not start with its review');
-    return this.#review;
-  }
-}
-
-/** Where the JSON export's review line ends: `{"review":{…},` then this. */
-const COLUMNS_LINE = ',\n"columns":';
-/** The review line is a few kilobytes (a name, keys, a sign-off's reason); past this, the export is not one. */
-const HEAD_MAX = 1 << 20;
-type ReviewLine = { review: Record<string, unknown> };
 
 const notUploading = () =>
   new ApiError(
