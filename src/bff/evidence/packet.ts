@@ -124,8 +124,8 @@ export class EvidencePackets {
    * its chunks come, so what is held at once is a chunk and the deflater's window, whatever the review's size (a
    * 100,000-row review's exports are 51 MB). First, as a packet built whole did: the audit entries behind the
    * rows are read and a checkpoint signed (which registers the key: the packet is dated after it). Once every
-   * file has passed, the review is checked to be as it was when the packet began (PacketTorn otherwise: no
-   * entry behind it since, and `unchanged`), `facts` asked (the JSON export states who started the review and
+   * file has passed, `unchanged` is asked whether the review is as it was when its exports were asked
+   * (PacketTorn otherwise), `facts` asked (the JSON export states who started the review and
    * its sign-off, and the manifest says the same), and the manifest stating the files' SHA-256 and its JWS
    * close the ZIP; the generator's value is the manifest. A file that fails ends the generator with its error,
    * before the manifest: a ZIP cut short, never one that looks whole.
@@ -137,7 +137,6 @@ export class EvidencePackets {
   ): AsyncGenerator<Uint8Array, BuiltManifest, undefined> {
     const accountId = about.account.id;
     const reviewId = about.review.id;
-    const lastEntry = await this.#lastEntryId(accountId, reviewId);
     const entries = await this.entries(accountId, reviewId);
     const checkpoint = await this.options.checkpoints.checkpointNow();
     const exportedAt = (this.options.now ?? Date.now)();
@@ -148,11 +147,7 @@ export class EvidencePackets {
       const bytes = yield* deflated(zip, name, content, hash);
       stated.push({ name, bytes, sha256: hash.digest('hex') });
     }
-    if (
-      (await this.#lastEntryId(accountId, reviewId)) !== lastEntry ||
-      (options.unchanged && !(await options.unchanged()))
-    )
-      throw new PacketTorn();
+    if (options.unchanged && !(await options.unchanged())) throw new PacketTorn();
     const manifest = this.#manifest({ ...about, ...options.facts() }, stated, exportedAt, {
       entries,
       checkpoint,
@@ -170,15 +165,29 @@ export class EvidencePackets {
     return manifest;
   }
 
-  /** The highest id of the review's audit entries: every change of what its exports say adds one. */
-  async #lastEntryId(accountId: string, reviewId: string): Promise<number> {
+  /** The trail's last entry now: what is committed later has a higher id (the chain's order is the ids'). */
+  async head(): Promise<number> {
     const row = await this.options.db
       .selectFrom('audit_entries')
       .select((eb) => eb.fn.max('id').as('last'))
-      .where('account_id', '=', accountId)
-      .where('review_id', '=', reviewId)
       .executeTakeFirst();
     return Number(row?.last ?? 0);
+  }
+
+  /**
+   * Has the review an audit entry after `since` (a `head()`)? Every change of what its exports say adds one, in
+   * the change's own transaction. Read by the account's entries after `since` only (its index: account, id).
+   */
+  async changedSince(accountId: string, reviewId: string, since: number): Promise<boolean> {
+    const row = await this.options.db
+      .selectFrom('audit_entries')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '>', since)
+      .where('review_id', '=', reviewId)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** The manifest of the files stated, with the entries and the checkpoint read when the packet began. */

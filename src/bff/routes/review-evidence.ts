@@ -197,6 +197,8 @@ async function evidenceZip(
     if (!res.ok || !res.body) throw new ApiError(500, 'internal', 'The review could not be exported.');
     return res.body;
   };
+  // The trail's head before the exports are asked: a change of the review after it is one they may show.
+  const since = await deps.packets.head();
   const source = await inDatabase(() => sources.get(review.id));
   const csv = await asked('export.csv');
   const json = await asked('export.json').catch(async (err: unknown) => {
@@ -229,8 +231,10 @@ async function evidenceZip(
           signOff: (about.signOff as PacketSignOff | null | undefined) ?? null,
         };
       },
-      // Still there, its runs as they were (a review deleted, or checked again, leaves no entry of its own).
+      // As it was when its exports were asked: no entry behind it since (every change of what they say adds one),
+      // still there, its runs as they were (a review deleted, or checked again, leaves no entry of its own).
       unchanged: async () => {
+        if (await deps.packets.changedSince(session.accountId, id, since)) return false;
         const now = await inDatabase(() => deps.reviews.store.summary(session.accountId, id));
         return now !== undefined && JSON.stringify(now.runs) === JSON.stringify(review.runs);
       },
