@@ -176,7 +176,7 @@ export class EvidencePackets {
 
   /**
    * Has the review an audit entry after `since` (a `head()`)? Every change of what its exports say adds one, in
-   * the change's own transaction. Read by the account's entries after `since` only (its index: account, id).
+   * the change's own transaction (a row fix's is its lookup's, held for it: reviews/fix-row.ts). Read by the account's entries after `since` only (its index: account, id).
    */
   async changedSince(accountId: string, reviewId: string, since: number): Promise<boolean> {
     const row = await this.options.db
@@ -185,6 +185,8 @@ export class EvidencePackets {
       .where('account_id', '=', accountId)
       .where('id', '>', since)
       .where('review_id', '=', reviewId)
+      // A monitor started or stopped changes nothing the exports say.
+      .where('kind', 'not in', ['monitor_started', 'monitor_stopped'])
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;

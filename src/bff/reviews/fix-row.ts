@@ -1,4 +1,5 @@
 import type { FixRowRequest, FixRowResponse, ReviewRowResult } from '../../contract/index.ts';
+import type { HeldEntry } from '../audit/audit.ts';
 import { inDatabase } from '../db/database.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { Lookups } from '../lookups.ts';
@@ -30,15 +31,28 @@ export async function fixReviewRow(
   const { store } = deps.reviews;
   const current = await currentRow(store, session.accountId, target);
   const now = deps.now ?? Date.now;
+  // The lookup's entry, held (ADR 010, addendum): committed in the fix's own transaction when the row takes its
+  // answer, so what a reader of the review sees change comes with its entry (an evidence packet being read
+  // notices the change by it); alone otherwise, for the lookup was made. Either before the answer leaves.
+  let held: HeldEntry | undefined;
+  const alone = async () => {
+    const entry = held;
+    held = undefined;
+    await entry?.commit();
+  };
+  const hold = (h: HeldEntry) => {
+    held = h;
+  };
   let result: RowResult;
   try {
     result = await matchRow(deps.lookups, session, request.address, {
       fresh: false,
       lane: 'interactive',
       now,
-      audit: { kind: 'review_fix', reviewId: target.reviewId, row: target.index },
+      audit: { kind: 'review_fix', reviewId: target.reviewId, row: target.index, hold },
     });
   } catch (err) {
+    await alone();
     const e = toApiError(err);
     if (!ANSWERS.has(e.code)) throw e;
     const attempt = answerOfError(e, new Date(now()).toISOString());
@@ -53,8 +67,10 @@ export async function fixReviewRow(
     };
   }
   const found = result.property;
-  if (request.candidateId !== undefined && found && found.id !== request.candidateId)
+  if (request.candidateId !== undefined && found && found.id !== request.candidateId) {
+    await alone();
     return { fixed: false, row: current, attempt: otherProperty(found) };
+  }
   const fix = {
     address: request.address,
     how: request.candidateId === undefined ? ('edited' as const) : ('candidate' as const),
@@ -62,9 +78,16 @@ export async function fixReviewRow(
     at: new Date(now()).toISOString(),
   };
   const written = await inDatabase(() =>
-    store.fixRow(session.accountId, target.reviewId, target.index, fix, result),
-  );
-  if (typeof written === 'string') throw refused(written);
+    store.fixRow(session.accountId, target.reviewId, target.index, fix, result, held?.entry),
+  ).catch(async (err: unknown) => {
+    // Rolled back, its entry with it: the lookup is recorded alone (or the answer is audit_unavailable).
+    await alone();
+    throw err;
+  });
+  if (typeof written === 'string') {
+    await alone();
+    throw refused(written);
+  }
   deps.reviews.announce(target.reviewId);
   return { fixed: true, row: written };
 }

@@ -2,10 +2,11 @@ import { unzipSync } from 'fflate';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifyPacket } from '../../evidence-verify/packet.ts';
 import { EVIDENCE_KEYS_PATH } from '../evidence/keys-route.ts';
-import { PACKET_PACE_MS } from '../evidence/packet-body.ts';
+import { PACKET_PACE_MS, packetBody } from '../evidence/packet-body.ts';
 import { SqlAuditStore } from '../stores/audit/audit-store.ts';
+import { ReviewExportRows } from '../stores/reviews/export-rows.ts';
 import { auditEntry } from '../test-support/audit-entry.ts';
-import { finishedReview } from '../test-support/review-api.ts';
+import { finishedReview, rowsOf } from '../test-support/review-api.ts';
 import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 
 /*
@@ -19,7 +20,10 @@ const db = reviewDatabase('review-evidence-reading');
 const unsigned = reviewDatabase('review-evidence-first-packet');
 const timers = () =>
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-afterEach(() => vi.useRealTimers());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
 
 const packetOf = (h: Harness, id: string, init?: { method?: string; headers?: Record<string, string> }) =>
   h.call(`/api/reviews/${id}/evidence.zip`, init);
@@ -190,5 +194,117 @@ describe('an evidence packet as it is read', () => {
     expect(verdict.manifest?.signOff).toEqual(json.signOff);
     expect(json.signOff.reason).toBe(reason.trim());
     expect(json.name).toBe(name);
+  });
+
+  it('does not charge the server’s time to the reader: a first chunk made in over a minute is not a slow reader', async () => {
+    timers();
+    async function* slowServer(): AsyncGenerator<Uint8Array, void> {
+      // The entries behind a large review's rows, a checkpoint over a large trail on PostgreSQL.
+      await new Promise((r) => setTimeout(r, PACKET_PACE_MS + 5_000));
+      yield new Uint8Array(2 * 1024 * 1024);
+    }
+    const reader = packetBody(slowServer(), () => {}, { failed: () => {}, torn: () => {} }).getReader();
+    // Asked at once, and waiting all along.
+    const first = reader.read();
+    await vi.advanceTimersByTimeAsync(PACKET_PACE_MS + 5_000);
+    await expect(first).resolves.toMatchObject({ done: false });
+    await reader.cancel();
+  });
+
+  it('cuts a reader that was quick for a minute, then took too little in the next', async () => {
+    timers();
+    async function* endless(): AsyncGenerator<Uint8Array, void> {
+      for (;;) yield new Uint8Array(64 * 1024);
+    }
+    const ended = vi.fn();
+    const reader = packetBody(endless(), ended, { failed: () => {}, torn: () => {} }).getReader();
+    // 2 MB in the first minute: enough.
+    for (let i = 0; i < 32; i++) await reader.read();
+    await vi.advanceTimersByTimeAsync(PACKET_PACE_MS);
+    expect(ended).not.toHaveBeenCalled();
+    // Then 64 KB in the next.
+    await reader.read();
+    await vi.advanceTimersByTimeAsync(PACKET_PACE_MS);
+    expect(ended).toHaveBeenCalledOnce();
+    await expect(reader.read()).rejects.toThrow(/took less of the evidence packet/);
+  });
+
+  it('is cut, unsigned, when a row fix lands while it is read (the fix’s entry is committed with the fix)', async () => {
+    const h = db.make();
+    await h.signIn();
+    const review = await finishedReview(h, ['100 Main St', '1100 Congress Ave, Austin, TX 78701']);
+    const [row] = await rowsOf(h, review.id);
+    const [first, second] = row?.candidates ?? [];
+    if (!first || !second) throw new Error('the ambiguous row has two candidates');
+    const fix = (to: { address: string; id: string }) =>
+      h.call(`/api/reviews/${review.id}/rows/0/fix`, {
+        method: 'POST',
+        body: { address: to.address, candidateId: to.id },
+      });
+    expect((await fix(first)).status).toBe(200);
+    // The second fix has made its lookup; its transaction is slow to come (on PostgreSQL, behind the review's
+    // row lock), and lands once the CSV has passed, before the JSON's rows are read.
+    const store = h.reviews?.store as NonNullable<Harness['reviews']>['store'];
+    const write = store.fixRow.bind(store);
+    let release = () => {};
+    const gate = new Promise<void>((go) => {
+      release = go;
+    });
+    const gated = vi.spyOn(store, 'fixRow').mockImplementation(async (...args) => {
+      await gate;
+      return write(...args);
+    });
+    const fixing = fix(second);
+    await vi.waitFor(() => expect(gated).toHaveBeenCalled());
+    const pagesOf = ReviewExportRows.prototype.rows;
+    let exports = 0;
+    vi.spyOn(ReviewExportRows.prototype, 'rows').mockImplementation(function (
+      this: ReviewExportRows,
+      ...args: Parameters<typeof pagesOf>
+    ) {
+      const pages = pagesOf.apply(this, args);
+      if (++exports !== 2) return pages;
+      return (async function* () {
+        release();
+        expect((await fixing).status).toBe(200);
+        yield* pages;
+      })();
+    });
+    const res = await packetOf(h, review.id);
+    await expect(res.arrayBuffer()).rejects.toThrow('the review changed while its evidence packet was read');
+  });
+
+  it('is cut, unsigned, when a key is renamed between its two exports (the names they print)', async () => {
+    const h = db.make();
+    await h.call('/api/session', {
+      method: 'POST',
+      body: { apiKey: 'pi_demo_professional', name: 'Dana Ortiz' },
+    });
+    const review = await finishedReview(h, ['1100 Congress Ave, Austin, TX 78701']);
+    const shapeOf = ReviewExportRows.prototype.shape;
+    let shapes = 0;
+    vi.spyOn(ReviewExportRows.prototype, 'shape').mockImplementation(async function (
+      this: ReviewExportRows,
+      ...args: Parameters<typeof shapeOf>
+    ) {
+      const shape = await shapeOf.apply(this, args);
+      if (++shapes === 2)
+        expect((await h.call('/api/session/name', { method: 'PUT', body: { name: 'Dana O.' } })).status).toBe(
+          200,
+        );
+      return shape;
+    });
+    const res = await packetOf(h, review.id);
+    await expect(res.arrayBuffer()).rejects.toThrow('the review changed while its evidence packet was read');
+  });
+
+  it('is cut, unsigned, when the review is checked again while it is read', async () => {
+    const h = db.make();
+    await h.signIn();
+    const review = await finishedReview(h, ['1100 Congress Ave, Austin, TX 78701']);
+    const torn = await readAround(await packetOf(h, review.id), async () => {
+      expect((await h.call(`/api/reviews/${review.id}/runs`, { method: 'POST' })).status).toBe(201);
+    });
+    expect(torn.error?.message).toBe('the review changed while its evidence packet was read');
   });
 });

@@ -79,9 +79,10 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
         `This account is already exporting ${EXPORTS_AT_ONCE} evidence packets: try again in a few seconds, once one is done.`,
         { retryAfterS: 5 },
       );
-    // And so are every account's together, by their rows: a review larger than the bound alone is built when
-    // nothing else is.
-    const rows = review.totalRows;
+    // And so are every account's together, by their rows, each run's (the manifest lists the entries behind the
+    // rows of every run: a review monitored for months has thousands): a review larger than the bound alone is
+    // built when nothing else is.
+    const rows = review.totalRows * Math.max(1, review.runs.length);
     if (rowsBuilding > 0 && rowsBuilding + rows > rowsAtOnce)
       throw new ApiError(
         429,
@@ -197,8 +198,10 @@ async function evidenceZip(
     if (!res.ok || !res.body) throw new ApiError(500, 'internal', 'The review could not be exported.');
     return res.body;
   };
-  // The trail's head before the exports are asked: a change of the review after it is one they may show.
-  const since = await deps.packets.head();
+  // The trail's head before the exports are asked: a change of the review after it is one they may show. And the
+  // names of the account's keys they print (a rename adds no entry of the review's).
+  const since = await inDatabase(() => deps.packets.head());
+  const names = JSON.stringify(await deps.keyNames?.(session));
   const source = await inDatabase(() => sources.get(review.id));
   const csv = await asked('export.csv');
   const json = await asked('export.json').catch(async (err: unknown) => {
@@ -232,9 +235,11 @@ async function evidenceZip(
         };
       },
       // As it was when its exports were asked: no entry behind it since (every change of what they say adds one),
-      // still there, its runs as they were (a review deleted, or checked again, leaves no entry of its own).
+      // its keys' names as they were, still there, its runs as they were (a review deleted, or checked again,
+      // leaves no entry of its own).
       unchanged: async () => {
-        if (await deps.packets.changedSince(session.accountId, id, since)) return false;
+        if (await inDatabase(() => deps.packets.changedSince(session.accountId, id, since))) return false;
+        if (JSON.stringify(await deps.keyNames?.(session)) !== names) return false;
         const now = await inDatabase(() => deps.reviews.store.summary(session.accountId, id));
         return now !== undefined && JSON.stringify(now.runs) === JSON.stringify(review.runs);
       },

@@ -269,13 +269,16 @@ export class SqlReviewStore {
     index: number,
     fix: RowFix,
     result: RowResult,
+    /** The fix's lookup's entry (held): in the fix's own transaction, so the change stands only with it. */
+    entry?: NewAuditEntry,
   ): Promise<ReviewRowResult | FixRefusal> {
-    const refusal = await this.db.transaction().execute(
-      async (trx) =>
-        (await writeFix(trx, accountId, reviewId, index, fix, result)) ??
-        // The answer of the run signed off changed: the sign-off and its approval are withdrawn, by the fixing key.
-        (await withdrawSignOffOnFix(trx, { accountId, reviewId, index, by: fix.by, at: this.now() })),
-    );
+    const refusal = await this.db.transaction().execute(async (trx) => {
+      const refused = await writeFix(trx, accountId, reviewId, index, fix, result);
+      if (refused) return refused;
+      if (entry) await insertForChange(trx, [entry]);
+      // The answer of the run signed off changed: the sign-off and its approval are withdrawn, by the fixing key.
+      return withdrawSignOffOnFix(trx, { accountId, reviewId, index, by: fix.by, at: this.now() });
+    });
     if (refusal) return refusal;
     // Deleted since the fix went in: there is no row to show.
     return (await this.row(accountId, reviewId, index)) ?? 'not_found';
