@@ -166,6 +166,44 @@ describe('POST /api/reviews/:id/rows/:index/fix (a row fixed without leaving the
     expect((await rowsOf(h, review.id))[0]?.fix).toBeUndefined();
   });
 
+  it('puts every fix’s lookup on the audit trail, kept or not, before it answers', async () => {
+    const h = make();
+    await h.signIn();
+    const review = await reviewOf(h, [AMBIGUOUS, NOWHERE]);
+    const [first, second] = (await rowsOf(h, review.id))[0]?.candidates ?? [];
+    if (!first || !second) throw new Error('expected two candidates');
+    const lookups = async () =>
+      (
+        await reviews.database.db
+          .selectFrom('audit_entries')
+          .select(['kind', 'outcome', 'row_index', 'property_id', 'query'])
+          .where('review_id', '=', review.id)
+          .where('kind', '=', 'review_fix')
+          .orderBy('id')
+          .execute()
+      ).map((e) => [e.row_index, e.outcome, e.property_id]);
+    // Nothing found: said to the reviewer, the row as it was (committed alone).
+    expect((await fix(h, review.id, 1, { address: NOWHERE })).status).toBe(200);
+    // A candidate whose address finds another property: not used (alone).
+    expect((await fix(h, review.id, 0, { address: first.address, candidateId: second.id })).status).toBe(200);
+    // The row's write refused (the review deleted meanwhile), and failed (the database away): alone, both.
+    const store = h.reviews?.store as NonNullable<Harness['reviews']>['store'];
+    const spy = vi.spyOn(store, 'fixRow').mockResolvedValueOnce('not_found');
+    expect((await fix(h, review.id, 0, { address: first.address, candidateId: first.id })).status).toBe(404);
+    spy.mockRejectedValueOnce(new Error('disk I/O error'));
+    expect((await fix(h, review.id, 0, { address: first.address, candidateId: first.id })).status).toBe(500);
+    spy.mockRestore();
+    // Kept: in the fix's own transaction.
+    expect((await fix(h, review.id, 0, { address: first.address, candidateId: first.id })).status).toBe(200);
+    expect(await lookups()).toEqual([
+      [1, 'not_found', null],
+      [0, 'matched', first.id],
+      [0, 'matched', first.id],
+      [0, 'matched', first.id],
+      [0, 'matched', first.id],
+    ]);
+  });
+
   it('refuses another account, rows that are not there or not answered, and bad input', async () => {
     const h = make();
     await h.signIn();
