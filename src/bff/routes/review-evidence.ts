@@ -82,8 +82,8 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
     // And so are every account's together, by their rows, each run's (the manifest lists the entries behind the
     // rows of every run: a review monitored for months has thousands): a review larger than the bound alone is
     // built when nothing else is.
-    const rows = review.totalRows * Math.max(1, review.runs.length);
-    if (rowsBuilding > 0 && rowsBuilding + rows > rowsAtOnce)
+    const weight = review.totalRows * Math.max(1, review.runs.length);
+    if (rowsBuilding > 0 && rowsBuilding + weight > rowsAtOnce)
       throw new ApiError(
         429,
         'rate_limited',
@@ -91,13 +91,13 @@ export function reviewEvidenceRoutes(deps: ReviewEvidenceRouteDeps) {
         { retryAfterS: 5 },
       );
     building.set(account, held + 1);
-    rowsBuilding += rows;
-    // Held until the packet has been read to its end, cut, or left unread for PACKET_STALL_MS.
+    rowsBuilding += weight;
+    // Held until the packet ends (packetBody): read to its end, failed, cancelled, or cut for its reader's pace.
     let holding = true;
     const release = () => {
       if (!holding) return;
       holding = false;
-      rowsBuilding -= rows;
+      rowsBuilding -= weight;
       const left = (building.get(account) ?? 1) - 1;
       if (left > 0) building.set(account, left);
       else building.delete(account);
