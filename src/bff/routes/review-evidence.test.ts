@@ -3,7 +3,14 @@ import { unzipSync, zipSync } from 'fflate';
 import { describe, expect, it, vi } from 'vitest';
 import { verifyPacket } from '../../evidence-verify/packet.ts';
 import { EVIDENCE_KEYS_PATH } from '../evidence/keys-route.ts';
-import { clientToken, fileRows, finished, finishedReview, uploadReview } from '../test-support/review-api.ts';
+import {
+  checkAgain,
+  clientToken,
+  fileRows,
+  finished,
+  finishedReview,
+  uploadReview,
+} from '../test-support/review-api.ts';
 import { type Harness, reviewDatabase } from '../test-support/review-database.ts';
 import { packetHost } from './review-evidence.ts';
 
@@ -180,6 +187,24 @@ describe('GET /api/reviews/:id/evidence.zip', () => {
     });
     expect((await h.call(`/api/reviews/${four.id}/evidence.zip`)).status).toBe(200);
   }, 30_000);
+
+  it('weighs a packet by its rows times its runs (its manifest lists the entries of every run)', async () => {
+    const h = db.make({ evidenceRowsAtOnce: 3 });
+    await h.signIn();
+    const twice = await finishedReview(h, ['1 Main St', '2 Oak Ave'], { name: 'twice' });
+    await checkAgain(h, twice.id);
+    await finished(h, twice.id, 2);
+    const once = await finishedReview(h, ['3 Elm St'], { name: 'once' });
+    // 2 rows of 2 runs weigh 4: alone past the bound of 3, it is built, and holds its place until read.
+    const held = await h.call(`/api/reviews/${twice.id}/evidence.zip`);
+    expect(held.status).toBe(200);
+    // Weighed by its rows alone (2), it would leave room for this one's 1.
+    expect((await h.call(`/api/reviews/${once.id}/evidence.zip`)).status).toBe(429);
+    await held.arrayBuffer();
+    const after = await h.call(`/api/reviews/${once.id}/evidence.zip`);
+    expect(after.status).toBe(200);
+    await after.arrayBuffer();
+  });
 
   it('is refused while the review runs, for another account, and without a session', async () => {
     const h = db.make();
