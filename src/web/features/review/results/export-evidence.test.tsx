@@ -76,4 +76,48 @@ describe('Export evidence', () => {
       'The evidence packet could not be made. The review is still running: export its evidence once it is done. Try again.',
     );
   });
+
+  it('asks once more for a download cut short, and says so when it is cut again', async () => {
+    URL.createObjectURL = () => 'blob:test/0';
+    URL.revokeObjectURL = () => {};
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    const cut = () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new Uint8Array([80, 75, 3, 4]));
+            controller.error(new TypeError('terminated'));
+          },
+        }),
+        { headers: { 'content-type': 'application/zip' } },
+      );
+    // The next this many answers are cut short.
+    let cuts = 1;
+    const api = fakeApi({
+      'GET /api/reviews/rv_abc/evidence.zip': () =>
+        cuts-- > 0
+          ? cut()
+          : new Response(new Uint8Array([80, 75, 5, 6]), {
+              headers: {
+                'content-disposition': 'attachment; filename="proplens-q3-2026-11-27.evidence.zip"',
+              },
+            }),
+    });
+    render(
+      <MemoryRouter>
+        <ExportEvidence review={finished} />
+      </MemoryRouter>,
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Export evidence' }));
+    expect(await screen.findByText(/Saved proplens-q3-2026-11-27.evidence.zip/)).toBeInTheDocument();
+    expect(api.calls).toHaveLength(2);
+
+    cuts = 2;
+    api.calls.length = 0;
+    await userEvent.click(screen.getByRole('button', { name: 'Export evidence' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'The evidence packet could not be made. Its download was cut short twice: the review may be changing as it is packed, or the connection dropped. Try again.',
+    );
+    expect(api.calls).toHaveLength(2);
+  });
 });

@@ -20,14 +20,24 @@ export function ExportEvidence({ review }: { review: ReviewSummary }) {
   const finished = Boolean(review.runs.at(-1)?.finishedAt);
   const save = async () => {
     setState({ kind: 'busy' });
-    try {
-      const { blob, name } = await apiDownloadNamed(
+    const download = () =>
+      apiDownloadNamed(
         `/api/reviews/${encodeURIComponent(review.id)}/evidence.zip?today=${localDay(new Date())}`,
       );
+    try {
+      // A download cut short (the server cuts a packet when the review changes while it is made) is asked
+      // once more: the next packet is of the review as it is now. A refusal is not.
+      const { blob, name } = await download().catch((err: unknown) => {
+        if (err instanceof ApiRequestError) throw err;
+        return download();
+      });
       saveFile(blob, name);
       setState({ kind: 'saved', name });
     } catch (err) {
-      const why = err instanceof ApiRequestError ? ` ${err.message}` : '';
+      const why =
+        err instanceof ApiRequestError
+          ? ` ${err.message}`
+          : ' Its download was cut short twice: the review may be changing as it is packed, or the connection dropped.';
       setState({ kind: 'failed', text: `The evidence packet could not be made.${why} Try again.` });
     }
   };
