@@ -80,7 +80,8 @@ export async function fixReviewRow(
   const written = await inDatabase(() =>
     store.fixRow(session.accountId, target.reviewId, target.index, fix, result, held?.entry),
   ).catch(async (err: unknown) => {
-    // Rolled back, its entry with it: the lookup is recorded alone (or the answer is audit_unavailable).
+    // Rolled back, its entry with it: the lookup is recorded alone (or the answer is audit_unavailable). Past the
+    // deadline the transaction may yet commit: the lookup is then on record twice, rather than perhaps never.
     await alone();
     throw err;
   });
