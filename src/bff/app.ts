@@ -57,7 +57,7 @@ export interface BffDeps {
   reviewMaxPendingRows?: number;
   /** Bytes of review source files an account keeps (REVIEW_MAX_SOURCE_BYTES); ALLOWED_HOSTS, a packet's host. */
   reviewMaxSourceBytes?: number;
-  /** EVIDENCE_ROWS_AT_ONCE: rows of the evidence packets built at once on this replica, all accounts'. */
+  /** EVIDENCE_ROWS_AT_ONCE: rows (times runs) of the evidence packets built at once on this replica, all accounts'. */
   packetRowsAtOnce?: number;
   allowedHosts?: readonly string[];
   /** Signs our search cursors; replicas must share it. */

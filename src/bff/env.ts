@@ -221,7 +221,7 @@ function storageConfig(e: z.infer<typeof BffEnv>) {
     reviewMaxPendingRows: e.REVIEW_MAX_PENDING_ROWS,
     /** Bytes of the files reviews were made from one account keeps (evidence packets); a file past it: 409. */
     reviewMaxSourceBytes: e.REVIEW_MAX_SOURCE_BYTES,
-    /** Rows of the evidence packets one replica builds at once, every account's together (each in memory). */
+    /** Rows (times runs) of the evidence packets one replica builds at once, every account's together. */
     evidenceRowsAtOnce: e.EVIDENCE_ROWS_AT_ONCE,
     /** Audit entries older than this many days are removed in the background; 0 keeps them forever. */
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,

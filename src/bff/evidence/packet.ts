@@ -114,7 +114,7 @@ export class EvidencePackets {
     const chunks = this.stream(about, files, { facts: () => about });
     const parts: Uint8Array[] = [];
     for (let next = await chunks.next(); ; next = await chunks.next()) {
-      if (next.done) return { zip: concat(parts), manifest: next.value };
+      if (next.done) return { zip: Buffer.concat(parts), manifest: next.value };
       parts.push(next.value);
     }
   }
@@ -176,7 +176,8 @@ export class EvidencePackets {
 
   /**
    * Has the review an audit entry after `since` (a `head()`)? Every change of what its exports say adds one, in
-   * the change's own transaction (a row fix's is its lookup's, held for it: reviews/fix-row.ts). Read by the account's entries after `since` only (its index: account, id).
+   * the change's own transaction (a row fix's is its lookup's, held for it: reviews/fix-row.ts). Read by the
+   * account's entries after `since` only (its index: account, id).
    */
   async changedSince(accountId: string, reviewId: string, since: number): Promise<boolean> {
     const row = await this.options.db
@@ -307,7 +308,7 @@ class ZipWriter {
   /** What the ZIP has written since it was last asked, as one chunk (null when nothing). */
   take(): Uint8Array | null {
     if (this.#out.length === 0) return null;
-    const taken = concat(this.#out);
+    const taken = this.#out.length === 1 ? (this.#out[0] as Uint8Array) : Buffer.concat(this.#out);
     this.#out = [];
     return taken;
   }
@@ -318,17 +319,6 @@ class ZipWriter {
     if (!this.#ended) throw new Error('the evidence ZIP did not end');
     return this.take();
   }
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    joined.set(p, offset);
-    offset += p.length;
-  }
-  return joined;
 }
 
 /** The BFF's packets (graph.ts): none where nothing can sign (replicas sharing PostgreSQL without a key). */
